@@ -1,0 +1,36 @@
+# Test helpers shared by every tests/ subdirectory.
+#
+# fy_add_unit_test(NAME SOURCES a.c b.c [LIBS x y])
+#   A plain executable run without a launcher. It may link the internal
+#   object libraries (e.g. fy_mq) it tests.
+# fy_add_mpi_test(NAME SOURCES a.c NP 1 2 4 [ENV A=B ...] [ARGS ...])
+#   An MPI program built against Ferry's libmpi, run as one CTest test per
+#   process count under Ferry's mpiexec: test names are NAME.npN.
+function(fy_add_unit_test name)
+  cmake_parse_arguments(A "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${A_SOURCES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src
+                             ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
+  target_compile_definitions(${name} PRIVATE _GNU_SOURCE)
+  target_link_libraries(${name} PRIVATE ${A_LIBS} Threads::Threads rt m)
+  add_test(NAME unit.${name} COMMAND ${name})
+  set_tests_properties(unit.${name} PROPERTIES TIMEOUT 300 LABELS unit)
+endfunction()
+
+function(fy_add_mpi_test name)
+  cmake_parse_arguments(A "" "TIMEOUT" "SOURCES;NP;ENV;ARGS" ${ARGN})
+  if(NOT TARGET ${name})
+    add_executable(${name} ${A_SOURCES})
+    target_link_libraries(${name} PRIVATE ferry m)
+    target_compile_definitions(${name} PRIVATE _GNU_SOURCE)
+  endif()
+  if(NOT A_TIMEOUT)
+    set(A_TIMEOUT 300)
+  endif()
+  foreach(np ${A_NP})
+    add_test(NAME mpi.${name}.np${np}
+             COMMAND $<TARGET_FILE:mpiexec> -n ${np} $<TARGET_FILE:${name}> ${A_ARGS})
+    set_tests_properties(mpi.${name}.np${np} PROPERTIES TIMEOUT ${A_TIMEOUT}
+                         LABELS mpi ENVIRONMENT "${A_ENV}")
+  endforeach()
+endfunction()

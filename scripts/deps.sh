@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Install what the build needs and is missing, on Debian 12.
+#   scripts/deps.sh            system packages for building and testing
+#   scripts/deps.sh --python   also the project-local venv with pympistandard
+#   scripts/deps.sh --peers    also MPICH and Open MPI, the benchmark peers
+set -euo pipefail
+cd "$(dirname "$0")/.."
+want=(cmake gcc g++ make pkg-config python3 python3-venv libhwloc-dev iproute2)
+for a in "$@"; do
+  case "$a" in
+    --peers) want+=(mpich libmpich-dev openmpi-bin libopenmpi-dev) ;;
+  esac
+done
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  echo "deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+for a in "$@"; do
+  if [ "$a" = --python ]; then
+    if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pympistandard' 2>/dev/null; then
+      python3 -m venv .venv
+      .venv/bin/pip install -q -r scripts/requirements.txt
+    fi
+  fi
+done

@@ -1,0 +1,43 @@
+/* API entry and exit, wrapped around every MPI_ function by the generated
+ * bindings. Contract:
+ * - FY_API_ENTER() marks the calling thread as inside Ferry (the flag the PEF
+ *   signal handler tests instead of a sigprocmask syscall) and, at
+ *   MPI_THREAD_MULTIPLE, takes the library's coarse lock (recursive: user
+ *   callbacks may call MPI).
+ * - FY_API_EXIT() undoes it and gives asynchronous agents a chance to re-arm
+ *   (an expiry that hit while the thread was inside Ferry is not lost).
+ * - Blocking waits release the coarse lock while they yield or sleep
+ *   (fy_api_unlock_for_wait / fy_api_relock_after_wait). */
+#ifndef FY_API_H
+#define FY_API_H
+#include <signal.h>
+
+typedef struct fy_tls {
+  volatile sig_atomic_t in_mpi;   /* depth of Ferry calls on this thread */
+  volatile sig_atomic_t pef_pending; /* a PEF expiry was skipped while in_mpi */
+} fy_tls_t;
+
+extern __thread fy_tls_t fy_tls;
+extern int fy_thread_multiple;   /* MPI_THREAD_MULTIPLE was granted */
+
+void fy_api_lock(void);
+void fy_api_unlock(void);
+void fy_api_exit_slow(void);     /* deferred agent work on exit */
+void fy_api_unlock_for_wait(void);
+void fy_api_relock_after_wait(void);
+
+static inline void fy_api_enter(void) {
+  fy_tls.in_mpi++;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  if (fy_thread_multiple) fy_api_lock();
+}
+
+static inline void fy_api_exit(void) {
+  if (fy_thread_multiple) fy_api_unlock();
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  if (--fy_tls.in_mpi == 0 && fy_tls.pef_pending) fy_api_exit_slow();
+}
+
+#define FY_API_ENTER() fy_api_enter()
+#define FY_API_EXIT() fy_api_exit()
+#endif

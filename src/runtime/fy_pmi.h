@@ -1,0 +1,34 @@
+/* PMI-1 client: how a Ferry process learns its rank, size and peers from
+ * the process manager (Ferry's mpiexec, MPICH's Hydra, Slurm's PMI-1).
+ *
+ * Contract
+ * - fy_pmi_init() reads PMI_FD (or PMI_PORT host:port) and PMI_RANK/PMI_SIZE
+ *   from the environment and speaks the PMI-1 wire protocol ("cmd=init
+ *   pmi_version=1 pmi_subversion=1", get_maxes, get_appnum, get_my_kvsname,
+ *   put/get/barrier_in, finalize, abort). Without PMI variables it runs as a
+ *   singleton: rank 0, size 1, kvsname "singleton-<pid>", put/get local.
+ * - fy_pmi_put() then fy_pmi_barrier() publishes; fy_pmi_get() after the
+ *   barrier reads another rank's value. Keys and values are at most the
+ *   server's maxima (>= 64 / 1024 bytes).
+ * - fy_pmi_local_ranks() (after a barrier, collective): node-local world
+ *   ranks of this node, found from PMI_process_mapping when the server gives
+ *   it, else by exchanging host names through the KVS.
+ * - All functions return 0 on success, -1 on error with a message in
+ *   fy_pmi_error(). Not thread-safe; called from MPI_Init/Finalize/Abort. */
+#ifndef FY_PMI_H
+#define FY_PMI_H
+#include <stddef.h>
+
+int fy_pmi_init(int *rank, int *size, int *appnum);
+int fy_pmi_put(const char *key, const char *val);
+int fy_pmi_barrier(void);
+int fy_pmi_get(int src_rank, const char *key, char *val, size_t len); /* src_rank: hint for the error message */
+const char *fy_pmi_kvsname(void);
+int fy_pmi_is_singleton(void);
+/* Fills local[0..*nlocal-1] (sorted world ranks on this node; caller gives an
+ * array of `size` ints) and *my_local (this process's index in it). */
+int fy_pmi_local_ranks(int *local, int *nlocal, int *my_local);
+int fy_pmi_abort(int code, const char *msg); /* tells the server; may not return */
+int fy_pmi_finalize(void);
+const char *fy_pmi_error(void);
+#endif

@@ -1,0 +1,108 @@
+/* shm transport: node-local packets, doorbells and bulk copy between the
+ * processes of one job on one node.
+ *
+ * Contract
+ * - One segment per job per node, created 0600 by local rank 0 under
+ *   /dev/shm/fy-<job_id>-<n>, attached by the others after a barrier and
+ *   unlinked by local rank 0 after a second barrier (so nothing is left in
+ *   /dev/shm once init returns, even if the job is killed later). Memory is
+ *   linear in the number of local ranks.
+ * - Packets: each local rank owns one bounded multi-producer ring of cells
+ *   (lock-free, C11 acquire/release). fy_shm_send() copies hdr then data into
+ *   one cell of dst's ring; the packet is delivered whole, in per-sender FIFO
+ *   order. hlen + dlen <= fy_shm_max_packet(). Never blocks: returns
+ *   FY_SHM_EAGAIN when dst's ring is full (the caller queues and retries).
+ *   Sending to oneself is allowed.
+ * - fy_shm_pending() is one load of one cache line: "did anything arrive?".
+ * - Doorbell: a per-rank futex word in the segment. A thread that wants to
+ *   sleep arms (as FY_SHM_WAIT_ANY: any packet wakes it, used by blocking
+ *   waits; or FY_SHM_WAIT_RNDV: only packets sent with FY_SHM_F_RNDV wake it,
+ *   the selective interrupts of seed 003; with FERRY_INTR_SELECTIVE=0 any
+ *   packet wakes it too), re-checks fy_shm_pending(), then sleeps. Senders
+ *   only make the wake-up syscall when someone of the right kind is armed.
+ * - Bulk copy: cross-memory attach (process_vm_readv/writev) when the kernel
+ *   allows it (probed at init; errno checked on every call, with fallback),
+ *   and a pipelined copy through per-sender shared slots that works always.
+ * - Per-rank state words visible to every local rank (in-MPI flag, pid) for
+ *   the protocols and the asynchronous agents.
+ * - Thread safety: send/poll/pipe calls are made under the caller's progress
+ *   lock; doorbell calls may come from any thread. */
+#ifndef FY_SHM_H
+#define FY_SHM_H
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdatomic.h>
+#include <sys/types.h>
+
+#define FY_SHM_EAGAIN 1
+
+typedef struct fy_shm_boot {
+  const char *job_id;     /* unique per job (the PMI kvsname) */
+  int local_rank, local_size;
+  int (*barrier)(void);   /* job-wide barrier (PMI) used twice during init */
+  long ring_cells;        /* cells per receive ring (power of two) */
+  size_t cell_payload;    /* bytes of header+data a cell carries */
+} fy_shm_boot_t;
+
+/* 0 on success, -1 with a message in fy_shm_error(). */
+int fy_shm_init(const fy_shm_boot_t *b);
+void fy_shm_finalize(void);
+const char *fy_shm_error(void);
+int fy_shm_local_rank(void);
+int fy_shm_local_size(void);
+
+/* ---- packets ---- */
+#define FY_SHM_F_RNDV 1u  /* a rendezvous start: wakes FY_SHM_WAIT_RNDV sleepers */
+size_t fy_shm_max_packet(void);
+int fy_shm_send(int dst_local, const void *hdr, size_t hlen,
+                const void *data, size_t dlen, unsigned flags);
+/* Delivers up to max packets (max <= 0: all present) to cb in arrival order.
+ * cb returns 0 to consume the packet, nonzero to stop and leave it at the
+ * head of the ring (it is delivered again by the next poll). The packet
+ * memory is valid only during cb. Returns the number consumed. */
+typedef int (*fy_shm_pkt_cb)(void *arg, int src_local, const void *pkt, size_t len);
+int fy_shm_poll(fy_shm_pkt_cb cb, void *arg, int max);
+bool fy_shm_pending(void);
+
+/* ---- doorbell ---- */
+enum { FY_SHM_WAIT_ANY = 0, FY_SHM_WAIT_RNDV = 1 };
+void fy_shm_set_selective(bool selective);   /* default true */
+uint32_t fy_shm_doorbell_arm(int kind);       /* returns the value to sleep on */
+/* Sleeps until rung or timeout_us (<0: forever); returns 0 if rung, 1 on
+ * timeout; EINTR is retried internally only until the timeout. */
+int fy_shm_doorbell_sleep(uint32_t armed_value, long timeout_us);
+void fy_shm_doorbell_disarm(int kind);
+void fy_shm_doorbell_ring(int local);         /* wake every sleeper of a rank */
+uint64_t fy_shm_wakeups_sent(void);           /* futex wakes this process issued */
+
+/* ---- per-rank state ---- */
+pid_t fy_shm_pid(int local);
+/* Nonzero while that rank's application thread is inside the library
+ * (written by the owner through fy_shm_set_in_mpi). */
+_Atomic uint32_t *fy_shm_in_mpi_word(int local);
+void fy_shm_set_in_mpi(uint32_t v);
+
+/* ---- bulk copy ---- */
+bool fy_shm_cma_available(void);
+/* Copy len bytes between local memory and peer memory; 0 on success, -1 with
+ * errno (EPERM/ENOSYS/ESRCH/EFAULT...) on failure. Partial copies are
+ * resumed internally. */
+int fy_shm_cma_read(int peer_local, void *dst, const void *peer_src, size_t len);
+int fy_shm_cma_write(int peer_local, void *peer_dst, const void *src, size_t len);
+
+/* Pipelined copy: the sender pushes chunks of buf into its own shared slots,
+ * tagged with (receiver, xfer_id); the receiver pulls them in order. Each
+ * side calls its function repeatedly from progress until it returns 1. */
+typedef struct fy_shm_pipe {
+  int peer;          /* the other side's local rank */
+  uint64_t xfer_id;  /* unique per (sender, transfer), chosen by the sender */
+  size_t len, done;  /* total bytes, bytes pushed (sender) or pulled (receiver) */
+  uint32_t next_seq; /* next chunk sequence number */
+} fy_shm_pipe_t;
+void fy_shm_pipe_init(fy_shm_pipe_t *p, int peer, uint64_t xfer_id, size_t len);
+int fy_shm_pipe_push(fy_shm_pipe_t *p, const void *buf);  /* sender */
+/* receiver: bytes past cap are drained and dropped (truncation) */
+int fy_shm_pipe_pull(fy_shm_pipe_t *p, void *buf, size_t cap);
+size_t fy_shm_pipe_chunk(void);
+#endif
