@@ -22,6 +22,7 @@ install: build
 	@echo "Ferry installed in $(PREFIX)"
 
 check: install
+	@scripts/deps.sh --python
 	@cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 600
 
 demo: install
