@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 #include <errno.h>
+#include <stddef.h>
 
 fy_config_t fy_config;
 static int loaded;
