@@ -8,8 +8,11 @@
  *   put/get/barrier_in, finalize, abort). Without PMI variables it runs as a
  *   singleton: rank 0, size 1, kvsname "singleton-<pid>", put/get local.
  * - fy_pmi_put() then fy_pmi_barrier() publishes; fy_pmi_get() after the
- *   barrier reads another rank's value. Keys and values are at most the
- *   server's maxima (>= 64 / 1024 bytes).
+ *   barrier reads another rank's value. Keys and values are shorter than
+ *   the server's maxima (>= 64 / 1024 bytes) and may not contain spaces or
+ *   line breaks (PMI-1 cannot carry them): such a put fails, never truncates.
+ *   PMI_PORT mode (Hydra -pmi-port) connects by TCP and identifies with
+ *   PMI_ID. The wire format lives in fy_pmi_wire.h.
  * - fy_pmi_local_ranks() (after a barrier, collective): node-local world
  *   ranks of this node, found from PMI_process_mapping when the server gives
  *   it, else by exchanging host names through the KVS.
@@ -28,7 +31,9 @@ int fy_pmi_is_singleton(void);
 /* Fills local[0..*nlocal-1] (sorted world ranks on this node; caller gives an
  * array of `size` ints) and *my_local (this process's index in it). */
 int fy_pmi_local_ranks(int *local, int *nlocal, int *my_local);
-int fy_pmi_abort(int code, const char *msg); /* tells the server; may not return */
+/* Prints msg on stderr, sends "cmd=abort exitcode=code" and returns (the
+ * server kills the job; the caller should exit with code if it returns). */
+int fy_pmi_abort(int code, const char *msg);
 int fy_pmi_finalize(void);
 const char *fy_pmi_error(void);
 #endif

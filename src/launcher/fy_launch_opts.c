@@ -1,0 +1,124 @@
+/* mpiexec command line: see fy_launch_opts.h. */
+#include "launcher/fy_launch_opts.h"
+#include "fy_build_config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void fy_launch_usage(FILE *f) {
+  fprintf(f,
+          "Usage: mpiexec [options] program [args...]\n"
+          "Runs N copies of program on this node with an embedded PMI-1 server.\n"
+          "\n"
+          "Options:\n"
+          "  -n N, -np N            number of processes (default 1)\n"
+          "  -prefix, --prefix-output\n"
+          "                         prefix each output line with \"[rank] \" (also FERRY_OUTPUT_PREFIX=1)\n"
+          "  -genv NAME VALUE       set NAME=VALUE in every process\n"
+          "  -x NAME[=VALUE]        set NAME=VALUE, or forward NAME from this environment\n"
+          "  -h, --help             this help\n"
+          "  --version              print the version\n"
+          "\n"
+          "The environment of mpiexec is forwarded to every process. Stdin goes to\n"
+          "rank 0. The exit code is 0 when every rank exits 0, else that of the first\n"
+          "failing rank (128+signal for a signal). FERRY_KILL_TIMEOUT sets the seconds\n"
+          "between SIGTERM and SIGKILL when a failed job is torn down.\n");
+}
+
+static int add_env(fy_launch_opts_t *o, const char *name, const char *value, FILE *err) {
+  fy_launch_env_t *n = realloc(o->env, (size_t)(o->nenv + 1) * sizeof *n);
+  if (!n) {
+    fprintf(err, "mpiexec: out of memory\n");
+    return -1;
+  }
+  o->env = n;
+  o->env[o->nenv].name = name;
+  o->env[o->nenv].value = value;
+  o->env[o->nenv].owned = 0;
+  o->nenv++;
+  return 0;
+}
+
+int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, FILE *err) {
+  memset(o, 0, sizeof *o);
+  o->np = 1;
+  o->prefix = -1;
+  int i;
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (a[0] != '-' || !a[1]) break;
+    if (!strcmp(a, "--")) {
+      i++;
+      break;
+    }
+    if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--n") || !strcmp(a, "--np")) {
+      if (i + 1 >= argc) {
+        fprintf(err, "mpiexec: %s needs a number of processes\n", a);
+        goto fail;
+      }
+      char *end;
+      errno = 0;
+      long n = strtol(argv[++i], &end, 10);
+      if (!*argv[i] || *end || errno || n < 1 || n > 100000) {
+        fprintf(err, "mpiexec: %s %s: not a valid number of processes (1..100000)\n", a, argv[i]);
+        goto fail;
+      }
+      o->np = (int)n;
+    } else if (!strcmp(a, "-prefix") || !strcmp(a, "--prefix-output") || !strcmp(a, "-prefix-output")) {
+      o->prefix = 1;
+    } else if (!strcmp(a, "-genv") || !strcmp(a, "--genv")) {
+      if (i + 2 >= argc) {
+        fprintf(err, "mpiexec: %s needs NAME VALUE\n", a);
+        goto fail;
+      }
+      if (!*argv[i + 1] || strchr(argv[i + 1], '=')) {
+        fprintf(err, "mpiexec: %s: invalid variable name \"%s\"\n", a, argv[i + 1]);
+        goto fail;
+      }
+      if (add_env(o, argv[i + 1], argv[i + 2], err) < 0) goto fail;
+      i += 2;
+    } else if (!strcmp(a, "-x")) {
+      if (i + 1 >= argc) {
+        fprintf(err, "mpiexec: -x needs NAME[=VALUE]\n");
+        goto fail;
+      }
+      char *eq = strchr(argv[++i], '=');
+      if (eq == argv[i] || !*argv[i]) {
+        fprintf(err, "mpiexec: -x: invalid variable \"%s\"\n", argv[i]);
+        goto fail;
+      }
+      char *name = strndup(argv[i], eq ? (size_t)(eq - argv[i]) : strlen(argv[i]));
+      if (!name || add_env(o, name, eq ? eq + 1 : NULL, err) < 0) {
+        free(name);
+        goto fail;
+      }
+      o->env[o->nenv - 1].owned = 1;
+    } else if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "-help")) {
+      fy_launch_usage(out);
+      return 1;
+    } else if (!strcmp(a, "--version") || !strcmp(a, "-version")) {
+      fprintf(out, "mpiexec (Ferry) %s\n", FY_VERSION_STRING);
+      return 1;
+    } else {
+      fprintf(err, "mpiexec: unknown option \"%s\" (see mpiexec --help)\n", a);
+      goto fail;
+    }
+  }
+  if (i >= argc) {
+    fprintf(err, "mpiexec: no program given (see mpiexec --help)\n");
+    goto fail;
+  }
+  o->prog_argv = argv + i;
+  return 0;
+fail:
+  fy_launch_opts_free(o);
+  return -1;
+}
+
+void fy_launch_opts_free(fy_launch_opts_t *o) {
+  for (int i = 0; i < o->nenv; i++)
+    if (o->env[i].owned) free((char *)o->env[i].name);
+  free(o->env);
+  o->env = NULL;
+  o->nenv = 0;
+}

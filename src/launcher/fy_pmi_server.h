@@ -1,0 +1,39 @@
+/* mpiexec's embedded PMI-1 server: one stream socket per rank, one KVS per
+ * job, barriers over all ranks.
+ *
+ * Contract
+ * - fy_pmi_server_create(size, kvsname); fy_pmi_server_attach(s, rank, fd)
+ *   gives the server its end of rank's socket (the server owns and closes it).
+ * - fy_pmi_server_handle(s, rank) is called when rank's fd is readable: it
+ *   reads once, answers every complete command and returns 0, 1 when the
+ *   rank closed its end (fd closed by the server), or -1 on a protocol error
+ *   (message in fy_pmi_server_error(); the fd is closed).
+ * - Commands: init, initack, get_maxes, get_appnum, get_my_kvsname,
+ *   get_universe_size, put, get (PMI_process_mapping answered as
+ *   "(vector,(0,1,size))"; rc=-1 with a msg for a missing key), barrier_in
+ *   (barrier_out to all once every rank entered), finalize, abort
+ *   (exitcode=N). Anything else gets rc=-1.
+ * - State per rank is read with fy_pmi_server_rank(). */
+#ifndef FY_PMI_SERVER_H
+#define FY_PMI_SERVER_H
+
+typedef struct fy_pmi_server fy_pmi_server_t;
+
+typedef struct fy_pmi_rank_state {
+  int fd;            /* -1 once closed */
+  int inited;        /* sent init */
+  int finalized;     /* sent finalize */
+  int aborted;       /* sent abort */
+  int abort_code;
+} fy_pmi_rank_state_t;
+
+fy_pmi_server_t *fy_pmi_server_create(int size, const char *kvsname);
+void fy_pmi_server_destroy(fy_pmi_server_t *s);
+void fy_pmi_server_attach(fy_pmi_server_t *s, int rank, int fd);
+int fy_pmi_server_handle(fy_pmi_server_t *s, int rank);
+const fy_pmi_rank_state_t *fy_pmi_server_rank(const fy_pmi_server_t *s, int rank);
+const char *fy_pmi_server_error(const fy_pmi_server_t *s);
+/* on = 0: answer PMI_process_mapping like any missing key (for testing the
+ * clients' fallback). Default on. */
+void fy_pmi_server_set_mapping(fy_pmi_server_t *s, int on);
+#endif

@@ -1,0 +1,513 @@
+/* mpiexec for one node: forks N ranks with an embedded PMI-1 server (one
+ * socketpair per rank, PMI_FD), forwards stdio and signals, and tears the
+ * job down when one rank fails. One poll() loop; signals arrive through a
+ * signalfd so the loop never races with a handler. */
+#include "launcher/fy_launch_io.h"
+#include "launcher/fy_launch_opts.h"
+#include "launcher/fy_pmi_server.h"
+#include "runtime/fy_config.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct rank {
+  pid_t pid;
+  int reaped, status;
+  int out_fd, err_fd; /* read ends, -1 once at EOF */
+  fy_outbuf_t out, err;
+} rank_t;
+
+static const int fwd_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+static struct {
+  int np;
+  rank_t *r;
+  fy_pmi_server_t *pmi;
+  char kvsname[64];
+  pid_t pgid;
+  int nalive;
+  int exit_code;       /* -1 until the first failure decides it */
+  int terminating;     /* SIGTERM sent to the job */
+  int killed;          /* SIGKILL sent */
+  double kill_at, give_up_at;
+  int sfd;             /* signalfd */
+  struct rlimit nofile; /* the limit mpiexec started with, for the ranks */
+  int nofile_raised;
+  /* stdin -> rank 0 */
+  int in_src, in_dst;  /* -1 when closed */
+  char in_buf[65536];
+  size_t in_len, in_off;
+} job;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+/* ---- teardown ------------------------------------------------------------ */
+
+static void signal_job(int sig) {
+  if (job.pgid > 0) kill(-job.pgid, sig);
+  for (int i = 0; i < job.np; i++)
+    if (job.r[i].pid > 0 && !job.r[i].reaped) kill(job.r[i].pid, sig);
+}
+
+static void start_teardown(void) {
+  if (job.terminating) return;
+  job.terminating = 1;
+  signal_job(SIGTERM);
+  long t = fy_config.kill_timeout < 0 ? 0 : fy_config.kill_timeout;
+  job.kill_at = now() + (double)t;
+  job.give_up_at = job.kill_at + 5.0;
+}
+
+/* The first failure: one message, its exit code, then the job ends. */
+static void job_failed(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void job_failed(int code, const char *fmt, ...) {
+  if (job.exit_code >= 0 || job.terminating) return;
+  job.exit_code = code;
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "mpiexec: %s%s\n", msg, job.nalive > 0 ? "; terminating the job" : "");
+  fflush(stderr);
+  if (job.nalive > 0) start_teardown();
+}
+
+static void cleanup_shm(void) {
+  char pfx[128];
+  int pl = snprintf(pfx, sizeof pfx, "fy-%s-", job.kvsname);
+  DIR *d = opendir("/dev/shm");
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (!strncmp(e->d_name, pfx, (size_t)pl)) unlinkat(dirfd(d), e->d_name, 0);
+  closedir(d);
+}
+
+/* ---- launch --------------------------------------------------------------- */
+
+static void child_fail(int errpipe, int err) {
+  ssize_t w = write(errpipe, &err, sizeof err);
+  (void)w;
+  _exit(127);
+}
+
+static int spawn(int i, const fy_launch_opts_t *o, int stdin_fd, int pmi_fd, int out_w, int err_w,
+                 int errpipe) {
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid > 0) {
+    /* Both sides set the group so the other ranks can join it at once. */
+    setpgid(pid, job.pgid ? job.pgid : pid);
+    return pid;
+  }
+  /* Child. */
+  setpgid(0, job.pgid ? job.pgid : 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL); /* mpiexec killed hard: do not linger */
+  if (getppid() == 1) _exit(127);
+  sigset_t all;
+  sigemptyset(&all);
+  sigprocmask(SIG_SETMASK, &all, NULL);
+  signal(SIGPIPE, SIG_DFL);
+  if (job.nofile_raised) setrlimit(RLIMIT_NOFILE, &job.nofile);
+  if (dup2(stdin_fd, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0) child_fail(errpipe, errno);
+  fcntl(pmi_fd, F_SETFD, 0); /* the one fd the rank inherits */
+  char num[32];
+  snprintf(num, sizeof num, "%d", pmi_fd);
+  setenv("PMI_FD", num, 1);
+  snprintf(num, sizeof num, "%d", i);
+  setenv("PMI_RANK", num, 1);
+  setenv("MPI_LOCALRANKID", num, 1);
+  snprintf(num, sizeof num, "%d", job.np);
+  setenv("PMI_SIZE", num, 1);
+  setenv("MPI_LOCALNRANKS", num, 1);
+  setenv("PMI_SPAWNED", "0", 1);
+  unsetenv("PMI_PORT"); /* from an outer process manager */
+  unsetenv("PMI_ID");
+  for (int k = 0; k < o->nenv; k++) {
+    const char *v = o->env[k].value ? o->env[k].value : getenv(o->env[k].name);
+    if (v) setenv(o->env[k].name, v, 1);
+  }
+  execvp(o->prog_argv[0], o->prog_argv);
+  child_fail(errpipe, errno);
+  return -1;
+}
+
+static int launch(const fy_launch_opts_t *o, int prefix) {
+  int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (devnull < 0) {
+    fprintf(stderr, "mpiexec: cannot open /dev/null: %s\n", strerror(errno));
+    return -1;
+  }
+  for (int i = 0; i < job.np; i++) {
+    rank_t *r = &job.r[i];
+    int sp[2], op[2], ep[2], xp[2], ip[2] = {-1, -1};
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0 || pipe2(op, O_CLOEXEC) < 0 ||
+        pipe2(ep, O_CLOEXEC) < 0 || pipe2(xp, O_CLOEXEC) < 0 ||
+        (i == 0 && job.in_src >= 0 && pipe2(ip, O_CLOEXEC) < 0)) {
+      fprintf(stderr, "mpiexec: cannot create pipes for rank %d: %s\n", i, strerror(errno));
+      return -1;
+    }
+    pid_t pid = spawn(i, o, ip[0] >= 0 ? ip[0] : devnull, sp[1], op[1], ep[1], xp[1]);
+    close(sp[1]);
+    close(op[1]);
+    close(ep[1]);
+    close(xp[1]);
+    if (ip[0] >= 0) close(ip[0]);
+    if (pid < 0) {
+      fprintf(stderr, "mpiexec: cannot fork rank %d: %s\n", i, strerror(errno));
+      close(xp[0]);
+      return -1;
+    }
+    if (!job.pgid) job.pgid = pid;
+    r->pid = pid;
+    job.nalive++;
+    set_nonblock(sp[0]);
+    set_nonblock(op[0]);
+    set_nonblock(ep[0]);
+    fy_pmi_server_attach(job.pmi, i, sp[0]);
+    r->out_fd = op[0];
+    r->err_fd = ep[0];
+    char pfx[24] = "";
+    if (prefix) snprintf(pfx, sizeof pfx, "[%d] ", i);
+    fy_outbuf_init(&r->out, 1, pfx);
+    fy_outbuf_init(&r->err, 2, pfx);
+    if (ip[1] >= 0) {
+      set_nonblock(ip[1]);
+      job.in_dst = ip[1];
+    }
+    /* Exec failure comes back through xp; success closes it (CLOEXEC). */
+    int err = 0;
+    ssize_t n;
+    do n = read(xp[0], &err, sizeof err); while (n < 0 && errno == EINTR);
+    close(xp[0]);
+    if (n == (ssize_t)sizeof err) {
+      fprintf(stderr, "mpiexec: cannot execute \"%s\": %s\n", o->prog_argv[0], strerror(err));
+      close(devnull);
+      return -2;
+    }
+  }
+  close(devnull);
+  return 0;
+}
+
+/* ---- event handling ------------------------------------------------------- */
+
+static void drain(int *fd, fy_outbuf_t *b) {
+  char buf[65536];
+  while (*fd >= 0) {
+    ssize_t n = read(*fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n <= 0) {
+      fy_outbuf_flush(b);
+      close(*fd);
+      *fd = -1;
+      return;
+    }
+    fy_outbuf_feed(b, buf, (size_t)n);
+    if ((size_t)n < sizeof buf) return;
+  }
+}
+
+static void check_pmi(int i, int rc) {
+  const fy_pmi_rank_state_t *st = fy_pmi_server_rank(job.pmi, i);
+  if (rc < 0) job_failed(1, "rank %d (pid %d): %s", i, (int)job.r[i].pid, fy_pmi_server_error(job.pmi));
+  if (st->aborted && job.exit_code < 0 && !job.terminating) {
+    /* What the rank said before aborting comes before our message. */
+    drain(&job.r[i].out_fd, &job.r[i].out);
+    drain(&job.r[i].err_fd, &job.r[i].err);
+  }
+  if (st->aborted)
+    job_failed(st->abort_code & 0xff, "rank %d (pid %d) called abort with exit code %d", i,
+               (int)job.r[i].pid, st->abort_code);
+}
+
+static void on_exit_of(int i, int status) {
+  rank_t *r = &job.r[i];
+  r->reaped = 1;
+  r->status = status;
+  job.nalive--;
+  /* Read what the rank left behind first: an abort message may be there. */
+  const fy_pmi_rank_state_t *st = fy_pmi_server_rank(job.pmi, i);
+  while (st->fd >= 0) {
+    int rc = fy_pmi_server_handle(job.pmi, i);
+    check_pmi(i, rc);
+    if (rc == 0 && st->fd >= 0) {
+      /* Nothing more readable now; the rank is gone so nothing else comes. */
+      struct pollfd p = {st->fd, POLLIN, 0};
+      if (poll(&p, 1, 0) <= 0) break;
+    }
+  }
+  drain(&r->out_fd, &r->out);
+  drain(&r->err_fd, &r->err);
+  if (i == 0 && job.in_dst >= 0) {
+    close(job.in_dst);
+    job.in_dst = -1;
+  }
+  if (st->aborted) return; /* already reported */
+  if (WIFSIGNALED(status)) {
+    int s = WTERMSIG(status);
+    job_failed(128 + s, "rank %d (pid %d) killed by signal %d (%s)", i, (int)r->pid, s, strsignal(s));
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    job_failed(WEXITSTATUS(status), "rank %d (pid %d) exited with code %d", i, (int)r->pid,
+               WEXITSTATUS(status));
+  } else if (st->inited && !st->finalized && job.nalive > 0) {
+    job_failed(1, "rank %d (pid %d) exited without calling finalize while other ranks still run", i,
+               (int)r->pid);
+  }
+}
+
+static void reap(void) {
+  for (;;) {
+    int status;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) return;
+    for (int i = 0; i < job.np; i++)
+      if (job.r[i].pid == pid && !job.r[i].reaped) {
+        on_exit_of(i, status);
+        break;
+      }
+  }
+}
+
+static void on_signal(int sig) {
+  if (sig == SIGCHLD) {
+    reap();
+    return;
+  }
+  signal_job(sig);
+  if (sig == SIGUSR1 || sig == SIGUSR2) return;
+  if (!job.terminating) {
+    fprintf(stderr, "mpiexec: received signal %d (%s); forwarded to every rank\n", sig, strsignal(sig));
+    if (job.exit_code < 0) job.exit_code = 128 + sig;
+    /* Ranks that catch the signal get FERRY_KILL_TIMEOUT seconds to end. */
+    long t = fy_config.kill_timeout < 0 ? 0 : fy_config.kill_timeout;
+    job.terminating = 1;
+    job.kill_at = now() + (double)t;
+    job.give_up_at = job.kill_at + 5.0;
+  } else if (!job.killed) {
+    /* A second interrupt: stop waiting. */
+    job.kill_at = now();
+  }
+}
+
+static void forward_stdin(short src_ev, short dst_ev) {
+  if (job.in_len == 0 && job.in_src >= 0 && (src_ev & (POLLIN | POLLHUP | POLLERR))) {
+    ssize_t n = read(job.in_src, job.in_buf, sizeof job.in_buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (n <= 0) {
+      job.in_src = -1; /* EOF: rank 0 sees EOF too once the buffer is out */
+    } else {
+      job.in_len = (size_t)n;
+      job.in_off = 0;
+    }
+  }
+  if (job.in_len > 0 && job.in_dst >= 0 && (dst_ev & (POLLOUT | POLLERR | POLLHUP))) {
+    ssize_t n = write(job.in_dst, job.in_buf + job.in_off, job.in_len);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (n < 0) {
+      /* Rank 0 closed its stdin: stop forwarding. */
+      close(job.in_dst);
+      job.in_dst = -1;
+      job.in_src = -1;
+      job.in_len = 0;
+      return;
+    }
+    job.in_off += (size_t)n;
+    job.in_len -= (size_t)n;
+  }
+  if (job.in_len == 0 && job.in_src < 0 && job.in_dst >= 0) {
+    close(job.in_dst);
+    job.in_dst = -1;
+  }
+}
+
+static void loop(void) {
+  int cap = 3 + 3 * job.np;
+  struct pollfd *p = calloc((size_t)cap, sizeof *p);
+  int *who = calloc((size_t)cap, sizeof *who); /* 3*rank + 0 pmi / 1 out / 2 err */
+  if (!p || !who) {
+    fprintf(stderr, "mpiexec: out of memory\n");
+    exit(1);
+  }
+  while (job.nalive > 0) {
+    int n = 0;
+    p[n++] = (struct pollfd){job.sfd, POLLIN, 0};
+    int in_src_i = -1, in_dst_i = -1;
+    if (job.in_src >= 0 && job.in_dst >= 0 && job.in_len == 0) {
+      in_src_i = n;
+      p[n++] = (struct pollfd){job.in_src, POLLIN, 0};
+    }
+    if (job.in_dst >= 0 && job.in_len > 0) {
+      in_dst_i = n;
+      p[n++] = (struct pollfd){job.in_dst, POLLOUT, 0};
+    }
+    int first_rank = n;
+    for (int i = 0; i < job.np; i++) {
+      int fds[3] = {fy_pmi_server_rank(job.pmi, i)->fd, job.r[i].out_fd, job.r[i].err_fd};
+      for (int k = 0; k < 3; k++)
+        if (fds[k] >= 0) {
+          who[n] = 3 * i + k;
+          p[n++] = (struct pollfd){fds[k], POLLIN, 0};
+        }
+    }
+    int timeout = -1;
+    if (job.terminating) {
+      double t = now(), until = job.killed ? job.give_up_at : job.kill_at;
+      timeout = until > t ? (int)((until - t) * 1000) + 1 : 0;
+    }
+    int rc = poll(p, (nfds_t)n, timeout);
+    if (rc < 0 && errno != EINTR) {
+      fprintf(stderr, "mpiexec: poll failed: %s\n", strerror(errno));
+      break;
+    }
+    if (job.terminating) {
+      double t = now();
+      if (!job.killed && t >= job.kill_at) {
+        signal_job(SIGKILL);
+        job.killed = 1;
+      } else if (job.killed && t >= job.give_up_at) {
+        fprintf(stderr, "mpiexec: %d rank(s) did not end after SIGKILL; giving up\n", job.nalive);
+        break;
+      }
+    }
+    if (rc <= 0) continue;
+    if (p[0].revents) {
+      struct signalfd_siginfo si;
+      while (read(job.sfd, &si, sizeof si) == (ssize_t)sizeof si) on_signal((int)si.ssi_signo);
+    }
+    if (in_src_i >= 0 || in_dst_i >= 0)
+      forward_stdin(in_src_i >= 0 ? p[in_src_i].revents : 0, in_dst_i >= 0 ? p[in_dst_i].revents : 0);
+    for (int k = first_rank; k < n; k++) {
+      if (!p[k].revents) continue;
+      int i = who[k] / 3;
+      rank_t *r = &job.r[i];
+      switch (who[k] % 3) {
+        case 0:
+          /* The fd may have been closed by on_exit_of() above. */
+          if (fy_pmi_server_rank(job.pmi, i)->fd == p[k].fd) check_pmi(i, fy_pmi_server_handle(job.pmi, i));
+          break;
+        case 1:
+          if (r->out_fd == p[k].fd) drain(&r->out_fd, &r->out);
+          break;
+        case 2:
+          if (r->err_fd == p[k].fd) drain(&r->err_fd, &r->err);
+          break;
+      }
+    }
+  }
+  free(p);
+  free(who);
+}
+
+int main(int argc, char **argv) {
+  /* Keep fds 0-2 taken so pipes never land there. */
+  for (int fd = 0; fd < 3; fd++)
+    if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", fd ? O_WRONLY : O_RDONLY) < 0) return 1;
+  fy_config_load();
+  /* Three or four fds per rank: use the whole allowance. */
+  struct rlimit rl, orig;
+  int raised = 0;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    orig = rl;
+    rl.rlim_cur = rl.rlim_max;
+    raised = setrlimit(RLIMIT_NOFILE, &rl) == 0;
+  }
+  fy_launch_opts_t o;
+  int rc = fy_launch_opts_parse(&o, argc, argv, stdout, stderr);
+  if (rc) return rc > 0 ? 0 : 2;
+  int prefix = o.prefix >= 0 ? o.prefix : fy_config.output_prefix;
+
+  memset(&job, 0, sizeof job);
+  job.np = o.np;
+  job.exit_code = -1;
+  job.in_dst = -1;
+  if (raised) {
+    job.nofile = orig;
+    job.nofile_raised = 1;
+  }
+  unsigned rnd = 0;
+  if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd) rnd = (unsigned)time(NULL) ^ (unsigned)clock();
+  snprintf(job.kvsname, sizeof job.kvsname, "kvs_%d_%08x", (int)getpid(), rnd);
+  job.r = calloc((size_t)job.np, sizeof *job.r);
+  job.pmi = fy_pmi_server_create(job.np, job.kvsname);
+  if (!job.r || !job.pmi) {
+    fprintf(stderr, "mpiexec: out of memory for %d ranks\n", job.np);
+    return 1;
+  }
+  for (int i = 0; i < job.np; i++) job.r[i].out_fd = job.r[i].err_fd = -1;
+
+  /* Stdin goes to rank 0, unless it is a terminal we do not own (a
+   * background job would be stopped by SIGTTIN). */
+  job.in_src = 0;
+  if (isatty(0) && tcgetpgrp(0) != getpgrp()) job.in_src = -1;
+
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGCHLD);
+  /* A signal ignored on entry (nohup, a non-interactive shell's background
+   * job) stays ignored, by mpiexec and by the ranks. */
+  for (size_t k = 0; k < sizeof fwd_signals / sizeof fwd_signals[0]; k++) {
+    struct sigaction sa;
+    if (sigaction(fwd_signals[k], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN) continue;
+    sigaddset(&set, fwd_signals[k]);
+  }
+  sigprocmask(SIG_BLOCK, &set, NULL);
+  job.sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (job.sfd < 0) {
+    fprintf(stderr, "mpiexec: signalfd failed: %s\n", strerror(errno));
+    return 1;
+  }
+
+  rc = launch(&o, prefix);
+  if (rc < 0) {
+    if (job.exit_code < 0) job.exit_code = rc == -2 ? 127 : 1;
+    if (job.nalive > 0) {
+      /* Already started ranks must not wait forever for the missing ones. */
+      start_teardown();
+    }
+  }
+  if (job.in_src >= 0 && job.in_dst >= 0) set_nonblock(job.in_dst);
+  if (job.in_src >= 0 && job.in_dst < 0) job.in_src = -1;
+  loop();
+
+  /* Every rank is gone: what they wrote is in the pipes; take all of it. */
+  for (int i = 0; i < job.np; i++) {
+    rank_t *r = &job.r[i];
+    drain(&r->out_fd, &r->out);
+    drain(&r->err_fd, &r->err);
+    fy_outbuf_flush(&r->out);
+    fy_outbuf_flush(&r->err);
+    if (r->out_fd >= 0) close(r->out_fd);
+    if (r->err_fd >= 0) close(r->err_fd);
+    fy_outbuf_free(&r->out);
+    fy_outbuf_free(&r->err);
+  }
+  cleanup_shm();
+  fy_pmi_server_destroy(job.pmi);
+  free(job.r);
+  fy_launch_opts_free(&o);
+  return job.exit_code < 0 ? 0 : job.exit_code;
+}
