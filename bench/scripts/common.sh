@@ -1,0 +1,149 @@
+# Shared helpers for the benchmark drivers (sourced, not run).
+#
+# A "config" names one MPI library plus its settings:
+#   ferry ferry-none ferry-thread ferry-interrupt ferry-pef
+#                      Ferry from ./install (FERRY_PROGRESS unset / set)
+#   mpich mpich-async  MPICH 4 through Hydra (MPICH_ASYNC_PROGRESS=1)
+#   ompi ompi-nocma    Open MPI 4 (btl_vader_single_copy_mechanism=none)
+# impl_of CONFIG gives the library (ferry, mpich, ompi): the build directory
+# bench/results/build-<impl>/ holds the binaries built with its wrapper.
+#
+# Binding: Hydra -bind-to core, Open MPI --bind-to core. Ferry's mpiexec has
+# no binding option yet, so Ferry runs unbound unless FERRY_BIND=1, which
+# wraps each rank in taskset (core = rank mod cores). Binding a Ferry rank
+# also binds its helper threads to that core: leave it off for the
+# thread/interrupt modes unless that is what you want to measure.
+
+FY_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+FY_BENCH=$FY_ROOT/bench
+FY_RESULTS=${FY_RESULTS:-$FY_BENCH/results}
+FY_INSTALL=${FY_INSTALL:-$FY_ROOT/install}
+FY_RUN_TIMEOUT=${FY_RUN_TIMEOUT:-600}
+
+fy_note() { echo "[bench] $*" >&2; }
+
+impl_of() {
+  case "$1" in
+    ferry*) echo ferry ;;
+    mpich*) echo mpich ;;
+    ompi*) echo ompi ;;
+    *) echo unknown ;;
+  esac
+}
+
+# impl_available IMPL: 0 when its compiler wrapper and launcher exist.
+impl_available() {
+  case "$1" in
+    ferry) [ -x "$FY_INSTALL/bin/mpicc" ] && [ -x "$FY_INSTALL/bin/mpiexec" ] ;;
+    mpich) command -v mpicc.mpich >/dev/null && command -v mpiexec.hydra >/dev/null ;;
+    ompi) command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null ;;
+    *) return 1 ;;
+  esac
+}
+
+impl_cc() {
+  case "$1" in
+    ferry) echo "$FY_INSTALL/bin/mpicc" ;;
+    mpich) echo mpicc.mpich ;;
+    ompi) echo mpicc.openmpi ;;
+  esac
+}
+
+# Keep only the configs whose library is installed; note the others once.
+filter_configs() {
+  local c out=() skipped=()
+  for c in "$@"; do
+    if impl_available "$(impl_of "$c")"; then out+=("$c"); else skipped+=("$c"); fi
+  done
+  if [ ${#skipped[@]} -gt 0 ]; then
+    if [[ " ${skipped[*]} " == *" ferry"* ]]; then
+      fy_note "Ferry not installed ($FY_INSTALL/bin/mpicc missing; run 'make'): skipping ${skipped[*]}"
+    else
+      fy_note "not installed (scripts/deps.sh --peers installs MPICH and Open MPI): skipping ${skipped[*]}"
+    fi
+  fi
+  echo "${out[@]}"
+}
+
+# build IMPL NAME SRC... : builds bench/results/build-IMPL/NAME when a source
+# is newer; prints the binary's path.
+build() {
+  local impl=$1 name=$2; shift 2
+  local dir=$FY_RESULTS/build-$impl exe src stale=0
+  mkdir -p "$dir"
+  exe=$dir/$name
+  for src in "$@"; do [ "$src" -nt "$exe" ] && stale=1; done
+  [ "$(impl_cc "$impl")" -nt "$exe" ] 2>/dev/null && stale=1
+  if [ ! -x "$exe" ] || [ $stale = 1 ]; then
+    # shellcheck disable=SC2046
+    "$(impl_cc "$impl")" -O2 -Wall -Wextra -o "$exe" "$@" -lm >&2 \
+      || { fy_note "build of $name against $impl failed"; return 1; }
+  fi
+  echo "$exe"
+}
+
+# launch CONFIG NP EXE ARGS... : runs the program under CONFIG's launcher and
+# environment (a timeout guards against hangs).
+launch() {
+  local cfg=$1 np=$2; shift 2
+  local envs=() cmd=()
+  case "$cfg" in
+    ferry-*) envs+=("FERRY_PROGRESS=${cfg#ferry-}") ;;
+    ferry) envs+=("-u" "FERRY_PROGRESS") ;;
+    mpich-async) envs+=("MPICH_ASYNC_PROGRESS=1") ;;
+    ompi-nocma) envs+=("OMPI_MCA_btl_vader_single_copy_mechanism=none") ;;
+  esac
+  case "$(impl_of "$cfg")" in
+    ferry)
+      envs+=("LD_LIBRARY_PATH=$FY_INSTALL/lib:$FY_INSTALL/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+      if [ "${FERRY_BIND:-0}" = 1 ]; then
+        cmd=("$FY_INSTALL/bin/mpiexec" -n "$np" "$FY_BENCH/scripts/bindrank.sh")
+      else
+        cmd=("$FY_INSTALL/bin/mpiexec" -n "$np")
+      fi ;;
+    mpich) cmd=(mpiexec.hydra -n "$np" -bind-to core) ;;
+    ompi)
+      envs+=("OMPI_ALLOW_RUN_AS_ROOT=1" "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+      cmd=(mpirun.openmpi -n "$np" --bind-to core)
+      [ "$np" -gt "$(nproc)" ] && cmd+=(--oversubscribe) ;;
+  esac
+  env "${envs[@]}" timeout "$FY_RUN_TIMEOUT" "${cmd[@]}" "$@"
+}
+
+# Run a program that prints '#' comment lines and one CSV table; append the
+# table to OUT with the config as first column (header written once).
+# run_csv CONFIG OUT EXE ARGS...
+run_csv() {
+  local cfg=$1 out=$2; shift 2
+  local tmp rc
+  tmp=$(mktemp)
+  launch "$cfg" 2 "$@" >"$tmp" 2>"$tmp.err"
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    fy_note "$cfg: $(basename "$1") failed (exit $rc); stderr:"
+    tail -5 "$tmp.err" >&2
+  fi
+  local hdr
+  hdr=$(grep -v '^#' "$tmp" | head -1)
+  if [ -n "$hdr" ]; then
+    [ -s "$out" ] || echo "config,$hdr" >"$out"
+    grep -v '^#' "$tmp" | tail -n +2 | grep -v '^$' | sed "s/^/$cfg,/" >>"$out"
+  fi
+  [ -n "${FY_LOG:-}" ] && { echo "== $cfg $*"; cat "$tmp" "$tmp.err"; } >>"$FY_LOG"
+  rm -f "$tmp" "$tmp.err"
+  return $rc
+}
+
+# Project venv with matplotlib (for the plots); prints the python to use or
+# nothing when it cannot be had (plots are then skipped).
+plot_python() {
+  local py=$FY_ROOT/.venv/bin/python
+  if [ ! -x "$py" ]; then
+    python3 -m venv "$FY_ROOT/.venv" >&2 || return 0
+  fi
+  if ! "$py" -c 'import matplotlib' 2>/dev/null; then
+    fy_note "installing matplotlib into .venv"
+    "$FY_ROOT/.venv/bin/pip" install -q matplotlib >&2 || return 0
+  fi
+  echo "$py"
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Ping-pong latency and streaming bandwidth, Ferry against MPICH and Open MPI,
+# on this machine in one go; prints one side-by-side table and writes CSV.
+#
+#   bench/scripts/compare_pingpong.sh [--quick] [--configs "ferry mpich ..."]
+#                                     [-- extra pingpong options]
+# Output: bench/results/pingpong/pingpong-<stamp>.csv (+ pingpong-latest.csv,
+# and the table as .txt). Ferry is skipped with a note when ./install has no
+# mpicc. Figures taken while the machine is busy are noisy.
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+
+configs="ferry mpich ompi ompi-nocma"
+ppargs=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) ppargs+=(-q) ;;
+    --configs) configs=$2; shift ;;
+    --) shift; ppargs+=("$@"); break ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+# shellcheck disable=SC2086
+configs=$(filter_configs $configs)
+[ -n "$configs" ] || { fy_note "no MPI available"; exit 1; }
+
+outdir=$FY_RESULTS/pingpong
+mkdir -p "$outdir"
+stamp=$(date +%Y%m%d-%H%M%S)
+csv=$outdir/pingpong-$stamp.csv
+export FY_LOG=$outdir/pingpong-$stamp.log
+: >"$FY_LOG"
+status=0
+for cfg in $configs; do
+  exe=$(build "$(impl_of "$cfg")" pingpong "$FY_BENCH/pingpong/pingpong.c") || { status=1; continue; }
+  fy_note "pingpong: $cfg"
+  run_csv "$cfg" "$csv" "$exe" "${ppargs[@]}" || status=1
+done
+[ -s "$csv" ] || { fy_note "no results"; exit 1; }
+cp "$csv" "$outdir/pingpong-latest.csv"
+notes="binding: Hydra -bind-to core, Open MPI --bind-to core, Ferry ${FERRY_BIND:+taskset per rank}${FERRY_BIND:-unbound (mpiexec has no binding option yet)}"
+python3 "$FY_BENCH/scripts/pingpong_table.py" "$csv" --note "$notes" | tee "${csv%.csv}.txt"
+echo "CSV: $csv"
+exit $status
