@@ -1,5 +1,5 @@
 /* Argument checks and error raising used by the generated bindings
- * (src/binding/c/*.c). Contract:
+ * (src/binding/c/). Contract:
  * - Every fy_check_* returns MPI_SUCCESS or an error code whose class is the
  *   standard one for that argument and whose MPI_Error_string names the
  *   argument (`arg`) and the offending value.

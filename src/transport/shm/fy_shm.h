@@ -43,7 +43,16 @@ typedef struct fy_shm_boot {
   int (*barrier)(void);   /* job-wide barrier (PMI) used twice during init */
   long ring_cells;        /* cells per receive ring (power of two) */
   size_t cell_payload;    /* bytes of header+data a cell carries */
+  size_t rank_area;       /* bytes per rank reserved for the layers above
+                             (zeroed, 64-byte aligned; see fy_shm_rank_area) */
+  int pipe_slots;         /* slots per sender of the pipelined copy (0: 8) */
+  size_t pipe_chunk;      /* bytes per slot (0: 64 KiB; rounded up to 4 KiB) */
 } fy_shm_boot_t;
+/* Zero fields take defaults (ring_cells 64, cell_payload 16 KiB + 256).
+ * Geometry is decided by local rank 0; the others read it from the segment.
+ * Segment bytes = 4 KiB + local_size * (640 + rank_area rounded to 128
+ *   + ring_cells * roundup64(16 + cell_payload)
+ *   + pipe_slots * (128 + pipe_chunk)), each part rounded to 4 KiB. */
 
 /* 0 on success, -1 with a message in fy_shm_error(). */
 int fy_shm_init(const fy_shm_boot_t *b);
@@ -82,6 +91,9 @@ pid_t fy_shm_pid(int local);
  * (written by the owner through fy_shm_set_in_mpi). */
 _Atomic uint32_t *fy_shm_in_mpi_word(int local);
 void fy_shm_set_in_mpi(uint32_t v);
+/* The rank_area bytes of a local rank, shared by all local ranks (the
+ * point-to-point layer keeps its rendezvous claim words there). */
+void *fy_shm_rank_area(int local);
 
 /* ---- bulk copy ---- */
 bool fy_shm_cma_available(void);
@@ -99,10 +111,15 @@ typedef struct fy_shm_pipe {
   uint64_t xfer_id;  /* unique per (sender, transfer), chosen by the sender */
   size_t len, done;  /* total bytes, bytes pushed (sender) or pulled (receiver) */
   uint32_t next_seq; /* next chunk sequence number */
+  uint32_t hint;     /* private: the slot to look at first */
 } fy_shm_pipe_t;
 void fy_shm_pipe_init(fy_shm_pipe_t *p, int peer, uint64_t xfer_id, size_t len);
 int fy_shm_pipe_push(fy_shm_pipe_t *p, const void *buf);  /* sender */
 /* receiver: bytes past cap are drained and dropped (truncation) */
 int fy_shm_pipe_pull(fy_shm_pipe_t *p, void *buf, size_t cap);
 size_t fy_shm_pipe_chunk(void);
+int fy_shm_pipe_slots(void);
+/* Turn cross-memory attach off (FERRY_CMA=0); it cannot be turned on when
+ * the probe at init failed. */
+void fy_shm_set_cma(bool enabled);
 #endif

@@ -1,0 +1,24 @@
+/* MPI_Barrier: dissemination algorithm, ceil(log2 p) rounds of zero-byte
+ * messages; each round's receive is posted before its send. */
+#include "coll/fy_coll.h"
+#include "pt2pt/fy_pt2pt.h"
+#include "core/fy_datatype.h"
+
+#define FY_TAG_BARRIER 1
+
+int fy_coll_barrier(fy_comm_t *c) {
+  int p = c->size, me = c->rank;
+  fy_datatype_t *byte = fy_type_get(MPI_BYTE);
+  for (int k = 1; k < p; k <<= 1) {
+    fy_request_t *rr, *sr;
+    int err = fy_irecv_internal(NULL, 0, byte, (me - k + p) % p, FY_TAG_BARRIER, c, &rr);
+    if (err) return err;
+    err = fy_isend_internal(NULL, 0, byte, (me + k) % p, FY_TAG_BARRIER, c, &sr);
+    if (err) return err;
+    fy_req_wait_done(sr);
+    fy_req_wait_done(rr);
+    fy_req_release(sr);
+    fy_req_release(rr);
+  }
+  return MPI_SUCCESS;
+}

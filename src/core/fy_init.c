@@ -1,0 +1,192 @@
+/* MPI_Init/Finalize and the environment calls (Abort, Wtime, versions,
+ * processor name, thread level queries): see fy_init.h. */
+#include "core/fy_init.h"
+#include "core/fy_api.h"
+#include "core/fy_comm.h"
+#include "core/fy_datatype.h"
+#include "core/fy_error.h"
+#include "core/fy_request.h"
+#include "core/fy_stats.h"
+#include "pt2pt/fy_pt2pt.h"
+#include "progress/fy_progress.h"
+#include "runtime/fy_config.h"
+#include "runtime/fy_pmi.h"
+#include "transport/shm/fy_shm.h"
+#include "fy_build_config.h"
+#include "binding/fy_impl.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+fy_state_t fy_state;
+extern size_t fy_rndv_area_bytes;
+int fy_async_start(void);   /* progress agents (src/progress/async) */
+void fy_async_stop(void);
+int fy_coll_barrier(fy_comm_t *c);
+
+static struct timespec t0;
+
+void fy_abort(int code, const char *msg) {
+  fprintf(stderr, "ferry: rank %d: %s\n", fy_state.world_rank, msg);
+  fflush(stderr);
+  if (fy_state.initialized || !fy_pmi_is_singleton()) fy_pmi_abort(code, msg);
+  _exit(code ? code : 1);
+}
+
+static int barrier_pmi(void) { return fy_pmi_barrier(); }
+
+static int init(int required, int *provided) {
+  char msg[MPI_MAX_ERROR_STRING + 64];
+  int *local = NULL;
+  if (fy_state.initialized)
+    return fy_err(MPI_ERR_OTHER, fy_state.finalized ? "MPI_Init called after MPI_Finalize"
+                                                    : "MPI_Init called twice");
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  fy_config_load();
+  fy_state.main_thread = pthread_self();
+  fy_state.thread_level = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+  if (fy_state.thread_level < MPI_THREAD_SINGLE) fy_state.thread_level = MPI_THREAD_SINGLE;
+  if (provided) *provided = fy_state.thread_level;
+  fy_thread_multiple = fy_state.thread_level == MPI_THREAD_MULTIPLE;
+
+  if (fy_pmi_init(&fy_state.world_rank, &fy_state.world_size, &fy_state.appnum) != 0) {
+    snprintf(msg, sizeof msg, "MPI_Init: cannot reach the process manager: %s", fy_pmi_error());
+    goto fail;
+  }
+  local = malloc((size_t)fy_state.world_size * sizeof *local);
+  fy_state.local_of_world = malloc((size_t)fy_state.world_size * sizeof(int));
+  if (!local || !fy_state.local_of_world) {
+    snprintf(msg, sizeof msg, "MPI_Init: out of memory");
+    goto fail;
+  }
+  if (fy_pmi_local_ranks(local, &fy_state.local_size, &fy_state.local_rank) != 0) {
+    snprintf(msg, sizeof msg, "MPI_Init: cannot find the ranks of this node: %s", fy_pmi_error());
+    goto fail;
+  }
+  if (fy_state.local_size != fy_state.world_size) {
+    snprintf(msg, sizeof msg,
+             "MPI_Init: this job spans several nodes (%d of %d ranks here); Ferry %s has no "
+             "inter-node transport yet", fy_state.local_size, fy_state.world_size, FY_VERSION_STRING);
+    goto fail;
+  }
+  for (int i = 0; i < fy_state.world_size; i++) fy_state.local_of_world[i] = -1;
+  for (int i = 0; i < fy_state.local_size; i++) fy_state.local_of_world[local[i]] = i;
+  free(local);
+  local = NULL;
+
+  fy_shm_boot_t boot = {
+    .job_id = fy_pmi_kvsname(),
+    .local_rank = fy_state.local_rank,
+    .local_size = fy_state.local_size,
+    .barrier = barrier_pmi,
+    .ring_cells = fy_config.shm_cells,
+    .cell_payload = fy_pt2pt_header_bytes() + (size_t)fy_config.eager_threshold,
+    .rank_area = fy_rndv_area_bytes,
+  };
+  if (fy_shm_init(&boot) != 0) {
+    snprintf(msg, sizeof msg, "MPI_Init: shared-memory transport: %s", fy_shm_error());
+    goto fail;
+  }
+  int err;
+  if ((err = fy_type_init()) || (err = fy_pt2pt_init()) || (err = fy_comm_init(fy_state.world_rank, fy_state.world_size))) {
+    int len;
+    char es[MPI_MAX_ERROR_STRING];
+    fy_err_string(err, es, &len);
+    snprintf(msg, sizeof msg, "MPI_Init: %s", es);
+    goto fail;
+  }
+  fy_state.initialized = 1;
+  if (fy_async_start() != 0) {
+    snprintf(msg, sizeof msg, "MPI_Init: cannot start the asynchronous progress agent");
+    goto fail;
+  }
+  return MPI_SUCCESS;
+fail:
+  free(local);
+  /* Init failures cannot be returned usefully: no communicator exists yet. */
+  fy_abort(MPI_ERR_OTHER, msg);
+}
+
+int fy_mpi_init(int *argc, char ***argv) { return init(MPI_THREAD_SINGLE, NULL); }
+
+int fy_mpi_init_thread(int *argc, char ***argv, int required, int *provided) {
+  return init(required, provided);
+}
+
+int fy_mpi_finalize(void) {
+  /* Every process must be done with its peers' memory (rendezvous copies)
+   * before any of them unmaps: a barrier orders that. */
+  fy_coll_barrier(&fy_comm_world);
+  fy_async_stop();
+  if (fy_config.stats) fy_stats_report();
+  fy_coll_barrier(&fy_comm_world);
+  fy_state.finalized = 1;
+  fy_pt2pt_finalize();
+  fy_shm_finalize();
+  fy_pmi_finalize();
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_initialized(int *flag) {
+  *flag = fy_state.initialized;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_finalized(int *flag) {
+  *flag = fy_state.finalized;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_query_thread(int *provided) {
+  *provided = fy_state.thread_level;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_is_thread_main(int *flag) {
+  *flag = pthread_equal(pthread_self(), fy_state.main_thread);
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_abort(MPI_Comm comm, int errorcode) {
+  char msg[256];
+  fy_comm_t *c = fy_comm_get(comm);
+  snprintf(msg, sizeof msg, "MPI_Abort(%s, %d) called", c ? c->name : "<invalid communicator>", errorcode);
+  fy_abort(errorcode, msg);
+}
+
+double fy_mpi_wtime(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9;
+}
+
+double fy_mpi_wtick(void) {
+  struct timespec r;
+  clock_getres(CLOCK_MONOTONIC, &r);
+  return (double)r.tv_sec + (double)r.tv_nsec * 1e-9;
+}
+
+int fy_mpi_get_processor_name(char *name, int *resultlen) {
+  if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0) snprintf(name, MPI_MAX_PROCESSOR_NAME, "localhost");
+  name[MPI_MAX_PROCESSOR_NAME - 1] = 0;
+  *resultlen = (int)strlen(name);
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_get_version(int *version, int *subversion) {
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_get_library_version(char *version, int *resultlen) {
+  snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+           "Ferry %s (MPI %d.%d, MPICH ABI, libmpi.so.12) build %s", FY_VERSION_STRING,
+           MPI_VERSION, MPI_SUBVERSION, FY_BUILD_TYPE);
+  *resultlen = (int)strlen(version);
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_barrier(MPI_Comm comm) { return fy_coll_barrier(fy_comm_get(comm)); }

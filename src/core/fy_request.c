@@ -1,0 +1,466 @@
+/* Requests and their completion calls (Wait/Test families, Start,
+ * Request_free, Request_get_status, Cancel): see fy_request.h. */
+#include "core/fy_request.h"
+#include "core/fy_handle.h"
+#include "core/fy_error.h"
+#include "core/fy_errhandler.h"
+#include "core/fy_datatype.h"
+#include "core/fy_comm.h"
+#include "pt2pt/fy_pt2pt.h"
+#include "progress/fy_progress.h"
+#include "binding/fy_impl.h"
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+static fy_htab_t req_tab = {.obj = FY_OK_REQUEST};
+static fy_request_t *free_reqs;
+
+fy_request_t *fy_req_alloc(int kind, int with_handle) {
+  fy_request_t *r = free_reqs;
+  if (r) {
+    free_reqs = r->free_next;
+  } else {
+    r = malloc(sizeof *r);
+    if (!r) return NULL;
+  }
+  memset(r, 0, sizeof *r);
+  r->kind = (uint8_t)kind;
+  if (with_handle) {
+    r->handle = fy_htab_add(&req_tab, r);
+    if (!r->handle) {
+      free(r);
+      return NULL;
+    }
+  } else {
+    r->handle = MPI_REQUEST_NULL;
+  }
+  return r;
+}
+
+fy_request_t *fy_req_get(MPI_Request h) { return fy_htab_get(&req_tab, h); }
+
+void fy_req_release(fy_request_t *r) {
+  if (r->handle != MPI_REQUEST_NULL) fy_htab_remove(&req_tab, r->handle);
+  if (r->tmp && r->tmp_owned) free(r->tmp);
+  if (r->type_retained) fy_type_release(r->type);
+  r->free_next = free_reqs;
+  free_reqs = r;
+}
+
+void fy_req_complete(fy_request_t *r) {
+  if (r->tmp && r->tmp_owned && r->kind == FY_REQ_SEND && !r->persistent) {
+    free(r->tmp);
+    r->tmp = NULL;
+    r->tmp_owned = 0;
+  }
+  if (r->on_complete) r->on_complete(r);
+  atomic_store_explicit(&r->done, 1, memory_order_release);
+  if (r->user_freed && !r->persistent) fy_req_release(r);
+}
+
+void fy_req_finalize(void) {
+  while (free_reqs) {
+    fy_request_t *r = free_reqs;
+    free_reqs = r->free_next;
+    free(r);
+  }
+  fy_htab_destroy(&req_tab);
+}
+
+/* ---- status ---- */
+
+void fy_status_set_count(MPI_Status *s, MPI_Count bytes) {
+  s->count_lo = (int)(bytes & 0xffffffff);
+  s->count_hi_and_cancelled = (s->count_hi_and_cancelled & 1) | (int)((bytes >> 32) << 1);
+}
+
+MPI_Count fy_status_get_count(const MPI_Status *s) {
+  return (MPI_Count)(unsigned)s->count_lo | ((MPI_Count)(s->count_hi_and_cancelled >> 1) << 32);
+}
+
+void fy_status_set_cancelled(MPI_Status *s, int flag) {
+  s->count_hi_and_cancelled = (s->count_hi_and_cancelled & ~1) | (flag ? 1 : 0);
+}
+
+int fy_status_cancelled(const MPI_Status *s) { return s->count_hi_and_cancelled & 1; }
+
+void fy_status_empty(MPI_Status *s) {
+  s->MPI_SOURCE = MPI_ANY_SOURCE;
+  s->MPI_TAG = MPI_ANY_TAG;
+  s->MPI_ERROR = MPI_SUCCESS;
+  s->count_lo = 0;
+  s->count_hi_and_cancelled = 0;
+}
+
+static void status_out(MPI_Status *dst, const MPI_Status *src, int set_error) {
+  if (dst == MPI_STATUS_IGNORE) return;
+  int e = dst->MPI_ERROR;
+  *dst = *src;
+  if (!set_error) dst->MPI_ERROR = e;
+}
+
+/* ---- completion calls ---- */
+
+static int req_check(MPI_Request h, fy_request_t **out, const char *arg) {
+  *out = NULL;
+  if (h == MPI_REQUEST_NULL) {
+    *out = NULL;
+    return MPI_SUCCESS;
+  }
+  fy_request_t *r = fy_req_get(h);
+  if (!r || r->kind == FY_REQ_MSG)
+    return fy_err(MPI_ERR_REQUEST, "%s = %#x is not a valid request", arg, (unsigned)h);
+  *out = r;
+  return MPI_SUCCESS;
+}
+
+/* Inactive: null handle, or a persistent request not started. */
+static int inactive(fy_request_t *r) { return !r || (r->persistent && !r->active); }
+
+/* Finish a completed request: status out, free or deactivate. Returns the
+ * request's error (truncation) for the caller to raise. */
+static int finish(MPI_Request *h, fy_request_t *r, MPI_Status *st, int set_error) {
+  int err = r->status.MPI_ERROR;
+  status_out(st, &r->status, set_error);
+  if (err) fy_err_set_obj(r->comm ? r->comm->handle : MPI_COMM_WORLD);
+  if (r->persistent) {
+    r->active = 0;
+  } else {
+    fy_req_release(r);
+    *h = MPI_REQUEST_NULL;
+  }
+  return err;
+}
+
+static void empty_status(MPI_Status *st) {
+  if (st == MPI_STATUS_IGNORE) return;
+  int e = st->MPI_ERROR;
+  fy_status_empty(st);
+  st->MPI_ERROR = e;
+}
+
+int fy_mpi_wait(MPI_Request *request, MPI_Status *status) {
+  fy_request_t *r = NULL;
+  int err = req_check(*request, &r, "request");
+  if (err) return err;
+  if (inactive(r)) {
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  fy_req_wait_done(r);
+  return finish(request, r, status, 0);
+}
+
+int fy_mpi_test(MPI_Request *request, int *flag, MPI_Status *status) {
+  fy_request_t *r = NULL;
+  int err = req_check(*request, &r, "request");
+  if (err) return err;
+  if (inactive(r)) {
+    *flag = 1;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  if (!fy_req_done(r)) fy_progress_poll();
+  *flag = fy_req_done(r);
+  if (!*flag) return MPI_SUCCESS;
+  return finish(request, r, status, 0);
+}
+
+int fy_mpi_request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+  fy_request_t *r = NULL;
+  int err = req_check(request, &r, "request");
+  if (err) return err;
+  if (inactive(r)) {
+    *flag = 1;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  if (!fy_req_done(r)) fy_progress_poll();
+  *flag = fy_req_done(r);
+  if (*flag) status_out(status, &r->status, 0);
+  return MPI_SUCCESS;
+}
+
+typedef struct { int n; MPI_Request *reqs; fy_request_t **objs; int mode; } multi_t;
+
+/* mode 0: all done; 1: any done (or none active) */
+static int multi_done(void *arg) {
+  multi_t *m = arg;
+  int active = 0;
+  for (int i = 0; i < m->n; i++) {
+    fy_request_t *r = m->objs[i];
+    if (inactive(r)) continue;
+    active++;
+    int d = fy_req_done(r);
+    if (m->mode == 1 && d) return 1;
+    if (m->mode == 0 && !d) return 0;
+  }
+  return m->mode == 0 ? 1 : active == 0;
+}
+
+static int gather(int n, MPI_Request reqs[], fy_request_t **objs) {
+  for (int i = 0; i < n; i++) {
+    char arg[40];
+    snprintf(arg, sizeof arg, "array_of_requests[%d]", i);
+    int err = req_check(reqs[i], &objs[i], arg);
+    if (err) return err;
+  }
+  return MPI_SUCCESS;
+}
+
+#define OBJS_ON_STACK 64
+#define WITH_OBJS(n)                                                             \
+  fy_request_t *objs_stack[OBJS_ON_STACK];                                       \
+  fy_request_t **objs = (n) <= OBJS_ON_STACK ? objs_stack : malloc((size_t)(n) * sizeof *objs); \
+  if (!objs) return fy_err(MPI_ERR_NO_MEM, "out of memory for %d requests", (n))
+#define FREE_OBJS(n) do { if ((n) > OBJS_ON_STACK) free(objs); } while (0)
+
+/* Complete every done request of the array into statuses; returns
+ * MPI_ERR_IN_STATUS if one failed (statuses given) or its error. */
+static int finish_all(int n, MPI_Request reqs[], fy_request_t **objs, MPI_Status st[]) {
+  int any_err = 0, first = MPI_SUCCESS;
+  for (int i = 0; i < n; i++) {
+    MPI_Status *s = st == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &st[i];
+    if (inactive(objs[i])) {
+      if (s != MPI_STATUS_IGNORE) { fy_status_empty(s); }
+      continue;
+    }
+    if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = MPI_SUCCESS;
+    int e = finish(&reqs[i], objs[i], s, 1);
+    if (e) {
+      any_err = 1;
+      if (!first) first = e;
+    }
+  }
+  if (!any_err) return MPI_SUCCESS;
+  return st == MPI_STATUSES_IGNORE ? first : MPI_ERR_IN_STATUS;
+}
+
+int fy_mpi_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+  WITH_OBJS(count);
+  int err = gather(count, array_of_requests, objs);
+  if (!err) {
+    multi_t m = {count, array_of_requests, objs, 0};
+    fy_progress_wait(multi_done, &m);
+    err = finish_all(count, array_of_requests, objs, array_of_statuses);
+  }
+  FREE_OBJS(count);
+  return err;
+}
+
+int fy_mpi_testall(int count, MPI_Request array_of_requests[], int *flag,
+                   MPI_Status array_of_statuses[]) {
+  WITH_OBJS(count);
+  int err = gather(count, array_of_requests, objs);
+  if (!err) {
+    multi_t m = {count, array_of_requests, objs, 0};
+    if (!multi_done(&m)) fy_progress_poll();
+    *flag = multi_done(&m);
+    if (*flag) err = finish_all(count, array_of_requests, objs, array_of_statuses);
+  }
+  FREE_OBJS(count);
+  return err;
+}
+
+static int pick_any(int count, MPI_Request reqs[], fy_request_t **objs, int *index,
+                    MPI_Status *status, int *flag) {
+  *index = MPI_UNDEFINED;
+  int active = 0;
+  for (int i = 0; i < count; i++) {
+    if (inactive(objs[i])) continue;
+    active++;
+    if (fy_req_done(objs[i])) {
+      *index = i;
+      *flag = 1;
+      return finish(&reqs[i], objs[i], status, 0);
+    }
+  }
+  *flag = active == 0;
+  if (*flag) empty_status(status);
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status) {
+  WITH_OBJS(count);
+  int err = gather(count, array_of_requests, objs), flag;
+  if (!err) {
+    multi_t m = {count, array_of_requests, objs, 1};
+    fy_progress_wait(multi_done, &m);
+    err = pick_any(count, array_of_requests, objs, index, status, &flag);
+  }
+  FREE_OBJS(count);
+  return err;
+}
+
+int fy_mpi_testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                   MPI_Status *status) {
+  WITH_OBJS(count);
+  int err = gather(count, array_of_requests, objs);
+  if (!err) {
+    multi_t m = {count, array_of_requests, objs, 1};
+    if (!multi_done(&m)) fy_progress_poll();
+    err = pick_any(count, array_of_requests, objs, index, status, flag);
+  }
+  FREE_OBJS(count);
+  return err;
+}
+
+static int pick_some(int count, MPI_Request reqs[], fy_request_t **objs, int *outcount,
+                     int indices[], MPI_Status st[]) {
+  int active = 0, n = 0, any_err = 0, first = 0;
+  for (int i = 0; i < count; i++) {
+    if (inactive(objs[i])) continue;
+    active++;
+    if (!fy_req_done(objs[i])) continue;
+    MPI_Status *s = st == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &st[n];
+    if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = MPI_SUCCESS;
+    int e = finish(&reqs[i], objs[i], s, 1);
+    if (e) {
+      any_err = 1;
+      if (!first) first = e;
+    }
+    indices[n++] = i;
+  }
+  *outcount = active ? n : MPI_UNDEFINED;
+  if (!any_err) return MPI_SUCCESS;
+  return st == MPI_STATUSES_IGNORE ? first : MPI_ERR_IN_STATUS;
+}
+
+int fy_mpi_waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                    int array_of_indices[], MPI_Status array_of_statuses[]) {
+  WITH_OBJS(incount);
+  int err = gather(incount, array_of_requests, objs);
+  if (!err) {
+    multi_t m = {incount, array_of_requests, objs, 1};
+    fy_progress_wait(multi_done, &m);
+    err = pick_some(incount, array_of_requests, objs, outcount, array_of_indices, array_of_statuses);
+  }
+  FREE_OBJS(incount);
+  return err;
+}
+
+int fy_mpi_testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                    int array_of_indices[], MPI_Status array_of_statuses[]) {
+  WITH_OBJS(incount);
+  int err = gather(incount, array_of_requests, objs);
+  if (!err) {
+    fy_progress_poll();
+    err = pick_some(incount, array_of_requests, objs, outcount, array_of_indices, array_of_statuses);
+  }
+  FREE_OBJS(incount);
+  return err;
+}
+
+int fy_mpi_request_free(MPI_Request *request) {
+  fy_request_t *r = NULL;
+  int err = req_check(*request, &r, "request");
+  if (err) return err;
+  if (!r) return fy_err(MPI_ERR_REQUEST, "request = MPI_REQUEST_NULL");
+  if (r->persistent && r->active && !fy_req_done(r)) {
+    /* An active persistent request is released once it completes. */
+    r->persistent = 0;
+    r->user_freed = 1;
+  } else if (fy_req_done(r) || inactive(r)) {
+    fy_req_release(r);
+  } else {
+    r->user_freed = 1;
+  }
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_cancel(MPI_Request *request) {
+  fy_request_t *r = NULL;
+  int err = req_check(*request, &r, "request");
+  if (err) return err;
+  if (!r) return fy_err(MPI_ERR_REQUEST, "request = MPI_REQUEST_NULL");
+  if (r->kind == FY_REQ_RECV && !inactive(r)) fy_recv_cancel(r);
+  /* A send that has left cannot be recalled: the cancel does not succeed,
+   * which the standard allows; MPI_Test_cancelled reports false. */
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_test_cancelled(const MPI_Status *status, int *flag) {
+  *flag = fy_status_cancelled(status);
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_start(MPI_Request *request) {
+  fy_request_t *r = NULL;
+  int err = req_check(*request, &r, "request");
+  if (err) return err;
+  if (!r || !r->persistent)
+    return fy_err(MPI_ERR_REQUEST, "request = %#x is not a persistent request", (unsigned)*request);
+  if (r->active)
+    return fy_err(MPI_ERR_REQUEST, "request = %#x is already active", (unsigned)*request);
+  if (r->kind == FY_REQ_RECV) return fy_recv_start(r);
+  extern int fy_bsend_start(fy_request_t *r);
+  if (r->mode == FY_MODE_BUF) return fy_bsend_start(r);
+  return fy_send_start(r);
+}
+
+int fy_mpi_startall(int count, MPI_Request array_of_requests[]) {
+  for (int i = 0; i < count; i++) {
+    int err = fy_mpi_start(&array_of_requests[i]);
+    if (err) return err;
+  }
+  return MPI_SUCCESS;
+}
+
+/* ---- status queries ---- */
+
+int fy_mpi_get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
+  fy_datatype_t *t = fy_type_get(datatype);
+  MPI_Count bytes = fy_status_get_count(status);
+  if (t->size == 0) {
+    *count = 0;
+    return MPI_SUCCESS;
+  }
+  if (bytes % t->size || bytes / t->size > INT32_MAX)
+    *count = MPI_UNDEFINED;
+  else
+    *count = (int)(bytes / t->size);
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) {
+  fy_datatype_t *t = fy_type_get(datatype);
+  MPI_Count bytes = fy_status_get_count(status);
+  *count = t->size == 0 ? 0 : (bytes % t->size ? MPI_UNDEFINED : bytes / t->size);
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) {
+  *count = fy_type_elements(fy_type_get(datatype), fy_status_get_count(status));
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) {
+  return fy_mpi_get_elements_c(status, datatype, count);
+}
+
+int fy_mpi_get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count) {
+  MPI_Count c;
+  fy_mpi_get_elements_c(status, datatype, &c);
+  *count = c > INT32_MAX ? MPI_UNDEFINED : (int)c;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) {
+  fy_status_set_count(status, count * fy_type_get(datatype)->size);
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count) {
+  return fy_mpi_status_set_elements_c(status, datatype, count);
+}
+
+int fy_mpi_status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) {
+  return fy_mpi_status_set_elements_c(status, datatype, count);
+}
+
+int fy_mpi_status_set_cancelled(MPI_Status *status, int flag) {
+  fy_status_set_cancelled(status, flag);
+  return MPI_SUCCESS;
+}

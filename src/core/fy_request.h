@@ -1,0 +1,83 @@
+/* Requests: the state of one nonblocking operation (or persistent request,
+ * or matched message of MPI_Mprobe).
+ *
+ * Contract
+ * - Requests are allocated from a free list and named by direct handles of
+ *   kind FY_OK_REQUEST. fy_req_get() maps a handle to the object.
+ * - `done` is written with release by whoever completes the request (the
+ *   progress engine, possibly on an agent thread) and read with acquire.
+ * - A completed non-persistent request is released by Wait/Test (or at
+ *   completion if the user called MPI_Request_free). A persistent request
+ *   goes back to inactive (done = 1, active = 0) and is reused by Start.
+ * - Protocol fields belong to pt2pt; core only reads status/done/kind. */
+#ifndef FY_REQUEST_H
+#define FY_REQUEST_H
+#include <mpi.h>
+#include <stdint.h>
+#include <stdatomic.h>
+#include "pt2pt/mq/fy_mq.h"
+#include "transport/shm/fy_shm.h"
+
+struct fy_comm;
+struct fy_datatype;
+struct fy_unexp;
+
+enum { FY_REQ_SEND = 1, FY_REQ_RECV, FY_REQ_MSG, FY_REQ_BSEND };
+enum { FY_MODE_STD = 0, FY_MODE_SYNC, FY_MODE_BUF, FY_MODE_READY };
+enum { /* protocol state of an active request */
+  FY_PS_IDLE = 0, FY_PS_QUEUED, FY_PS_EAGER_ACK, FY_PS_RNDV_WAIT_SLOT,
+  FY_PS_RNDV_SENT, FY_PS_RNDV_MATCHED, FY_PS_RNDV_PIPE
+};
+
+typedef struct fy_request fy_request_t;
+struct fy_request {
+  int handle;
+  uint8_t kind, mode, persistent, active;
+  atomic_int done;
+  int user_freed;
+  int cancelled;
+  int internal;                /* no user handle: released at completion */
+  int pstate;
+  MPI_Status status;
+  struct fy_comm *comm;
+  uint32_t ctx;                /* context the message travels on */
+  const void *sbuf;
+  void *rbuf;
+  MPI_Count count;
+  struct fy_datatype *type;
+  int peer, tag;
+  size_t bytes;                /* packed length (send) or capacity (recv) */
+  void *tmp;                   /* packed copy for non-contiguous data */
+  int tmp_owned;
+  int type_retained;           /* persistent requests keep their datatype alive */
+  /* receive side */
+  fy_mq_item_t mqi;
+  struct fy_unexp *msg;        /* FY_REQ_MSG: the message Mprobe took */
+  /* rendezvous */
+  int peer_local;
+  uint32_t slot;
+  uint64_t gen;
+  uint64_t sreq;               /* receiver: the sender's request id */
+  size_t xfer_len;             /* receiver: bytes that will arrive */
+  fy_shm_pipe_t pipe;
+  void (*on_complete)(fy_request_t *r); /* internal requests (Bsend) */
+  void *bsend_block;
+  fy_request_t *lnext, *lprev; /* progress lists */
+  fy_request_t *free_next;
+};
+
+fy_request_t *fy_req_alloc(int kind, int with_handle);
+fy_request_t *fy_req_get(MPI_Request h);
+void fy_req_release(fy_request_t *r);
+/* Mark complete (release); releases user-freed and internal requests. */
+void fy_req_complete(fy_request_t *r);
+static inline int fy_req_done(fy_request_t *r) {
+  return atomic_load_explicit(&r->done, memory_order_acquire);
+}
+void fy_status_set_count(MPI_Status *s, MPI_Count bytes);
+MPI_Count fy_status_get_count(const MPI_Status *s);
+void fy_status_set_cancelled(MPI_Status *s, int flag);
+int fy_status_cancelled(const MPI_Status *s);
+void fy_status_empty(MPI_Status *s);
+void fy_req_finalize(void);
+#endif

@@ -1,0 +1,61 @@
+/* FERRY_STATS report: see fy_stats.h. Every rank prints one line per
+ * subsystem; rank 0 adds the job-wide maximum (MASL) and mean (ASL) of the
+ * average search length, gathered over the collective context. */
+#include "core/fy_stats.h"
+#include "core/fy_init.h"
+#include "core/fy_comm.h"
+#include "core/fy_datatype.h"
+#include "pt2pt/fy_pt2pt.h"
+#include "pt2pt/mq/fy_mq.h"
+#include "progress/fy_progress.h"
+#include <stdio.h>
+
+#define FY_TAG_STATS 2
+void fy_async_stats(FILE *f);
+
+void fy_stats_report(void) {
+  fy_mq_stats_t s;
+  fy_mq_get_stats(fy_mq, &s);
+  double asl = s.searches ? (double)s.items_visited / (double)s.searches : 0.0;
+  double mql = s.searches ? s.sum_prq / (double)s.searches : 0.0;
+  double aql = s.searches ? s.sum_umq / (double)s.searches : 0.0;
+  double mem_avg = s.searches ? s.mem_sum / (double)s.searches : 0.0;
+  int r = fy_state.world_rank;
+  fprintf(stderr,
+          "ferry-stats rank=%d mq: searches=%llu MQL=%.2f (max %llu) AQL=%.2f (max %llu) avg_search=%.2f "
+          "skipped=%llu mem_avg=%.0fB mem_peak=%zuB\n",
+          r, (unsigned long long)s.searches, mql, (unsigned long long)s.max_prq, aql,
+          (unsigned long long)s.max_umq, asl, (unsigned long long)s.items_skipped, mem_avg, s.mem_peak);
+  fprintf(stderr,
+          "ferry-stats rank=%d pt2pt: eager=%llu rndv=%llu cma_by_recv=%llu cma_by_send=%llu pipe=%llu "
+          "unexpected=%llu queued_pkts=%llu\n",
+          r, (unsigned long long)fy_pt2pt_stats.eager_sent, (unsigned long long)fy_pt2pt_stats.rndv_sent,
+          (unsigned long long)fy_pt2pt_stats.rndv_cma_recv, (unsigned long long)fy_pt2pt_stats.rndv_cma_send,
+          (unsigned long long)fy_pt2pt_stats.rndv_pipe, (unsigned long long)fy_pt2pt_stats.unexpected,
+          (unsigned long long)fy_pt2pt_stats.queued_pkts);
+  fprintf(stderr, "ferry-stats rank=%d progress: polls=%llu waits=%llu yields=%llu sleeps=%llu wakeups=%llu\n",
+          r, (unsigned long long)fy_progress_stats.polls, (unsigned long long)fy_progress_stats.waits,
+          (unsigned long long)fy_progress_stats.yields, (unsigned long long)fy_progress_stats.sleeps,
+          (unsigned long long)fy_progress_stats.wakeups);
+  fy_async_stats(stderr);
+  /* Job-wide ASL/MASL on rank 0. */
+  fy_comm_t *c = &fy_comm_world;
+  fy_datatype_t *dbl = fy_type_get(MPI_DOUBLE);
+  if (c->rank == 0) {
+    double max = asl, sum = asl, v;
+    for (int i = 1; i < c->size; i++) {
+      fy_request_t *rr;
+      fy_irecv_internal(&v, 1, dbl, i, FY_TAG_STATS, c, &rr);
+      fy_req_wait_done(rr);
+      fy_req_release(rr);
+      if (v > max) max = v;
+      sum += v;
+    }
+    fprintf(stderr, "ferry-stats job: ranks=%d MASL=%.2f ASL=%.2f\n", c->size, max, sum / c->size);
+  } else {
+    fy_request_t *sr;
+    fy_isend_internal(&asl, 1, dbl, 0, FY_TAG_STATS, c, &sr);
+    fy_req_wait_done(sr);
+    fy_req_release(sr);
+  }
+}

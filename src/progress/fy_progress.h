@@ -1,0 +1,42 @@
+/* The progress engine: the one entry point that advances every transport,
+ * protocol state machine and (later) collective schedule and RMA epoch.
+ *
+ * Contract
+ * - fy_progress_poll() runs one pass: drain the shm ring, retry queued
+ *   packets, advance rendezvous transfers, run registered hooks. It takes
+ *   the progress lock (recursive for the owning thread); an agent thread
+ *   uses fy_progress_try_poll(), which returns -1 without waiting when the
+ *   lock is held (the holder is progressing anyway: the seeds' "progress-lock
+ *   status").
+ * - fy_progress_wait() blocks until done(arg) is true: it polls, spins
+ *   FERRY_SPIN times, then yields FERRY_YIELD times, then sleeps on the
+ *   doorbell for at most FERRY_SLEEP_US per round; while it sleeps or
+ *   yields it releases the MPI_THREAD_MULTIPLE API lock. While inside, this
+ *   process advertises "waiting in MPI" to its peers, so they let it move
+ *   rendezvous data.
+ * - Hooks (fy_progress_hook_add) run on every pass under the lock. */
+#ifndef FY_PROGRESS_H
+#define FY_PROGRESS_H
+#include <stdint.h>
+#include <stdatomic.h>
+
+void fy_plock(void);
+void fy_punlock(void);
+int fy_ptrylock(void);
+int fy_plock_held(void);      /* the progress lock is held by some thread */
+
+int fy_progress_poll(void);
+int fy_progress_poll_locked(void);   /* caller holds the progress lock */
+int fy_progress_try_poll(void);      /* -1 if the lock was busy */
+void fy_progress_wait(int (*done)(void *), void *arg);
+int fy_progress_in_wait(void);       /* this thread is in fy_progress_wait */
+
+typedef int (*fy_progress_hook_t)(void);
+int fy_progress_hook_add(fy_progress_hook_t hook);
+void fy_progress_hook_remove(fy_progress_hook_t hook);
+
+typedef struct fy_progress_counters {
+  uint64_t polls, waits, spins, yields, sleeps, wakeups;
+} fy_progress_counters_t;
+extern fy_progress_counters_t fy_progress_stats;
+#endif

@@ -1,0 +1,136 @@
+/* The progress engine: see fy_progress.h. */
+#include "progress/fy_progress.h"
+#include "pt2pt/fy_pt2pt.h"
+#include "transport/shm/fy_shm.h"
+#include "runtime/fy_config.h"
+#include "core/fy_api.h"
+#include <sched.h>
+#include <pthread.h>
+
+fy_progress_counters_t fy_progress_stats;
+
+/* Recursive progress lock: owner thread id + depth. */
+static atomic_uintptr_t lock_owner;
+static int lock_depth;
+static __thread int in_wait;
+static __thread uintptr_t self_id;
+
+static inline uintptr_t me(void) {
+  if (!self_id) self_id = (uintptr_t)pthread_self();
+  return self_id;
+}
+
+int fy_ptrylock(void) {
+  uintptr_t self = me();
+  if (atomic_load_explicit(&lock_owner, memory_order_relaxed) == self) {
+    lock_depth++;
+    return 1;
+  }
+  uintptr_t expect = 0;
+  if (atomic_compare_exchange_strong_explicit(&lock_owner, &expect, self,
+                                              memory_order_acquire, memory_order_relaxed)) {
+    lock_depth = 1;
+    return 1;
+  }
+  return 0;
+}
+
+void fy_plock(void) {
+  int n = 0;
+  while (!fy_ptrylock()) {
+    if (++n > 100) {
+      sched_yield();
+      n = 0;
+    } else {
+      __builtin_ia32_pause();
+    }
+  }
+}
+
+void fy_punlock(void) {
+  if (--lock_depth == 0) atomic_store_explicit(&lock_owner, 0, memory_order_release);
+}
+
+int fy_plock_held(void) { return atomic_load_explicit(&lock_owner, memory_order_relaxed) != 0; }
+
+#define MAX_HOOKS 8
+static fy_progress_hook_t hooks[MAX_HOOKS];
+static int nhooks;
+
+int fy_progress_hook_add(fy_progress_hook_t hook) {
+  if (nhooks == MAX_HOOKS) return -1;
+  hooks[nhooks++] = hook;
+  return 0;
+}
+
+void fy_progress_hook_remove(fy_progress_hook_t hook) {
+  for (int i = 0; i < nhooks; i++)
+    if (hooks[i] == hook) {
+      hooks[i] = hooks[--nhooks];
+      return;
+    }
+}
+
+int fy_progress_poll_locked(void) {
+  int n = fy_pt2pt_progress();
+  for (int i = 0; i < nhooks; i++) n += hooks[i]();
+  fy_progress_stats.polls++;
+  return n;
+}
+
+int fy_progress_poll(void) {
+  fy_plock();
+  int n = fy_progress_poll_locked();
+  fy_punlock();
+  return n;
+}
+
+int fy_progress_try_poll(void) {
+  if (!fy_ptrylock()) return -1;
+  int n = fy_progress_poll_locked();
+  fy_punlock();
+  return n;
+}
+
+int fy_progress_in_wait(void) { return in_wait; }
+
+void fy_progress_wait(int (*done)(void *), void *arg) {
+  if (done(arg)) return;
+  long spin = fy_config.spin_count, yield = fy_config.yield_count;
+  long sleep_us = fy_config.sleep_us;
+  in_wait++;
+  fy_shm_set_in_mpi(1);
+  fy_progress_stats.waits++;
+  long idle = 0;
+  for (;;) {
+    int n = fy_progress_poll();
+    if (done(arg)) break;
+    if (n > 0) {
+      idle = 0;
+      continue;
+    }
+    idle++;
+    if (idle <= spin) {
+      fy_progress_stats.spins++;
+      __builtin_ia32_pause();
+      continue;
+    }
+    fy_api_unlock_for_wait();
+    if (idle <= spin + yield) {
+      fy_progress_stats.yields++;
+      sched_yield();
+    } else {
+      /* Sleep on the doorbell: arm, re-check, sleep. A packet that arrives
+       * between the check and the sleep rings the doorbell we armed. */
+      uint32_t v = fy_shm_doorbell_arm(FY_SHM_WAIT_ANY);
+      if (!fy_shm_pending() && !done(arg)) {
+        fy_progress_stats.sleeps++;
+        if (fy_shm_doorbell_sleep(v, sleep_us) == 0) fy_progress_stats.wakeups++;
+      }
+      fy_shm_doorbell_disarm(FY_SHM_WAIT_ANY);
+    }
+    fy_api_relock_after_wait();
+  }
+  fy_shm_set_in_mpi(0);
+  in_wait--;
+}

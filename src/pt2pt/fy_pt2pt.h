@@ -1,0 +1,56 @@
+/* Point-to-point: send modes, receives, probes, and the protocols under
+ * them (eager; rendezvous by cross-memory attach or pipelined copy).
+ *
+ * Contract
+ * - fy_send_start()/fy_recv_start() start the operation described by an
+ *   (already filled) request; they are used by the nonblocking calls, the
+ *   blocking ones (start + wait) and MPI_Start for persistent requests.
+ * - All functions take the progress lock themselves.
+ * - fy_pt2pt_progress() is the point-to-point part of a progress pass
+ *   (called by the engine with the lock held); returns events handled.
+ * - Messages travel on a context id: a communicator's ctx for user
+ *   traffic, ctx+1 for collectives (fy_request_t.ctx). */
+#ifndef FY_PT2PT_H
+#define FY_PT2PT_H
+#include <mpi.h>
+#include "core/fy_request.h"
+#include "core/fy_comm.h"
+#include "core/fy_datatype.h"
+
+int fy_pt2pt_init(void);
+void fy_pt2pt_finalize(void);
+void fy_pt2pt_ctx_open(fy_comm_t *c);
+int fy_pt2pt_progress(void);
+/* Bytes of the packet header in front of an eager payload. */
+size_t fy_pt2pt_header_bytes(void);
+
+/* Fill a request for a send/receive (does not start it). */
+void fy_req_setup(fy_request_t *r, int kind, int mode, const void *buf, MPI_Count count,
+                  fy_datatype_t *t, int peer, int tag, fy_comm_t *c, int coll);
+int fy_send_start(fy_request_t *r);
+int fy_recv_start(fy_request_t *r);
+/* Internal convenience used by Barrier and friends: start on ctx+1. */
+int fy_isend_internal(const void *buf, MPI_Count count, fy_datatype_t *t, int dest, int tag,
+                      fy_comm_t *c, fy_request_t **out);
+int fy_irecv_internal(void *buf, MPI_Count count, fy_datatype_t *t, int src, int tag,
+                      fy_comm_t *c, fy_request_t **out);
+/* Block until r completes (progressing); does not release r. */
+void fy_req_wait_done(fy_request_t *r);
+
+/* Receive cancel: 1 if it was still queued (and is now cancelled). */
+int fy_recv_cancel(fy_request_t *r);
+
+/* Probes: peek/take an unexpected message. */
+int fy_probe_peek(fy_comm_t *c, int src, int tag, MPI_Status *st);
+fy_request_t *fy_probe_take(fy_comm_t *c, int src, int tag, MPI_Status *st);
+int fy_msg_recv_start(fy_request_t *msg, void *buf, MPI_Count count, fy_datatype_t *t,
+                      fy_request_t *r);
+
+/* Counters for FERRY_STATS */
+typedef struct fy_pt2pt_stats {
+  uint64_t eager_sent, rndv_sent, rndv_cma_recv, rndv_cma_send, rndv_pipe, unexpected, queued_pkts;
+} fy_pt2pt_stats_t;
+extern fy_pt2pt_stats_t fy_pt2pt_stats;
+struct fy_mq;
+extern struct fy_mq *fy_mq;
+#endif

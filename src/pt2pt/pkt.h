@@ -1,0 +1,43 @@
+/* Point-to-point wire format over the node-local transport.
+ *
+ * Every packet starts with fy_pkt_t; EAGER carries the payload after it.
+ * Rendezvous: the sender publishes a claim slot in its shm rank area and
+ * sends RTS; the receiver that matches it writes its buffer into the slot
+ * (MATCHED); then whichever side is in MPI first claims the copy with one
+ * CAS (SCOPY: the sender writes by process_vm_writev; RCOPY: the receiver
+ * reads by process_vm_readv) and sends FIN to the other. Without
+ * cross-memory attach the receiver sets PIPE and both sides stream the data
+ * through the sender's shared pipe slots. Slot words carry a generation so
+ * a stale CAS after reuse fails. */
+#ifndef FY_PT2PT_PKT_H
+#define FY_PT2PT_PKT_H
+#include <stdint.h>
+#include <stdatomic.h>
+
+enum { FY_PKT_EAGER = 1, FY_PKT_RTS, FY_PKT_CTS, FY_PKT_FIN_S, FY_PKT_FIN_R, FY_PKT_ACK };
+enum { FY_PKF_SYNC = 1 };
+
+typedef struct fy_pkt {
+  uint8_t type, flags;
+  uint16_t pad_;
+  int32_t src;       /* sender's rank in the communicator */
+  int32_t tag;
+  uint32_t ctx;
+  uint64_t len;      /* message bytes */
+  uint64_t sreq;     /* sender's request (echoed by ACK and FIN_S) */
+  uint64_t rreq;     /* receiver's request (FIN_R) */
+  uint64_t addr;     /* RTS: sender's data address */
+  uint32_t slot, gen;
+} fy_pkt_t;
+
+enum { FY_SLOT_FREE = 0, FY_SLOT_POSTED, FY_SLOT_MATCHED, FY_SLOT_SCOPY, FY_SLOT_RCOPY, FY_SLOT_PIPE };
+
+typedef struct fy_rndv_slot {
+  _Atomic uint64_t state;   /* gen << 8 | FY_SLOT_* */
+  uint64_t raddr, rcap, rreq;
+  int32_t rlocal;
+  char pad_[64 - 36];
+} fy_rndv_slot_t;
+
+#define FY_SLOT_WORD(gen, st) (((uint64_t)(gen) << 8) | (uint64_t)(st))
+#endif

@@ -1,0 +1,52 @@
+/* Internal state shared by the point-to-point files (not a public
+ * interface of the layer; see fy_pt2pt.h for that). */
+#ifndef FY_PT2PT_IMPL_H
+#define FY_PT2PT_IMPL_H
+#include "pt2pt/fy_pt2pt.h"
+#include "pt2pt/pkt.h"
+#include "core/fy_init.h"
+#include <stddef.h>
+
+/* An unexpected message (eager payload or rendezvous announcement). */
+typedef struct fy_unexp {
+  fy_mq_item_t mqi;
+  uint8_t type, flags;
+  int src_local;
+  size_t len;
+  uint64_t sreq, addr;
+  uint32_t slot, gen;
+  char *data;
+} fy_unexp_t;
+
+/* Intrusive request lists (rendezvous in flight, pipes, slot waiters). */
+typedef struct fy_rlist { fy_request_t *head, *tail; } fy_rlist_t;
+void fy_rlist_push(fy_rlist_t *l, fy_request_t *r);
+void fy_rlist_remove(fy_rlist_t *l, fy_request_t *r);
+
+/* Send a packet to a local rank, or queue it behind earlier ones for that
+ * rank. If req is given and complete_on_send, req completes once the packet
+ * is in the ring. Returns 1 if queued, 0 if sent. */
+int fy_out_send(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen, unsigned flags,
+                fy_request_t *req, int complete_on_send);
+int fy_out_progress(void);
+int fy_out_init(int nlocal);
+void fy_out_finalize(void);
+
+/* Arrivals */
+void fy_eager_deliver(fy_request_t *r, const fy_pkt_t *h, const void *data, int src_local);
+void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h);
+int fy_rndv_send_start(fy_request_t *r, int dst, const void *data);
+void fy_rndv_on_cts(const fy_pkt_t *h);
+void fy_rndv_on_fin_s(const fy_pkt_t *h);
+void fy_rndv_on_fin_r(const fy_pkt_t *h);
+int fy_rndv_progress(void);
+int fy_rndv_init(void);
+void fy_unexp_consume(fy_request_t *r, fy_unexp_t *u);
+
+static inline int fy_local_of(fy_comm_t *c, int rank) {
+  return fy_state.local_of_world[fy_comm_world_rank(c, rank)];
+}
+void fy_recv_set_status(fy_request_t *r, int src, int tag, size_t bytes, size_t len);
+const void *fy_send_data(fy_request_t *r);
+extern size_t fy_eager_max;
+#endif

@@ -1,0 +1,236 @@
+/* Receive side: packet dispatch, matching through the message queue,
+ * eager delivery, unexpected messages, receive cancel. */
+#include "pt2pt/pt2pt_impl.h"
+#include "pt2pt/mq/fy_mq.h"
+#include "runtime/fy_config.h"
+#include "progress/fy_progress.h"
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include "core/fy_error.h"
+
+struct fy_mq *fy_mq;
+fy_pt2pt_stats_t fy_pt2pt_stats;
+static fy_unexp_t *spare; /* the next unexpected descriptor, allocated ahead */
+
+static fy_unexp_t *unexp_new(void) {
+  fy_unexp_t *u = calloc(1, sizeof *u);
+  if (!u) fy_abort(MPI_ERR_NO_MEM, "out of memory for an unexpected message");
+  u->mqi.owner = u;
+  return u;
+}
+
+void fy_recv_set_status(fy_request_t *r, int src, int tag, size_t bytes, size_t len) {
+  r->status.MPI_SOURCE = src;
+  r->status.MPI_TAG = tag;
+  fy_status_set_count(&r->status, (MPI_Count)bytes);
+  if (len > bytes) {
+    r->status.MPI_ERROR = fy_err(MPI_ERR_TRUNCATE,
+        "message of %zu bytes from rank %d (tag %d) is longer than the receive buffer (%zu bytes)",
+        len, src, tag, bytes);
+  } else {
+    r->status.MPI_ERROR = MPI_SUCCESS;
+  }
+}
+
+static void send_ack(int src_local, uint64_t sreq) {
+  fy_pkt_t a = {.type = FY_PKT_ACK, .sreq = sreq};
+  fy_out_send(src_local, &a, NULL, 0, 0, NULL, 0);
+}
+
+void fy_eager_deliver(fy_request_t *r, const fy_pkt_t *h, const void *data, int src_local) {
+  size_t len = (size_t)h->len, n = len < r->bytes ? len : r->bytes;
+  fy_recv_set_status(r, h->src, h->tag, n, len);
+  if (n) {
+    if (r->type->is_contig)
+      memcpy((char *)r->rbuf + r->type->true_lb, data, n);
+    else
+      fy_type_unpack(r->type, r->count, data, n, r->rbuf);
+  }
+  if (h->flags & FY_PKF_SYNC) send_ack(src_local, h->sreq);
+  fy_req_complete(r);
+}
+
+static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
+  const fy_pkt_t *h = pkt;
+  switch (h->type) {
+    case FY_PKT_EAGER:
+    case FY_PKT_RTS: {
+      fy_unexp_t *u = spare;
+      u->mqi.ctx = h->ctx;
+      u->mqi.rank = h->src;
+      u->mqi.tag = h->tag;
+      fy_mq_item_t *m = fy_mq_arrive(fy_mq, &u->mqi);
+      if (m) {
+        fy_request_t *r = m->owner;
+        if (h->type == FY_PKT_EAGER)
+          fy_eager_deliver(r, h, h + 1, src_local);
+        else
+          fy_rndv_recv_match(r, src_local, h);
+        break;
+      }
+      /* Unexpected: keep it (the descriptor is now queued). */
+      u->type = h->type;
+      u->flags = h->flags;
+      u->src_local = src_local;
+      u->len = (size_t)h->len;
+      u->sreq = h->sreq;
+      u->addr = h->addr;
+      u->slot = h->slot;
+      u->gen = h->gen;
+      if (h->type == FY_PKT_EAGER && u->len) {
+        u->data = malloc(u->len);
+        if (!u->data) fy_abort(MPI_ERR_NO_MEM, "out of memory for an unexpected message");
+        memcpy(u->data, h + 1, u->len);
+      }
+      spare = unexp_new();
+      fy_pt2pt_stats.unexpected++;
+      break;
+    }
+    case FY_PKT_CTS: fy_rndv_on_cts(h); break;
+    case FY_PKT_FIN_S: fy_rndv_on_fin_s(h); break;
+    case FY_PKT_FIN_R: fy_rndv_on_fin_r(h); break;
+    case FY_PKT_ACK: fy_req_complete((fy_request_t *)(uintptr_t)h->sreq); break;
+    default:
+      fy_abort(MPI_ERR_INTERN, "corrupt packet in the shared-memory ring");
+  }
+  return 0;
+}
+
+int fy_pt2pt_progress(void) {
+  int n = 0;
+  if (fy_shm_pending()) n += fy_shm_poll(on_packet, NULL, 0);
+  n += fy_out_progress();
+  n += fy_rndv_progress();
+  return n;
+}
+
+/* A receive matched an unexpected message u: deliver and free u. */
+void fy_unexp_consume(fy_request_t *r, fy_unexp_t *u) {
+  fy_pkt_t h = {.type = u->type, .flags = u->flags, .src = u->mqi.rank, .tag = u->mqi.tag,
+                .ctx = u->mqi.ctx, .len = u->len, .sreq = u->sreq, .addr = u->addr,
+                .slot = u->slot, .gen = u->gen};
+  if (u->type == FY_PKT_EAGER)
+    fy_eager_deliver(r, &h, u->data, u->src_local);
+  else
+    fy_rndv_recv_match(r, u->src_local, &h);
+  free(u->data);
+  free(u);
+}
+
+int fy_recv_start(fy_request_t *r) {
+  atomic_store_explicit(&r->done, 0, memory_order_relaxed);
+  r->active = 1;
+  r->cancelled = 0;
+  r->pstate = FY_PS_IDLE;
+  r->tmp = NULL;
+  fy_status_empty(&r->status);
+  if (r->peer == MPI_PROC_NULL) {
+    r->status.MPI_SOURCE = MPI_PROC_NULL;
+    r->status.MPI_TAG = MPI_ANY_TAG;
+    fy_req_complete(r);
+    return MPI_SUCCESS;
+  }
+  r->bytes = (size_t)(r->count * r->type->size);
+  r->mqi.ctx = r->ctx;
+  r->mqi.rank = r->peer;
+  r->mqi.tag = r->tag;
+  r->mqi.owner = r;
+  fy_plock();
+  fy_mq_item_t *m = fy_mq_post(fy_mq, &r->mqi);
+  if (m) fy_unexp_consume(r, m->owner);
+  fy_punlock();
+  return MPI_SUCCESS;
+}
+
+int fy_recv_cancel(fy_request_t *r) {
+  int ok = 0;
+  fy_plock();
+  if (!fy_req_done(r) && r->pstate == FY_PS_IDLE && fy_mq_cancel_posted(fy_mq, &r->mqi)) {
+    r->cancelled = 1;
+    fy_status_set_cancelled(&r->status, 1);
+    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    r->status.MPI_TAG = MPI_ANY_TAG;
+    fy_req_complete(r);
+    ok = 1;
+  }
+  fy_punlock();
+  return ok;
+}
+
+int fy_probe_peek(fy_comm_t *c, int src, int tag, MPI_Status *st) {
+  fy_plock();
+  fy_mq_item_t *m = fy_mq_peek_unexpected(fy_mq, c->ctx, src, tag);
+  if (m && st) {
+    fy_unexp_t *u = m->owner;
+    fy_status_empty(st);
+    st->MPI_SOURCE = u->mqi.rank;
+    st->MPI_TAG = u->mqi.tag;
+    fy_status_set_count(st, (MPI_Count)u->len);
+  }
+  fy_punlock();
+  return m != NULL;
+}
+
+fy_request_t *fy_probe_take(fy_comm_t *c, int src, int tag, MPI_Status *st) {
+  fy_plock();
+  fy_mq_item_t *m = fy_mq_take_unexpected(fy_mq, c->ctx, src, tag);
+  fy_punlock();
+  if (!m) return NULL;
+  fy_unexp_t *u = m->owner;
+  if (st) {
+    fy_status_empty(st);
+    st->MPI_SOURCE = u->mqi.rank;
+    st->MPI_TAG = u->mqi.tag;
+    fy_status_set_count(st, (MPI_Count)u->len);
+  }
+  fy_request_t *msg = fy_req_alloc(FY_REQ_MSG, 1);
+  msg->msg = u;
+  msg->comm = c;
+  return msg;
+}
+
+int fy_msg_recv_start(fy_request_t *msg, void *buf, MPI_Count count, fy_datatype_t *t,
+                      fy_request_t *r) {
+  fy_unexp_t *u = msg->msg;
+  fy_req_setup(r, FY_REQ_RECV, FY_MODE_STD, buf, count, t, u->mqi.rank, u->mqi.tag, msg->comm, 0);
+  atomic_store_explicit(&r->done, 0, memory_order_relaxed);
+  r->active = 1;
+  fy_status_empty(&r->status);
+  r->bytes = (size_t)(count * t->size);
+  msg->msg = NULL;
+  fy_plock();
+  fy_unexp_consume(r, u);
+  fy_punlock();
+  return MPI_SUCCESS;
+}
+
+int fy_pt2pt_init(void) {
+  fy_mq_kind_t kind;
+  if (fy_mq_kind_parse(fy_config.mq, &kind) != 0) {
+    fprintf(stderr, "ferry: FERRY_MQ=%s is not one of list, array, 4d, auto; using auto\n", fy_config.mq);
+    kind = FY_MQ_AUTO;
+  }
+  double adj = fy_config.mq_adjustment < 1.0 ? 1.0 : fy_config.mq_adjustment;
+  fy_mq = fy_mq_create(kind, adj);
+  spare = unexp_new();
+  fy_eager_max = (size_t)fy_config.eager_threshold;
+  if (!fy_mq || fy_out_init(fy_state.local_size) != 0 || fy_rndv_init() != 0)
+    return fy_err(MPI_ERR_NO_MEM, "cannot set up point-to-point state");
+  return MPI_SUCCESS;
+}
+
+void fy_pt2pt_finalize(void) {
+  fy_out_finalize();
+  if (fy_mq) fy_mq_destroy(fy_mq);
+  fy_mq = NULL;
+  free(spare);
+  spare = NULL;
+}
+
+void fy_pt2pt_ctx_open(fy_comm_t *c) {
+  fy_mq_ctx_open(fy_mq, c->ctx, c->size);
+  fy_mq_ctx_open(fy_mq, c->ctx + 1, c->size);
+}
+
+size_t fy_pt2pt_header_bytes(void) { return sizeof(fy_pkt_t); }

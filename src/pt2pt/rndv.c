@@ -1,0 +1,234 @@
+/* Rendezvous protocol: claim slots in the sender's shm rank area, copy by
+ * whichever side is in MPI (cross-memory attach), or stream through the
+ * shm pipe when cross-memory attach is unavailable. See pkt.h. */
+#include "pt2pt/pt2pt_impl.h"
+#include "progress/fy_progress.h"
+#include "runtime/fy_config.h"
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+
+#define NSLOTS 256
+size_t fy_rndv_area_bytes = NSLOTS * sizeof(fy_rndv_slot_t);
+
+static uint32_t free_slots[NSLOTS];
+static int nfree_slots;
+static uint32_t slot_gen[NSLOTS];
+static fy_request_t *slot_req[NSLOTS];
+static fy_rlist_t wait_slot, recv_matched, pipe_send, pipe_recv;
+static int use_cma;
+static int my_local;
+
+int fy_rndv_init(void) {
+  for (int i = 0; i < NSLOTS; i++) free_slots[i] = (uint32_t)(NSLOTS - 1 - i);
+  nfree_slots = NSLOTS;
+  use_cma = fy_config.cma && fy_shm_cma_available();
+  my_local = fy_shm_local_rank();
+  return 0;
+}
+
+static inline fy_rndv_slot_t *slot_at(int local, uint32_t i) {
+  return (fy_rndv_slot_t *)fy_shm_rank_area(local) + i;
+}
+
+static inline uint64_t xfer_id(uint32_t slot, uint32_t gen) {
+  return ((uint64_t)gen << 16) | slot;
+}
+
+static void slot_free(uint32_t i) {
+  slot_gen[i]++;
+  slot_req[i] = NULL;
+  atomic_store_explicit(&slot_at(my_local, i)->state, FY_SLOT_WORD(slot_gen[i], FY_SLOT_FREE),
+                        memory_order_release);
+  free_slots[nfree_slots++] = i;
+}
+
+static void send_rts(fy_request_t *r) {
+  uint32_t i = free_slots[--nfree_slots];
+  fy_rndv_slot_t *s = slot_at(my_local, i);
+  slot_req[i] = r;
+  r->slot = i;
+  r->gen = slot_gen[i];
+  atomic_store_explicit(&s->state, FY_SLOT_WORD(r->gen, FY_SLOT_POSTED), memory_order_release);
+  fy_pkt_t h = {.type = FY_PKT_RTS, .src = r->comm->rank, .tag = r->tag, .ctx = r->ctx,
+                .len = r->bytes, .sreq = (uint64_t)(uintptr_t)r,
+                .addr = (uint64_t)(uintptr_t)fy_send_data(r), .slot = i, .gen = (uint32_t)r->gen};
+  r->pstate = FY_PS_RNDV_SENT;
+  fy_out_send(r->peer_local, &h, NULL, 0, FY_SHM_F_RNDV, r, 0);
+  fy_pt2pt_stats.rndv_sent++;
+}
+
+int fy_rndv_send_start(fy_request_t *r, int dst, const void *data) {
+  r->peer_local = dst;
+  if (nfree_slots == 0) {
+    r->pstate = FY_PS_RNDV_WAIT_SLOT;
+    fy_rlist_push(&wait_slot, r);
+    return 0;
+  }
+  send_rts(r);
+  return 0;
+}
+
+/* The copy itself, by either side. Returns 0 or -1 (errno). */
+static int copy_recv_side(fy_request_t *r, int src_local, const fy_rndv_slot_t *s, uint64_t saddr) {
+  size_t n = (size_t)s->rcap;
+  if (n == 0) return 0;
+  return fy_shm_cma_read(src_local, (void *)(uintptr_t)s->raddr, (const void *)(uintptr_t)saddr, n);
+}
+
+static void recv_finish(fy_request_t *r) {
+  if (r->tmp) {
+    fy_type_unpack(r->type, r->count, r->tmp, r->status.count_lo >= 0 ? (size_t)fy_status_get_count(&r->status) : 0, r->rbuf);
+    free(r->tmp);
+    r->tmp = NULL;
+  }
+  fy_req_complete(r);
+}
+
+static int try_recv_copy(fy_request_t *r);
+
+/* Receiver: the message r matched is a rendezvous announcement h. */
+void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
+  size_t len = (size_t)h->len, cap = r->bytes, n = len < cap ? len : cap;
+  fy_recv_set_status(r, h->src, h->tag, n, len);
+  r->peer_local = src_local;
+  r->slot = h->slot;
+  r->gen = h->gen;
+  r->sreq = h->sreq;
+  r->xfer_len = len;
+  r->mqi.owner = (void *)(uintptr_t)h->addr; /* sender's address, for our own copy */
+  void *dst;
+  if (r->type->is_contig) {
+    dst = (char *)r->rbuf + r->type->true_lb;
+  } else {
+    r->tmp = malloc(n ? n : 1);
+    if (!r->tmp) fy_abort(MPI_ERR_NO_MEM, "out of memory for a rendezvous receive");
+    dst = r->tmp;
+  }
+  fy_rndv_slot_t *s = slot_at(src_local, h->slot);
+  s->raddr = (uint64_t)(uintptr_t)dst;
+  s->rcap = n;
+  s->rreq = (uint64_t)(uintptr_t)r;
+  s->rlocal = my_local;
+  fy_pkt_t cts = {.type = FY_PKT_CTS, .sreq = h->sreq, .slot = h->slot, .gen = h->gen};
+  if (!use_cma) {
+    atomic_store_explicit(&s->state, FY_SLOT_WORD(h->gen, FY_SLOT_PIPE), memory_order_release);
+    fy_shm_pipe_init(&r->pipe, src_local, xfer_id(h->slot, h->gen), len);
+    r->pstate = FY_PS_RNDV_PIPE;
+    fy_rlist_push(&pipe_recv, r);
+    fy_out_send(src_local, &cts, NULL, 0, 0, NULL, 0);
+    fy_pt2pt_stats.rndv_pipe++;
+    return;
+  }
+  atomic_store_explicit(&s->state, FY_SLOT_WORD(h->gen, FY_SLOT_MATCHED), memory_order_release);
+  r->pstate = FY_PS_RNDV_MATCHED;
+  fy_rlist_push(&recv_matched, r);
+  /* The sender moves the data if it is waiting in MPI and we are not;
+   * otherwise we take it now. */
+  int sender_waiting = atomic_load_explicit(fy_shm_in_mpi_word(src_local), memory_order_relaxed) != 0;
+  if (sender_waiting && !fy_progress_in_wait())
+    fy_out_send(src_local, &cts, NULL, 0, 0, NULL, 0);
+  else
+    try_recv_copy(r);
+}
+
+/* Receiver: try to claim and copy a matched transfer. */
+static int try_recv_copy(fy_request_t *r) {
+  fy_rndv_slot_t *s = slot_at(r->peer_local, r->slot);
+  uint64_t expect = FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED);
+  if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, FY_SLOT_RCOPY),
+                                               memory_order_acq_rel, memory_order_acquire))
+    return 0; /* the sender has it: FIN_R will tell us */
+  if (copy_recv_side(r, r->peer_local, s, (uint64_t)(uintptr_t)r->mqi.owner) != 0) {
+    int e = errno;
+    fy_abort(MPI_ERR_INTERN, e == EPERM ? "process_vm_readv denied after the start-up probe succeeded"
+                                        : "process_vm_readv failed during a rendezvous receive");
+  }
+  fy_pt2pt_stats.rndv_cma_recv++;
+  fy_pkt_t fin = {.type = FY_PKT_FIN_S, .sreq = r->sreq, .slot = r->slot, .gen = (uint32_t)r->gen};
+  fy_out_send(r->peer_local, &fin, NULL, 0, 0, NULL, 0);
+  fy_rlist_remove(&recv_matched, r);
+  recv_finish(r);
+  return 1;
+}
+
+/* Sender: the receiver matched (CTS wakes us): copy if still unclaimed. */
+void fy_rndv_on_cts(const fy_pkt_t *h) {
+  fy_request_t *r = (fy_request_t *)(uintptr_t)h->sreq;
+  if (h->slot >= NSLOTS || slot_req[h->slot] != r || (uint32_t)r->gen != h->gen) return;
+  fy_rndv_slot_t *s = slot_at(my_local, h->slot);
+  uint64_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+  if (st == FY_SLOT_WORD(r->gen, FY_SLOT_PIPE)) {
+    if (r->pstate != FY_PS_RNDV_PIPE) {
+      fy_shm_pipe_init(&r->pipe, r->peer_local, xfer_id(r->slot, (uint32_t)r->gen), r->bytes);
+      r->pstate = FY_PS_RNDV_PIPE;
+      fy_rlist_push(&pipe_send, r);
+    }
+    return;
+  }
+  uint64_t expect = FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED);
+  if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, FY_SLOT_SCOPY),
+                                               memory_order_acq_rel, memory_order_acquire))
+    return; /* the receiver copies: FIN_S follows */
+  size_t n = (size_t)s->rcap;
+  if (n && fy_shm_cma_write(r->peer_local, (void *)(uintptr_t)s->raddr, fy_send_data(r), n) != 0)
+    fy_abort(MPI_ERR_INTERN, "process_vm_writev failed during a rendezvous send");
+  fy_pt2pt_stats.rndv_cma_send++;
+  fy_pkt_t fin = {.type = FY_PKT_FIN_R, .rreq = s->rreq, .len = n};
+  fy_out_send(r->peer_local, &fin, NULL, 0, 0, NULL, 0);
+  slot_free(r->slot);
+  fy_req_complete(r);
+}
+
+void fy_rndv_on_fin_s(const fy_pkt_t *h) {
+  fy_request_t *r = (fy_request_t *)(uintptr_t)h->sreq;
+  if (h->slot >= NSLOTS || slot_req[h->slot] != r) return;
+  slot_free(h->slot);
+  fy_req_complete(r);
+}
+
+void fy_rndv_on_fin_r(const fy_pkt_t *h) {
+  fy_request_t *r = (fy_request_t *)(uintptr_t)h->rreq;
+  fy_rlist_remove(&recv_matched, r);
+  recv_finish(r);
+}
+
+int fy_rndv_progress(void) {
+  int n = 0;
+  while (wait_slot.head && nfree_slots > 0) {
+    fy_request_t *r = wait_slot.head;
+    fy_rlist_remove(&wait_slot, r);
+    send_rts(r);
+    n++;
+  }
+  for (fy_request_t *r = recv_matched.head, *nx; r; r = nx) {
+    nx = r->lnext;
+    n += try_recv_copy(r);
+  }
+  for (fy_request_t *r = pipe_send.head, *nx; r; r = nx) {
+    nx = r->lnext;
+    size_t before = r->pipe.done;
+    if (fy_shm_pipe_push(&r->pipe, fy_send_data(r))) {
+      fy_rlist_remove(&pipe_send, r);
+      slot_free(r->slot);
+      fy_req_complete(r);
+      n++;
+    } else if (r->pipe.done != before) {
+      n++;
+    }
+  }
+  for (fy_request_t *r = pipe_recv.head, *nx; r; r = nx) {
+    nx = r->lnext;
+    size_t before = r->pipe.done;
+    void *dst = r->tmp ? r->tmp : (char *)r->rbuf + r->type->true_lb;
+    size_t cap = (size_t)fy_status_get_count(&r->status);
+    if (fy_shm_pipe_pull(&r->pipe, dst, cap)) {
+      fy_rlist_remove(&pipe_recv, r);
+      recv_finish(r);
+      n++;
+    } else if (r->pipe.done != before) {
+      n++;
+    }
+  }
+  return n;
+}

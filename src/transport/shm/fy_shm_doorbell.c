@@ -1,0 +1,93 @@
+/* shm doorbell: per-rank futex words in the segment. See fy_shm.h.
+ *
+ * Protocol (Dekker): the sleeper increments armed[kind], fences (seq_cst),
+ * reads futex[kind], then the caller re-checks fy_shm_pending() and only
+ * then sleeps on the value it read. A sender publishes the cell, fences
+ * (seq_cst), then reads armed[]: either it sees the sleeper armed (and bumps
+ * the futex word, so the sleep returns at once or is woken), or the sleeper's
+ * re-check sees the packet. The futex words are process-shared (no
+ * FUTEX_PRIVATE_FLAG). ANY and RNDV sleepers use different words, so a
+ * packet that should not wake RNDV sleepers does not even change theirs;
+ * ANY's word holds even values and RNDV's odd ones (both step by 2), so the
+ * armed value alone says which word to sleep on. */
+#include "transport/shm/fy_shm_internal.h"
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static long futex(_Atomic uint32_t *w, int op, uint32_t val, const struct timespec *ts,
+                  uint32_t bitset) {
+  return syscall(SYS_futex, (uint32_t *)w, op, val, ts, NULL, bitset);
+}
+
+static void wake_word(fy_shm_rank_t *rk, int kind) {
+  atomic_fetch_add_explicit(&rk->futex[kind], 2, memory_order_seq_cst);
+  futex(&rk->futex[kind], FUTEX_WAKE, INT_MAX, NULL, 0);
+  atomic_fetch_add_explicit(&fy_shm_g.wakeups, 1, memory_order_relaxed);
+}
+
+void fy_shm_doorbell_after_send(int dst, unsigned flags) {
+  fy_shm_rank_t *rk = fy_shm_rank(dst);
+  atomic_thread_fence(memory_order_seq_cst);
+  uint32_t any = atomic_load_explicit(&rk->armed[FY_SHM_WAIT_ANY], memory_order_relaxed);
+  uint32_t rndv = atomic_load_explicit(&rk->armed[FY_SHM_WAIT_RNDV], memory_order_relaxed);
+  if (__builtin_expect(!(any | rndv), 1)) return;
+  if (any) wake_word(rk, FY_SHM_WAIT_ANY);
+  if (rndv && ((flags & FY_SHM_F_RNDV) || !fy_shm_g.selective)) wake_word(rk, FY_SHM_WAIT_RNDV);
+}
+
+void fy_shm_set_selective(bool selective) { fy_shm_g.selective = selective; }
+
+uint32_t fy_shm_doorbell_arm(int kind) {
+  fy_shm_rank_t *rk = fy_shm_rank(fy_shm_g.me);
+  kind = kind == FY_SHM_WAIT_RNDV ? FY_SHM_WAIT_RNDV : FY_SHM_WAIT_ANY;
+  atomic_fetch_add_explicit(&rk->armed[kind], 1, memory_order_seq_cst);
+  atomic_thread_fence(memory_order_seq_cst);
+  return atomic_load_explicit(&rk->futex[kind], memory_order_seq_cst);
+}
+
+void fy_shm_doorbell_disarm(int kind) {
+  fy_shm_rank_t *rk = fy_shm_rank(fy_shm_g.me);
+  kind = kind == FY_SHM_WAIT_RNDV ? FY_SHM_WAIT_RNDV : FY_SHM_WAIT_ANY;
+  atomic_fetch_sub_explicit(&rk->armed[kind], 1, memory_order_seq_cst);
+}
+
+int fy_shm_doorbell_sleep(uint32_t armed_value, long timeout_us) {
+  fy_shm_rank_t *rk = fy_shm_rank(fy_shm_g.me);
+  _Atomic uint32_t *w = &rk->futex[armed_value & 1u];
+  struct timespec dl, *pdl = NULL;
+  if (timeout_us >= 0) {
+    clock_gettime(CLOCK_MONOTONIC, &dl);
+    dl.tv_sec += timeout_us / 1000000;
+    dl.tv_nsec += (timeout_us % 1000000) * 1000;
+    if (dl.tv_nsec >= 1000000000) { dl.tv_sec++; dl.tv_nsec -= 1000000000; }
+    pdl = &dl;
+  }
+  for (;;) {
+    if (atomic_load_explicit(w, memory_order_acquire) != armed_value) return 0;
+    /* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline, so a
+     * retry after EINTR keeps the original timeout */
+    long r = futex(w, FUTEX_WAIT_BITSET, armed_value, pdl, FUTEX_BITSET_MATCH_ANY);
+    if (r == 0 || errno == EAGAIN) return 0;
+    if (errno == ETIMEDOUT) return 1;
+    if (errno != EINTR) return 0;   /* unexpected: let the caller re-poll */
+  }
+}
+
+void fy_shm_doorbell_ring(int local) {
+  fy_shm_rank_t *rk = fy_shm_rank(local);
+  for (int k = 0; k < 2; k++) {
+    atomic_fetch_add_explicit(&rk->futex[k], 2, memory_order_seq_cst);
+    if (atomic_load_explicit(&rk->armed[k], memory_order_seq_cst)) {
+      futex(&rk->futex[k], FUTEX_WAKE, INT_MAX, NULL, 0);
+      atomic_fetch_add_explicit(&fy_shm_g.wakeups, 1, memory_order_relaxed);
+    }
+  }
+}
+
+uint64_t fy_shm_wakeups_sent(void) {
+  return atomic_load_explicit(&fy_shm_g.wakeups, memory_order_relaxed);
+}

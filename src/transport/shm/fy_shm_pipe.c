@@ -1,0 +1,64 @@
+/* shm pipelined copy through per-sender slots. See fy_shm.h.
+ *
+ * Every sender owns pipe_slots slots of pipe_chunk bytes. A slot's state word
+ * is the only synchronisation: the sender fills data and the tag (dst,
+ * xfer_id, seq, len) of a FREE slot, then release-stores FULL; the receiver
+ * acquire-loads FULL, checks the tag, copies the data out, then
+ * release-stores FREE, which the sender's acquire-load pairs with before it
+ * overwrites the slot. Chunks of one transfer carry consecutive seq numbers
+ * and are pulled in that order; slots are shared by all transfers of a
+ * sender, so memory stays linear in local ranks. */
+#include "transport/shm/fy_shm_internal.h"
+#include <string.h>
+
+size_t fy_shm_pipe_chunk(void) { return fy_shm_g.hdr->pipe_chunk; }
+int fy_shm_pipe_slots(void) { return (int)fy_shm_g.hdr->pipe_slots; }
+
+void fy_shm_pipe_init(fy_shm_pipe_t *p, int peer, uint64_t xfer_id, size_t len) {
+  memset(p, 0, sizeof *p);
+  p->peer = peer;
+  p->xfer_id = xfer_id;
+  p->len = len;
+}
+
+int fy_shm_pipe_push(fy_shm_pipe_t *p, const void *buf) {
+  const uint32_t K = (uint32_t)fy_shm_g.hdr->pipe_slots;
+  const size_t C = fy_shm_g.hdr->pipe_chunk;
+  uint32_t k = p->hint;
+  for (uint32_t tried = 0; p->done < p->len && tried < K; tried++, k = k + 1 == K ? 0 : k + 1) {
+    fy_shm_slot_t *s = fy_shm_slot(fy_shm_g.me, (int)k);
+    if (atomic_load_explicit(&s->state, memory_order_acquire) != FY_SLOT_FREE) continue;
+    size_t n = p->len - p->done < C ? p->len - p->done : C;
+    memcpy(fy_shm_slot_data(s), (const char *)buf + p->done, n);
+    s->dst = (uint32_t)p->peer;
+    s->xfer_id = p->xfer_id;
+    s->seq = p->next_seq++;
+    s->len = (uint32_t)n;
+    atomic_store_explicit(&s->state, FY_SLOT_FULL, memory_order_release);
+    p->done += n;
+    tried = (uint32_t)-1;          /* a free slot: keep going round */
+  }
+  p->hint = k;
+  return p->done >= p->len;
+}
+
+int fy_shm_pipe_pull(fy_shm_pipe_t *p, void *buf, size_t cap) {
+  const uint32_t K = (uint32_t)fy_shm_g.hdr->pipe_slots;
+  const uint32_t me = (uint32_t)fy_shm_g.me;
+  uint32_t k = p->hint;
+  for (uint32_t tried = 0; p->done < p->len && tried < K; tried++, k = k + 1 == K ? 0 : k + 1) {
+    fy_shm_slot_t *s = fy_shm_slot(p->peer, (int)k);
+    if (atomic_load_explicit(&s->state, memory_order_acquire) != FY_SLOT_FULL ||
+        s->dst != me || s->xfer_id != p->xfer_id || s->seq != p->next_seq)
+      continue;
+    size_t n = s->len;
+    if (p->done < cap)
+      memcpy((char *)buf + p->done, fy_shm_slot_data(s), cap - p->done < n ? cap - p->done : n);
+    atomic_store_explicit(&s->state, FY_SLOT_FREE, memory_order_release);
+    p->done += n;
+    p->next_seq++;
+    tried = (uint32_t)-1;          /* the next chunk is likely in the next slot */
+  }
+  p->hint = k;
+  return p->done >= p->len;
+}
