@@ -5,7 +5,10 @@
 #   object libraries (e.g. fy_mq) it tests.
 # fy_add_mpi_test(NAME SOURCES a.c NP 1 2 4 [ENV A=B ...] [ARGS ...])
 #   An MPI program built against Ferry's libmpi, run as one CTest test per
-#   process count under Ferry's mpiexec: test names are NAME.npN.
+#   process count under Ferry's mpiexec: test names are NAME.npN. At the
+#   largest process count it also runs once per asynchronous progress mode
+#   (NAME.npN.<mode>, FERRY_PROGRESS=<mode>), so every mode passes the suite.
+set(FY_PROGRESS_MODES none thread interrupt pef)
 function(fy_add_unit_test name)
   cmake_parse_arguments(A "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${A_SOURCES})
@@ -27,10 +30,20 @@ function(fy_add_mpi_test name)
   if(NOT A_TIMEOUT)
     set(A_TIMEOUT 300)
   endif()
+  set(maxnp 0)
   foreach(np ${A_NP})
     add_test(NAME mpi.${name}.np${np}
              COMMAND $<TARGET_FILE:mpiexec> -n ${np} $<TARGET_FILE:${name}> ${A_ARGS})
     set_tests_properties(mpi.${name}.np${np} PROPERTIES TIMEOUT ${A_TIMEOUT}
                          LABELS mpi ENVIRONMENT "${A_ENV}")
+    if(np GREATER maxnp)
+      set(maxnp ${np})
+    endif()
+  endforeach()
+  foreach(mode ${FY_PROGRESS_MODES})
+    add_test(NAME mpi.${name}.np${maxnp}.${mode}
+             COMMAND $<TARGET_FILE:mpiexec> -n ${maxnp} $<TARGET_FILE:${name}> ${A_ARGS})
+    set_tests_properties(mpi.${name}.np${maxnp}.${mode} PROPERTIES TIMEOUT ${A_TIMEOUT}
+                         LABELS "mpi;progress" ENVIRONMENT "${A_ENV};FERRY_PROGRESS=${mode}")
   endforeach()
 endfunction()

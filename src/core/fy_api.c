@@ -2,7 +2,7 @@
 #include "core/fy_api.h"
 #include <pthread.h>
 
-__thread fy_tls_t fy_tls;
+__thread fy_tls_t fy_tls __attribute__((tls_model("initial-exec")));
 int fy_thread_multiple;
 
 static pthread_mutex_t api_lock;

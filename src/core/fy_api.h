@@ -17,7 +17,8 @@ typedef struct fy_tls {
   volatile sig_atomic_t pef_pending; /* a PEF expiry was skipped while in_mpi */
 } fy_tls_t;
 
-extern __thread fy_tls_t fy_tls;
+/* initial-exec: the PEF signal handler reads it, and must not allocate. */
+extern __thread fy_tls_t fy_tls __attribute__((tls_model("initial-exec")));
 extern int fy_thread_multiple;   /* MPI_THREAD_MULTIPLE was granted */
 
 void fy_api_lock(void);

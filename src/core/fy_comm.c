@@ -77,7 +77,7 @@ int fy_mpi_comm_test_inter(MPI_Comm comm, int *flag) {
 /* Predefined attributes of MPI_COMM_WORLD (and any communicator). The
  * values live in static storage because the standard returns a pointer. */
 static int attr_tag_ub = 0x7fffffff, attr_host = MPI_PROC_NULL, attr_io = MPI_ANY_SOURCE,
-           attr_wtime_global = 0, attr_universe, attr_appnum;
+           attr_wtime_global = 0, attr_universe, attr_appnum, attr_lastused;
 
 int fy_mpi_comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag) {
   int *p = NULL;
@@ -90,6 +90,7 @@ int fy_mpi_comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, in
     case MPI_WTIME_IS_GLOBAL: p = &attr_wtime_global; break;
     case MPI_UNIVERSE_SIZE: p = &attr_universe; break;
     case MPI_APPNUM: p = &attr_appnum; break;
+    case MPI_LASTUSEDCODE: attr_lastused = MPI_ERR_LASTCODE; p = &attr_lastused; break; /* user codes are below it */
     default:
       if (comm_keyval == MPI_KEYVAL_INVALID)
         return fy_err(MPI_ERR_KEYVAL, "comm_keyval = MPI_KEYVAL_INVALID");

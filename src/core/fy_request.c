@@ -9,6 +9,7 @@
 #include "pt2pt/fy_pt2pt.h"
 #include "progress/fy_progress.h"
 #include "binding/fy_impl.h"
+#include "progress/async/fy_async.h"
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,36 +17,45 @@
 static fy_htab_t req_tab = {.obj = FY_OK_REQUEST};
 static fy_request_t *free_reqs;
 
+/* The free list and handle table are shared with progress agents (which
+ * release user-freed requests on completion): both under the progress lock. */
 fy_request_t *fy_req_alloc(int kind, int with_handle) {
+  fy_plock();
   fy_request_t *r = free_reqs;
   if (r) {
     free_reqs = r->free_next;
   } else {
     r = malloc(sizeof *r);
-    if (!r) return NULL;
+    if (!r) goto fail;
   }
   memset(r, 0, sizeof *r);
   r->kind = (uint8_t)kind;
+  r->handle = MPI_REQUEST_NULL;
   if (with_handle) {
     r->handle = fy_htab_add(&req_tab, r);
     if (!r->handle) {
       free(r);
-      return NULL;
+      goto fail;
     }
-  } else {
-    r->handle = MPI_REQUEST_NULL;
   }
+  fy_punlock();
   return r;
+fail:
+  fy_punlock();
+  return NULL;
 }
 
 fy_request_t *fy_req_get(MPI_Request h) { return fy_htab_get(&req_tab, h); }
 
 void fy_req_release(fy_request_t *r) {
+  fy_plock();
+  fy_async_unwatch(r);
   if (r->handle != MPI_REQUEST_NULL) fy_htab_remove(&req_tab, r->handle);
   if (r->tmp && r->tmp_owned) free(r->tmp);
   if (r->type_retained) fy_type_release(r->type);
   r->free_next = free_reqs;
   free_reqs = r;
+  fy_punlock();
 }
 
 void fy_req_complete(fy_request_t *r) {
@@ -205,6 +215,7 @@ static int gather(int n, MPI_Request reqs[], fy_request_t **objs) {
     snprintf(arg, sizeof arg, "array_of_requests[%d]", i);
     int err = req_check(reqs[i], &objs[i], arg);
     if (err) return err;
+    if (objs[i]) fy_async_unwatch_locked(objs[i]);
   }
   return MPI_SUCCESS;
 }
@@ -366,6 +377,7 @@ int fy_mpi_request_free(MPI_Request *request) {
   } else {
     r->user_freed = 1;
   }
+  fy_punlock();
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
 }

@@ -50,6 +50,10 @@ struct fy_request {
   void *tmp;                   /* packed copy for non-contiguous data */
   int tmp_owned;
   int type_retained;           /* persistent requests keep their datatype alive */
+  int watch_idx;               /* index in the agents' watch list + 1; 0 = not watched */
+  int watch_turns;             /* PEF turns spent on it */
+  int deferred;                /* matched in a signal handler; finish in progress */
+  int blocking;                /* started by a blocking call: never watched */
   /* receive side */
   fy_mq_item_t mqi;
   struct fy_unexp *msg;        /* FY_REQ_MSG: the message Mprobe took */

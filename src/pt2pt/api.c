@@ -49,6 +49,7 @@ static int blocking(int kind, int mode, const void *buf, MPI_Count count, MPI_Da
   /* No user handle is needed for a blocking call. */
   int err = new_req_h(kind, mode, buf, count, dt, peer, tag, comm, &r, 0);
   if (err) return err;
+  r->blocking = 1;
   err = start(r);
   if (!err) {
     fy_req_wait_done(r);

@@ -61,7 +61,7 @@ int fy_bsend_start(fy_request_t *r) {
     return MPI_SUCCESS;
   }
   size_t bytes = (size_t)(r->count * r->type->size);
-  size_t need = (bytes + MPI_BSEND_OVERHEAD + 15) & ~(size_t)15;
+  size_t need = bytes + MPI_BSEND_OVERHEAD; /* exactly what the standard tells users to reserve */
   fy_plock();
   block_t *b = buf_base ? alloc_block(need) : NULL;
   if (!b && pending) {

@@ -21,6 +21,10 @@ int fy_pt2pt_init(void);
 void fy_pt2pt_finalize(void);
 void fy_pt2pt_ctx_open(fy_comm_t *c);
 int fy_pt2pt_progress(void);
+/* One PEF turn (signal context, progress lock held): match rendezvous
+ * starts for watched receives without allocating; returns the hits. */
+int fy_pt2pt_signal_poll(void);
+extern int fy_pt2pt_in_signal;
 /* Bytes of the packet header in front of an eager payload. */
 size_t fy_pt2pt_header_bytes(void);
 

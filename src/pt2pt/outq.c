@@ -101,3 +101,8 @@ void fy_rlist_remove(fy_rlist_t *l, fy_request_t *r) {
   if (r->lnext) r->lnext->lprev = r->lprev; else l->tail = r->lprev;
   r->lnext = r->lprev = NULL;
 }
+
+int fy_out_try_send(int dst, const fy_pkt_t *hdr, unsigned flags) {
+  if (head[dst]) return -1; /* it would overtake a queued packet */
+  return fy_shm_send(dst, hdr, sizeof *hdr, NULL, 0, flags) == 0 ? 0 : -1;
+}

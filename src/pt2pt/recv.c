@@ -4,6 +4,7 @@
 #include "pt2pt/mq/fy_mq.h"
 #include "runtime/fy_config.h"
 #include "progress/fy_progress.h"
+#include "progress/async/fy_async.h"
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -12,6 +13,12 @@
 struct fy_mq *fy_mq;
 fy_pt2pt_stats_t fy_pt2pt_stats;
 static fy_unexp_t *spare; /* the next unexpected descriptor, allocated ahead */
+/* Descriptors the PEF signal handler may use (it cannot allocate). */
+#define SIG_POOL 8
+static fy_unexp_t *sig_pool[SIG_POOL];
+static int sig_npool;
+int fy_pt2pt_in_signal;   /* a PEF turn is running on this process */
+static int sig_hits;
 
 static fy_unexp_t *unexp_new(void) {
   fy_unexp_t *u = calloc(1, sizeof *u);
@@ -63,6 +70,10 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
       fy_mq_item_t *m = fy_mq_arrive(fy_mq, &u->mqi);
       if (m) {
         fy_request_t *r = m->owner;
+        if (r->watch_idx) {
+          fy_async_triggered(r);
+          if (fy_pt2pt_in_signal) sig_hits++;
+        }
         if (h->type == FY_PKT_EAGER)
           fy_eager_deliver(r, h, h + 1, src_local);
         else
@@ -83,7 +94,7 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
         if (!u->data) fy_abort(MPI_ERR_NO_MEM, "out of memory for an unexpected message");
         memcpy(u->data, h + 1, u->len);
       }
-      spare = unexp_new();
+      spare = fy_pt2pt_in_signal ? sig_pool[--sig_npool] : unexp_new();
       fy_pt2pt_stats.unexpected++;
       break;
     }
@@ -97,8 +108,28 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
   return 0;
 }
 
+/* PEF turn: take only rendezvous starts that can be handled without
+ * allocating (a descriptor from the pool, a queue that will not grow);
+ * stop at anything else, which the next MPI call will take. */
+static int on_packet_signal(void *arg, int src_local, const void *pkt, size_t plen) {
+  const fy_pkt_t *h = pkt;
+  if (h->type != FY_PKT_RTS || src_local == fy_state.local_rank || sig_npool == 0 ||
+      !fy_mq_arrive_alloc_free(fy_mq, h->ctx))
+    return 1;
+  return on_packet(arg, src_local, pkt, plen);
+}
+
+int fy_pt2pt_signal_poll(void) {
+  fy_pt2pt_in_signal = 1;
+  sig_hits = 0;
+  fy_shm_poll(on_packet_signal, NULL, 0);
+  fy_pt2pt_in_signal = 0;
+  return sig_hits;
+}
+
 int fy_pt2pt_progress(void) {
   int n = 0;
+  while (sig_npool < SIG_POOL) sig_pool[sig_npool++] = unexp_new();
   if (fy_shm_pending()) n += fy_shm_poll(on_packet, NULL, 0);
   n += fy_out_progress();
   n += fy_rndv_progress();
@@ -138,7 +169,10 @@ int fy_recv_start(fy_request_t *r) {
   r->mqi.owner = r;
   fy_plock();
   fy_mq_item_t *m = fy_mq_post(fy_mq, &r->mqi);
-  if (m) fy_unexp_consume(r, m->owner);
+  if (m)
+    fy_unexp_consume(r, m->owner);
+  else if (r->bytes > fy_eager_max && !r->blocking)
+    fy_async_watch(r); /* it may be a rendezvous whose start has not come */
   fy_punlock();
   return MPI_SUCCESS;
 }
@@ -221,6 +255,7 @@ int fy_pt2pt_init(void) {
 }
 
 void fy_pt2pt_finalize(void) {
+  while (sig_npool > 0) free(sig_pool[--sig_npool]);
   fy_out_finalize();
   if (fy_mq) fy_mq_destroy(fy_mq);
   fy_mq = NULL;

@@ -15,7 +15,7 @@ static uint32_t free_slots[NSLOTS];
 static int nfree_slots;
 static uint32_t slot_gen[NSLOTS];
 static fy_request_t *slot_req[NSLOTS];
-static fy_rlist_t wait_slot, recv_matched, pipe_send, pipe_recv;
+static fy_rlist_t wait_slot, recv_matched, pipe_send, pipe_recv, deferred;
 static int use_cma;
 static int my_local;
 
@@ -87,9 +87,32 @@ static void recv_finish(fy_request_t *r) {
 
 static int try_recv_copy(fy_request_t *r);
 
+/* In a PEF turn a CTS that cannot go now is dropped: the receiver claims
+ * the copy itself at its next MPI call. */
+static void send_cts(int dst, const fy_pkt_t *cts) {
+  if (fy_pt2pt_in_signal)
+    fy_out_try_send(dst, cts, 0);
+  else
+    fy_out_send(dst, cts, NULL, 0, 0, NULL, 0);
+}
+
 /* Receiver: the message r matched is a rendezvous announcement h. */
 void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   size_t len = (size_t)h->len, cap = r->bytes, n = len < cap ? len : cap;
+  if (fy_pt2pt_in_signal && (n < len || !r->type->is_contig)) {
+    /* A PEF turn cannot allocate or format an error: finish it later. */
+    r->peer_local = src_local;
+    r->slot = h->slot;
+    r->gen = h->gen;
+    r->sreq = h->sreq;
+    r->xfer_len = len;
+    r->mqi.owner = (void *)(uintptr_t)h->addr;
+    r->status.MPI_SOURCE = h->src;
+    r->status.MPI_TAG = h->tag;
+    r->deferred = 1;
+    fy_rlist_push(&deferred, r);
+    return;
+  }
   fy_recv_set_status(r, h->src, h->tag, n, len);
   r->peer_local = src_local;
   r->slot = h->slot;
@@ -116,7 +139,7 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
     fy_shm_pipe_init(&r->pipe, src_local, xfer_id(h->slot, h->gen), len);
     r->pstate = FY_PS_RNDV_PIPE;
     fy_rlist_push(&pipe_recv, r);
-    fy_out_send(src_local, &cts, NULL, 0, 0, NULL, 0);
+    send_cts(src_local, &cts);
     fy_pt2pt_stats.rndv_pipe++;
     return;
   }
@@ -126,8 +149,10 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   /* The sender moves the data if it is waiting in MPI and we are not;
    * otherwise we take it now. */
   int sender_waiting = atomic_load_explicit(fy_shm_in_mpi_word(src_local), memory_order_relaxed) != 0;
-  if (sender_waiting && !fy_progress_in_wait())
-    fy_out_send(src_local, &cts, NULL, 0, 0, NULL, 0);
+  if (fy_pt2pt_in_signal)
+    send_cts(src_local, &cts); /* the trigger only: a busy handler never copies */
+  else if (sender_waiting && !fy_progress_in_wait())
+    send_cts(src_local, &cts);
   else
     try_recv_copy(r);
 }
@@ -195,6 +220,16 @@ void fy_rndv_on_fin_r(const fy_pkt_t *h) {
 
 int fy_rndv_progress(void) {
   int n = 0;
+  while (deferred.head) {
+    fy_request_t *r = deferred.head;
+    fy_rlist_remove(&deferred, r);
+    r->deferred = 0;
+    fy_pkt_t h = {.type = FY_PKT_RTS, .src = r->status.MPI_SOURCE, .tag = r->status.MPI_TAG,
+                  .len = r->xfer_len, .sreq = r->sreq, .addr = (uint64_t)(uintptr_t)r->mqi.owner,
+                  .slot = r->slot, .gen = (uint32_t)r->gen};
+    fy_rndv_recv_match(r, r->peer_local, &h);
+    n++;
+  }
   while (wait_slot.head && nfree_slots > 0) {
     fy_request_t *r = wait_slot.head;
     fy_rlist_remove(&wait_slot, r);

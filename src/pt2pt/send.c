@@ -5,6 +5,7 @@
 #include "pt2pt/pt2pt_impl.h"
 #include "progress/fy_progress.h"
 #include "core/fy_error.h"
+#include "progress/async/fy_async.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,7 +70,10 @@ int fy_send_start(fy_request_t *r) {
 
 static int req_is_done(void *arg) { return fy_req_done(arg); }
 
-void fy_req_wait_done(fy_request_t *r) { fy_progress_wait(req_is_done, r); }
+void fy_req_wait_done(fy_request_t *r) {
+  fy_async_unwatch_locked(r); /* waited on: the wait progresses it */
+  fy_progress_wait(req_is_done, r);
+}
 
 int fy_isend_internal(const void *buf, MPI_Count count, fy_datatype_t *t, int dest, int tag,
                       fy_comm_t *c, fy_request_t **out) {

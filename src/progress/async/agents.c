@@ -1,17 +1,117 @@
-/* Asynchronous progress agents: selection by FERRY_PROGRESS. This release
- * has the synchronous engine only ("none"); thread, interrupt and pef are
- * the asynchronous-progress issue. */
+/* Agent selection, the shared watch list and the shared counters: see
+ * fy_async.h. */
+#include "progress/async/fy_async.h"
+#include "progress/fy_progress.h"
+#include "core/fy_request.h"
 #include "runtime/fy_config.h"
-#include <stdio.h>
+#include "core/fy_init.h"
 #include <string.h>
+#include <time.h>
+
+fy_async_counters_t fy_async_ctr;
+int fy_async_mode;
+int fy_async_nwatched;
+
+#define WATCH_MAX 4096
+static struct fy_request *watch[WATCH_MAX];
+
+uint64_t fy_async_now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+const char *fy_async_mode_name(int mode) {
+  switch (mode) {
+    case FY_ASYNC_THREAD: return "thread";
+    case FY_ASYNC_INTERRUPT: return "interrupt";
+    case FY_ASYNC_PEF: return "pef";
+    default: return "none";
+  }
+}
+
+/* The default mode. docs/progress.md has the measurements behind it. */
+#define FY_ASYNC_DEFAULT FY_ASYNC_PEF
 
 int fy_async_start(void) {
   const char *m = fy_config.progress;
-  if (strcmp(m, "none") && strcmp(m, "auto"))
-    fprintf(stderr, "ferry: FERRY_PROGRESS=%s is not available in this build; using none\n", m);
-  return 0;
+  if (!strcmp(m, "none")) fy_async_mode = FY_ASYNC_NONE;
+  else if (!strcmp(m, "thread")) fy_async_mode = FY_ASYNC_THREAD;
+  else if (!strcmp(m, "interrupt")) fy_async_mode = FY_ASYNC_INTERRUPT;
+  else if (!strcmp(m, "pef")) fy_async_mode = FY_ASYNC_PEF;
+  else {
+    if (strcmp(m, "auto"))
+      fprintf(stderr, "ferry: FERRY_PROGRESS=%s is not one of none, thread, interrupt, pef, auto; using auto\n", m);
+    fy_async_mode = FY_ASYNC_DEFAULT;
+  }
+  switch (fy_async_mode) {
+    case FY_ASYNC_THREAD: return fy_pthread_start();
+    case FY_ASYNC_INTERRUPT: return fy_intr_start();
+    case FY_ASYNC_PEF: return fy_pef_start();
+    default: return 0;
+  }
 }
 
-void fy_async_stop(void) {}
+void fy_async_stop(void) {
+  switch (fy_async_mode) {
+    case FY_ASYNC_THREAD: fy_pthread_stop(); break;
+    case FY_ASYNC_INTERRUPT: fy_intr_stop(); break;
+    case FY_ASYNC_PEF: fy_pef_stop(); break;
+    default: break;
+  }
+}
 
-void fy_async_stats(FILE *f) { (void)f; }
+void fy_async_watch(struct fy_request *r) {
+  if (fy_async_mode == FY_ASYNC_NONE || r->watch_idx || fy_async_nwatched == WATCH_MAX) return;
+  watch[fy_async_nwatched++] = r;
+  r->watch_idx = fy_async_nwatched;
+  r->watch_turns = 0;
+  fy_async_ctr.watched++;
+  if (fy_async_mode == FY_ASYNC_PEF) fy_pef_on_watch();
+  else if (fy_async_mode == FY_ASYNC_INTERRUPT && fy_async_nwatched == 1) fy_intr_on_watch();
+}
+
+void fy_async_unwatch(struct fy_request *r) {
+  int i = r->watch_idx - 1;
+  if (i < 0) return;
+  struct fy_request *last = watch[--fy_async_nwatched];
+  watch[i] = last;
+  last->watch_idx = i + 1;
+  r->watch_idx = 0;
+}
+
+void fy_async_unwatch_locked(struct fy_request *r) {
+  if (!r->watch_idx) return;
+  fy_plock();
+  fy_async_unwatch(r);
+  fy_punlock();
+}
+
+void fy_async_triggered(struct fy_request *r) {
+  if (!r->watch_idx) return;
+  fy_async_unwatch(r);
+  fy_async_ctr.hits++;
+}
+
+void fy_async_age(long max_turns) {
+  for (int i = 0; i < fy_async_nwatched;) {
+    struct fy_request *r = watch[i];
+    if (++r->watch_turns >= max_turns) {
+      fy_async_unwatch(r);
+      fy_async_ctr.giveups++;
+      continue; /* slot i now holds another request */
+    }
+    i++;
+  }
+}
+
+void fy_async_stats(FILE *f) {
+  fy_async_counters_t *c = &fy_async_ctr;
+  fprintf(f,
+          "ferry-stats rank=%d async: mode=%s watched=%llu turns=%llu hits=%llu misses=%llu giveups=%llu "
+          "wakeups=%llu futile=%llu deferred=%llu pef_inside=%llu time_us=%.1f\n",
+          fy_state.world_rank, fy_async_mode_name(fy_async_mode), (unsigned long long)c->watched,
+          (unsigned long long)c->turns, (unsigned long long)c->hits, (unsigned long long)c->misses,
+          (unsigned long long)c->giveups, (unsigned long long)c->wakeups, (unsigned long long)c->futile,
+          (unsigned long long)c->deferred, (unsigned long long)c->pef_inside, (double)c->time_ns / 1e3);
+}

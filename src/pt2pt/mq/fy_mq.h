@@ -80,6 +80,11 @@ bool fy_mq_cancel_posted(fy_mq_t *q, fy_mq_item_t *recv);
 /* 5. Peek UMQ (Probe/Iprobe): the message post() would match, not unlinked. */
 fy_mq_item_t *fy_mq_peek_unexpected(fy_mq_t *q, uint32_t ctx, int rank, int tag);
 
+/* True if fy_mq_arrive() for this context cannot allocate memory (the
+ * context is open and a miss would insert into existing structures or
+ * pooled objects). The PEF signal handler asks before it matches. */
+bool fy_mq_arrive_alloc_free(const fy_mq_t *q, uint32_t ctx);
+
 /* Current lengths and counters. */
 size_t fy_mq_posted_len(const fy_mq_t *q);
 size_t fy_mq_unexpected_len(const fy_mq_t *q);

@@ -450,3 +450,17 @@ const char *fy_mq_ctx_structure(const fy_mq_t *q, uint32_t ctx)
       return l->mode == FY_MQ_MODE_ARRAY ? "array" : l->mode == FY_MQ_MODE_4D ? "4d" : "list";
   return NULL;
 }
+
+bool fy_mq_arrive_alloc_free(const fy_mq_t *q, uint32_t ctx)
+{
+  if (q->kind == FY_MQ_LIST)
+    return true;
+  fy_mq_lead_t *l = lead_find((fy_mq_t *)q, ctx);
+  if (!l)
+    return false;
+  switch (l->mode) {
+  case FY_MQ_MODE_ARRAY: return l->u.array.heads != NULL;
+  case FY_MQ_MODE_4D: return q->jp_pool.free_list && q->cube_pool[l->bits].free_list;
+  default: return true;
+  }
+}

@@ -37,6 +37,9 @@ typedef struct fy_shm_hdr {
 typedef struct fy_shm_rank {
   /* producers' claim counter of this rank's ring (contended by senders) */
   _Alignas(FY_SHM_LINE) _Atomic uint64_t tail;
+  /* the consumer's position, published after each poll; producers read it
+   * only when their cached copy says the ring may be full */
+  _Alignas(FY_SHM_LINE) _Atomic uint64_t head;
   /* doorbell: futex words (ANY holds even values, RNDV odd ones, both step
    * by 2, so the armed value tells which word to sleep on) and the counts
    * of armed sleepers; read by every sender after each packet */
@@ -51,7 +54,7 @@ typedef struct fy_shm_rank {
 } fy_shm_rank_t;
 
 typedef struct fy_shm_cell {
-  _Atomic uint64_t seq;     /* Vyukov sequence: pos = free for pos, pos+1 = full */
+  _Atomic uint64_t seq;     /* pos + 1 once the packet of position pos is in */
   uint32_t len;
   uint16_t src;
   uint16_t flags;
@@ -79,6 +82,7 @@ typedef struct fy_shm_state {
   size_t cell_stride, max_packet;
   char *my_cells;           /* my receive ring */
   _Atomic uint64_t head;    /* my consumer position (only the poller writes it) */
+  uint64_t *cached_head;    /* [n]: last published head seen of each ring */
   bool selective;
   bool cma_ok, cma_enabled;
   _Atomic uint64_t wakeups;

@@ -1,10 +1,13 @@
 /* shm packet rings: one bounded multi-producer single-consumer ring of cells
- * per local rank (Vyukov's sequence-numbered cells). See fy_shm.h.
+ * per local rank. See fy_shm.h and README.md.
  *
- * Cell i of the ring holds seq == pos when it is free for the producer that
- * claims position pos, and seq == pos + 1 once that producer has filled it.
- * Producers claim pos by CAS on the ring's tail; the consumer, the only
- * reader, releases a cell for the next lap by storing pos + cells. */
+ * Position pos lives in cell pos & mask; the cell's seq == pos + 1 says the
+ * packet of position pos is in (a value of an earlier lap never matches, so
+ * the consumer never writes the cells: only producers do, which saves the
+ * cache-line transfer a "free" mark would cost on every packet). Producers
+ * claim positions by CAS on the ring's tail, after checking pos - head <
+ * cells against a cached copy of the consumer's published head (reloaded
+ * only when the cached copy says the ring is full). */
 #include "transport/shm/fy_shm_internal.h"
 #include <string.h>
 
@@ -16,25 +19,19 @@ static inline fy_shm_cell_t *cell_at(char *cells, uint64_t pos) {
 
 int fy_shm_send(int dst_local, const void *hdr, size_t hlen,
                 const void *data, size_t dlen, unsigned flags) {
-  fy_shm_rank_t *rk = fy_shm_rank(dst_local);
-  char *cells = fy_shm_ring_cells(dst_local);
   if (hlen + dlen > fy_shm_g.max_packet) return -1;
+  fy_shm_rank_t *rk = fy_shm_rank(dst_local);
+  uint64_t *ch = &fy_shm_g.cached_head[dst_local];
   uint64_t pos = atomic_load_explicit(&rk->tail, memory_order_relaxed);
-  fy_shm_cell_t *c;
-  for (;;) {
-    c = cell_at(cells, pos);
-    uint64_t seq = atomic_load_explicit(&c->seq, memory_order_acquire);
-    int64_t dif = (int64_t)(seq - pos);
-    if (dif == 0) {
-      if (atomic_compare_exchange_weak_explicit(&rk->tail, &pos, pos + 1,
-                                                memory_order_relaxed, memory_order_relaxed))
-        break;
-    } else if (dif < 0) {
-      return FY_SHM_EAGAIN;   /* the cell still holds the previous lap's packet */
-    } else {
-      pos = atomic_load_explicit(&rk->tail, memory_order_relaxed);
+  do {
+    if (pos - *ch >= fy_shm_g.cells) {
+      /* acquire: the consumer is done reading the cell we will overwrite */
+      *ch = atomic_load_explicit(&rk->head, memory_order_acquire);
+      if (pos - *ch >= fy_shm_g.cells) return FY_SHM_EAGAIN;
     }
-  }
+  } while (!atomic_compare_exchange_weak_explicit(&rk->tail, &pos, pos + 1,
+                                                  memory_order_relaxed, memory_order_relaxed));
+  fy_shm_cell_t *c = cell_at(fy_shm_ring_cells(dst_local), pos);
   c->len = (uint32_t)(hlen + dlen);
   c->src = (uint16_t)fy_shm_g.me;
   c->flags = (uint16_t)flags;
@@ -58,10 +55,11 @@ int fy_shm_poll(fy_shm_pkt_cb cb, void *arg, int max) {
     fy_shm_cell_t *c = cell_at(fy_shm_g.my_cells, head);
     if (atomic_load_explicit(&c->seq, memory_order_acquire) != head + 1) break;
     if (cb(arg, c->src, c->data, c->len)) break;   /* refused: stays at head */
-    atomic_store_explicit(&c->seq, head + fy_shm_g.cells, memory_order_release);
     head++;
     atomic_store_explicit(&fy_shm_g.head, head, memory_order_relaxed);
     n++;
   }
+  /* release: our reads of the consumed cells happen before their reuse */
+  if (n) atomic_store_explicit(&fy_shm_rank(fy_shm_g.me)->head, head, memory_order_release);
   return n;
 }

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -57,13 +58,10 @@ static void layout(fy_shm_hdr_t *h, const fy_shm_boot_t *b) {
 static void format(fy_shm_hdr_t *h) {
   for (uint32_t r = 0; r < h->local_size; r++) {
     fy_shm_rank_t *rk = fy_shm_rank((int)r);
-    atomic_init(&rk->tail, 0);
     atomic_init(&rk->futex[FY_SHM_WAIT_ANY], 0);
     atomic_init(&rk->futex[FY_SHM_WAIT_RNDV], 1);
-    char *cells = fy_shm_ring_cells((int)r);
-    for (uint64_t i = 0; i < h->ring_cells; i++)
-      atomic_init(&((fy_shm_cell_t *)(cells + i * h->cell_stride))->seq, i);
-    /* pipe slots are FREE (0) from ftruncate's zero fill */
+    /* tail, head, cell seq (0 never equals pos + 1) and pipe slot states
+     * (FREE) start at zero from ftruncate's zero fill */
   }
 }
 
@@ -183,6 +181,10 @@ int fy_shm_init(const fy_shm_boot_t *b) {
       }
     }
   }
+  if (!failed && !(fy_shm_g.cached_head = calloc((size_t)b->local_size, sizeof(uint64_t)))) {
+    set_err("shm: out of memory");
+    failed = true;
+  }
   if (!failed) {
     view();
     fy_shm_rank_t *rk = fy_shm_rank(fy_shm_g.me);
@@ -207,6 +209,8 @@ int fy_shm_init(const fy_shm_boot_t *b) {
   rc = 0;
 out:
   if (rc) {
+    free(fy_shm_g.cached_head);
+    fy_shm_g.cached_head = NULL;
     if (fy_shm_g.base) munmap(fy_shm_g.base, fy_shm_g.size);
     fy_shm_g.base = NULL;
     fy_shm_g.hdr = NULL;
@@ -215,6 +219,8 @@ out:
 }
 
 void fy_shm_finalize(void) {
+  free(fy_shm_g.cached_head);
+  fy_shm_g.cached_head = NULL;
   if (fy_shm_g.base) munmap(fy_shm_g.base, fy_shm_g.size);
   fy_shm_g.base = NULL;
   fy_shm_g.hdr = NULL;

@@ -1,0 +1,134 @@
+/* FERRY_PROGRESS=thread and =interrupt: a helper thread per process.
+ *   thread:    polls the progress engine continuously (the MPICH/MVAPICH
+ *              "async progress thread" baseline; it costs a core).
+ *   interrupt: sleeps on the shm doorbell and runs the progress engine when
+ *              woken (MVAPICH-ASYNC style), with seed 003's refinements:
+ *              selective interrupts (FERRY_INTR_SELECTIVE: only rendezvous
+ *              starts wake it), interrupt suppression (FERRY_INTR_SUPPRESS:
+ *              one wake-up drains everything pending) and dynamic interrupt
+ *              requests (FERRY_INTR_DYNAMIC: the doorbell is armed only
+ *              while watched receives exist; otherwise the thread parks).
+ * Both only ever try the progress lock: if the application thread holds
+ * it, it is progressing already and the wake-up counts as futile. */
+#include "progress/async/fy_async.h"
+#include "progress/fy_progress.h"
+#include "transport/shm/fy_shm.h"
+#include "runtime/fy_config.h"
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <time.h>
+
+static pthread_t tid;
+static atomic_int running;
+static int kind;
+static atomic_uint park_word;   /* futex: bumped when watching starts */
+static atomic_int parked;
+
+static void bind_cpu(void) {
+  if (fy_config.thread_cpu < 0) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET((int)fy_config.thread_cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+static void *poll_main(void *arg) {
+  (void)arg;
+  bind_cpu();
+  while (atomic_load(&running)) {
+    uint64_t t0 = fy_async_now_ns();
+    int n = fy_progress_try_poll();
+    fy_async_ctr.turns++;
+    if (n <= 0) {
+      fy_async_ctr.misses++;
+      sched_yield();
+    }
+    fy_async_ctr.time_ns += fy_async_now_ns() - t0;
+  }
+  return NULL;
+}
+
+static void park(void) {
+  unsigned v = atomic_load(&park_word);
+  atomic_store(&parked, 1);
+  /* Re-check after announcing: fy_intr_on_watch bumps the word. */
+  if (fy_async_nwatched == 0 && atomic_load(&running)) {
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    syscall(SYS_futex, &park_word, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+  }
+  atomic_store(&parked, 0);
+}
+
+void fy_intr_on_watch(void) {
+  if (kind != FY_ASYNC_INTERRUPT || !fy_config.intr_dynamic) return;
+  atomic_fetch_add(&park_word, 1);
+  if (atomic_load(&parked)) syscall(SYS_futex, &park_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void *intr_main(void *arg) {
+  (void)arg;
+  bind_cpu();
+  int wait_kind = FY_SHM_WAIT_RNDV;
+  while (atomic_load(&running)) {
+    if (fy_config.intr_dynamic && fy_async_nwatched == 0) {
+      park();
+      continue;
+    }
+    uint32_t v = fy_shm_doorbell_arm(wait_kind);
+    if (!fy_shm_pending()) fy_shm_doorbell_sleep(v, 100000);
+    fy_shm_doorbell_disarm(wait_kind);
+    if (!atomic_load(&running)) break;
+    if (!fy_shm_pending()) continue; /* timeout */
+    fy_async_ctr.wakeups++;
+    uint64_t t0 = fy_async_now_ns();
+    int total = 0, n;
+    do {
+      n = fy_progress_try_poll();
+      if (n > 0) total += n;
+    } while (n > 0 && fy_config.intr_suppress && fy_shm_pending());
+    fy_async_ctr.turns++;
+    if (total <= 0) {
+      fy_async_ctr.futile++;
+      /* The application thread holds the lock (it is progressing): back
+       * off briefly rather than spin on a ring it is draining. */
+      struct timespec ts = {0, 20 * 1000};
+      nanosleep(&ts, NULL);
+    }
+    fy_async_ctr.time_ns += fy_async_now_ns() - t0;
+  }
+  return NULL;
+}
+
+static int start(int k, void *(*fn)(void *)) {
+  kind = k;
+  atomic_store(&running, 1);
+  if (k == FY_ASYNC_INTERRUPT) fy_shm_set_selective(fy_config.intr_selective != 0);
+  pthread_attr_t a;
+  pthread_attr_init(&a);
+  pthread_attr_setstacksize(&a, 256 * 1024); /* progress needs little stack */
+  int rc = pthread_create(&tid, &a, fn, NULL);
+  pthread_attr_destroy(&a);
+  if (rc != 0) {
+    atomic_store(&running, 0);
+    return -1;
+  }
+  return 0;
+}
+
+static void stop(void) {
+  if (!atomic_load(&running)) return;
+  atomic_store(&running, 0);
+  atomic_fetch_add(&park_word, 1);
+  syscall(SYS_futex, &park_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  fy_shm_doorbell_ring(fy_shm_local_rank());
+  pthread_join(tid, NULL);
+}
+
+int fy_pthread_start(void) { return start(FY_ASYNC_THREAD, poll_main); }
+void fy_pthread_stop(void) { stop(); }
+int fy_intr_start(void) { return start(FY_ASYNC_INTERRUPT, intr_main); }
+void fy_intr_stop(void) { stop(); }

@@ -1,0 +1,67 @@
+/* Asynchronous progress agents (FERRY_PROGRESS): what makes a nonblocking
+ * receive progress while the application computes.
+ *
+ * Contract
+ * - One list of watched requests shared by every mode: a nonblocking
+ *   receive that could be a rendezvous (buffer larger than the eager
+ *   threshold) and found no rendezvous start when it was posted. A request
+ *   leaves the list when it is triggered (its message matched), waited on,
+ *   released, or given up after FERRY_PEF_MAX_TURNS turns. All list calls
+ *   are made under the progress lock.
+ * - Modes: none; thread (a polling progress thread); interrupt (a helper
+ *   thread sleeping on the shm doorbell, with seed 003's selective
+ *   interrupts, interrupt suppression and dynamic interrupt requests as
+ *   options); pef (the Parasite Execution Flow: a per-thread real-time
+ *   timer signal whose handler, outside the library only, looks for a
+ *   rendezvous start of a watched receive and triggers it).
+ * - One set of counters for every mode, printed by fy_async_stats(). */
+#ifndef FY_ASYNC_H
+#define FY_ASYNC_H
+#include <stdio.h>
+#include <stdint.h>
+
+struct fy_request;
+
+enum { FY_ASYNC_NONE = 0, FY_ASYNC_THREAD, FY_ASYNC_INTERRUPT, FY_ASYNC_PEF };
+
+typedef struct fy_async_counters {
+  uint64_t watched;       /* requests added to the watch list */
+  uint64_t turns;         /* PEF turns / agent progress passes */
+  uint64_t hits;          /* watched requests triggered by an agent */
+  uint64_t misses;        /* turns that found nothing */
+  uint64_t giveups;       /* requests dropped after max turns */
+  uint64_t wakeups;       /* interrupt agent wake-ups */
+  uint64_t futile;        /* wake-ups with nothing to do (or the lock busy) */
+  uint64_t deferred;      /* PEF expiries that hit while the thread was inside Ferry */
+  uint64_t pef_inside;    /* PEF turns run while inside Ferry: must stay 0 */
+  uint64_t time_ns;       /* time spent in agent turns */
+} fy_async_counters_t;
+
+extern fy_async_counters_t fy_async_ctr;
+extern int fy_async_mode;
+extern int fy_async_nwatched;
+
+int fy_async_start(void);
+void fy_async_stop(void);
+void fy_async_stats(FILE *f);
+const char *fy_async_mode_name(int mode);
+
+/* Watch list (caller holds the progress lock). */
+void fy_async_watch(struct fy_request *r);
+void fy_async_unwatch(struct fy_request *r);
+void fy_async_triggered(struct fy_request *r);   /* matched: unwatch + hit */
+void fy_async_unwatch_locked(struct fy_request *r); /* takes the lock itself */
+
+/* Mode hooks, called from the watch list. */
+void fy_pef_on_watch(void);
+int fy_pef_start(void);
+void fy_pef_stop(void);
+int fy_intr_start(void);
+void fy_intr_stop(void);
+void fy_intr_on_watch(void);
+int fy_pthread_start(void);
+void fy_pthread_stop(void);
+/* Ages every watched request by one turn; drops those past max turns. */
+void fy_async_age(long max_turns);
+uint64_t fy_async_now_ns(void);
+#endif
