@@ -44,6 +44,7 @@
  * Options: -t TEST  -s SIZES (comma list, K/M suffixes; default 16K..4M)
  *          -o ORDERS (rf,sf)  -n ITERS (max per point)  -b SECONDS budget per
  *          point (eq4/prog: per size, all steps)  -d DELAY_US  -c CP_US  -q quick (fewer sizes/iterations)
+ *          -W measured|both (eq4: which side computes; default measured, as in seed 000)
  */
 #include "bench_util.h"
 
@@ -57,6 +58,12 @@ static const char *ord_name[] = {"blk", "rf", "sf"};
 
 static int rank;
 static char *buf;
+/* Which rank computes in an exchange: -1 both, 0 the receiver, 1 the sender.
+ * eq4 follows the seed-000 template: the measured side computes while its
+ * peer waits in MPI (-W both makes both compute, which on a node without a
+ * spare core leaves no CPU for the copy). */
+static int work_side = -1;
+static int eq4_both;
 static long errors;
 
 static void die(const char *msg)
@@ -93,6 +100,8 @@ static double exchange(int order, int bytes, double work, double delay, int poll
 {
     int recv = rank == 0;
     int early = (order == ORD_RF && recv) || (order == ORD_SF && !recv);
+    if (work_side >= 0 && work_side != rank)
+        work = 0;
     MPI_Request rq;
     double t0, t1, ts = 0;
 
@@ -235,7 +244,7 @@ int main(int argc, char **argv)
     double budget = -1, delay = -1, cp = 1000;
     int quick = 0, opt, nprocs;
 
-    while ((opt = getopt(argc, argv, "t:s:o:n:b:d:c:q")) != -1) {
+    while ((opt = getopt(argc, argv, "t:s:o:n:b:d:c:qW:")) != -1) {
         switch (opt) {
         case 't': test = optarg; break;
         case 's': sizes_s = optarg; break;
@@ -245,6 +254,7 @@ int main(int argc, char **argv)
         case 'd': delay = atof(optarg); break;
         case 'c': cp = atof(optarg); break;
         case 'q': quick = 1; break;
+        case 'W': eq4_both = !strcmp(optarg, "both"); break;
         default:
             fprintf(stderr, "usage: overlap -t overhead|eq3|eq4|prog|vmrss [-s 16K,1M] "
                             "[-o rf,sf] [-n iters] [-b sec] [-d us] [-c us] [-q]\n");
@@ -387,9 +397,24 @@ int main(int argc, char **argv)
                 int ch_r = 0, ch_s = 0;
                 for (int k = 0; k <= 11; k++) {
                     double tsyn = k * 0.1 * tlat;
-                    struct res r = k ? run(ord, b, tsyn, delay, 0, n, iter) : l;
-                    if (k)
+                    struct res r = l;
+                    if (k && eq4_both) {
+                        r = run(ord, b, tsyn, delay, 0, n, iter);
                         iter += n;
+                    } else if (k) {
+                        /* receiver side: only the receiver computes */
+                        work_side = 0;
+                        struct res rr = run(ord, b, tsyn, delay, 0, n, iter);
+                        iter += n;
+                        /* sender side: only the sender computes */
+                        work_side = 1;
+                        struct res rs = run(ord, b, tsyn, delay, 0, n, iter);
+                        iter += n;
+                        work_side = -1;
+                        r = rr;
+                        r.s_med = rs.s_med;
+                        r.s_mean = rs.s_mean;
+                    }
                     double ts = tsyn;
                     to_root(&ts, 1);
                     if (rank == 0) {

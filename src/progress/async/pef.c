@@ -42,7 +42,10 @@ static void arm(double us) {
   if (ns < 1000) ns = 1000;
   it.it_value.tv_sec = ns / 1000000000L;
   it.it_value.tv_nsec = ns % 1000000000L;
-  if (timer_settime(flow.timer, 0, &it, NULL) == 0) flow.armed = 1;
+  /* Set before the syscall: a short expiry may run the handler (which
+   * clears it) before timer_settime even returns. */
+  flow.armed = 1;
+  if (timer_settime(flow.timer, 0, &it, NULL) != 0) flow.armed = 0;
 }
 
 static void handler(int sig, siginfo_t *si, void *uc) {
