@@ -84,6 +84,8 @@ static int init(int required, int *provided) {
     .ring_cells = fy_config.shm_cells,
     .cell_payload = fy_pt2pt_header_bytes() + (size_t)fy_config.eager_threshold,
     .rank_area = fy_rndv_area_bytes,
+    .pipe_slots = (int)fy_config.shm_pipe_slots,
+    .pipe_chunk = (size_t)fy_config.shm_pipe_chunk,
   };
   if (fy_shm_init(&boot) != 0) {
     snprintf(msg, sizeof msg, "MPI_Init: shared-memory transport: %s", fy_shm_error());

@@ -116,7 +116,7 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
       continue;
     }
     fy_api_unlock_for_wait();
-    if (idle <= spin + yield) {
+    if (idle <= spin + yield || fy_rndv_busy()) {
       fy_progress_stats.yields++;
       sched_yield();
     } else {

@@ -25,6 +25,8 @@ int fy_pt2pt_progress(void);
  * starts for watched receives without allocating; returns the hits. */
 int fy_pt2pt_signal_poll(void);
 extern int fy_pt2pt_in_signal;
+/* A transfer is streaming through the pipe: waits keep polling. */
+int fy_rndv_busy(void);
 /* Bytes of the packet header in front of an eager payload. */
 size_t fy_pt2pt_header_bytes(void);
 
