@@ -1,7 +1,9 @@
 # Thin front end over CMake: the quick-start commands.
 #   make        install missing build deps, build, install into ./install
-#   make check  build and run the whole test suite (CTest)
-#   make demo   build and run the overlap/ping-pong demo
+#   make check  build and run the whole test suite (CTest); installs MPICH
+#               for the ABI and Hydra tests
+#   make demo   build and run the overlap/ping-pong demo (installs MPICH and
+#               Open MPI to compare with)
 BUILD   ?= build
 PREFIX  ?= $(CURDIR)/install
 JOBS    ?= $(shell nproc)
@@ -22,10 +24,11 @@ install: build
 	@echo "Ferry installed in $(PREFIX)"
 
 check: install
-	@scripts/deps.sh --python
+	@scripts/deps.sh --python --mpich
 	@cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 600
 
 demo: install
+	@scripts/deps.sh --peers
 	@scripts/demo.sh
 
 bench: install

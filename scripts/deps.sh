@@ -2,12 +2,14 @@
 # Install what the build needs and is missing, on Debian 12.
 #   scripts/deps.sh            system packages for building and testing
 #   scripts/deps.sh --python   also the project-local venv with pympistandard
+#   scripts/deps.sh --mpich    also MPICH (the ABI and Hydra launch tests)
 #   scripts/deps.sh --peers    also MPICH and Open MPI, the benchmark peers
 set -euo pipefail
 cd "$(dirname "$0")/.."
 want=(cmake gcc g++ make pkg-config python3 python3-venv libhwloc-dev iproute2)
 for a in "$@"; do
   case "$a" in
+    --mpich) want+=(mpich libmpich-dev) ;;
     --peers) want+=(mpich libmpich-dev openmpi-bin libopenmpi-dev) ;;
   esac
 done

@@ -80,12 +80,12 @@ int fy_mpi_comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandl
   return MPI_SUCCESS;
 }
 
-static void eh_retain(MPI_Errhandler eh) {
+void fy_errhandler_retain(MPI_Errhandler eh) {
   fy_errhandler_t *h = fy_htab_get(&eh_tab, eh);
   if (h) h->refcount++;
 }
 
-static void eh_release(MPI_Errhandler eh) {
+void fy_errhandler_release(MPI_Errhandler eh) {
   fy_errhandler_t *h = fy_htab_get(&eh_tab, eh);
   if (h && --h->refcount == 0) {
     fy_htab_remove(&eh_tab, eh);
@@ -97,15 +97,15 @@ int fy_mpi_comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   fy_comm_t *c = fy_comm_get(comm);
   if (!fy_errhandler_valid(errhandler))
     return fy_err(MPI_ERR_ARG, "errhandler = %#x is not a valid error handler", (unsigned)errhandler);
-  eh_retain(errhandler);
-  eh_release(c->errhandler);
+  fy_errhandler_retain(errhandler);
+  fy_errhandler_release(c->errhandler);
   c->errhandler = errhandler;
   return MPI_SUCCESS;
 }
 
 int fy_mpi_comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) {
   fy_comm_t *c = fy_comm_get(comm);
-  eh_retain(c->errhandler);
+  fy_errhandler_retain(c->errhandler);
   *errhandler = c->errhandler;
   return MPI_SUCCESS;
 }
@@ -113,7 +113,7 @@ int fy_mpi_comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) {
 int fy_mpi_errhandler_free(MPI_Errhandler *errhandler) {
   if (!fy_errhandler_valid(*errhandler))
     return fy_err(MPI_ERR_ARG, "errhandler = %#x is not a valid error handler", (unsigned)*errhandler);
-  eh_release(*errhandler);
+  fy_errhandler_release(*errhandler);
   *errhandler = MPI_ERRHANDLER_NULL;
   return MPI_SUCCESS;
 }

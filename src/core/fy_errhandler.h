@@ -14,4 +14,7 @@
 
 void fy_err_set_obj(MPI_Comm comm);
 int fy_errhandler_valid(MPI_Errhandler eh);
+/* Reference counts of user handlers (predefined ones are ignored). */
+void fy_errhandler_retain(MPI_Errhandler eh);
+void fy_errhandler_release(MPI_Errhandler eh);
 #endif

@@ -20,6 +20,7 @@
 int fy_pt2pt_init(void);
 void fy_pt2pt_finalize(void);
 void fy_pt2pt_ctx_open(fy_comm_t *c);
+void fy_pt2pt_ctx_close(fy_comm_t *c);
 int fy_pt2pt_progress(void);
 /* One PEF turn (signal context, progress lock held): match rendezvous
  * starts for watched receives without allocating; returns the hits. */

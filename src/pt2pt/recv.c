@@ -168,10 +168,14 @@ int fy_recv_start(fy_request_t *r) {
   r->mqi.tag = r->tag;
   r->mqi.owner = r;
   fy_plock();
+  int may_watch = r->bytes > fy_eager_max && !r->blocking && fy_async_mode != FY_ASYNC_NONE;
+  /* A rendezvous start already in the ring is "sender first": take it in
+   * before posting, so that no agent is armed for nothing (seed 002 3.2). */
+  if (may_watch && fy_config.irecv_poll && fy_shm_pending()) fy_progress_poll_locked();
   fy_mq_item_t *m = fy_mq_post(fy_mq, &r->mqi);
   if (m)
     fy_unexp_consume(r, m->owner);
-  else if (r->bytes > fy_eager_max && !r->blocking)
+  else if (may_watch)
     fy_async_watch(r); /* it may be a rendezvous whose start has not come */
   fy_punlock();
   return MPI_SUCCESS;
@@ -261,6 +265,13 @@ void fy_pt2pt_finalize(void) {
   fy_mq = NULL;
   free(spare);
   spare = NULL;
+}
+
+void fy_pt2pt_ctx_close(fy_comm_t *c) {
+  fy_plock();
+  fy_mq_ctx_close(fy_mq, c->ctx);
+  fy_mq_ctx_close(fy_mq, c->ctx + 1);
+  fy_punlock();
 }
 
 void fy_pt2pt_ctx_open(fy_comm_t *c) {

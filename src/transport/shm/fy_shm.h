@@ -45,8 +45,8 @@ typedef struct fy_shm_boot {
   size_t cell_payload;    /* bytes of header+data a cell carries */
   size_t rank_area;       /* bytes per rank reserved for the layers above
                              (zeroed, 64-byte aligned; see fy_shm_rank_area) */
-  int pipe_slots;         /* slots per sender of the pipelined copy (0: 8) */
-  size_t pipe_chunk;      /* bytes per slot (0: 64 KiB; rounded up to 4 KiB) */
+  int pipe_slots;         /* slots per sender of the pipelined copy (0: 16) */
+  size_t pipe_chunk;      /* bytes per slot (0: 16 KiB; rounded up to 4 KiB) */
 } fy_shm_boot_t;
 /* Zero fields take defaults (ring_cells 64, cell_payload 16 KiB + 256).
  * Geometry is decided by local rank 0; the others read it from the segment.
