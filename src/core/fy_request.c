@@ -209,13 +209,17 @@ static int multi_done(void *arg) {
   return m->mode == 0 ? 1 : active == 0;
 }
 
-static int gather(int n, MPI_Request reqs[], fy_request_t **objs) {
+/* wait: the caller is about to block on them (not a test). */
+static int gather(int n, MPI_Request reqs[], fy_request_t **objs, int wait) {
   for (int i = 0; i < n; i++) {
     char arg[40];
     snprintf(arg, sizeof arg, "array_of_requests[%d]", i);
     int err = req_check(reqs[i], &objs[i], arg);
     if (err) return err;
-    if (objs[i]) fy_async_unwatch_locked(objs[i]);
+    if (objs[i] && wait) {
+      objs[i]->waited = 1;
+      fy_async_unwatch_locked(objs[i]);
+    }
   }
   return MPI_SUCCESS;
 }
@@ -250,7 +254,7 @@ static int finish_all(int n, MPI_Request reqs[], fy_request_t **objs, MPI_Status
 
 int fy_mpi_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   WITH_OBJS(count);
-  int err = gather(count, array_of_requests, objs);
+  int err = gather(count, array_of_requests, objs, 1);
   if (!err) {
     multi_t m = {count, array_of_requests, objs, 0};
     fy_progress_wait(multi_done, &m);
@@ -263,7 +267,7 @@ int fy_mpi_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_
 int fy_mpi_testall(int count, MPI_Request array_of_requests[], int *flag,
                    MPI_Status array_of_statuses[]) {
   WITH_OBJS(count);
-  int err = gather(count, array_of_requests, objs);
+  int err = gather(count, array_of_requests, objs, 0);
   if (!err) {
     multi_t m = {count, array_of_requests, objs, 0};
     if (!multi_done(&m)) fy_progress_poll();
@@ -294,7 +298,7 @@ static int pick_any(int count, MPI_Request reqs[], fy_request_t **objs, int *ind
 
 int fy_mpi_waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status) {
   WITH_OBJS(count);
-  int err = gather(count, array_of_requests, objs), flag;
+  int err = gather(count, array_of_requests, objs, 1), flag;
   if (!err) {
     multi_t m = {count, array_of_requests, objs, 1};
     fy_progress_wait(multi_done, &m);
@@ -307,7 +311,7 @@ int fy_mpi_waitany(int count, MPI_Request array_of_requests[], int *index, MPI_S
 int fy_mpi_testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
                    MPI_Status *status) {
   WITH_OBJS(count);
-  int err = gather(count, array_of_requests, objs);
+  int err = gather(count, array_of_requests, objs, 0);
   if (!err) {
     multi_t m = {count, array_of_requests, objs, 1};
     if (!multi_done(&m)) fy_progress_poll();
@@ -341,7 +345,7 @@ static int pick_some(int count, MPI_Request reqs[], fy_request_t **objs, int *ou
 int fy_mpi_waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
                     int array_of_indices[], MPI_Status array_of_statuses[]) {
   WITH_OBJS(incount);
-  int err = gather(incount, array_of_requests, objs);
+  int err = gather(incount, array_of_requests, objs, 1);
   if (!err) {
     multi_t m = {incount, array_of_requests, objs, 1};
     fy_progress_wait(multi_done, &m);
@@ -354,7 +358,7 @@ int fy_mpi_waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
 int fy_mpi_testsome(int incount, MPI_Request array_of_requests[], int *outcount,
                     int array_of_indices[], MPI_Status array_of_statuses[]) {
   WITH_OBJS(incount);
-  int err = gather(incount, array_of_requests, objs);
+  int err = gather(incount, array_of_requests, objs, 0);
   if (!err) {
     fy_progress_poll();
     err = pick_some(incount, array_of_requests, objs, outcount, array_of_indices, array_of_statuses);

@@ -54,6 +54,7 @@ struct fy_request {
   int watch_turns;             /* PEF turns spent on it */
   int deferred;                /* matched in a signal handler; finish in progress */
   int blocking;                /* started by a blocking call: never watched */
+  int waited;                  /* a blocking wait on it has begun (or will, at once) */
   /* receive side */
   fy_mq_item_t mqi;
   struct fy_unexp *msg;        /* FY_REQ_MSG: the message Mprobe took */

@@ -53,14 +53,8 @@ static block_t *alloc_block(size_t need) {
 }
 
 int fy_bsend_start(fy_request_t *r) {
-  atomic_store_explicit(&r->done, 0, memory_order_relaxed);
-  r->active = 1;
-  fy_status_empty(&r->status);
-  if (r->peer == MPI_PROC_NULL) {
-    fy_req_complete(r);
-    return MPI_SUCCESS;
-  }
-  size_t bytes = (size_t)(r->count * r->type->size);
+  if (fy_req_begin(r)) return MPI_SUCCESS;
+  size_t bytes = r->bytes;
   size_t need = bytes + MPI_BSEND_OVERHEAD; /* exactly what the standard tells users to reserve */
   fy_plock();
   block_t *b = buf_base ? alloc_block(need) : NULL;

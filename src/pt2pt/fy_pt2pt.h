@@ -34,6 +34,9 @@ size_t fy_pt2pt_header_bytes(void);
 /* Fill a request for a send/receive (does not start it). */
 void fy_req_setup(fy_request_t *r, int kind, int mode, const void *buf, MPI_Count count,
                   fy_datatype_t *t, int peer, int tag, fy_comm_t *c, int coll);
+/* Reset r for a (re)start. A PROC_NULL peer completes it at once with the
+ * standard's empty status; returns 1 then. */
+int fy_req_begin(fy_request_t *r);
 int fy_send_start(fy_request_t *r);
 int fy_recv_start(fy_request_t *r);
 /* Internal convenience used by Barrier and friends: start on ctx+1. */

@@ -9,17 +9,16 @@
  * cross-memory attach the receiver sets PIPE and both sides stream the data
  * through the sender's shared pipe slots. Slot words carry a generation so
  * a stale CAS after reuse fails.
- * When the receiver is waiting in MPI as the RTS leaves (a blocking
- * exchange), the sender marks the RTS PIPE and starts streaming at once:
- * two concurrent copies through cache-sized chunks beat one cross-memory
- * copy, and no CTS round trip is needed. */
+ * When both sides are blocked in MPI at the match (a blocking exchange),
+ * the receiver chooses PIPE even with cross-memory attach: two concurrent
+ * copies through cache-sized chunks beat one cross-memory copy. */
 #ifndef FY_PT2PT_PKT_H
 #define FY_PT2PT_PKT_H
 #include <stdint.h>
 #include <stdatomic.h>
 
 enum { FY_PKT_EAGER = 1, FY_PKT_RTS, FY_PKT_CTS, FY_PKT_FIN_S, FY_PKT_FIN_R, FY_PKT_ACK };
-enum { FY_PKF_SYNC = 1, FY_PKF_PIPE = 2 };
+enum { FY_PKF_SYNC = 1 };
 
 typedef struct fy_pkt {
   uint8_t type, flags;

@@ -16,6 +16,7 @@ typedef struct fy_unexp {
   uint64_t sreq, addr;
   uint32_t slot, gen;
   char *data;
+  int data_pooled;   /* data came from the PEF's preallocated buffers */
 } fy_unexp_t;
 
 /* Intrusive request lists (rendezvous in flight, pipes, slot waiters). */

@@ -17,8 +17,16 @@ static fy_unexp_t *spare; /* the next unexpected descriptor, allocated ahead */
 #define SIG_POOL 8
 static fy_unexp_t *sig_pool[SIG_POOL];
 static int sig_npool;
+/* Payload buffers for small unexpected messages taken in a PEF turn; they
+ * go back to this list when the message is received. */
+#define SIG_EAGER_BUFS 4
+#define SIG_EAGER_BYTES 4096
+static char *sig_buf[SIG_EAGER_BUFS];
+static int sig_nbuf, sig_buf_made;
 int fy_pt2pt_in_signal;   /* a PEF turn is running on this process */
 static int sig_hits;
+static fy_rlist_t complete_later; /* matched in a PEF turn, completed by progress */
+static int completes_quietly(const fy_request_t *r);
 
 static fy_unexp_t *unexp_new(void) {
   fy_unexp_t *u = calloc(1, sizeof *u);
@@ -55,7 +63,10 @@ void fy_eager_deliver(fy_request_t *r, const fy_pkt_t *h, const void *data, int 
       fy_type_unpack(r->type, r->count, data, n, r->rbuf);
   }
   if (h->flags & FY_PKF_SYNC) send_ack(src_local, h->sreq);
-  fy_req_complete(r);
+  if (fy_pt2pt_in_signal && !completes_quietly(r))
+    fy_rlist_push(&complete_later, r); /* its release would free memory */
+  else
+    fy_req_complete(r);
 }
 
 static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
@@ -89,7 +100,11 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
       u->addr = h->addr;
       u->slot = h->slot;
       u->gen = h->gen;
-      if (h->type == FY_PKT_EAGER && u->len) {
+      if (h->type == FY_PKT_EAGER && u->len && fy_pt2pt_in_signal) {
+        u->data = sig_buf[--sig_nbuf];
+        u->data_pooled = 1;
+        memcpy(u->data, h + 1, u->len);
+      } else if (h->type == FY_PKT_EAGER && u->len) {
         u->data = malloc(u->len);
         if (!u->data) fy_abort(MPI_ERR_NO_MEM, "out of memory for an unexpected message");
         memcpy(u->data, h + 1, u->len);
@@ -108,14 +123,38 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
   return 0;
 }
 
-/* PEF turn: take only rendezvous starts that can be handled without
- * allocating (a descriptor from the pool, a queue that will not grow);
- * stop at anything else, which the next MPI call will take. */
+/* Completing r in a signal handler must not free memory (a user-freed or
+ * internal request is released at completion, a bounce buffer is freed). */
+static int completes_quietly(const fy_request_t *r) {
+  return !r->user_freed && !r->on_complete && !r->tmp;
+}
+
+/* PEF turn: take the packets at the head of the ring that can be handled
+ * without allocating, freeing or copying bulk data (rendezvous starts,
+ * eager messages that fit a preallocated buffer, completions that release
+ * nothing, CTS which only the non-signal path acts on); stop at anything
+ * else, which the next MPI call will take. A small message ahead of a
+ * rendezvous start therefore does not hide it. */
 static int on_packet_signal(void *arg, int src_local, const void *pkt, size_t plen) {
   const fy_pkt_t *h = pkt;
-  if (h->type != FY_PKT_RTS || src_local == fy_state.local_rank || sig_npool == 0 ||
-      !fy_mq_arrive_alloc_free(fy_mq, h->ctx))
-    return 1;
+  if (src_local == fy_state.local_rank) return 1;
+  switch (h->type) {
+    case FY_PKT_EAGER:
+      if ((h->flags & FY_PKF_SYNC) || h->len > SIG_EAGER_BYTES || sig_nbuf == 0) return 1;
+      __attribute__((fallthrough)); /* the same matching constraints as a rendezvous start */
+    case FY_PKT_RTS:
+      if (sig_npool == 0 || !fy_mq_arrive_alloc_free(fy_mq, h->ctx)) return 1;
+      break;
+    case FY_PKT_CTS: break;
+    case FY_PKT_FIN_S:
+    case FY_PKT_ACK:
+      if (!completes_quietly((fy_request_t *)(uintptr_t)h->sreq)) return 1;
+      break;
+    case FY_PKT_FIN_R:
+      if (!completes_quietly((fy_request_t *)(uintptr_t)h->rreq)) return 1;
+      break;
+    default: return 1;
+  }
   return on_packet(arg, src_local, pkt, plen);
 }
 
@@ -129,7 +168,18 @@ int fy_pt2pt_signal_poll(void) {
 
 int fy_pt2pt_progress(void) {
   int n = 0;
+  while (complete_later.head) {
+    fy_request_t *r = complete_later.head;
+    fy_rlist_remove(&complete_later, r);
+    fy_req_complete(r);
+    n++;
+  }
   while (sig_npool < SIG_POOL) sig_pool[sig_npool++] = unexp_new();
+  if (!sig_buf_made && fy_async_mode == FY_ASYNC_PEF) {
+    /* Made once: taken buffers come back when their message is received. */
+    sig_buf_made = 1;
+    while (sig_nbuf < SIG_EAGER_BUFS && (sig_buf[sig_nbuf] = malloc(SIG_EAGER_BYTES))) sig_nbuf++;
+  }
   if (fy_shm_pending()) n += fy_shm_poll(on_packet, NULL, 0);
   n += fy_out_progress();
   n += fy_rndv_progress();
@@ -145,24 +195,16 @@ void fy_unexp_consume(fy_request_t *r, fy_unexp_t *u) {
     fy_eager_deliver(r, &h, u->data, u->src_local);
   else
     fy_rndv_recv_match(r, u->src_local, &h);
-  free(u->data);
+  if (u->data_pooled)
+    sig_buf[sig_nbuf++] = u->data;
+  else
+    free(u->data);
   free(u);
 }
 
 int fy_recv_start(fy_request_t *r) {
-  atomic_store_explicit(&r->done, 0, memory_order_relaxed);
-  r->active = 1;
-  r->cancelled = 0;
-  r->pstate = FY_PS_IDLE;
   r->tmp = NULL;
-  fy_status_empty(&r->status);
-  if (r->peer == MPI_PROC_NULL) {
-    r->status.MPI_SOURCE = MPI_PROC_NULL;
-    r->status.MPI_TAG = MPI_ANY_TAG;
-    fy_req_complete(r);
-    return MPI_SUCCESS;
-  }
-  r->bytes = (size_t)(r->count * r->type->size);
+  if (fy_req_begin(r)) return MPI_SUCCESS;
   r->mqi.ctx = r->ctx;
   r->mqi.rank = r->peer;
   r->mqi.tag = r->tag;
@@ -232,10 +274,7 @@ int fy_msg_recv_start(fy_request_t *msg, void *buf, MPI_Count count, fy_datatype
                       fy_request_t *r) {
   fy_unexp_t *u = msg->msg;
   fy_req_setup(r, FY_REQ_RECV, FY_MODE_STD, buf, count, t, u->mqi.rank, u->mqi.tag, msg->comm, 0);
-  atomic_store_explicit(&r->done, 0, memory_order_relaxed);
-  r->active = 1;
-  fy_status_empty(&r->status);
-  r->bytes = (size_t)(count * t->size);
+  fy_req_begin(r);
   msg->msg = NULL;
   fy_plock();
   fy_unexp_consume(r, u);
@@ -260,6 +299,7 @@ int fy_pt2pt_init(void) {
 
 void fy_pt2pt_finalize(void) {
   while (sig_npool > 0) free(sig_pool[--sig_npool]);
+  while (sig_nbuf > 0) free(sig_buf[--sig_nbuf]);
   fy_out_finalize();
   if (fy_mq) fy_mq_destroy(fy_mq);
   fy_mq = NULL;

@@ -53,23 +53,8 @@ static void send_rts(fy_request_t *r) {
   fy_pkt_t h = {.type = FY_PKT_RTS, .src = r->comm->rank, .tag = r->tag, .ctx = r->ctx,
                 .len = r->bytes, .sreq = (uint64_t)(uintptr_t)r,
                 .addr = (uint64_t)(uintptr_t)fy_send_data(r), .slot = i, .gen = (uint32_t)r->gen};
-  /* Stream now if the receiver is waiting in MPI (it will pull at once),
-   * or if there is no other way. */
-  int pipe = !use_cma ||
-             (r->bytes <= (size_t)fy_config.pipe_threshold && r->peer_local != my_local &&
-              atomic_load_explicit(fy_shm_in_mpi_word(r->peer_local), memory_order_relaxed));
   r->pstate = FY_PS_RNDV_SENT;
-  if (pipe) {
-    h.flags = FY_PKF_PIPE;
-    atomic_store_explicit(&s->state, FY_SLOT_WORD(r->gen, FY_SLOT_PIPE), memory_order_release);
-  }
   fy_out_send(r->peer_local, &h, NULL, 0, FY_SHM_F_RNDV, r, 0);
-  if (pipe) {
-    fy_shm_pipe_init(&r->pipe, r->peer_local, xfer_id(i, (uint32_t)r->gen), r->bytes);
-    r->pstate = FY_PS_RNDV_PIPE;
-    fy_rlist_push(&pipe_send, r);
-    fy_pt2pt_stats.rndv_pipe++;
-  }
   fy_pt2pt_stats.rndv_sent++;
 }
 
@@ -114,7 +99,7 @@ static void send_cts(int dst, const fy_pkt_t *cts) {
 /* Receiver: the message r matched is a rendezvous announcement h. */
 void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   size_t len = (size_t)h->len, cap = r->bytes, n = len < cap ? len : cap;
-  if (fy_pt2pt_in_signal && (n < len || !r->type->is_contig)) {
+  if (fy_pt2pt_in_signal && (n < len || !r->type->is_contig || !use_cma)) {
     /* A PEF turn cannot allocate or format an error: finish it later. */
     r->peer_local = src_local;
     r->slot = h->slot;
@@ -124,7 +109,7 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
     r->mqi.owner = (void *)(uintptr_t)h->addr;
     r->status.MPI_SOURCE = h->src;
     r->status.MPI_TAG = h->tag;
-    r->deferred = 1 + ((h->flags & FY_PKF_PIPE) ? 1 : 0);
+    r->deferred = 1;
     fy_rlist_push(&deferred, r);
     return;
   }
@@ -149,11 +134,21 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   s->rreq = (uint64_t)(uintptr_t)r;
   s->rlocal = my_local;
   fy_pkt_t cts = {.type = FY_PKT_CTS, .sreq = h->sreq, .slot = h->slot, .gen = h->gen};
-  if (h->flags & FY_PKF_PIPE) {
-    /* The sender is already streaming: just pull. */
+  int sender_waiting = atomic_load_explicit(fy_shm_in_mpi_word(src_local), memory_order_relaxed) != 0;
+  /* Both sides blocked in MPI, the receiver on this very request: stream
+   * through the pipe (two concurrent copies through cache-sized chunks beat
+   * one cross-memory copy). Never when the receiver may go back to
+   * computing first (it matched inside another call's wait, a test or a
+   * PEF turn): the pipe moves only while both poll. Without cross-memory
+   * attach it is the only way. */
+  if (!use_cma || (!fy_pt2pt_in_signal && r->waited && sender_waiting &&
+                   len <= (size_t)fy_config.pipe_threshold && src_local != my_local)) {
+    atomic_store_explicit(&s->state, FY_SLOT_WORD(h->gen, FY_SLOT_PIPE), memory_order_release);
     fy_shm_pipe_init(&r->pipe, src_local, xfer_id(h->slot, h->gen), len);
     r->pstate = FY_PS_RNDV_PIPE;
     fy_rlist_push(&pipe_recv, r);
+    send_cts(src_local, &cts);
+    fy_pt2pt_stats.rndv_pipe++;
     return;
   }
   atomic_store_explicit(&s->state, FY_SLOT_WORD(h->gen, FY_SLOT_MATCHED), memory_order_release);
@@ -161,7 +156,6 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   fy_rlist_push(&recv_matched, r);
   /* The sender moves the data if it is waiting in MPI and we are not;
    * otherwise we take it now. */
-  int sender_waiting = atomic_load_explicit(fy_shm_in_mpi_word(src_local), memory_order_relaxed) != 0;
   if (fy_pt2pt_in_signal)
     send_cts(src_local, &cts); /* the trigger only: a busy handler never copies */
   else if (sender_waiting && !fy_progress_in_wait())
@@ -195,6 +189,15 @@ void fy_rndv_on_cts(const fy_pkt_t *h) {
   fy_request_t *r = (fy_request_t *)(uintptr_t)h->sreq;
   if (h->slot >= NSLOTS || slot_req[h->slot] != r || (uint32_t)r->gen != h->gen) return;
   fy_rndv_slot_t *s = slot_at(my_local, h->slot);
+  if (atomic_load_explicit(&s->state, memory_order_acquire) == FY_SLOT_WORD(r->gen, FY_SLOT_PIPE)) {
+    if (r->pstate != FY_PS_RNDV_PIPE) {
+      fy_shm_pipe_init(&r->pipe, r->peer_local, xfer_id(r->slot, (uint32_t)r->gen), r->bytes);
+      r->pstate = FY_PS_RNDV_PIPE;
+      fy_rlist_push(&pipe_send, r);
+    }
+    return;
+  }
+  if (fy_pt2pt_in_signal) return; /* a busy handler never copies: the receiver will claim it */
   uint64_t expect = FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED);
   if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, FY_SLOT_SCOPY),
                                                memory_order_acq_rel, memory_order_acquire))
@@ -227,9 +230,8 @@ int fy_rndv_progress(void) {
   while (deferred.head) {
     fy_request_t *r = deferred.head;
     fy_rlist_remove(&deferred, r);
-    uint8_t flags = r->deferred == 2 ? FY_PKF_PIPE : 0;
     r->deferred = 0;
-    fy_pkt_t h = {.type = FY_PKT_RTS, .flags = flags, .src = r->status.MPI_SOURCE, .tag = r->status.MPI_TAG,
+    fy_pkt_t h = {.type = FY_PKT_RTS, .src = r->status.MPI_SOURCE, .tag = r->status.MPI_TAG,
                   .len = r->xfer_len, .sreq = r->sreq, .addr = (uint64_t)(uintptr_t)r->mqi.owner,
                   .slot = r->slot, .gen = (uint32_t)r->gen};
     fy_rndv_recv_match(r, r->peer_local, &h);

@@ -29,21 +29,24 @@ const void *fy_send_data(fy_request_t *r) {
   return r->tmp ? r->tmp : (const char *)r->sbuf + r->type->true_lb;
 }
 
-int fy_send_start(fy_request_t *r) {
+int fy_req_begin(fy_request_t *r) {
   atomic_store_explicit(&r->done, 0, memory_order_relaxed);
   r->active = 1;
   r->cancelled = 0;
   r->pstate = FY_PS_IDLE;
   fy_status_empty(&r->status);
+  r->bytes = (size_t)(r->count * r->type->size);
+  if (r->peer != MPI_PROC_NULL) return 0;
+  r->status.MPI_SOURCE = MPI_PROC_NULL;
+  r->status.MPI_TAG = MPI_ANY_TAG;
+  fy_req_complete(r);
+  return 1;
+}
+
+int fy_send_start(fy_request_t *r) {
+  if (fy_req_begin(r)) return MPI_SUCCESS;
   r->status.MPI_SOURCE = r->peer;
   r->status.MPI_TAG = r->tag;
-  if (r->peer == MPI_PROC_NULL) {
-    r->status.MPI_SOURCE = MPI_PROC_NULL;
-    r->status.MPI_TAG = MPI_ANY_TAG;
-    fy_req_complete(r);
-    return MPI_SUCCESS;
-  }
-  r->bytes = (size_t)(r->count * r->type->size);
   if (!r->type->is_contig && r->bytes) {
     if (!r->tmp || !r->tmp_owned) {
       r->tmp = malloc(r->bytes);
@@ -71,6 +74,7 @@ int fy_send_start(fy_request_t *r) {
 static int req_is_done(void *arg) { return fy_req_done(arg); }
 
 void fy_req_wait_done(fy_request_t *r) {
+  r->waited = 1;
   fy_async_unwatch_locked(r); /* waited on: the wait progresses it */
   fy_progress_wait(req_is_done, r);
 }
