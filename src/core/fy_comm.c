@@ -58,7 +58,7 @@ fy_comm_t *fy_comm_get(MPI_Comm h) {
 static int agree_ctx(fy_comm_t *c, uint32_t *out) {
   fy_datatype_t *u32 = fy_type_get(MPI_UINT32_T);
   uint32_t v = next_ctx, w;
-  fy_request_t *r;
+  fy_request_t *r = NULL;
   int err;
   if (c->rank == 0) {
     for (int i = 1; i < c->size; i++) {

@@ -31,7 +31,7 @@ static int start(fy_request_t *r) {
 
 static int inonblocking(int kind, int mode, const void *buf, MPI_Count count, MPI_Datatype dt,
                         int peer, int tag, MPI_Comm comm, MPI_Request *request) {
-  fy_request_t *r;
+  fy_request_t *r = NULL;
   int err = new_req(kind, mode, buf, count, dt, peer, tag, comm, &r);
   if (err) return err;
   err = start(r);
@@ -45,7 +45,7 @@ static int inonblocking(int kind, int mode, const void *buf, MPI_Count count, MP
 
 static int blocking(int kind, int mode, const void *buf, MPI_Count count, MPI_Datatype dt,
                     int peer, int tag, MPI_Comm comm, MPI_Status *status) {
-  fy_request_t *r;
+  fy_request_t *r = NULL;
   /* No user handle is needed for a blocking call. */
   int err = new_req_h(kind, mode, buf, count, dt, peer, tag, comm, &r, 0);
   if (err) return err;
@@ -67,7 +67,7 @@ static int blocking(int kind, int mode, const void *buf, MPI_Count count, MPI_Da
 
 static int persistent(int kind, int mode, const void *buf, MPI_Count count, MPI_Datatype dt,
                       int peer, int tag, MPI_Comm comm, MPI_Request *request) {
-  fy_request_t *r;
+  fy_request_t *r = NULL;
   int err = new_req(kind, mode, buf, count, dt, peer, tag, comm, &r);
   if (err) return err;
   r->persistent = 1;
@@ -141,7 +141,7 @@ int fy_mpi_recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int so
 static int sendrecv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
                     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                     int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
-  fy_request_t *rr, *sr;
+  fy_request_t *rr = NULL, *sr = NULL;
   int err = new_req_h(FY_REQ_RECV, FY_MODE_STD, recvbuf, recvcount, recvtype, source, recvtag, comm, &rr, 0);
   if (err) return err;
   err = new_req_h(FY_REQ_SEND, FY_MODE_STD, sendbuf, sendcount, sendtype, dest, sendtag, comm, &sr, 0);
@@ -323,7 +323,7 @@ static int mrecv(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message 
     *message = MPI_MESSAGE_NULL;
     return MPI_SUCCESS;
   }
-  fy_request_t *r;
+  fy_request_t *r = NULL;
   int err = imrecv(buf, count, datatype, message, &r);
   if (err) return err;
   fy_req_wait_done(r);
@@ -345,7 +345,7 @@ int fy_mpi_mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Messag
 static int imrecv_api(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
                       MPI_Request *request) {
   if (*message == MPI_MESSAGE_NO_PROC) {
-    fy_request_t *r;
+    fy_request_t *r = NULL;
     int err = new_req(FY_REQ_RECV, FY_MODE_STD, buf, count, datatype, MPI_PROC_NULL, 0,
                       MPI_COMM_SELF, &r);
     if (err) return err;
@@ -354,7 +354,7 @@ static int imrecv_api(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Mes
     *message = MPI_MESSAGE_NULL;
     return MPI_SUCCESS;
   }
-  fy_request_t *r;
+  fy_request_t *r = NULL;
   int err = imrecv(buf, count, datatype, message, &r);
   if (!err) *request = r->handle;
   return err;

@@ -180,7 +180,7 @@ int fy_pmi_init(int *rank, int *size, int *appnum) {
 
   const char *fdstr = getenv("PMI_FD"), *port = getenv("PMI_PORT");
   if (fdstr && *fdstr) {
-    int fd;
+    int fd = -1;
     if (env_int("PMI_FD", &fd) < 0) return -1;
     pmi.fd = fd;
     /* Programs the rank starts (system(), popen) must not hold it. */
