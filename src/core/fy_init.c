@@ -82,7 +82,7 @@ static int init(int required, int *provided) {
     .local_size = fy_state.local_size,
     .barrier = barrier_pmi,
     .ring_cells = fy_config.shm_cells,
-    .cell_payload = fy_pt2pt_header_bytes() + (size_t)fy_config.eager_threshold,
+    .cell_payload = fy_pt2pt_cell_bytes((size_t)fy_config.eager_threshold),
     .rank_area = fy_rndv_area_bytes,
     .pipe_slots = (int)fy_config.shm_pipe_slots,
     .pipe_chunk = (size_t)fy_config.shm_pipe_chunk,

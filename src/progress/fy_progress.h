@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <stdatomic.h>
 
+/* Set at MPI_Init when no other thread can run the engine (see progress.c). */
+extern int fy_plock_elide;
 void fy_plock(void);
 void fy_punlock(void);
 int fy_ptrylock(void);

@@ -28,8 +28,8 @@ int fy_pt2pt_signal_poll(void);
 extern int fy_pt2pt_in_signal;
 /* A transfer is streaming through the pipe: waits keep polling. */
 int fy_rndv_busy(void);
-/* Bytes of the packet header in front of an eager payload. */
-size_t fy_pt2pt_header_bytes(void);
+/* Bytes a ring cell must carry for this eager threshold. */
+size_t fy_pt2pt_cell_bytes(size_t eager);
 
 /* Fill a request for a send/receive (does not start it). */
 void fy_req_setup(fy_request_t *r, int kind, int mode, const void *buf, MPI_Count count,

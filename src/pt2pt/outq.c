@@ -48,7 +48,7 @@ static void sent(fy_request_t *req, const fy_pkt_t *hdr, int complete_on_send) {
 
 int fy_out_send(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen, unsigned flags,
                 fy_request_t *req, int complete_on_send) {
-  if (!head[dst] && fy_shm_send(dst, hdr, sizeof *hdr, data, dlen, flags) == 0) {
+  if (!head[dst] && fy_shm_send(dst, hdr, fy_pkt_hlen(hdr), data, dlen, flags) == 0) {
     sent(req, hdr, complete_on_send);
     return 0;
   }
@@ -75,7 +75,7 @@ int fy_out_progress(void) {
   for (int d = 0; d < nlocal; d++) {
     while (head[d]) {
       out_pkt_t *o = head[d];
-      if (fy_shm_send(d, &o->hdr, sizeof o->hdr, o->data, o->dlen, o->flags) != 0) break;
+      if (fy_shm_send(d, &o->hdr, fy_pkt_hlen(&o->hdr), o->data, o->dlen, o->flags) != 0) break;
       head[d] = o->next;
       if (!head[d]) tail[d] = NULL;
       nqueued--;
@@ -104,5 +104,5 @@ void fy_rlist_remove(fy_rlist_t *l, fy_request_t *r) {
 
 int fy_out_try_send(int dst, const fy_pkt_t *hdr, unsigned flags) {
   if (head[dst]) return -1; /* it would overtake a queued packet */
-  return fy_shm_send(dst, hdr, sizeof *hdr, NULL, 0, flags) == 0 ? 0 : -1;
+  return fy_shm_send(dst, hdr, fy_pkt_hlen(hdr), NULL, 0, flags) == 0 ? 0 : -1;
 }

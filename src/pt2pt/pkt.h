@@ -16,6 +16,7 @@
 #define FY_PT2PT_PKT_H
 #include <stdint.h>
 #include <stdatomic.h>
+#include <stddef.h>
 
 enum { FY_PKT_EAGER = 1, FY_PKT_RTS, FY_PKT_CTS, FY_PKT_FIN_S, FY_PKT_FIN_R, FY_PKT_ACK };
 enum { FY_PKF_SYNC = 1 };
@@ -28,10 +29,21 @@ typedef struct fy_pkt {
   uint32_t ctx;
   uint64_t len;      /* message bytes */
   uint64_t sreq;     /* sender's request (echoed by ACK and FIN_S) */
+  /* Rendezvous and completion packets only: EAGER and ACK travel with the
+   * first FY_PKT_SHORT bytes, so that a small message and the ring cell's
+   * own header share one cache line. */
   uint64_t rreq;     /* receiver's request (FIN_R) */
   uint64_t addr;     /* RTS: sender's data address */
   uint32_t slot, gen;
 } fy_pkt_t;
+
+#define FY_PKT_SHORT offsetof(fy_pkt_t, rreq)
+static inline size_t fy_pkt_hlen(const fy_pkt_t *h) {
+  return (h->type == FY_PKT_EAGER || h->type == FY_PKT_ACK) ? FY_PKT_SHORT : sizeof *h;
+}
+static inline const void *fy_pkt_payload(const fy_pkt_t *h) {
+  return (const char *)h + FY_PKT_SHORT;
+}
 
 enum { FY_SLOT_FREE = 0, FY_SLOT_POSTED, FY_SLOT_MATCHED, FY_SLOT_SCOPY, FY_SLOT_RCOPY, FY_SLOT_PIPE };
 

@@ -86,7 +86,7 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
           if (fy_pt2pt_in_signal) sig_hits++;
         }
         if (h->type == FY_PKT_EAGER)
-          fy_eager_deliver(r, h, h + 1, src_local);
+          fy_eager_deliver(r, h, fy_pkt_payload(h), src_local);
         else
           fy_rndv_recv_match(r, src_local, h);
         break;
@@ -97,17 +97,19 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
       u->src_local = src_local;
       u->len = (size_t)h->len;
       u->sreq = h->sreq;
-      u->addr = h->addr;
-      u->slot = h->slot;
-      u->gen = h->gen;
+      if (h->type == FY_PKT_RTS) {
+        u->addr = h->addr;
+        u->slot = h->slot;
+        u->gen = h->gen;
+      }
       if (h->type == FY_PKT_EAGER && u->len && fy_pt2pt_in_signal) {
         u->data = sig_buf[--sig_nbuf];
         u->data_pooled = 1;
-        memcpy(u->data, h + 1, u->len);
+        memcpy(u->data, fy_pkt_payload(h), u->len);
       } else if (h->type == FY_PKT_EAGER && u->len) {
         u->data = malloc(u->len);
         if (!u->data) fy_abort(MPI_ERR_NO_MEM, "out of memory for an unexpected message");
-        memcpy(u->data, h + 1, u->len);
+        memcpy(u->data, fy_pkt_payload(h), u->len);
       }
       spare = fy_pt2pt_in_signal ? sig_pool[--sig_npool] : unexp_new();
       fy_pt2pt_stats.unexpected++;
@@ -319,4 +321,7 @@ void fy_pt2pt_ctx_open(fy_comm_t *c) {
   fy_mq_ctx_open(fy_mq, c->ctx + 1, c->size);
 }
 
-size_t fy_pt2pt_header_bytes(void) { return sizeof(fy_pkt_t); }
+size_t fy_pt2pt_cell_bytes(size_t eager) {
+  size_t need = FY_PKT_SHORT + eager;
+  return need > sizeof(fy_pkt_t) ? need : sizeof(fy_pkt_t);
+}

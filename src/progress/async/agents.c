@@ -44,6 +44,9 @@ int fy_async_start(void) {
       fprintf(stderr, "ferry: FERRY_PROGRESS=%s is not one of none, thread, interrupt, pef, auto; using auto\n", m);
     fy_async_mode = FY_ASYNC_DEFAULT;
   }
+  extern int fy_thread_multiple;
+  fy_plock_elide = !fy_thread_multiple && fy_async_mode != FY_ASYNC_THREAD &&
+                   fy_async_mode != FY_ASYNC_INTERRUPT;
   switch (fy_async_mode) {
     case FY_ASYNC_THREAD: return fy_pthread_start();
     case FY_ASYNC_INTERRUPT: return fy_intr_start();
