@@ -88,6 +88,7 @@ static int init(int required, int *provided) {
     .pipe_chunk = (size_t)fy_config.shm_pipe_chunk,
   };
   fy_shm_set_cma(fy_config.cma != 0);
+  fy_shm_set_cma_chunk((size_t)fy_config.cma_chunk);
   if (fy_shm_init(&boot) != 0) {
     snprintf(msg, sizeof msg, "MPI_Init: shared-memory transport: %s", fy_shm_error());
     goto fail;

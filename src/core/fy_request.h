@@ -26,7 +26,8 @@ enum { FY_REQ_SEND = 1, FY_REQ_RECV, FY_REQ_MSG, FY_REQ_BSEND };
 enum { FY_MODE_STD = 0, FY_MODE_SYNC, FY_MODE_BUF, FY_MODE_READY };
 enum { /* protocol state of an active request */
   FY_PS_IDLE = 0, FY_PS_QUEUED, FY_PS_EAGER_ACK, FY_PS_RNDV_WAIT_SLOT,
-  FY_PS_RNDV_SENT, FY_PS_RNDV_MATCHED, FY_PS_RNDV_PIPE
+  FY_PS_RNDV_SENT, FY_PS_RNDV_MATCHED, FY_PS_RNDV_PIPE,
+  FY_PS_RNDV_CTS   /* sender: a CTS seen in a PEF turn, acted on by progress */
 };
 
 typedef struct fy_request fy_request_t;

@@ -13,6 +13,7 @@ fy_progress_counters_t fy_progress_stats;
 static atomic_uintptr_t lock_owner;
 static int lock_depth;
 static __thread int in_wait;
+__thread int fy_progress_agent;
 static __thread uintptr_t self_id;
 
 static inline uintptr_t me(void) {

@@ -15,7 +15,7 @@ static uint32_t free_slots[NSLOTS];
 static int nfree_slots;
 static uint32_t slot_gen[NSLOTS];
 static fy_request_t *slot_req[NSLOTS];
-static fy_rlist_t wait_slot, recv_matched, pipe_send, pipe_recv, deferred;
+static fy_rlist_t wait_slot, recv_matched, pipe_send, pipe_recv, deferred, cts_later;
 static int use_cma;
 static int my_local;
 
@@ -154,12 +154,12 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   atomic_store_explicit(&s->state, FY_SLOT_WORD(h->gen, FY_SLOT_MATCHED), memory_order_release);
   r->pstate = FY_PS_RNDV_MATCHED;
   fy_rlist_push(&recv_matched, r);
-  /* The sender moves the data if it is waiting in MPI and we are not;
-   * otherwise we take it now. */
-  if (fy_pt2pt_in_signal)
-    send_cts(src_local, &cts); /* the trigger only: a busy handler never copies */
-  else if (sender_waiting && !fy_progress_in_wait())
-    send_cts(src_local, &cts);
+  /* The sender moves the data if it is waiting in MPI and we are not
+   * waiting for this message; otherwise we take it now. */
+  if (fy_pt2pt_in_signal || fy_progress_agent)
+    send_cts(src_local, &cts); /* the trigger only: an agent never copies */
+  else if (sender_waiting && !r->waited)
+    send_cts(src_local, &cts); /* we matched in passing (Irecv, a test, another wait) */
   else
     try_recv_copy(r);
 }
@@ -197,7 +197,16 @@ void fy_rndv_on_cts(const fy_pkt_t *h) {
     }
     return;
   }
-  if (fy_pt2pt_in_signal) return; /* a busy handler never copies: the receiver will claim it */
+  if (fy_pt2pt_in_signal) {
+    /* A busy handler never copies: the next MPI call of this process does
+     * (unless the receiver claims it first). */
+    if (r->pstate != FY_PS_RNDV_CTS) {
+      r->pstate = FY_PS_RNDV_CTS;
+      fy_rlist_push(&cts_later, r);
+    }
+    return;
+  }
+  if (r->pstate == FY_PS_RNDV_CTS) return; /* already queued for progress */
   uint64_t expect = FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED);
   if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, FY_SLOT_SCOPY),
                                                memory_order_acq_rel, memory_order_acquire))
@@ -215,6 +224,7 @@ void fy_rndv_on_cts(const fy_pkt_t *h) {
 void fy_rndv_on_fin_s(const fy_pkt_t *h) {
   fy_request_t *r = (fy_request_t *)(uintptr_t)h->sreq;
   if (h->slot >= NSLOTS || slot_req[h->slot] != r) return;
+  if (r->pstate == FY_PS_RNDV_CTS) fy_rlist_remove(&cts_later, r); /* the receiver copied */
   slot_free(h->slot);
   fy_req_complete(r);
 }
@@ -227,6 +237,14 @@ void fy_rndv_on_fin_r(const fy_pkt_t *h) {
 
 int fy_rndv_progress(void) {
   int n = 0;
+  while (cts_later.head) {
+    fy_request_t *r = cts_later.head;
+    fy_rlist_remove(&cts_later, r);
+    r->pstate = FY_PS_RNDV_SENT;
+    fy_pkt_t h = {.type = FY_PKT_CTS, .sreq = (uint64_t)(uintptr_t)r, .slot = r->slot, .gen = (uint32_t)r->gen};
+    fy_rndv_on_cts(&h);
+    n++;
+  }
   while (deferred.head) {
     fy_request_t *r = deferred.head;
     fy_rlist_remove(&deferred, r);
@@ -243,7 +261,7 @@ int fy_rndv_progress(void) {
     send_rts(r);
     n++;
   }
-  for (fy_request_t *r = recv_matched.head, *nx; r; r = nx) {
+  for (fy_request_t *r = recv_matched.head, *nx; r && !fy_progress_agent; r = nx) {
     nx = r->lnext;
     n += try_recv_copy(r);
   }

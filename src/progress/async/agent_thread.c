@@ -29,6 +29,7 @@ static atomic_uint park_word;   /* futex: bumped when watching starts */
 static atomic_int parked;
 
 static void bind_cpu(void) {
+  fy_progress_agent = 1;
   if (fy_config.thread_cpu < 0) return;
   cpu_set_t set;
   CPU_ZERO(&set);

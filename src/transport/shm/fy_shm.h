@@ -122,4 +122,6 @@ int fy_shm_pipe_slots(void);
 /* Turn cross-memory attach off (FERRY_CMA=0); it cannot be turned on when
  * the probe at init failed. */
 void fy_shm_set_cma(bool enabled);
+/* Largest piece copied by one process_vm_* call (0: the whole range). */
+void fy_shm_set_cma_chunk(size_t bytes);
 #endif

@@ -87,6 +87,7 @@ typedef struct fy_shm_state {
   bool cma_ok, cma_enabled;
   _Atomic uint64_t wakeups;
   char err[256];
+  size_t cma_chunk;         /* bytes per process_vm_* call (0: whole range) */
 } fy_shm_state_t;
 
 extern fy_shm_state_t fy_shm_g;
