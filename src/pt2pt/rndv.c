@@ -165,8 +165,29 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
 }
 
 /* Receiver: try to claim and copy a matched transfer. */
+/* Both sides blocked on this transfer and still unclaimed: switch it to the
+ * pipe (the sender starts pushing when it sees PIPE on the CTS). */
+static int try_upgrade_to_pipe(fy_request_t *r, fy_rndv_slot_t *s) {
+  if (!r->waited || r->xfer_len > (size_t)fy_config.pipe_threshold || r->peer_local == my_local ||
+      !atomic_load_explicit(fy_shm_in_mpi_word(r->peer_local), memory_order_relaxed))
+    return 0;
+  uint64_t expect = FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED);
+  if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, FY_SLOT_PIPE),
+                                               memory_order_acq_rel, memory_order_acquire))
+    return 0;
+  fy_rlist_remove(&recv_matched, r);
+  fy_shm_pipe_init(&r->pipe, r->peer_local, xfer_id(r->slot, (uint32_t)r->gen), r->xfer_len);
+  r->pstate = FY_PS_RNDV_PIPE;
+  fy_rlist_push(&pipe_recv, r);
+  fy_pkt_t cts = {.type = FY_PKT_CTS, .sreq = r->sreq, .slot = r->slot, .gen = (uint32_t)r->gen};
+  send_cts(r->peer_local, &cts);
+  fy_pt2pt_stats.rndv_pipe++;
+  return 1;
+}
+
 static int try_recv_copy(fy_request_t *r) {
   fy_rndv_slot_t *s = slot_at(r->peer_local, r->slot);
+  if (try_upgrade_to_pipe(r, s)) return 1;
   uint64_t expect = FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED);
   if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, FY_SLOT_RCOPY),
                                                memory_order_acq_rel, memory_order_acquire))
