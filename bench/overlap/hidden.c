@@ -86,6 +86,8 @@ int main(int argc, char **argv) {
   char lib[MPI_MAX_LIBRARY_VERSION_STRING];
   int len;
   MPI_Get_library_version(lib, &len);
+  for (char *p = lib; *p; p++)
+    if (*p == '\n' || *p == '\t') *p = ' '; /* one comment line */
   if (rank == 0) {
     printf("# hidden: %.60s\n", lib);
     printf("bytes,tlat_us,wait_recv_us,hidden_recv_pct,wait_send_us,hidden_send_pct\n");

@@ -98,6 +98,21 @@ def tables(d):
                   f"  serial {eps + cm + cp:8.1f}"
                   f"  overlap R/S {float(r['ovl_recv_pct']):6.0f} / {float(r['ovl_send_pct']):6.0f}")
         print()
+    rows = load(d, "hidden")
+    if rows:
+        print("Transfer hidden by a computation of 2 x T_lat, receiver first "
+              "(receiver / sender %; 100 = all of it)")
+        cfgs = uniq(r["config"] for r in rows)
+        sizes = uniq(int(r["bytes"]) for r in rows)
+        print(f"{'config':<16}" + "".join(f"{hsize(b):>14}" for b in sizes))
+        for c in cfgs:
+            line = f"{c:<16}"
+            for b in sizes:
+                m = [r for r in rows if r["config"] == c and int(r["bytes"]) == b]
+                line += (f"{float(m[0]['hidden_recv_pct']):>7.0f} / {float(m[0]['hidden_send_pct']):>4.0f}"
+                         if m else f"{'-':>14}")
+            print(line)
+        print()
     rows = load(d, "vmrss")
     if rows:
         print("VmRSS per process (kB) and threads after pending large receives")
@@ -214,6 +229,21 @@ def plots(d):
         ax[0][0].legend(fontsize=7)
         save(fig, "prog.png")
 
+    rows = load(d, "hidden")
+    if rows:
+        print("Transfer hidden by a computation of 2 x T_lat, receiver first "
+              "(receiver / sender %; 100 = all of it)")
+        cfgs = uniq(r["config"] for r in rows)
+        sizes = uniq(int(r["bytes"]) for r in rows)
+        print(f"{'config':<16}" + "".join(f"{hsize(b):>14}" for b in sizes))
+        for c in cfgs:
+            line = f"{c:<16}"
+            for b in sizes:
+                m = [r for r in rows if r["config"] == c and int(r["bytes"]) == b]
+                line += (f"{float(m[0]['hidden_recv_pct']):>7.0f} / {float(m[0]['hidden_send_pct']):>4.0f}"
+                         if m else f"{'-':>14}")
+            print(line)
+        print()
     rows = load(d, "vmrss")
     if rows:
         configs = uniq(r["config"] for r in rows)

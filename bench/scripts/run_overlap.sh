@@ -3,7 +3,7 @@
 # mode, MPICH (also with MPICH_ASYNC_PROGRESS=1) and Open MPI; CSV + PNG plots.
 #
 #   bench/scripts/run_overlap.sh [--quick] [--configs "ferry ferry-none mpich ..."]
-#                                [--tests "overhead eq3 eq4 prog vmrss halo"] [--no-plot]
+#                                [--tests "hidden overhead eq3 eq4 prog vmrss halo"] [--no-plot]
 # --quick: eq4 only (receiver first and sender first; 64 KiB, 1 MiB, 4 MiB;
 #          few iterations), about a minute, then the overlap table.
 # Output: bench/results/overlap/<stamp>/<test>.csv, *.png, table.txt, run.log
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 if [ -z "$tests" ]; then
-  if [ $quick = 1 ]; then tests="eq4"; else tests="overhead eq3 eq4 prog vmrss halo"; fi
+  if [ $quick = 1 ]; then tests="hidden eq4"; else tests="hidden overhead eq3 eq4 prog vmrss halo"; fi
 fi
 qflag=()
 [ $quick = 1 ] && qflag=(-q) && FY_RUN_TIMEOUT=${FY_RUN_TIMEOUT_QUICK:-120}
@@ -48,10 +48,14 @@ for cfg in $configs; do
   impl=$(impl_of "$cfg")
   ovl=$(build "$impl" overlap "$FY_BENCH/overlap/overlap.c") || { status=1; continue; }
   halo=$(build "$impl" halo "$FY_BENCH/halo/halo.c") || { status=1; continue; }
+  hidden=$(build "$impl" hidden "$FY_BENCH/overlap/hidden.c") || { status=1; continue; }
   for t in $tests; do
     fy_note "$t: $cfg"
     if [ "$t" = halo ]; then
       run_csv "$cfg" "$out/halo.csv" "$halo" "${qflag[@]}" || status=1
+    elif [ "$t" = hidden ]; then
+      hn=(); [ $quick = 1 ] && hn=(-n 60)
+      run_csv "$cfg" "$out/hidden.csv" "$hidden" "${hn[@]}" || status=1
     else
       run_csv "$cfg" "$out/$t.csv" "$ovl" -t "$t" "${qflag[@]}" || status=1
     fi
