@@ -112,18 +112,22 @@ static void status_out(MPI_Status *dst, const MPI_Status *src, int set_error) {
 
 /* ---- completion calls ---- */
 
-static int req_check(MPI_Request h, fy_request_t **out, const char *arg) {
+/* index >= 0: the request is array_of_requests[index] (named only in the
+ * error message, so the common path formats nothing). */
+static int req_check_at(MPI_Request h, fy_request_t **out, int index) {
   *out = NULL;
-  if (h == MPI_REQUEST_NULL) {
-    *out = NULL;
-    return MPI_SUCCESS;
-  }
+  if (h == MPI_REQUEST_NULL) return MPI_SUCCESS;
   fy_request_t *r = fy_req_get(h);
-  if (!r || r->kind == FY_REQ_MSG)
-    return fy_err(MPI_ERR_REQUEST, "%s = %#x is not a valid request", arg, (unsigned)h);
+  if (!r || r->kind == FY_REQ_MSG) {
+    if (index < 0) return fy_err(MPI_ERR_REQUEST, "request = %#x is not a valid request", (unsigned)h);
+    return fy_err(MPI_ERR_REQUEST, "array_of_requests[%d] = %#x is not a valid request", index,
+                  (unsigned)h);
+  }
   *out = r;
   return MPI_SUCCESS;
 }
+
+
 
 /* Inactive: null handle, or a persistent request not started. */
 static int inactive(fy_request_t *r) { return !r || (r->persistent && !r->active); }
@@ -152,7 +156,7 @@ static void empty_status(MPI_Status *st) {
 
 int fy_mpi_wait(MPI_Request *request, MPI_Status *status) {
   fy_request_t *r = NULL;
-  int err = req_check(*request, &r, "request");
+  int err = req_check_at(*request, &r, -1);
   if (err) return err;
   if (inactive(r)) {
     empty_status(status);
@@ -164,7 +168,7 @@ int fy_mpi_wait(MPI_Request *request, MPI_Status *status) {
 
 int fy_mpi_test(MPI_Request *request, int *flag, MPI_Status *status) {
   fy_request_t *r = NULL;
-  int err = req_check(*request, &r, "request");
+  int err = req_check_at(*request, &r, -1);
   if (err) return err;
   if (inactive(r)) {
     *flag = 1;
@@ -179,7 +183,7 @@ int fy_mpi_test(MPI_Request *request, int *flag, MPI_Status *status) {
 
 int fy_mpi_request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
   fy_request_t *r = NULL;
-  int err = req_check(request, &r, "request");
+  int err = req_check_at(request, &r, -1);
   if (err) return err;
   if (inactive(r)) {
     *flag = 1;
@@ -212,9 +216,7 @@ static int multi_done(void *arg) {
 /* wait: the caller is about to block on them (not a test). */
 static int gather(int n, MPI_Request reqs[], fy_request_t **objs, int wait) {
   for (int i = 0; i < n; i++) {
-    char arg[40];
-    snprintf(arg, sizeof arg, "array_of_requests[%d]", i);
-    int err = req_check(reqs[i], &objs[i], arg);
+    int err = req_check_at(reqs[i], &objs[i], i);
     if (err) return err;
     if (objs[i] && wait) {
       objs[i]->waited = 1;
@@ -369,7 +371,7 @@ int fy_mpi_testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 
 int fy_mpi_request_free(MPI_Request *request) {
   fy_request_t *r = NULL;
-  int err = req_check(*request, &r, "request");
+  int err = req_check_at(*request, &r, -1);
   if (err) return err;
   if (!r) return fy_err(MPI_ERR_REQUEST, "request = MPI_REQUEST_NULL");
   if (r->persistent && r->active && !fy_req_done(r)) {
@@ -388,7 +390,7 @@ int fy_mpi_request_free(MPI_Request *request) {
 
 int fy_mpi_cancel(MPI_Request *request) {
   fy_request_t *r = NULL;
-  int err = req_check(*request, &r, "request");
+  int err = req_check_at(*request, &r, -1);
   if (err) return err;
   if (!r) return fy_err(MPI_ERR_REQUEST, "request = MPI_REQUEST_NULL");
   if (r->kind == FY_REQ_RECV && !inactive(r)) fy_recv_cancel(r);
@@ -404,7 +406,7 @@ int fy_mpi_test_cancelled(const MPI_Status *status, int *flag) {
 
 int fy_mpi_start(MPI_Request *request) {
   fy_request_t *r = NULL;
-  int err = req_check(*request, &r, "request");
+  int err = req_check_at(*request, &r, -1);
   if (err) return err;
   if (!r || !r->persistent)
     return fy_err(MPI_ERR_REQUEST, "request = %#x is not a persistent request", (unsigned)*request);

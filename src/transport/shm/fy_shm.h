@@ -73,6 +73,8 @@ int fy_shm_send(int dst_local, const void *hdr, size_t hlen,
 typedef int (*fy_shm_pkt_cb)(void *arg, int src_local, const void *pkt, size_t len);
 int fy_shm_poll(fy_shm_pkt_cb cb, void *arg, int max);
 bool fy_shm_pending(void);
+/* A packet has been claimed in my ring (maybe not yet published). */
+bool fy_shm_incoming(void);
 
 /* ---- doorbell ---- */
 enum { FY_SHM_WAIT_ANY = 0, FY_SHM_WAIT_RNDV = 1 };

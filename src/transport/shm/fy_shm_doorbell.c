@@ -1,11 +1,15 @@
 /* shm doorbell: per-rank futex words in the segment. See fy_shm.h.
  *
- * Protocol (Dekker): the sleeper increments armed[kind], fences (seq_cst),
- * reads futex[kind], then the caller re-checks fy_shm_pending() and only
- * then sleeps on the value it read. A sender publishes the cell, fences
- * (seq_cst), then reads armed[]: either it sees the sleeper armed (and bumps
- * the futex word, so the sleep returns at once or is woken), or the sleeper's
- * re-check sees the packet. The futex words are process-shared (no
+ * Protocol (Dekker): the sleeper increments armed[kind] (seq_cst), reads
+ * futex[kind], the caller re-checks fy_shm_pending(), and the sleep itself
+ * re-checks the ring's claim counter (tail) before it waits. A sender claims
+ * its cell with a seq_cst CAS on tail and reads armed[] right after it,
+ * before writing the cell: either it sees the sleeper armed (and bumps the
+ * futex word once the packet is published), or the sleeper's tail check sees
+ * the claim. The claim is a locked instruction anyway, so the send path
+ * needs no extra fence. Rendezvous starts, which wake selective RNDV
+ * sleepers (who must sleep through unconsumed eager packets, so cannot use
+ * the claim check), follow the classic order: publish, fence, read armed. The futex words are process-shared (no
  * FUTEX_PRIVATE_FLAG). ANY and RNDV sleepers use different words, so a
  * packet that should not wake RNDV sleepers does not even change theirs;
  * ANY's word holds even values and RNDV's odd ones (both step by 2), so the
@@ -29,14 +33,16 @@ static void wake_word(fy_shm_rank_t *rk, int kind) {
   atomic_fetch_add_explicit(&fy_shm_g.wakeups, 1, memory_order_relaxed);
 }
 
-void fy_shm_doorbell_after_send(int dst, unsigned flags) {
+unsigned fy_shm_doorbell_armed(fy_shm_rank_t *rk) {
+  uint32_t any = atomic_load_explicit(&rk->armed[FY_SHM_WAIT_ANY], memory_order_seq_cst);
+  uint32_t rndv = atomic_load_explicit(&rk->armed[FY_SHM_WAIT_RNDV], memory_order_seq_cst);
+  return (any ? 1u : 0u) | (rndv ? 2u : 0u);
+}
+
+void fy_shm_doorbell_wake(int dst, unsigned flags, unsigned armed) {
   fy_shm_rank_t *rk = fy_shm_rank(dst);
-  atomic_thread_fence(memory_order_seq_cst);
-  uint32_t any = atomic_load_explicit(&rk->armed[FY_SHM_WAIT_ANY], memory_order_relaxed);
-  uint32_t rndv = atomic_load_explicit(&rk->armed[FY_SHM_WAIT_RNDV], memory_order_relaxed);
-  if (__builtin_expect(!(any | rndv), 1)) return;
-  if (any) wake_word(rk, FY_SHM_WAIT_ANY);
-  if (rndv && ((flags & FY_SHM_F_RNDV) || !fy_shm_g.selective)) wake_word(rk, FY_SHM_WAIT_RNDV);
+  if (armed & 1u) wake_word(rk, FY_SHM_WAIT_ANY);
+  if ((armed & 2u) && ((flags & FY_SHM_F_RNDV) || !fy_shm_g.selective)) wake_word(rk, FY_SHM_WAIT_RNDV);
 }
 
 void fy_shm_set_selective(bool selective) { fy_shm_g.selective = selective; }
@@ -68,6 +74,11 @@ int fy_shm_doorbell_sleep(uint32_t armed_value, long timeout_us) {
   }
   for (;;) {
     if (atomic_load_explicit(w, memory_order_acquire) != armed_value) return 0;
+    /* A packet claimed but not yet published: its sender may have read
+     * "nobody armed" before we armed; it will be here in a moment. (A
+     * selective RNDV sleeper is covered by the fenced path of rendezvous
+     * starts instead, and must sleep through unconsumed eager packets.) */
+    if (((armed_value & 1u) == 0 || !fy_shm_g.selective) && fy_shm_incoming()) return 0;
     /* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline, so a
      * retry after EINTR keeps the original timeout */
     long r = futex(w, FUTEX_WAIT_BITSET, armed_value, pdl, FUTEX_BITSET_MATCH_ANY);

@@ -108,7 +108,10 @@ static inline unsigned char *fy_shm_slot_data(fy_shm_slot_t *s) {
 }
 
 /* Doorbell side of a send (fy_shm_doorbell.c). */
-void fy_shm_doorbell_after_send(int dst, unsigned flags);
+/* Doorbell halves of a send: which kinds are armed (read right after the
+ * claim), and the wake-up once the packet is published. */
+unsigned fy_shm_doorbell_armed(fy_shm_rank_t *rk);
+void fy_shm_doorbell_wake(int dst, unsigned flags, unsigned armed);
 /* CMA probe at init (fy_shm_cma.c). */
 void fy_shm_cma_probe(void);
 #endif

@@ -30,7 +30,9 @@ int fy_shm_send(int dst_local, const void *hdr, size_t hlen,
       if (pos - *ch >= fy_shm_g.cells) return FY_SHM_EAGAIN;
     }
   } while (!atomic_compare_exchange_weak_explicit(&rk->tail, &pos, pos + 1,
-                                                  memory_order_relaxed, memory_order_relaxed));
+                                                  memory_order_seq_cst, memory_order_relaxed));
+  /* The claim (a locked instruction) orders this load: no extra fence. */
+  unsigned armed = fy_shm_doorbell_armed(rk);
   fy_shm_cell_t *c = cell_at(fy_shm_ring_cells(dst_local), pos);
   c->len = (uint32_t)(hlen + dlen);
   c->src = (uint16_t)fy_shm_g.me;
@@ -38,8 +40,21 @@ int fy_shm_send(int dst_local, const void *hdr, size_t hlen,
   if (hlen) memcpy(c->data, hdr, hlen);
   if (dlen) memcpy(c->data + hlen, data, dlen);
   atomic_store_explicit(&c->seq, pos + 1, memory_order_release);
-  fy_shm_doorbell_after_send(dst_local, flags);
+  if (flags & FY_SHM_F_RNDV) {
+    /* Selective sleepers do not look at claims (other packets may sit
+     * unconsumed): for them, publish first, fence, then read. Rendezvous
+     * starts are rare enough to pay for the fence. */
+    atomic_thread_fence(memory_order_seq_cst);
+    armed = fy_shm_doorbell_armed(rk);
+  }
+  if (__builtin_expect(armed != 0, 0)) fy_shm_doorbell_wake(dst_local, flags, armed);
   return 0;
+}
+
+bool fy_shm_incoming(void) {
+  fy_shm_rank_t *rk = fy_shm_rank(fy_shm_g.me);
+  return atomic_load_explicit(&rk->tail, memory_order_seq_cst) !=
+         atomic_load_explicit(&fy_shm_g.head, memory_order_relaxed);
 }
 
 bool fy_shm_pending(void) {
