@@ -135,13 +135,15 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   s->rlocal = my_local;
   fy_pkt_t cts = {.type = FY_PKT_CTS, .sreq = h->sreq, .slot = h->slot, .gen = h->gen};
   int sender_waiting = atomic_load_explicit(fy_shm_in_mpi_word(src_local), memory_order_relaxed) != 0;
-  /* Both sides blocked in MPI, the receiver on this very request: stream
-   * through the pipe (two concurrent copies through cache-sized chunks beat
-   * one cross-memory copy). Never when the receiver may go back to
+  /* Both sides blocked in MPI, the receiver on this very request, and no
+   * other pipe transfer running here: stream through the pipe (two
+   * concurrent copies through cache-sized chunks beat one cross-memory copy;
+   * several transfers at once go faster as concurrent cross-memory copies,
+   * each side taking some). Never when the receiver may go back to
    * computing first (it matched inside another call's wait, a test or a
    * PEF turn): the pipe moves only while both poll. Without cross-memory
    * attach it is the only way. */
-  if (!use_cma || (!fy_pt2pt_in_signal && r->waited && sender_waiting &&
+  if (!use_cma || (!fy_pt2pt_in_signal && r->waited && sender_waiting && !pipe_recv.head &&
                    len <= (size_t)fy_config.pipe_threshold && src_local != my_local)) {
     atomic_store_explicit(&s->state, FY_SLOT_WORD(h->gen, FY_SLOT_PIPE), memory_order_release);
     fy_shm_pipe_init(&r->pipe, src_local, xfer_id(h->slot, h->gen), len);
@@ -168,7 +170,8 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
 /* Both sides blocked on this transfer and still unclaimed: switch it to the
  * pipe (the sender starts pushing when it sees PIPE on the CTS). */
 static int try_upgrade_to_pipe(fy_request_t *r, fy_rndv_slot_t *s) {
-  if (!r->waited || r->xfer_len > (size_t)fy_config.pipe_threshold || r->peer_local == my_local ||
+  if (!r->waited || pipe_recv.head || r->xfer_len > (size_t)fy_config.pipe_threshold ||
+      r->peer_local == my_local ||
       !atomic_load_explicit(fy_shm_in_mpi_word(r->peer_local), memory_order_relaxed))
     return 0;
   uint64_t expect = FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED);
