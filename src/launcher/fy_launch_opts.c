@@ -14,6 +14,8 @@ void fy_launch_usage(FILE *f) {
           "  -n N, -np N            number of processes (default 1)\n"
           "  -prefix, --prefix-output\n"
           "                         prefix each output line with \"[rank] \" (also FERRY_OUTPUT_PREFIX=1)\n"
+          "  -bind-to core|none     pin rank i to the i-th CPU this mpiexec may use (default:\n"
+          "                         core when the ranks fit the CPUs, else none; also FERRY_BIND)\n"
           "  -genv NAME VALUE       set NAME=VALUE in every process\n"
           "  -x NAME[=VALUE]        set NAME=VALUE, or forward NAME from this environment\n"
           "  -h, --help             this help\n"
@@ -43,6 +45,7 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
   memset(o, 0, sizeof *o);
   o->np = 1;
   o->prefix = -1;
+  o->bind = -1;
   int i;
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -66,6 +69,12 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
       o->np = (int)n;
     } else if (!strcmp(a, "-prefix") || !strcmp(a, "--prefix-output") || !strcmp(a, "-prefix-output")) {
       o->prefix = 1;
+    } else if (!strcmp(a, "-bind-to") || !strcmp(a, "--bind-to")) {
+      if (i + 1 >= argc || (strcmp(argv[i + 1], "core") && strcmp(argv[i + 1], "none"))) {
+        fprintf(err, "mpiexec: %s needs core or none\n", a);
+        goto fail;
+      }
+      o->bind = !strcmp(argv[++i], "core");
     } else if (!strcmp(a, "-genv") || !strcmp(a, "--genv")) {
       if (i + 2 >= argc) {
         fprintf(err, "mpiexec: %s needs NAME VALUE\n", a);

@@ -6,6 +6,7 @@
 #include "launcher/fy_launch_opts.h"
 #include "launcher/fy_pmi_server.h"
 #include "runtime/fy_config.h"
+#include <sched.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +40,7 @@ static struct {
   fy_pmi_server_t *pmi;
   char kvsname[64];
   pid_t pgid;
+  int bind;                  /* pin each rank to a CPU */
   int nalive;
   int exit_code;       /* -1 until the first failure decides it */
   int terminating;     /* SIGTERM sent to the job */
@@ -112,6 +114,36 @@ static void child_fail(int errpipe, int err) {
   _exit(127);
 }
 
+/* Pin rank i to the (i mod n)-th CPU of the set mpiexec may use. Spinning
+ * ranks that the scheduler happens to stack on one core (futex wake-ups
+ * pull the wakee to the waker's CPU) otherwise take turns by time slice. */
+static void bind_rank(int i) {
+  cpu_set_t allowed, one;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+  int n = CPU_COUNT(&allowed), k = i % (n ? n : 1);
+  for (int c = 0; c < CPU_SETSIZE; c++) {
+    if (!CPU_ISSET(c, &allowed) || k--) continue;
+    CPU_ZERO(&one);
+    CPU_SET(c, &one);
+    sched_setaffinity(0, sizeof one, &one);
+    return;
+  }
+}
+
+/* -bind-to, else FERRY_BIND (auto|core|none): auto binds when every rank
+ * gets a CPU of its own. */
+static int want_bind(const fy_launch_opts_t *o) {
+  if (o->bind >= 0) return o->bind;
+  const char *b = fy_config.bind;
+  if (!strcmp(b, "core")) return 1;
+  if (!strcmp(b, "none")) return 0;
+  if (strcmp(b, "auto"))
+    fprintf(stderr, "mpiexec: FERRY_BIND=%s is not auto, core or none; using auto\n", b);
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return 0;
+  return o->np <= CPU_COUNT(&allowed);
+}
+
 static int spawn(int i, const fy_launch_opts_t *o, int stdin_fd, int pmi_fd, int out_w, int err_w,
                  int errpipe) {
   pid_t pid = fork();
@@ -123,6 +155,7 @@ static int spawn(int i, const fy_launch_opts_t *o, int stdin_fd, int pmi_fd, int
   }
   /* Child. */
   setpgid(0, job.pgid ? job.pgid : 0);
+  if (job.bind) bind_rank(i);
   prctl(PR_SET_PDEATHSIG, SIGKILL); /* mpiexec killed hard: do not linger */
   if (getppid() == 1) _exit(127);
   sigset_t all;
@@ -441,6 +474,7 @@ int main(int argc, char **argv) {
 
   memset(&job, 0, sizeof job);
   job.np = o.np;
+  job.bind = want_bind(&o);
   job.exit_code = -1;
   job.in_dst = -1;
   if (raised) {
