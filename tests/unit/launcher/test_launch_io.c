@@ -6,14 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
-#define EXPECT(c)                                                      \
-  do {                                                                 \
-    if (!(c)) {                                                        \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #c); \
-      failures++;                                                      \
-    }                                                                  \
-  } while (0)
+#include "../common/fy_expect.h"
 
 static char got[1 << 20];
 

@@ -3,14 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-#define EXPECT(c)                                                      \
-  do {                                                                 \
-    if (!(c)) {                                                        \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #c); \
-      failures++;                                                      \
-    }                                                                  \
-  } while (0)
+#include "../common/fy_expect.h"
 
 static int parse(fy_launch_opts_t *o, char **argv) {
   int argc = 0;

@@ -10,14 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static int failures;
-#define EXPECT(c)                                                      \
-  do {                                                                 \
-    if (!(c)) {                                                        \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #c); \
-      failures++;                                                      \
-    }                                                                  \
-  } while (0)
+#include "../common/fy_expect.h"
 
 #define N 3
 static fy_pmi_server_t *srv;

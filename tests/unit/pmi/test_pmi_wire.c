@@ -4,14 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define EXPECT(c)                                                       \
-  do {                                                                  \
-    if (!(c)) {                                                         \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #c);  \
-      failures++;                                                       \
-    }                                                                   \
-  } while (0)
+#include "../common/fy_expect.h"
 
 static fy_pmi_msg_t m;
 
