@@ -8,11 +8,10 @@
 # impl_of CONFIG gives the library (ferry, mpich, ompi): the build directory
 # bench/results/build-<impl>/ holds the binaries built with its wrapper.
 #
-# Binding: Hydra -bind-to core, Open MPI --bind-to core. Ferry's mpiexec has
-# no binding option yet, so Ferry runs unbound unless FERRY_BIND=1, which
-# wraps each rank in taskset (core = rank mod cores). Binding a Ferry rank
-# also binds its helper threads to that core: leave it off for the
-# thread/interrupt modes unless that is what you want to measure.
+# Binding: Hydra -bind-to core, Open MPI --bind-to core, Ferry's mpiexec
+# binds by itself when the ranks fit the cores (FERRY_BIND=auto). With
+# FY_BENCH_TASKSET=1 each rank is also wrapped in taskset (core = rank mod
+# cores). Binding a Ferry rank binds its helper threads to that core too.
 
 FY_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 FY_BENCH=$FY_ROOT/bench
@@ -96,7 +95,7 @@ launch() {
   case "$(impl_of "$cfg")" in
     ferry)
       envs+=("LD_LIBRARY_PATH=$FY_INSTALL/lib:$FY_INSTALL/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
-      if [ "${FERRY_BIND:-0}" = 1 ]; then
+      if [ "${FY_BENCH_TASKSET:-0}" = 1 ]; then
         cmd=("$FY_INSTALL/bin/mpiexec" -n "$np" "$FY_BENCH/scripts/bindrank.sh")
       else
         cmd=("$FY_INSTALL/bin/mpiexec" -n "$np")

@@ -41,7 +41,8 @@ for cfg in $configs; do
 done
 [ -s "$csv" ] || { fy_note "no results"; exit 1; }
 cp "$csv" "$outdir/pingpong-latest.csv"
-notes="binding: Hydra -bind-to core, Open MPI --bind-to core, Ferry ${FERRY_BIND:+taskset per rank}${FERRY_BIND:-unbound (mpiexec has no binding option yet)}"
+if [ "${FY_BENCH_TASKSET:-0}" = 1 ]; then ferry_bind="taskset per rank"; else ferry_bind="bound by its mpiexec (FERRY_BIND=${FERRY_BIND:-auto})"; fi
+notes="binding: Hydra -bind-to core, Open MPI --bind-to core, Ferry $ferry_bind"
 python3 "$FY_BENCH/scripts/pingpong_table.py" "$csv" --note "$notes" | tee "${csv%.csv}.txt"
 echo "CSV: $csv"
 exit $status
