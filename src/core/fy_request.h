@@ -64,6 +64,7 @@ struct fy_request {
   uint32_t slot;
   uint64_t gen;
   uint64_t sreq;               /* receiver: the sender's request id */
+  uint64_t saddr;              /* receiver: the sender's data address */
   size_t xfer_len;             /* receiver: bytes that will arrive */
   fy_shm_pipe_t pipe;
   void (*on_complete)(fy_request_t *r); /* internal requests (Bsend) */

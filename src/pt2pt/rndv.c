@@ -78,7 +78,7 @@ static int copy_recv_side(fy_request_t *r, int src_local, const fy_rndv_slot_t *
 
 static void recv_finish(fy_request_t *r) {
   if (r->tmp) {
-    fy_type_unpack(r->type, r->count, r->tmp, r->status.count_lo >= 0 ? (size_t)fy_status_get_count(&r->status) : 0, r->rbuf);
+    fy_type_unpack(r->type, r->count, r->tmp, (size_t)fy_status_get_count(&r->status), r->rbuf);
     free(r->tmp);
     r->tmp = NULL;
   }
@@ -106,7 +106,7 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
     r->gen = h->gen;
     r->sreq = h->sreq;
     r->xfer_len = len;
-    r->mqi.owner = (void *)(uintptr_t)h->addr;
+    r->saddr = h->addr;
     r->status.MPI_SOURCE = h->src;
     r->status.MPI_TAG = h->tag;
     r->deferred = 1;
@@ -119,7 +119,7 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   r->gen = h->gen;
   r->sreq = h->sreq;
   r->xfer_len = len;
-  r->mqi.owner = (void *)(uintptr_t)h->addr; /* sender's address, for our own copy */
+  r->saddr = h->addr; /* for our own copy */
   void *dst;
   if (r->type->is_contig) {
     dst = (char *)r->rbuf + r->type->true_lb;
@@ -195,7 +195,7 @@ static int try_recv_copy(fy_request_t *r) {
   if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, FY_SLOT_RCOPY),
                                                memory_order_acq_rel, memory_order_acquire))
     return 0; /* the sender has it: FIN_R will tell us */
-  if (copy_recv_side(r, r->peer_local, s, (uint64_t)(uintptr_t)r->mqi.owner) != 0) {
+  if (copy_recv_side(r, r->peer_local, s, r->saddr) != 0) {
     int e = errno;
     fy_abort(MPI_ERR_INTERN, e == EPERM ? "process_vm_readv denied after the start-up probe succeeded"
                                         : "process_vm_readv failed during a rendezvous receive");
@@ -274,7 +274,7 @@ int fy_rndv_progress(void) {
     fy_rlist_remove(&deferred, r);
     r->deferred = 0;
     fy_pkt_t h = {.type = FY_PKT_RTS, .src = r->status.MPI_SOURCE, .tag = r->status.MPI_TAG,
-                  .len = r->xfer_len, .sreq = r->sreq, .addr = (uint64_t)(uintptr_t)r->mqi.owner,
+                  .len = r->xfer_len, .sreq = r->sreq, .addr = r->saddr,
                   .slot = r->slot, .gen = (uint32_t)r->gen};
     fy_rndv_recv_match(r, r->peer_local, &h);
     n++;
