@@ -160,8 +160,11 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
    * waiting for this message; otherwise we take it now. */
   if (fy_pt2pt_in_signal || fy_progress_agent)
     send_cts(src_local, &cts); /* the trigger only: an agent never copies */
-  else if (sender_waiting && !r->waited)
-    send_cts(src_local, &cts); /* we matched in passing (Irecv, a test, another wait) */
+  else if (!r->waited)
+    /* Matched in passing (Irecv, a test, another wait): offer the copy to
+     * the sender and go on; whichever side is next in MPI takes it (both
+     * take turns when many transfers are in flight). */
+    send_cts(src_local, &cts);
   else
     try_recv_copy(r);
 }
