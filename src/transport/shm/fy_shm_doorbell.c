@@ -78,7 +78,12 @@ int fy_shm_doorbell_sleep(uint32_t armed_value, long timeout_us) {
      * "nobody armed" before we armed; it will be here in a moment. (A
      * selective RNDV sleeper is covered by the fenced path of rendezvous
      * starts instead, and must sleep through unconsumed eager packets.) */
-    if (((armed_value & 1u) == 0 || !fy_shm_g.selective) && fy_shm_incoming()) return 0;
+    if (((armed_value & 1u) == 0 || !fy_shm_g.selective) && fy_shm_incoming()) {
+      /* Its sender is between claim and publish (a copy at most): wait for
+       * the packet rather than return before it is there. */
+      while (!fy_shm_pending() && fy_shm_incoming()) __builtin_ia32_pause();
+      return 0;
+    }
     /* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline, so a
      * retry after EINTR keeps the original timeout */
     long r = futex(w, FUTEX_WAIT_BITSET, armed_value, pdl, FUTEX_BITSET_MATCH_ANY);
