@@ -42,8 +42,6 @@ int fy_comm_init(int world_rank, int world_size) {
   return MPI_SUCCESS;
 }
 
-void fy_comm_finalize(void) {}
-
 fy_comm_t *fy_comm_get(MPI_Comm h) {
   if (h == MPI_COMM_WORLD) return &fy_comm_world;
   if (h == MPI_COMM_SELF) return &fy_comm_self;

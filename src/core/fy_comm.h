@@ -28,7 +28,6 @@ typedef struct fy_comm {
 extern fy_comm_t fy_comm_world, fy_comm_self;
 
 int fy_comm_init(int world_rank, int world_size);
-void fy_comm_finalize(void);
 fy_comm_t *fy_comm_get(MPI_Comm h);
 static inline int fy_comm_world_rank(const fy_comm_t *c, int rank) {
   return c->world_of ? c->world_of[rank] : rank;

@@ -139,8 +139,6 @@ int fy_mpi_errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler) {
 static char *user_text[USER_MAX];
 static int user_last = USER_FIRST - 1; /* last user class allocated */
 
-int fy_err_last_user_code(void) { return user_last; }
-
 const char *fy_user_err_string(int code) {
   int cls = code & 0x7f;
   if (code >= 0 && cls >= USER_FIRST && cls <= user_last && (code >> 8) == 0)

@@ -19,5 +19,4 @@ int fy_err_class_of(int code);
 void fy_err_string(int code, char *buf, int *len);
 const char *fy_err_class_text(int cls);
 int fy_err_valid_code(int code);
-int fy_err_last_user_code(void); /* MPI_LASTUSEDCODE */
 #endif

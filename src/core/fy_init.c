@@ -128,6 +128,8 @@ int fy_mpi_finalize(void) {
   fy_coll_barrier(&fy_comm_world);
   fy_state.finalized = 1;
   fy_pt2pt_finalize();
+  fy_req_finalize();
+  fy_type_finalize();
   fy_shm_finalize();
   fy_pmi_finalize();
   return MPI_SUCCESS;

@@ -52,7 +52,7 @@ void fy_req_release(fy_request_t *r) {
   fy_async_unwatch(r);
   if (r->handle != MPI_REQUEST_NULL) fy_htab_remove(&req_tab, r->handle);
   if (r->tmp && r->tmp_owned) free(r->tmp);
-  if (r->type_retained) fy_type_release(r->type);
+  fy_type_release(r->type); /* taken by fy_req_setup */
   r->free_next = free_reqs;
   free_reqs = r;
   fy_punlock();
@@ -103,7 +103,7 @@ void fy_status_empty(MPI_Status *s) {
   s->count_hi_and_cancelled = 0;
 }
 
-static void status_out(MPI_Status *dst, const MPI_Status *src, int set_error) {
+void fy_status_out(MPI_Status *dst, const MPI_Status *src, int set_error) {
   if (dst == MPI_STATUS_IGNORE) return;
   int e = dst->MPI_ERROR;
   *dst = *src;
@@ -136,7 +136,7 @@ static int inactive(fy_request_t *r) { return !r || (r->persistent && !r->active
  * request's error (truncation) for the caller to raise. */
 static int finish(MPI_Request *h, fy_request_t *r, MPI_Status *st, int set_error) {
   int err = r->status.MPI_ERROR;
-  status_out(st, &r->status, set_error);
+  fy_status_out(st, &r->status, set_error);
   if (err) fy_err_set_obj(r->comm ? r->comm->handle : MPI_COMM_WORLD);
   if (r->persistent) {
     r->active = 0;
@@ -192,7 +192,7 @@ int fy_mpi_request_get_status(MPI_Request request, int *flag, MPI_Status *status
   }
   if (!fy_req_done(r)) fy_progress_poll();
   *flag = fy_req_done(r);
-  if (*flag) status_out(status, &r->status, 0);
+  if (*flag) fy_status_out(status, &r->status, 0);
   return MPI_SUCCESS;
 }
 

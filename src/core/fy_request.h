@@ -37,7 +37,6 @@ struct fy_request {
   atomic_int done;
   int user_freed;
   int cancelled;
-  int internal;                /* no user handle: released at completion */
   int pstate;
   MPI_Status status;
   struct fy_comm *comm;
@@ -50,10 +49,8 @@ struct fy_request {
   size_t bytes;                /* packed length (send) or capacity (recv) */
   void *tmp;                   /* packed copy for non-contiguous data */
   int tmp_owned;
-  int type_retained;           /* persistent requests keep their datatype alive */
   int watch_idx;               /* index in the agents' watch list + 1; 0 = not watched */
   int watch_turns;             /* PEF turns spent on it */
-  int deferred;                /* matched in a signal handler; finish in progress */
   int blocking;                /* started by a blocking call: never watched */
   int waited;                  /* a blocking wait on it has begun (or will, at once) */
   /* receive side */
@@ -68,7 +65,6 @@ struct fy_request {
   size_t xfer_len;             /* receiver: bytes that will arrive */
   fy_shm_pipe_t pipe;
   void (*on_complete)(fy_request_t *r); /* internal requests (Bsend) */
-  void *bsend_block;
   fy_request_t *lnext, *lprev; /* progress lists */
   fy_request_t *free_next;
 };
@@ -86,5 +82,8 @@ MPI_Count fy_status_get_count(const MPI_Status *s);
 void fy_status_set_cancelled(MPI_Status *s, int flag);
 int fy_status_cancelled(const MPI_Status *s);
 void fy_status_empty(MPI_Status *s);
+/* Copy a status out to the user (MPI_STATUS_IGNORE allowed), keeping the
+ * user's MPI_ERROR unless set_error (multi-completion calls set it). */
+void fy_status_out(MPI_Status *dst, const MPI_Status *src, int set_error);
 void fy_req_finalize(void);
 #endif

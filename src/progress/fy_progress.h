@@ -25,13 +25,11 @@ extern int fy_plock_elide;
 void fy_plock(void);
 void fy_punlock(void);
 int fy_ptrylock(void);
-int fy_plock_held(void);      /* the progress lock is held by some thread */
 
 int fy_progress_poll(void);
 int fy_progress_poll_locked(void);   /* caller holds the progress lock */
 int fy_progress_try_poll(void);      /* -1 if the lock was busy */
 void fy_progress_wait(int (*done)(void *), void *arg);
-int fy_progress_in_wait(void);       /* this thread is in fy_progress_wait */
 /* This thread is a progress agent (thread/interrupt modes): like a PEF
  * turn, it triggers transfers and never copies bulk data itself. */
 extern __thread int fy_progress_agent;

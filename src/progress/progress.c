@@ -12,7 +12,6 @@ fy_progress_counters_t fy_progress_stats;
 /* Recursive progress lock: owner thread id + depth. */
 static atomic_uintptr_t lock_owner;
 static int lock_depth;
-static __thread int in_wait;
 __thread int fy_progress_agent;
 static __thread uintptr_t self_id;
 
@@ -61,7 +60,6 @@ void fy_punlock(void) {
   if (--lock_depth == 0) atomic_store_explicit(&lock_owner, 0, memory_order_release);
 }
 
-int fy_plock_held(void) { return atomic_load_explicit(&lock_owner, memory_order_relaxed) != 0; }
 
 #define MAX_HOOKS 8
 static fy_progress_hook_t hooks[MAX_HOOKS];
@@ -102,13 +100,11 @@ int fy_progress_try_poll(void) {
   return n;
 }
 
-int fy_progress_in_wait(void) { return in_wait; }
 
 void fy_progress_wait(int (*done)(void *), void *arg) {
   if (done(arg)) return;
   long spin = fy_config.spin_count, yield = fy_config.yield_count;
   long sleep_us = fy_config.sleep_us;
-  in_wait++;
   fy_shm_set_in_mpi(1);
   fy_progress_stats.waits++;
   long idle = 0;
@@ -142,5 +138,4 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
     fy_api_relock_after_wait();
   }
   fy_shm_set_in_mpi(0);
-  in_wait--;
 }

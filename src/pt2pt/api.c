@@ -55,11 +55,7 @@ static int blocking(int kind, int mode, const void *buf, MPI_Count count, MPI_Da
   if (!err) {
     fy_req_wait_done(r);
     err = r->status.MPI_ERROR;
-    if (status != MPI_STATUS_IGNORE && kind == FY_REQ_RECV) {
-      int e = status->MPI_ERROR;
-      *status = r->status;
-      status->MPI_ERROR = e;
-    }
+    if (kind == FY_REQ_RECV) fy_status_out(status, &r->status, 0);
   }
   fy_req_release(r);
   return err;
@@ -74,8 +70,6 @@ static int persistent(int kind, int mode, const void *buf, MPI_Count count, MPI_
   r->active = 0;
   atomic_store(&r->done, 1);
   fy_status_empty(&r->status);
-  fy_type_retain(r->type);
-  r->type_retained = 1;
   *request = r->handle;
   return MPI_SUCCESS;
 }
@@ -154,11 +148,7 @@ static int sendrecv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
   if (!err) fy_req_wait_done(sr);
   fy_req_wait_done(rr);
   if (!err) err = rr->status.MPI_ERROR;
-  if (status != MPI_STATUS_IGNORE) {
-    int e = status->MPI_ERROR;
-    *status = rr->status;
-    status->MPI_ERROR = e;
-  }
+  fy_status_out(status, &rr->status, 0);
   fy_req_release(sr);
   fy_req_release(rr);
   return err;
@@ -212,13 +202,6 @@ static void proc_null_status(MPI_Status *status) {
   status->MPI_ERROR = e;
 }
 
-static void keep_error(MPI_Status *status, const MPI_Status *src) {
-  if (status == MPI_STATUS_IGNORE) return;
-  int e = status->MPI_ERROR;
-  *status = *src;
-  status->MPI_ERROR = e;
-}
-
 int fy_mpi_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
   if (source == MPI_PROC_NULL) {
     *flag = 1;
@@ -232,7 +215,7 @@ int fy_mpi_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *sta
     fy_progress_poll();
     *flag = fy_probe_peek(c, source, tag, &st);
   }
-  if (*flag) keep_error(status, &st);
+  if (*flag) fy_status_out(status, &st, 0);
   return MPI_SUCCESS;
 }
 
@@ -254,7 +237,7 @@ int fy_mpi_probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
   }
   probe_t p = {.c = fy_comm_get(comm), .src = source, .tag = tag};
   fy_progress_wait(probe_done, &p);
-  keep_error(status, &p.st);
+  fy_status_out(status, &p.st, 0);
   return MPI_SUCCESS;
 }
 
@@ -274,7 +257,7 @@ int fy_mpi_improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *m
   }
   if (*flag) {
     *message = p.msg->handle;
-    keep_error(status, &p.st);
+    fy_status_out(status, &p.st, 0);
   }
   return MPI_SUCCESS;
 }
@@ -288,7 +271,7 @@ int fy_mpi_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_
   probe_t p = {.c = fy_comm_get(comm), .src = source, .tag = tag, .take = 1};
   fy_progress_wait(probe_done, &p);
   *message = p.msg->handle;
-  keep_error(status, &p.st);
+  fy_status_out(status, &p.st, 0);
   return MPI_SUCCESS;
 }
 
@@ -328,7 +311,7 @@ static int mrecv(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message 
   if (err) return err;
   fy_req_wait_done(r);
   err = r->status.MPI_ERROR;
-  keep_error(status, &r->status);
+  fy_status_out(status, &r->status, 0);
   fy_req_release(r);
   return err;
 }

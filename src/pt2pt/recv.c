@@ -240,16 +240,19 @@ int fy_recv_cancel(fy_request_t *r) {
   return ok;
 }
 
+/* The status a probe reports for an unexpected message. */
+static void unexp_status(const fy_unexp_t *u, MPI_Status *st) {
+  if (!st) return;
+  fy_status_empty(st);
+  st->MPI_SOURCE = u->mqi.rank;
+  st->MPI_TAG = u->mqi.tag;
+  fy_status_set_count(st, (MPI_Count)u->len);
+}
+
 int fy_probe_peek(fy_comm_t *c, int src, int tag, MPI_Status *st) {
   fy_plock();
   fy_mq_item_t *m = fy_mq_peek_unexpected(fy_mq, c->ctx, src, tag);
-  if (m && st) {
-    fy_unexp_t *u = m->owner;
-    fy_status_empty(st);
-    st->MPI_SOURCE = u->mqi.rank;
-    st->MPI_TAG = u->mqi.tag;
-    fy_status_set_count(st, (MPI_Count)u->len);
-  }
+  if (m) unexp_status(m->owner, st);
   fy_punlock();
   return m != NULL;
 }
@@ -260,12 +263,7 @@ fy_request_t *fy_probe_take(fy_comm_t *c, int src, int tag, MPI_Status *st) {
   fy_punlock();
   if (!m) return NULL;
   fy_unexp_t *u = m->owner;
-  if (st) {
-    fy_status_empty(st);
-    st->MPI_SOURCE = u->mqi.rank;
-    st->MPI_TAG = u->mqi.tag;
-    fy_status_set_count(st, (MPI_Count)u->len);
-  }
+  unexp_status(u, st);
   fy_request_t *msg = fy_req_alloc(FY_REQ_MSG, 1);
   msg->msg = u;
   msg->comm = c;

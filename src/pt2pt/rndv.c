@@ -99,27 +99,20 @@ static void send_cts(int dst, const fy_pkt_t *cts) {
 /* Receiver: the message r matched is a rendezvous announcement h. */
 void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   size_t len = (size_t)h->len, cap = r->bytes, n = len < cap ? len : cap;
-  if (fy_pt2pt_in_signal && (n < len || !r->type->is_contig || !use_cma)) {
-    /* A PEF turn cannot allocate or format an error: finish it later. */
-    r->peer_local = src_local;
-    r->slot = h->slot;
-    r->gen = h->gen;
-    r->sreq = h->sreq;
-    r->xfer_len = len;
-    r->saddr = h->addr;
-    r->status.MPI_SOURCE = h->src;
-    r->status.MPI_TAG = h->tag;
-    r->deferred = 1;
-    fy_rlist_push(&deferred, r);
-    return;
-  }
-  fy_recv_set_status(r, h->src, h->tag, n, len);
   r->peer_local = src_local;
   r->slot = h->slot;
   r->gen = h->gen;
   r->sreq = h->sreq;
   r->xfer_len = len;
   r->saddr = h->addr; /* for our own copy */
+  if (fy_pt2pt_in_signal && (n < len || !r->type->is_contig || !use_cma)) {
+    /* A PEF turn cannot allocate or format an error: finish it later. */
+    r->status.MPI_SOURCE = h->src;
+    r->status.MPI_TAG = h->tag;
+    fy_rlist_push(&deferred, r);
+    return;
+  }
+  fy_recv_set_status(r, h->src, h->tag, n, len);
   void *dst;
   if (r->type->is_contig) {
     dst = (char *)r->rbuf + r->type->true_lb;
@@ -275,7 +268,6 @@ int fy_rndv_progress(void) {
   while (deferred.head) {
     fy_request_t *r = deferred.head;
     fy_rlist_remove(&deferred, r);
-    r->deferred = 0;
     fy_pkt_t h = {.type = FY_PKT_RTS, .src = r->status.MPI_SOURCE, .tag = r->status.MPI_TAG,
                   .len = r->xfer_len, .sreq = r->sreq, .addr = r->saddr,
                   .slot = r->slot, .gen = (uint32_t)r->gen};

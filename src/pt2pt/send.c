@@ -18,6 +18,8 @@ void fy_req_setup(fy_request_t *r, int kind, int mode, const void *buf, MPI_Coun
   r->sbuf = buf;
   r->rbuf = (void *)buf;
   r->count = count;
+  /* A pending operation keeps its datatype alive through MPI_Type_free. */
+  fy_type_retain(t);
   r->type = t;
   r->peer = peer;
   r->tag = tag;
