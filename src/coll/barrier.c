@@ -2,7 +2,7 @@
  * messages; each round's receive is posted before its send. */
 #include "coll/fy_coll.h"
 #include "pt2pt/fy_pt2pt.h"
-#include "core/fy_datatype.h"
+#include "datatype/fy_datatype.h"
 
 #define FY_TAG_BARRIER 1
 

@@ -2,7 +2,7 @@
 #include "core/fy_check.h"
 #include "core/fy_error.h"
 #include "core/fy_comm.h"
-#include "core/fy_datatype.h"
+#include "datatype/fy_datatype.h"
 #include "core/fy_errhandler.h"
 #include "core/fy_init.h"
 #include "core/fy_handle.h"

@@ -7,7 +7,7 @@
 #include "pt2pt/fy_pt2pt.h"
 #include "binding/fy_impl.h"
 #include "core/fy_handle.h"
-#include "core/fy_datatype.h"
+#include "datatype/fy_datatype.h"
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>

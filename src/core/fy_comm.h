@@ -19,7 +19,13 @@ typedef struct fy_comm {
   int refcount;
   uint32_t ctx;
   int rank, size;
-  int *world_of;          /* NULL: identity (MPI_COMM_WORLD) */
+  int *world_of;          /* NULL: identity (MPI_COMM_WORLD); for an
+                             intercommunicator, the REMOTE group's world
+                             ranks (point-to-point addresses the remote group) */
+  int is_inter;           /* intercommunicator */
+  int remote_size;        /* intercommunicator: size of the remote group */
+  struct fy_comm *local_comm; /* intercommunicator: an intracommunicator over
+                             the local group (for collectives); NULL otherwise */
   MPI_Errhandler errhandler;
   uint32_t coll_seq;      /* tags of internal collectives */
   char name[MPI_MAX_OBJECT_NAME];

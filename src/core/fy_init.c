@@ -3,7 +3,7 @@
 #include "core/fy_init.h"
 #include "core/fy_api.h"
 #include "core/fy_comm.h"
-#include "core/fy_datatype.h"
+#include "datatype/fy_datatype.h"
 #include "core/fy_error.h"
 #include "core/fy_request.h"
 #include "core/fy_stats.h"

@@ -4,7 +4,7 @@
 #include "core/fy_handle.h"
 #include "core/fy_error.h"
 #include "core/fy_errhandler.h"
-#include "core/fy_datatype.h"
+#include "datatype/fy_datatype.h"
 #include "core/fy_comm.h"
 #include "pt2pt/fy_pt2pt.h"
 #include "progress/fy_progress.h"

@@ -4,7 +4,7 @@
 #include "core/fy_stats.h"
 #include "core/fy_init.h"
 #include "core/fy_comm.h"
-#include "core/fy_datatype.h"
+#include "datatype/fy_datatype.h"
 #include "pt2pt/fy_pt2pt.h"
 #include "pt2pt/mq/fy_mq.h"
 #include "progress/fy_progress.h"

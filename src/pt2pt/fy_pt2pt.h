@@ -15,7 +15,7 @@
 #include <mpi.h>
 #include "core/fy_request.h"
 #include "core/fy_comm.h"
-#include "core/fy_datatype.h"
+#include "datatype/fy_datatype.h"
 
 int fy_pt2pt_init(void);
 void fy_pt2pt_finalize(void);

@@ -1,5 +1,5 @@
 /* Datatypes: see fy_datatype.h. */
-#include "core/fy_datatype.h"
+#include "datatype/fy_datatype.h"
 #include "core/fy_handle.h"
 #include "core/fy_error.h"
 #include "core/fy_check.h"
@@ -131,6 +131,17 @@ void fy_type_release(fy_datatype_t *t) {
 MPI_Count fy_type_nbasic(const fy_datatype_t *t) {
   if (t->base) return t->rep * fy_type_nbasic(t->base);
   return t->nelem;
+}
+
+int fy_type_reduce_basic(const fy_datatype_t *t, fy_datatype_t **basic, MPI_Count *per_item) {
+  MPI_Count n = 1;
+  while (t->base) {
+    n *= t->rep;
+    t = t->base;
+  }
+  *basic = (fy_datatype_t *)t;
+  *per_item = n;
+  return 1;
 }
 
 /* Walk items: the generic path for non-contiguous types. */

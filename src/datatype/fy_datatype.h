@@ -52,4 +52,10 @@ void fy_type_unpack(const fy_datatype_t *t, MPI_Count count, const void *in, siz
 MPI_Count fy_type_elements(const fy_datatype_t *t, MPI_Count bytes);
 /* Number of basic elements in one item */
 MPI_Count fy_type_nbasic(const fy_datatype_t *t);
+/* For reductions: if every basic element of t is the same predefined type
+ * (or t is built from one predefined pair type such as MPI_DOUBLE_INT),
+ * return 1 and set *basic to that predefined type and *per_item to the
+ * number of them in one item of t; the packed stream of count items is
+ * then count * per_item consecutive values of *basic. Otherwise 0. */
+int fy_type_reduce_basic(const fy_datatype_t *t, fy_datatype_t **basic, MPI_Count *per_item);
 #endif
