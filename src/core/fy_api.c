@@ -48,6 +48,10 @@ void fy_api_relock_after_wait(void) {
 __attribute__((weak)) void fy_async_on_api_exit(void) {}
 
 void fy_api_exit_slow(void) {
-  fy_tls.pef_pending = 0;
-  fy_async_on_api_exit();
+  /* A signal that comes during the deferred turn itself (which runs as
+   * library code) is deferred again: take it too, or it would be lost. */
+  while (fy_tls.pef_pending) {
+    fy_tls.pef_pending = 0;
+    fy_async_on_api_exit();
+  }
 }

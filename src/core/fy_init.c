@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 fy_state_t fy_state;
-extern size_t fy_rndv_area_bytes;
 int fy_async_start(void);   /* progress agents (src/progress/async) */
 void fy_async_stop(void);
 int fy_coll_barrier(fy_comm_t *c);
@@ -83,7 +82,7 @@ static int init(int required, int *provided) {
     .barrier = barrier_pmi,
     .ring_cells = fy_config.shm_cells,
     .cell_payload = fy_pt2pt_cell_bytes((size_t)fy_config.eager_threshold),
-    .rank_area = fy_rndv_area_bytes,
+    .rank_area = fy_pt2pt_area_bytes(fy_state.local_size),
     .pipe_slots = (int)fy_config.shm_pipe_slots,
     .pipe_chunk = (size_t)fy_config.shm_pipe_chunk,
   };

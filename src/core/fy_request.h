@@ -63,6 +63,8 @@ struct fy_request {
   uint64_t sreq;               /* receiver: the sender's request id */
   uint64_t saddr;              /* receiver: the sender's data address */
   size_t xfer_len;             /* receiver: bytes that will arrive */
+  int board;                   /* receiver: published on the direct board (index + 1) */
+  uint32_t board_gen;
   fy_shm_pipe_t pipe;
   void (*on_complete)(fy_request_t *r); /* internal requests (Bsend) */
   fy_request_t *lnext, *lprev; /* progress lists */

@@ -4,6 +4,7 @@
 #include "transport/shm/fy_shm.h"
 #include "runtime/fy_config.h"
 #include "core/fy_api.h"
+#include "progress/async/fy_async.h"
 #include <sched.h>
 #include <pthread.h>
 
@@ -138,4 +139,8 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
     fy_api_relock_after_wait();
   }
   fy_shm_set_in_mpi(0);
+  /* Senders do not kick a rank that waits in MPI; one that came in as we
+   * stopped waiting is taken in here, before we go back to computing (the
+   * store above is seq_cst, the sender fences before it reads it). */
+  if (fy_async_nwatched && fy_shm_pending()) fy_progress_poll();
 }

@@ -30,6 +30,8 @@ extern int fy_pt2pt_in_signal;
 int fy_rndv_busy(void);
 /* Bytes a ring cell must carry for this eager threshold. */
 size_t fy_pt2pt_cell_bytes(size_t eager);
+/* Bytes of the shm rank area point-to-point uses (rendezvous slots, board). */
+size_t fy_pt2pt_area_bytes(int local_size);
 
 /* Fill a request for a send/receive (does not start it). */
 void fy_req_setup(fy_request_t *r, int kind, int mode, const void *buf, MPI_Count count,
@@ -59,6 +61,7 @@ int fy_msg_recv_start(fy_request_t *msg, void *buf, MPI_Count count, fy_datatype
 /* Counters for FERRY_STATS */
 typedef struct fy_pt2pt_stats {
   uint64_t eager_sent, rndv_sent, rndv_cma_recv, rndv_cma_send, rndv_pipe, unexpected, queued_pkts;
+  uint64_t direct_published, direct_sent, direct_recv;
 } fy_pt2pt_stats_t;
 extern fy_pt2pt_stats_t fy_pt2pt_stats;
 struct fy_mq;

@@ -9,6 +9,8 @@
  * cross-memory attach the receiver sets PIPE and both sides stream the data
  * through the sender's shared pipe slots. Slot words carry a generation so
  * a stale CAS after reuse fails.
+ * Direct (direct.c): a computing receiver publishes a posted receive; the
+ * sender writes into it and sends PUT_FIN instead of RTS.
  * When both sides are blocked in MPI at the match (a blocking exchange),
  * the receiver chooses PIPE even with cross-memory attach: two concurrent
  * copies through cache-sized chunks beat one cross-memory copy. */
@@ -18,7 +20,12 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-enum { FY_PKT_EAGER = 1, FY_PKT_RTS, FY_PKT_CTS, FY_PKT_FIN_S, FY_PKT_FIN_R, FY_PKT_ACK };
+enum { FY_PKT_EAGER = 1, FY_PKT_RTS, FY_PKT_CTS, FY_PKT_FIN_S, FY_PKT_FIN_R, FY_PKT_ACK,
+       FY_PKT_PUT_FIN /* the sender wrote into a published receive (direct.c) */ };
+/* Packets that carry a message (the counts direct.c compares). */
+static inline int fy_pkt_is_msg(int type) {
+  return type == FY_PKT_EAGER || type == FY_PKT_RTS || type == FY_PKT_PUT_FIN;
+}
 enum { FY_PKF_SYNC = 1 };
 
 typedef struct fy_pkt {

@@ -15,8 +15,7 @@ typedef struct fy_unexp {
   size_t len;
   uint64_t sreq, addr;
   uint32_t slot, gen;
-  char *data;
-  int data_pooled;   /* data came from the PEF's preallocated buffers */
+  char *data;        /* eager payload (fy_salloc) */
 } fy_unexp_t;
 
 /* Intrusive request lists (rendezvous in flight, pipes, slot waiters). */
@@ -26,12 +25,11 @@ void fy_rlist_remove(fy_rlist_t *l, fy_request_t *r);
 
 /* Send a packet to a local rank, or queue it behind earlier ones for that
  * rank. If req is given and complete_on_send, req completes once the packet
- * is in the ring. Returns 1 if queued, 0 if sent. */
+ * is in the ring. Returns 1 if queued, 0 if sent. Signal-safe (a PEF turn
+ * sends CTS and ACK): the queue takes its memory from fy_salloc. */
 int fy_out_send(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen, unsigned flags,
                 fy_request_t *req, int complete_on_send);
 int fy_out_progress(void);
-/* Send a control packet now or not at all (no allocation): 0 if sent. */
-int fy_out_try_send(int dst, const fy_pkt_t *hdr, unsigned flags);
 int fy_out_init(int nlocal);
 void fy_out_finalize(void);
 
@@ -45,6 +43,27 @@ void fy_rndv_on_fin_r(const fy_pkt_t *h);
 int fy_rndv_progress(void);
 int fy_rndv_init(void);
 void fy_unexp_consume(fy_request_t *r, fy_unexp_t *u);
+/* Complete r now, or (in a PEF turn, when completing would free memory or
+ * unpack) at the next progress pass. */
+void fy_pt2pt_complete(fy_request_t *r);
+
+/* Direct rendezvous into published receives (direct.c). */
+extern size_t fy_rndv_area_bytes;
+size_t fy_direct_area_bytes(int local_size);
+extern uint64_t *fy_msgs_sent;            /* message packets sent to each local rank */
+extern _Atomic uint64_t *fy_msgs_seen;    /* ... taken in from each (shm, read by senders) */
+/* A message packet from src_local is fully matched: publish the count. */
+static inline void fy_msg_seen(int src_local) {
+  atomic_store_explicit(&fy_msgs_seen[src_local],
+                        atomic_load_explicit(&fy_msgs_seen[src_local], memory_order_relaxed) + 1,
+                        memory_order_release);
+}
+int fy_direct_init(int nlocal);
+void fy_direct_finalize(void);
+void fy_direct_publish(fy_request_t *r);
+int fy_direct_withdraw(fy_request_t *r);
+int fy_direct_try_send(fy_request_t *r, int dst, const void *data);
+void fy_direct_on_fin(const fy_pkt_t *h);
 
 static inline int fy_local_of(fy_comm_t *c, int rank) {
   return fy_state.local_of_world[fy_comm_world_rank(c, rank)];

@@ -9,37 +9,70 @@
 #include <string.h>
 #include <stdio.h>
 #include "core/fy_error.h"
+#include "runtime/fy_salloc.h"
 
 struct fy_mq *fy_mq;
 fy_pt2pt_stats_t fy_pt2pt_stats;
-static fy_unexp_t *spare; /* the next unexpected descriptor, allocated ahead */
-/* Descriptors the PEF signal handler may use (it cannot allocate). */
-#define SIG_POOL 8
-static fy_unexp_t *sig_pool[SIG_POOL];
-static int sig_npool;
-/* Payload buffers for small unexpected messages taken in a PEF turn; they
- * go back to this list when the message is received. */
-#define SIG_EAGER_BUFS 4
-#define SIG_EAGER_BYTES 4096
-static char *sig_buf[SIG_EAGER_BUFS];
-static int sig_nbuf, sig_buf_made;
+/* The next unexpected descriptor, allocated ahead: arrival hands it to the
+ * queue, which keeps it if nothing matches. Descriptors and unexpected
+ * payloads come from the signal-safe allocator, so a PEF turn can take in
+ * any packet, not only rendezvous starts. */
+static fy_unexp_t *spare;
 int fy_pt2pt_in_signal;   /* a PEF turn is running on this process */
 static int sig_hits;
-static fy_rlist_t complete_later; /* matched in a PEF turn, completed by progress */
-static int completes_quietly(const fy_request_t *r);
+/* Completions a PEF turn cannot run (they free memory or unpack): done by
+ * the next progress pass. */
+static fy_rlist_t complete_later;
 
 static fy_unexp_t *unexp_new(void) {
-  fy_unexp_t *u = calloc(1, sizeof *u);
-  if (!u) fy_abort(MPI_ERR_NO_MEM, "out of memory for an unexpected message");
+  fy_unexp_t *u = fy_salloc(sizeof *u);
+  if (!u) return NULL;
+  memset(u, 0, sizeof *u);
   u->mqi.owner = u;
   return u;
+}
+
+static void unexp_free(fy_unexp_t *u) {
+  fy_sfree(u->data);
+  fy_sfree(u);
+}
+
+/* Completing r in a signal handler must not free memory (a user-freed or
+ * internal request is released at completion, a bounce buffer is unpacked
+ * and freed). */
+static int completes_quietly(const fy_request_t *r) {
+  return !r->user_freed && !r->on_complete && !r->tmp && r->status.MPI_ERROR != MPI_ERR_TRUNCATE;
+}
+
+static void finish_now(fy_request_t *r) {
+  if (r->status.MPI_ERROR == MPI_ERR_TRUNCATE) /* found in a PEF turn: format it now */
+    fy_recv_set_status(r, r->status.MPI_SOURCE, r->status.MPI_TAG,
+                       (size_t)fy_status_get_count(&r->status), r->xfer_len);
+  if (r->tmp && r->kind == FY_REQ_RECV) {
+    fy_type_unpack(r->type, r->count, r->tmp, (size_t)fy_status_get_count(&r->status), r->rbuf);
+    free(r->tmp);
+    r->tmp = NULL;
+  }
+  fy_req_complete(r);
+}
+
+void fy_pt2pt_complete(fy_request_t *r) {
+  if (fy_pt2pt_in_signal && !completes_quietly(r))
+    fy_rlist_push(&complete_later, r);
+  else
+    finish_now(r);
 }
 
 void fy_recv_set_status(fy_request_t *r, int src, int tag, size_t bytes, size_t len) {
   r->status.MPI_SOURCE = src;
   r->status.MPI_TAG = tag;
   fy_status_set_count(&r->status, (MPI_Count)bytes);
-  if (len > bytes) {
+  if (len > bytes && fy_pt2pt_in_signal) {
+    /* A signal handler formats no message: the bare class marks it, and
+     * the completion (deferred for it) writes the message. */
+    r->status.MPI_ERROR = MPI_ERR_TRUNCATE;
+    r->xfer_len = len;
+  } else if (len > bytes) {
     r->status.MPI_ERROR = fy_err(MPI_ERR_TRUNCATE,
         "message of %zu bytes from rank %d (tag %d) is longer than the receive buffer (%zu bytes)",
         len, src, tag, bytes);
@@ -63,10 +96,7 @@ void fy_eager_deliver(fy_request_t *r, const fy_pkt_t *h, const void *data, int 
       fy_type_unpack(r->type, r->count, data, n, r->rbuf);
   }
   if (h->flags & FY_PKF_SYNC) send_ack(src_local, h->sreq);
-  if (fy_pt2pt_in_signal && !completes_quietly(r))
-    fy_rlist_push(&complete_later, r); /* its release would free memory */
-  else
-    fy_req_complete(r);
+  fy_pt2pt_complete(r);
 }
 
 static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
@@ -74,6 +104,10 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
   switch (h->type) {
     case FY_PKT_EAGER:
     case FY_PKT_RTS: {
+      if (!spare && !(spare = unexp_new())) {
+        if (fy_pt2pt_in_signal) return 1; /* no memory now: the next MPI call retries */
+        fy_abort(MPI_ERR_NO_MEM, "out of memory for an unexpected message");
+      }
       fy_unexp_t *u = spare;
       u->mqi.ctx = h->ctx;
       u->mqi.rank = h->src;
@@ -81,6 +115,8 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
       fy_mq_item_t *m = fy_mq_arrive(fy_mq, &u->mqi);
       if (m) {
         fy_request_t *r = m->owner;
+        if (!fy_direct_withdraw(r))
+          fy_abort(MPI_ERR_INTERN, "a published receive was claimed by a sender and matched by an arrival");
         if (r->watch_idx) {
           fy_async_triggered(r);
           if (fy_pt2pt_in_signal) sig_hits++;
@@ -89,6 +125,7 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
           fy_eager_deliver(r, h, fy_pkt_payload(h), src_local);
         else
           fy_rndv_recv_match(r, src_local, h);
+        fy_msg_seen(src_local);
         break;
       }
       /* Unexpected: keep it (the descriptor is now queued). */
@@ -102,68 +139,60 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
         u->slot = h->slot;
         u->gen = h->gen;
       }
-      if (h->type == FY_PKT_EAGER && u->len && fy_pt2pt_in_signal) {
-        u->data = sig_buf[--sig_nbuf];
-        u->data_pooled = 1;
-        memcpy(u->data, fy_pkt_payload(h), u->len);
-      } else if (h->type == FY_PKT_EAGER && u->len) {
-        u->data = malloc(u->len);
+      if (h->type == FY_PKT_EAGER && u->len) {
+        /* The descriptor is queued already: no way back, so running out
+         * of memory is fatal here (a PEF turn checked for room first). */
+        u->data = fy_salloc(u->len);
         if (!u->data) fy_abort(MPI_ERR_NO_MEM, "out of memory for an unexpected message");
         memcpy(u->data, fy_pkt_payload(h), u->len);
       }
-      spare = fy_pt2pt_in_signal ? sig_pool[--sig_npool] : unexp_new();
+      spare = unexp_new(); /* NULL: retried at the next arrival */
       fy_pt2pt_stats.unexpected++;
+      fy_msg_seen(src_local);
       break;
     }
     case FY_PKT_CTS: fy_rndv_on_cts(h); break;
     case FY_PKT_FIN_S: fy_rndv_on_fin_s(h); break;
     case FY_PKT_FIN_R: fy_rndv_on_fin_r(h); break;
-    case FY_PKT_ACK: fy_req_complete((fy_request_t *)(uintptr_t)h->sreq); break;
+    case FY_PKT_ACK: fy_pt2pt_complete((fy_request_t *)(uintptr_t)h->sreq); break;
+    case FY_PKT_PUT_FIN:
+      fy_direct_on_fin(h);
+      fy_msg_seen(src_local);
+      break;
     default:
       fy_abort(MPI_ERR_INTERN, "corrupt packet in the shared-memory ring");
   }
   return 0;
 }
 
-/* Completing r in a signal handler must not free memory (a user-freed or
- * internal request is released at completion, a bounce buffer is freed). */
-static int completes_quietly(const fy_request_t *r) {
-  return !r->user_freed && !r->on_complete && !r->tmp;
-}
-
-/* PEF turn: take the packets at the head of the ring that can be handled
- * without allocating, freeing or copying bulk data (rendezvous starts,
- * eager messages that fit a preallocated buffer, completions that release
- * nothing, CTS which only the non-signal path acts on); stop at anything
- * else, which the next MPI call will take. A small message ahead of a
- * rendezvous start therefore does not hide it. */
+/* PEF turn: take every packet that can be handled without the C heap:
+ * arrivals (descriptors and payloads come from the signal-safe allocator),
+ * completions (deferred to the next progress pass when they would free
+ * memory), CTS (acted on by the next MPI call: a busy handler never copies
+ * bulk data). A packet the turn cannot take stays at the head of the ring
+ * for the next MPI call: an arrival on a queue that would need the heap to
+ * grow (the 4D back end), or one that finds no memory at all. */
 static int on_packet_signal(void *arg, int src_local, const void *pkt, size_t plen) {
   const fy_pkt_t *h = pkt;
-  if (src_local == fy_state.local_rank) return 1;
-  switch (h->type) {
-    case FY_PKT_EAGER:
-      if ((h->flags & FY_PKF_SYNC) || h->len > SIG_EAGER_BYTES || sig_nbuf == 0) return 1;
-      __attribute__((fallthrough)); /* the same matching constraints as a rendezvous start */
-    case FY_PKT_RTS:
-      if (sig_npool == 0 || !fy_mq_arrive_alloc_free(fy_mq, h->ctx)) return 1;
-      break;
-    case FY_PKT_CTS: break;
-    case FY_PKT_FIN_S:
-    case FY_PKT_ACK:
-      if (!completes_quietly((fy_request_t *)(uintptr_t)h->sreq)) return 1;
-      break;
-    case FY_PKT_FIN_R:
-      if (!completes_quietly((fy_request_t *)(uintptr_t)h->rreq)) return 1;
-      break;
-    default: return 1;
+  if (h->type == FY_PKT_EAGER || h->type == FY_PKT_RTS) {
+    if (!fy_mq_arrive_alloc_free(fy_mq, h->ctx)) return 1;
+    if (!spare && !(spare = unexp_new())) return 1;
+    if (h->type == FY_PKT_EAGER && h->len) {
+      /* room for the payload should it be unexpected */
+      void *probe = fy_salloc((size_t)h->len);
+      if (!probe) return 1;
+      fy_sfree(probe);
+    }
   }
   return on_packet(arg, src_local, pkt, plen);
 }
 
 int fy_pt2pt_signal_poll(void) {
   fy_pt2pt_in_signal = 1;
+  fy_mq_set_no_free(fy_mq, true);
   sig_hits = 0;
   fy_shm_poll(on_packet_signal, NULL, 0);
+  fy_mq_set_no_free(fy_mq, false);
   fy_pt2pt_in_signal = 0;
   return sig_hits;
 }
@@ -173,14 +202,8 @@ int fy_pt2pt_progress(void) {
   while (complete_later.head) {
     fy_request_t *r = complete_later.head;
     fy_rlist_remove(&complete_later, r);
-    fy_req_complete(r);
+    finish_now(r);
     n++;
-  }
-  while (sig_npool < SIG_POOL) sig_pool[sig_npool++] = unexp_new();
-  if (!sig_buf_made && fy_async_mode == FY_ASYNC_PEF) {
-    /* Made once: taken buffers come back when their message is received. */
-    sig_buf_made = 1;
-    while (sig_nbuf < SIG_EAGER_BUFS && (sig_buf[sig_nbuf] = malloc(SIG_EAGER_BYTES))) sig_nbuf++;
   }
   if (fy_shm_pending()) n += fy_shm_poll(on_packet, NULL, 0);
   n += fy_out_progress();
@@ -197,11 +220,7 @@ void fy_unexp_consume(fy_request_t *r, fy_unexp_t *u) {
     fy_eager_deliver(r, &h, u->data, u->src_local);
   else
     fy_rndv_recv_match(r, u->src_local, &h);
-  if (u->data_pooled)
-    sig_buf[sig_nbuf++] = u->data;
-  else
-    free(u->data);
-  free(u);
+  unexp_free(u);
 }
 
 int fy_recv_start(fy_request_t *r) {
@@ -212,15 +231,23 @@ int fy_recv_start(fy_request_t *r) {
   r->mqi.tag = r->tag;
   r->mqi.owner = r;
   fy_plock();
-  int may_watch = r->bytes > fy_eager_max && !r->blocking && fy_async_mode != FY_ASYNC_NONE;
+  /* A large nonblocking receive may be a rendezvous whose start has not
+   * come: it is published for the sender (direct.c) and watched by the
+   * agent. */
+  int large = r->bytes > fy_eager_max && !r->blocking;
   /* A rendezvous start already in the ring is "sender first": take it in
    * before posting, so that no agent is armed for nothing (seed 002 3.2). */
-  if (may_watch && fy_config.irecv_poll && fy_shm_pending()) fy_progress_poll_locked();
+  if (large && fy_config.irecv_poll && fy_shm_pending()) fy_progress_poll_locked();
   fy_mq_item_t *m = fy_mq_post(fy_mq, &r->mqi);
-  if (m)
+  if (m) {
     fy_unexp_consume(r, m->owner);
-  else if (may_watch)
-    fy_async_watch(r); /* it may be a rendezvous whose start has not come */
+  } else if (large) {
+    fy_direct_publish(r);
+    fy_async_watch(r);
+    /* A start that arrived while the agent was being armed was not
+     * announced to it: take it in now. */
+    if (r->watch_idx && fy_shm_pending()) fy_progress_poll_locked();
+  }
   fy_punlock();
   return MPI_SUCCESS;
 }
@@ -228,7 +255,8 @@ int fy_recv_start(fy_request_t *r) {
 int fy_recv_cancel(fy_request_t *r) {
   int ok = 0;
   fy_plock();
-  if (!fy_req_done(r) && r->pstate == FY_PS_IDLE && fy_mq_cancel_posted(fy_mq, &r->mqi)) {
+  if (!fy_req_done(r) && r->pstate == FY_PS_IDLE && fy_direct_withdraw(r) &&
+      fy_mq_cancel_posted(fy_mq, &r->mqi)) {
     r->cancelled = 1;
     fy_status_set_cancelled(&r->status, 1);
     r->status.MPI_SOURCE = MPI_ANY_SOURCE;
@@ -290,21 +318,22 @@ int fy_pt2pt_init(void) {
   }
   double adj = fy_config.mq_adjustment < 1.0 ? 1.0 : fy_config.mq_adjustment;
   fy_mq = fy_mq_create(kind, adj);
-  spare = unexp_new();
   fy_eager_max = (size_t)fy_config.eager_threshold;
-  if (!fy_mq || fy_out_init(fy_state.local_size) != 0 || fy_rndv_init() != 0)
+  fy_salloc_init(fy_pt2pt_cell_bytes(fy_eager_max));
+  spare = unexp_new();
+  if (!fy_mq || fy_out_init(fy_state.local_size) != 0 || fy_rndv_init() != 0 ||
+      fy_direct_init(fy_state.local_size) != 0)
     return fy_err(MPI_ERR_NO_MEM, "cannot set up point-to-point state");
   return MPI_SUCCESS;
 }
 
 void fy_pt2pt_finalize(void) {
-  while (sig_npool > 0) free(sig_pool[--sig_npool]);
-  while (sig_nbuf > 0) free(sig_buf[--sig_nbuf]);
   fy_out_finalize();
+  fy_direct_finalize();
   if (fy_mq) fy_mq_destroy(fy_mq);
   fy_mq = NULL;
-  free(spare);
   spare = NULL;
+  fy_salloc_finalize(); /* descriptors, payloads and queued packets */
 }
 
 void fy_pt2pt_ctx_close(fy_comm_t *c) {
@@ -318,6 +347,8 @@ void fy_pt2pt_ctx_open(fy_comm_t *c) {
   fy_mq_ctx_open(fy_mq, c->ctx, c->size);
   fy_mq_ctx_open(fy_mq, c->ctx + 1, c->size);
 }
+
+size_t fy_pt2pt_area_bytes(int local_size) { return fy_rndv_area_bytes + fy_direct_area_bytes(local_size); }
 
 size_t fy_pt2pt_cell_bytes(size_t eager) {
   size_t need = FY_PKT_SHORT + eager;

@@ -76,25 +76,9 @@ static int copy_recv_side(fy_request_t *r, int src_local, const fy_rndv_slot_t *
   return fy_shm_cma_read(src_local, (void *)(uintptr_t)s->raddr, (const void *)(uintptr_t)saddr, n);
 }
 
-static void recv_finish(fy_request_t *r) {
-  if (r->tmp) {
-    fy_type_unpack(r->type, r->count, r->tmp, (size_t)fy_status_get_count(&r->status), r->rbuf);
-    free(r->tmp);
-    r->tmp = NULL;
-  }
-  fy_req_complete(r);
-}
-
 static int try_recv_copy(fy_request_t *r);
 
-/* In a PEF turn a CTS that cannot go now is dropped: the receiver claims
- * the copy itself at its next MPI call. */
-static void send_cts(int dst, const fy_pkt_t *cts) {
-  if (fy_pt2pt_in_signal)
-    fy_out_try_send(dst, cts, 0);
-  else
-    fy_out_send(dst, cts, NULL, 0, 0, NULL, 0);
-}
+static void send_cts(int dst, const fy_pkt_t *cts) { fy_out_send(dst, cts, NULL, 0, 0, NULL, 0); }
 
 /* Receiver: the message r matched is a rendezvous announcement h. */
 void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
@@ -200,7 +184,7 @@ static int try_recv_copy(fy_request_t *r) {
   fy_pkt_t fin = {.type = FY_PKT_FIN_S, .sreq = r->sreq, .slot = r->slot, .gen = (uint32_t)r->gen};
   fy_out_send(r->peer_local, &fin, NULL, 0, 0, NULL, 0);
   fy_rlist_remove(&recv_matched, r);
-  recv_finish(r);
+  fy_pt2pt_complete(r);
   return 1;
 }
 
@@ -246,13 +230,13 @@ void fy_rndv_on_fin_s(const fy_pkt_t *h) {
   if (h->slot >= NSLOTS || slot_req[h->slot] != r) return;
   if (r->pstate == FY_PS_RNDV_CTS) fy_rlist_remove(&cts_later, r); /* the receiver copied */
   slot_free(h->slot);
-  fy_req_complete(r);
+  fy_pt2pt_complete(r);
 }
 
 void fy_rndv_on_fin_r(const fy_pkt_t *h) {
   fy_request_t *r = (fy_request_t *)(uintptr_t)h->rreq;
   fy_rlist_remove(&recv_matched, r);
-  recv_finish(r);
+  fy_pt2pt_complete(r);
 }
 
 int fy_rndv_progress(void) {
@@ -303,7 +287,7 @@ int fy_rndv_progress(void) {
     size_t cap = (size_t)fy_status_get_count(&r->status);
     if (fy_shm_pipe_pull(&r->pipe, dst, cap)) {
       fy_rlist_remove(&pipe_recv, r);
-      recv_finish(r);
+      fy_pt2pt_complete(r);
       n++;
     } else if (r->pipe.done != before) {
       n++;

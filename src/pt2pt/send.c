@@ -66,7 +66,7 @@ int fy_send_start(fy_request_t *r) {
                   .tag = r->tag, .ctx = r->ctx, .len = r->bytes, .sreq = (uint64_t)(uintptr_t)r};
     fy_pt2pt_stats.eager_sent++;
     fy_out_send(dst, &h, fy_send_data(r), r->bytes, 0, r, !sync);
-  } else {
+  } else if (!fy_direct_try_send(r, dst, fy_send_data(r))) {
     fy_rndv_send_start(r, dst, fy_send_data(r));
   }
   fy_punlock();

@@ -5,6 +5,7 @@
 #include "core/fy_request.h"
 #include "runtime/fy_config.h"
 #include "core/fy_init.h"
+#include "transport/shm/fy_shm.h"
 #include <string.h>
 #include <time.h>
 
@@ -81,6 +82,7 @@ void fy_async_unwatch(struct fy_request *r) {
   watch[i] = last;
   last->watch_idx = i + 1;
   r->watch_idx = 0;
+  if (fy_async_nwatched == 0 && fy_async_mode == FY_ASYNC_PEF) fy_pef_on_idle();
 }
 
 void fy_async_unwatch_locked(struct fy_request *r) {
@@ -96,25 +98,14 @@ void fy_async_triggered(struct fy_request *r) {
   fy_async_ctr.hits++;
 }
 
-void fy_async_age(long max_turns) {
-  for (int i = 0; i < fy_async_nwatched;) {
-    struct fy_request *r = watch[i];
-    if (++r->watch_turns >= max_turns) {
-      fy_async_unwatch(r);
-      fy_async_ctr.giveups++;
-      continue; /* slot i now holds another request */
-    }
-    i++;
-  }
-}
-
 void fy_async_stats(FILE *f) {
   fy_async_counters_t *c = &fy_async_ctr;
   fprintf(f,
-          "ferry-stats rank=%d async: mode=%s watched=%llu turns=%llu hits=%llu misses=%llu giveups=%llu "
-          "wakeups=%llu futile=%llu deferred=%llu pef_inside=%llu time_us=%.1f\n",
+          "ferry-stats rank=%d async: mode=%s watched=%llu turns=%llu hits=%llu misses=%llu kicked=%llu "
+          "kicks_sent=%llu capped=%llu wakeups=%llu futile=%llu deferred=%llu pef_inside=%llu time_us=%.1f\n",
           fy_state.world_rank, fy_async_mode_name(fy_async_mode), (unsigned long long)c->watched,
           (unsigned long long)c->turns, (unsigned long long)c->hits, (unsigned long long)c->misses,
-          (unsigned long long)c->giveups, (unsigned long long)c->wakeups, (unsigned long long)c->futile,
+          (unsigned long long)c->kicked, (unsigned long long)fy_shm_kicks_sent(),
+          (unsigned long long)c->capped, (unsigned long long)c->wakeups, (unsigned long long)c->futile,
           (unsigned long long)c->deferred, (unsigned long long)c->pef_inside, (double)c->time_ns / 1e3);
 }

@@ -5,15 +5,17 @@
  * - One list of watched requests shared by every mode: a nonblocking
  *   receive that could be a rendezvous (buffer larger than the eager
  *   threshold) and found no rendezvous start when it was posted. A request
- *   leaves the list when it is triggered (its message matched), waited on,
- *   released, or given up after FERRY_PEF_MAX_TURNS turns. All list calls
- *   are made under the progress lock.
+ *   leaves the list only when it is triggered (its message matched), waited
+ *   on, or released: never given up. All list calls are made under the
+ *   progress lock. After fy_async_watch() the caller re-checks the ring
+ *   (a rendezvous start may have arrived while it was being registered).
  * - Modes: none; thread (a polling progress thread); interrupt (a helper
  *   thread sleeping on the shm doorbell, with seed 003's selective
  *   interrupts, interrupt suppression and dynamic interrupt requests as
  *   options); pef (the Parasite Execution Flow: a per-thread real-time
- *   timer signal whose handler, outside the library only, looks for a
- *   rendezvous start of a watched receive and triggers it).
+ *   signal, sent by the sender of a rendezvous start (kick) or by a
+ *   per-thread timer, whose handler, outside the library only, takes in
+ *   the ring and triggers the watched receives that matched).
  * - One set of counters for every mode, printed by fy_async_stats(). */
 #ifndef FY_ASYNC_H
 #define FY_ASYNC_H
@@ -29,7 +31,8 @@ typedef struct fy_async_counters {
   uint64_t turns;         /* PEF turns / agent progress passes */
   uint64_t hits;          /* watched requests triggered by an agent */
   uint64_t misses;        /* turns that found nothing */
-  uint64_t giveups;       /* requests dropped after max turns */
+  uint64_t capped;        /* PEF timers stopped after max futile turns */
+  uint64_t kicked;        /* PEF turns started by a sender's kick */
   uint64_t wakeups;       /* interrupt agent wake-ups */
   uint64_t futile;        /* wake-ups with nothing to do (or the lock busy) */
   uint64_t deferred;      /* PEF expiries that hit while the thread was inside Ferry */
@@ -54,6 +57,7 @@ void fy_async_unwatch_locked(struct fy_request *r); /* takes the lock itself */
 
 /* Mode hooks, called from the watch list. */
 void fy_pef_on_watch(void);
+void fy_pef_on_idle(void);
 int fy_pef_start(void);
 void fy_pef_stop(void);
 int fy_intr_start(void);
@@ -61,7 +65,5 @@ void fy_intr_stop(void);
 void fy_intr_on_watch(void);
 int fy_pthread_start(void);
 void fy_pthread_stop(void);
-/* Ages every watched request by one turn; drops those past max turns. */
-void fy_async_age(long max_turns);
 uint64_t fy_async_now_ns(void);
 #endif

@@ -1,16 +1,27 @@
-/* The Parasite Execution Flow (seed 001/004, thesis ch. 3): a one-shot
- * real-time timer per thread (timer_create + SIGEV_THREAD_ID, so the
- * application keeps SIGALRM and other threads are not disturbed) whose
- * handler borrows the application thread for one "turn":
+/* The Parasite Execution Flow (seed 001/004, thesis ch. 3): a signal that
+ * borrows the application thread for one "turn" while a nonblocking
+ * receive waits for its rendezvous start:
  *   - if the thread is inside Ferry (fy_tls.in_mpi, a flag rather than a
- *     sigprocmask syscall) the turn is skipped and re-armed on API exit;
- *   - otherwise it looks at the shm ring and, if a rendezvous start for a
- *     watched receive is there, matches it and tells the sender to move the
- *     data (the trigger); it never copies the data itself, never allocates,
- *     never locks (trylock only), never does I/O, and preserves errno.
- * Turns come at phase, then period, then period*decay^k; a new watched
- * receive resets the schedule; a receive is given up after max turns; the
- * flow dies (timer left disarmed) when nothing is watched. */
+ *     sigprocmask syscall) the turn is skipped and taken as the MPI call
+ *     returns;
+ *   - otherwise it takes in what the shm ring holds (without the C heap:
+ *     see fy_pt2pt_signal_poll) and, if a watched receive matched, tells the
+ *     sender to move the data (the trigger); it never copies bulk data,
+ *     never calls malloc, never blocks (trylock only), never does I/O, and
+ *     preserves errno.
+ * Two sources of turns (FERRY_PEF_TRIGGER):
+ *   kick   the sender of a rendezvous start signals the registered thread
+ *          of a receiver that computes (fy_shm_kick_register): one signal
+ *          per transfer, nothing to guess, nothing to give up;
+ *   timer  the seeds' schedule: a one-shot per-thread timer (timer_create +
+ *          SIGEV_THREAD_ID, so the application keeps SIGALRM) at phase, then
+ *          period, then period*decay^k; a new watched receive resets it;
+ *          after FERRY_PEF_MAX_TURNS consecutive futile turns outside the
+ *          library the timer stops (a cap on futile work: the receive stays
+ *          watched, and a kick still triggers it).
+ * Both use the same real-time signal and the same turn. A turn that cannot
+ * take the progress lock (another thread is in the engine) retries by
+ * timer in either mode. */
 #include "progress/async/fy_async.h"
 #include "progress/fy_progress.h"
 #include "pt2pt/fy_pt2pt.h"
@@ -29,11 +40,14 @@ typedef struct pef_flow {
   int created;
   int armed;
   double next_us;   /* interval to the turn after the coming one */
+  long futile;      /* consecutive signal turns outside the library that found nothing */
+  pid_t tid;
 } pef_flow_t;
 
 static __thread pef_flow_t flow __attribute__((tls_model("initial-exec")));
 static int signo;
 static int installed;
+static int use_timer, use_kick;
 
 static void arm(double us) {
   struct itimerspec it;
@@ -48,11 +62,12 @@ static void arm(double us) {
   if (timer_settime(flow.timer, 0, &it, NULL) != 0) flow.armed = 0;
 }
 
-/* One turn of the flow: look for rendezvous starts of watched receives and
- * trigger them, age the watched receives, and schedule the next turn (the
- * interval decays after a turn that found nothing). In a signal handler
- * only the allocation-free signal poll runs; called as an MPI call returns
- * (an expiry was deferred while the thread was inside), the full engine. */
+/* One turn: take in what arrived, trigger watched receives that matched,
+ * and (timer mode) schedule the next turn: the interval decays after a turn
+ * that found nothing, and the timer stops after max_turns consecutive such
+ * turns in the signal handler. A turn called as an MPI call returns (the
+ * signal came while the thread was inside) runs the full engine and never
+ * counts as futile: the library was busy, not idle. */
 static void turn(int in_signal) {
   uint64_t t0 = fy_async_now_ns();
   uint64_t hits0 = fy_async_ctr.hits;
@@ -64,19 +79,27 @@ static void turn(int in_signal) {
   }
   int hit = fy_async_ctr.hits != hits0;
   if (!hit) fy_async_ctr.misses++;
-  fy_async_age(fy_config.pef_max_turns);
-  if (fy_async_nwatched > 0 && !flow.armed) {
+  if (!use_timer || fy_async_nwatched == 0) goto out;
+  if (hit) {
+    flow.futile = 0;
+  } else if (in_signal && ++flow.futile >= fy_config.pef_max_turns) {
+    fy_async_ctr.capped++;
+    goto out;
+  }
+  if (!flow.armed) {
     double us = flow.next_us;
     if (!hit) flow.next_us *= fy_config.pef_decay;
     arm(us);
   }
+out:
   fy_async_ctr.time_ns += fy_async_now_ns() - t0;
 }
 
 static void handler(int sig, siginfo_t *si, void *uc) {
-  (void)sig; (void)si; (void)uc;
+  (void)sig; (void)uc;
   int saved_errno = errno;
-  flow.armed = 0;
+  if (si && si->si_code == SI_TIMER) flow.armed = 0;
+  else fy_async_ctr.kicked++;
   if (!installed) goto out; /* after MPI_Finalize: a late expiry of another thread */
   if (fy_tls.in_mpi) {
     /* Never inside the library: the turn is taken when the call returns. */
@@ -85,7 +108,7 @@ static void handler(int sig, siginfo_t *si, void *uc) {
     goto out;
   }
   if (!fy_ptrylock()) {
-    arm(flow.next_us);
+    arm(fy_config.pef_period_us); /* another thread is in the engine: retry */
     goto out;
   }
   if (fy_tls.in_mpi) fy_async_ctr.pef_inside++; /* debug counter: must stay 0 */
@@ -98,33 +121,45 @@ out:
 static int flow_create(void) {
   struct sigevent sev;
   memset(&sev, 0, sizeof sev);
+  flow.tid = (pid_t)syscall(SYS_gettid);
   sev.sigev_notify = SIGEV_THREAD_ID;
   sev.sigev_signo = signo;
-  sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+  sev._sigev_un._tid = flow.tid;
   if (timer_create(CLOCK_MONOTONIC, &sev, &flow.timer) != 0) return -1;
   flow.created = 1;
   return 0;
 }
 
-/* A new watched receive: (re)start this thread's flow at phase. */
+/* A new watched receive (progress lock held): register this thread for
+ * kicks and (re)start the timer at phase. The caller re-checks the ring
+ * afterwards (fy_shm_kick_register's contract). */
 void fy_pef_on_watch(void) {
   if (!installed) return;
   if (!flow.created && flow_create() != 0) return;
-  flow.next_us = fy_config.pef_period_us;
-  arm(fy_config.pef_phase_us);
+  flow.futile = 0;
+  if (use_kick) fy_shm_kick_register(flow.tid, signo);
+  if (use_timer) {
+    flow.next_us = fy_config.pef_period_us;
+    arm(fy_config.pef_phase_us);
+  }
 }
 
-/* An expiry arrived while the thread was inside Ferry: take that turn now,
- * as the call returns, instead of arming the timer again for it (a signal
- * costs microseconds; the inline turn costs one progress pass). */
+/* Nothing is watched any more (progress lock held). */
+void fy_pef_on_idle(void) {
+  if (use_kick) fy_shm_kick_unregister();
+}
+
+/* A signal arrived while the thread was inside Ferry: take that turn now,
+ * as the call returns (a signal costs microseconds; the inline turn costs
+ * one progress pass). */
 void fy_async_on_api_exit(void) {
-  if (fy_async_mode != FY_ASYNC_PEF || !flow.created || flow.armed || fy_async_nwatched == 0) return;
+  if (fy_async_mode != FY_ASYNC_PEF || !flow.created || fy_async_nwatched == 0) return;
   fy_tls.in_mpi++; /* the turn runs library code: keep the handler out */
   if (fy_ptrylock()) {
     turn(0);
     fy_punlock();
   } else {
-    arm(flow.next_us);
+    arm(fy_config.pef_period_us);
   }
   fy_tls.in_mpi--;
 }
@@ -134,6 +169,13 @@ int fy_pef_start(void) {
   if (off < 0 || SIGRTMIN + off > SIGRTMAX) {
     fprintf(stderr, "ferry: FERRY_PEF_SIGNAL=%ld is outside 0..%d; using 5\n", off, SIGRTMAX - SIGRTMIN);
     off = 5;
+  }
+  const char *t = fy_config.pef_trigger;
+  use_kick = !strcmp(t, "kick") || !strcmp(t, "both");
+  use_timer = !strcmp(t, "timer") || !strcmp(t, "both");
+  if (!use_kick && !use_timer) {
+    fprintf(stderr, "ferry: FERRY_PEF_TRIGGER=%s is not one of kick, timer, both; using kick\n", t);
+    use_kick = 1;
   }
   signo = SIGRTMIN + (int)off;
   struct sigaction sa;
@@ -148,12 +190,14 @@ int fy_pef_start(void) {
 
 void fy_pef_stop(void) {
   if (!installed) return;
+  if (use_kick) fy_shm_kick_unregister();
   if (flow.created) {
     timer_delete(flow.timer);
     flow.created = 0;
     flow.armed = 0;
   }
-  /* The handler stays installed (as a no-op): another thread's timer may
-   * still expire, and the default action of a real-time signal kills. */
+  /* The handler stays installed (as a no-op): another thread's timer or a
+   * late kick may still arrive, and the default action of a real-time
+   * signal kills. */
   installed = 0;
 }

@@ -26,6 +26,18 @@ void fy_mq_array_release(fy_mq_t *q, fy_mq_lead_t *l)
   }
 }
 
+fy_mq_item_t *fy_mq_array_find_posted(fy_mq_t *q, fy_mq_lead_t *l, int rank, int tag)
+{
+  fy_mq_item_t *a = NULL, *b = NULL;
+  if (l->u.array.heads) {
+    q->nodes_visited++;
+    a = fy_mq_list_find_posted(q, l->u.array.heads[rank].prq, l->ctx, rank, tag);
+  }
+  if (l->n_any)
+    b = fy_mq_list_find_posted(q, l->u.array.any, l->ctx, rank, tag);
+  return (a && (!b || a->seq < b->seq)) ? a : b;
+}
+
 fy_mq_item_t *fy_mq_array_arrive(fy_mq_t *q, fy_mq_lead_t *l, fy_mq_item_t *msg)
 {
   fy_mq_item_t *a = NULL, *b = NULL;

@@ -114,6 +114,18 @@ static void release(fy_mq_t *q, fy_mq_lead_t *l, cursor_t *c)
   }
 }
 
+fy_mq_item_t *fy_mq_4d_find_posted(fy_mq_t *q, fy_mq_lead_t *l, int rank, int tag)
+{
+  cursor_t c;
+  fy_mq_item_t *a = NULL, *b = NULL;
+  locate(q, l, rank, &c);
+  if (c.jp)
+    a = fy_mq_list_find_posted(q, c.jp->prq, l->ctx, rank, tag);
+  if (l->n_any)
+    b = fy_mq_list_find_posted(q, l->u.fourd.any, l->ctx, rank, tag);
+  return (a && (!b || a->seq < b->seq)) ? a : b;
+}
+
 fy_mq_item_t *fy_mq_4d_arrive(fy_mq_t *q, fy_mq_lead_t *l, fy_mq_item_t *msg)
 {
   cursor_t c;

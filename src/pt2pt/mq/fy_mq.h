@@ -80,6 +80,13 @@ bool fy_mq_cancel_posted(fy_mq_t *q, fy_mq_item_t *recv);
 /* 5. Peek UMQ (Probe/Iprobe): the message post() would match, not unlinked. */
 fy_mq_item_t *fy_mq_peek_unexpected(fy_mq_t *q, uint32_t ctx, int rank, int tag);
 
+/* Peek PRQ: the posted receive an arrival (ctx, rank, tag) would take,
+ *    not unlinked (a receive publishing itself checks it is that one). */
+fy_mq_item_t *fy_mq_peek_posted(fy_mq_t *q, uint32_t ctx, int rank, int tag);
+/* While on, removals never free memory (a signal handler is matching);
+ *    what they would free is freed by a later removal. */
+void fy_mq_set_no_free(fy_mq_t *q, bool on);
+
 /* True if fy_mq_arrive() for this context cannot allocate memory (the
  * context is open and a miss would insert into existing structures or
  * pooled objects). The PEF signal handler asks before it matches. */

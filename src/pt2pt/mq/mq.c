@@ -265,6 +265,8 @@ static inline void removed(fy_mq_t *q, fy_mq_lead_t *l, fy_mq_item_t *x, bool po
       return;
     l->n_umq--;
   }
+  if (q->no_free)
+    return; /* a later removal outside the signal handler frees it */
   if (l->mode == FY_MQ_MODE_ARRAY && l->n_prq - l->n_any + l->n_umq == 0)
     fy_mq_array_release(q, l);
   if (l->size == 0 && l->n_prq + l->n_umq == 0)
@@ -390,6 +392,26 @@ fy_mq_item_t *fy_mq_peek_unexpected(fy_mq_t *q, uint32_t ctx, int rank, int tag)
 {
   return find_msg(q, ctx, rank, tag, false);
 }
+
+fy_mq_item_t *fy_mq_peek_posted(fy_mq_t *q, uint32_t ctx, int rank, int tag)
+{
+  count_search(q);
+  if (q->kind == FY_MQ_LIST)
+    return fy_mq_list_find_posted(q, q->prq, ctx, rank, tag);
+  fy_mq_lead_t *l = lead_find(q, ctx);
+  if (!l)
+    return NULL;
+  switch (l->mode) {
+  case FY_MQ_MODE_ARRAY:
+    if (rank < 0 || rank >= l->size)
+      return NULL;
+    return fy_mq_array_find_posted(q, l, rank, tag);
+  case FY_MQ_MODE_4D: return fy_mq_4d_find_posted(q, l, rank, tag);
+  default: return fy_mq_list_find_posted(q, l->u.list.prq, ctx, rank, tag);
+  }
+}
+
+void fy_mq_set_no_free(fy_mq_t *q, bool on) { q->no_free = on; }
 
 bool fy_mq_cancel_posted(fy_mq_t *q, fy_mq_item_t *recv)
 {

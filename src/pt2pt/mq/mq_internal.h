@@ -70,6 +70,7 @@ struct fy_mq {
   uint64_t nodes_visited;       /* leads, cubes, c2 slots, JumpPoints, rank heads */
   fy_mq_pool_t lead_pool, jp_pool;
   fy_mq_pool_t cube_pool[FY_MQ_MAX_BITS + 1];
+  bool no_free;                 /* in a signal handler: keep what would be freed */
 };
 
 /* ---- lists ---- */
@@ -150,6 +151,7 @@ void fy_mq_oom(const char *what) __attribute__((noreturn));
 fy_mq_item_t *fy_mq_array_arrive(fy_mq_t *q, fy_mq_lead_t *l, fy_mq_item_t *msg);
 fy_mq_item_t *fy_mq_array_post(fy_mq_t *q, fy_mq_lead_t *l, fy_mq_item_t *recv);
 fy_mq_item_t *fy_mq_array_find_msg(fy_mq_t *q, fy_mq_lead_t *l, int rank, int tag, bool remove);
+fy_mq_item_t *fy_mq_array_find_posted(fy_mq_t *q, fy_mq_lead_t *l, int rank, int tag);
 void fy_mq_array_cancel(fy_mq_t *q, fy_mq_lead_t *l, fy_mq_item_t *recv);
 void fy_mq_array_insert(fy_mq_t *q, fy_mq_lead_t *l, fy_mq_item_t *x, bool posted);
 void fy_mq_array_collect(fy_mq_t *q, fy_mq_lead_t *l, fy_mq_item_t **prq, fy_mq_item_t **umq);
@@ -158,6 +160,7 @@ void fy_mq_array_release(fy_mq_t *q, fy_mq_lead_t *l);
 fy_mq_item_t *fy_mq_4d_arrive(fy_mq_t *q, fy_mq_lead_t *l, fy_mq_item_t *msg);
 fy_mq_item_t *fy_mq_4d_post(fy_mq_t *q, fy_mq_lead_t *l, fy_mq_item_t *recv);
 fy_mq_item_t *fy_mq_4d_find_msg(fy_mq_t *q, fy_mq_lead_t *l, int rank, int tag, bool remove);
+fy_mq_item_t *fy_mq_4d_find_posted(fy_mq_t *q, fy_mq_lead_t *l, int rank, int tag);
 void fy_mq_4d_cancel(fy_mq_t *q, fy_mq_lead_t *l, fy_mq_item_t *recv);
 void fy_mq_4d_insert(fy_mq_t *q, fy_mq_lead_t *l, fy_mq_item_t *x, bool posted);
 void fy_mq_4d_collect(fy_mq_t *q, fy_mq_lead_t *l, fy_mq_item_t **prq, fy_mq_item_t **umq);

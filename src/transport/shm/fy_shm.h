@@ -87,6 +87,25 @@ void fy_shm_doorbell_disarm(int kind);
 void fy_shm_doorbell_ring(int local);         /* wake every sleeper of a rank */
 uint64_t fy_shm_wakeups_sent(void);           /* futex wakes this process issued */
 
+/* ---- kick (the PEF's sender-side trigger) ----
+ * A thread that computes outside the library while it waits for
+ * rendezvous starts registers itself (its tid and the signal to send).
+ * A rank that posts a rendezvous start to it then signals that thread once
+ * (tgkill), unless the rank is waiting inside MPI (it polls anyway): one
+ * signal per transfer instead of a timer's guesses. Registration is a
+ * seq_cst store followed by a fence; the sender publishes the packet,
+ * fences, then reads the registration (Dekker): so after registering, the
+ * registering thread must re-check fy_shm_pending() itself. */
+void fy_shm_kick_register(pid_t tid, int sig);
+void fy_shm_kick_unregister(void);
+/* Kick rank dst's registered thread now (e.g. its ring is full while it
+ * computes); returns 1 if a signal was sent. */
+int fy_shm_kick(int dst);
+uint64_t fy_shm_kicks_sent(void);
+/* The consumer position dst last published for its ring (it moves when dst
+ * takes packets in). */
+uint64_t fy_shm_ring_head(int dst);
+
 /* ---- per-rank state ---- */
 pid_t fy_shm_pid(int local);
 /* Nonzero while that rank's application thread is inside the library

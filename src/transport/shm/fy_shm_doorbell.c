@@ -36,14 +36,51 @@ static void wake_word(fy_shm_rank_t *rk, int kind) {
 unsigned fy_shm_doorbell_armed(fy_shm_rank_t *rk) {
   uint32_t any = atomic_load_explicit(&rk->armed[FY_SHM_WAIT_ANY], memory_order_seq_cst);
   uint32_t rndv = atomic_load_explicit(&rk->armed[FY_SHM_WAIT_RNDV], memory_order_seq_cst);
-  return (any ? 1u : 0u) | (rndv ? 2u : 0u);
+  int32_t kick = atomic_load_explicit(&rk->kick_tid, memory_order_seq_cst);
+  return (any ? 1u : 0u) | (rndv ? 2u : 0u) | (kick ? FY_SHM_ARMED_KICK : 0u);
+}
+
+static int kick(fy_shm_rank_t *rk) {
+  /* A rank waiting inside MPI polls its ring: no signal needed. */
+  if (atomic_load_explicit(&rk->in_mpi, memory_order_seq_cst)) return 0;
+  int32_t tid = atomic_load_explicit(&rk->kick_tid, memory_order_relaxed);
+  int32_t sig = atomic_load_explicit(&rk->kick_sig, memory_order_relaxed);
+  if (!tid || !sig) return 0;
+  int saved = errno;
+  /* ESRCH (the thread exited) or EAGAIN (signal queue full: one is
+   * pending anyway) need nothing more. */
+  long r = syscall(SYS_tgkill, (pid_t)rk->pid, (pid_t)tid, sig);
+  errno = saved;
+  if (r != 0) return 0;
+  atomic_fetch_add_explicit(&fy_shm_g.kicks, 1, memory_order_relaxed);
+  return 1;
 }
 
 void fy_shm_doorbell_wake(int dst, unsigned flags, unsigned armed) {
   fy_shm_rank_t *rk = fy_shm_rank(dst);
   if (armed & 1u) wake_word(rk, FY_SHM_WAIT_ANY);
   if ((armed & 2u) && ((flags & FY_SHM_F_RNDV) || !fy_shm_g.selective)) wake_word(rk, FY_SHM_WAIT_RNDV);
+  if ((armed & FY_SHM_ARMED_KICK) && (flags & FY_SHM_F_RNDV)) kick(rk);
 }
+
+void fy_shm_kick_register(pid_t tid, int sig) {
+  fy_shm_rank_t *rk = fy_shm_rank(fy_shm_g.me);
+  atomic_store_explicit(&rk->kick_sig, sig, memory_order_relaxed);
+  atomic_store_explicit(&rk->kick_tid, (int32_t)tid, memory_order_seq_cst);
+  atomic_thread_fence(memory_order_seq_cst);
+}
+
+void fy_shm_kick_unregister(void) {
+  atomic_store_explicit(&fy_shm_rank(fy_shm_g.me)->kick_tid, 0, memory_order_relaxed);
+}
+
+int fy_shm_kick(int dst) {
+  fy_shm_rank_t *rk = fy_shm_rank(dst);
+  if (!atomic_load_explicit(&rk->kick_tid, memory_order_seq_cst)) return 0;
+  return kick(rk);
+}
+
+uint64_t fy_shm_kicks_sent(void) { return atomic_load_explicit(&fy_shm_g.kicks, memory_order_relaxed); }
 
 void fy_shm_set_selective(bool selective) { fy_shm_g.selective = selective; }
 

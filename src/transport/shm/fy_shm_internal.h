@@ -45,6 +45,11 @@ typedef struct fy_shm_rank {
    * of armed sleepers; read by every sender after each packet */
   _Alignas(FY_SHM_LINE) _Atomic uint32_t futex[2];
   _Atomic uint32_t armed[2];
+  /* kick: the thread (tid) that wants a signal (kick_sig) when a rendezvous
+   * start arrives while this rank computes; 0 = nobody. Same line as the
+   * doorbell words, which a sender of a rendezvous start reads anyway. */
+  _Atomic int32_t kick_tid;
+  _Atomic int32_t kick_sig;
   /* written once at init by the owner */
   _Alignas(FY_SHM_LINE) int32_t pid;
   uint64_t base;            /* the owner's mapping address (for the CMA probe) */
@@ -86,6 +91,7 @@ typedef struct fy_shm_state {
   bool selective;
   bool cma_ok, cma_enabled;
   _Atomic uint64_t wakeups;
+  _Atomic uint64_t kicks;   /* kick signals this process sent */
   char err[256];
   size_t cma_chunk;         /* bytes per process_vm_* call (0: whole range) */
 } fy_shm_state_t;
@@ -112,6 +118,7 @@ static inline unsigned char *fy_shm_slot_data(fy_shm_slot_t *s) {
  * claim), and the wake-up once the packet is published. */
 unsigned fy_shm_doorbell_armed(fy_shm_rank_t *rk);
 void fy_shm_doorbell_wake(int dst, unsigned flags, unsigned armed);
+#define FY_SHM_ARMED_KICK 4u   /* in fy_shm_doorbell_armed's result */
 /* CMA probe at init (fy_shm_cma.c). */
 void fy_shm_cma_probe(void);
 #endif

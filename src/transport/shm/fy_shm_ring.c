@@ -51,6 +51,10 @@ int fy_shm_send(int dst_local, const void *hdr, size_t hlen,
   return 0;
 }
 
+uint64_t fy_shm_ring_head(int dst) {
+  return atomic_load_explicit(&fy_shm_rank(dst)->head, memory_order_relaxed);
+}
+
 bool fy_shm_incoming(void) {
   fy_shm_rank_t *rk = fy_shm_rank(fy_shm_g.me);
   return atomic_load_explicit(&rk->tail, memory_order_seq_cst) !=

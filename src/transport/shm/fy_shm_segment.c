@@ -229,7 +229,8 @@ void fy_shm_finalize(void) {
 pid_t fy_shm_pid(int local) { return (pid_t)fy_shm_rank(local)->pid; }
 _Atomic uint32_t *fy_shm_in_mpi_word(int local) { return &fy_shm_rank(local)->in_mpi; }
 void fy_shm_set_in_mpi(uint32_t v) {
-  atomic_store_explicit(&fy_shm_rank(fy_shm_g.me)->in_mpi, v, memory_order_release);
+  /* seq_cst: clearing it pairs with the kick's fence (fy_shm.h) */
+  atomic_store_explicit(&fy_shm_rank(fy_shm_g.me)->in_mpi, v, memory_order_seq_cst);
 }
 void *fy_shm_rank_area(int local) {
   return (char *)fy_shm_rank(local) + sizeof(fy_shm_rank_t);
