@@ -16,6 +16,7 @@ void fy_launch_usage(FILE *f) {
           "                         prefix each output line with \"[rank] \" (also FERRY_OUTPUT_PREFIX=1)\n"
           "  -bind-to core|none     pin rank i to the i-th CPU this mpiexec may use (default:\n"
           "                         core when the ranks fit the CPUs, else none; also FERRY_BIND)\n"
+          "  -timeout N             end the job after N seconds (also MPIEXEC_TIMEOUT)\n"
           "  -genv NAME VALUE       set NAME=VALUE in every process\n"
           "  -x NAME[=VALUE]        set NAME=VALUE, or forward NAME from this environment\n"
           "  -h, --help             this help\n"
@@ -46,6 +47,7 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
   o->np = 1;
   o->prefix = -1;
   o->bind = -1;
+  o->timeout = -1;
   int i;
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -75,6 +77,16 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
         goto fail;
       }
       o->bind = !strcmp(argv[++i], "core");
+    } else if (!strcmp(a, "-timeout") || !strcmp(a, "--timeout")) {
+      char *end;
+      errno = 0;
+      long t = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
+      if (i + 1 >= argc || !*argv[i + 1] || *end || errno || t < 0) {
+        fprintf(err, "mpiexec: %s needs a number of seconds (0: no limit)\n", a);
+        goto fail;
+      }
+      o->timeout = t;
+      i++;
     } else if (!strcmp(a, "-genv") || !strcmp(a, "--genv")) {
       if (i + 2 >= argc) {
         fprintf(err, "mpiexec: %s needs NAME VALUE\n", a);

@@ -19,6 +19,7 @@ typedef struct fy_launch_opts {
   int np;                 /* 1 when not given */
   int prefix;             /* -1 not given on the command line, else 0/1 */
   int bind;               /* -1 not given, 0 none, 1 core (-bind-to) */
+  long timeout;           /* -timeout seconds; -1 not given */
   fy_launch_env_t *env;   /* -genv / -x, in order */
   int nenv;
   char **prog_argv;       /* NULL-terminated, points into argv */

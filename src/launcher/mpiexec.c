@@ -46,6 +46,8 @@ static struct {
   int terminating;     /* SIGTERM sent to the job */
   int killed;          /* SIGKILL sent */
   double kill_at, give_up_at;
+  double deadline;     /* the job's time limit (0: none) */
+  long limit_s;
   int sfd;             /* signalfd */
   struct rlimit nofile; /* the limit mpiexec started with, for the ranks */
   int nofile_raised;
@@ -409,12 +411,18 @@ static void loop(void) {
     if (job.terminating) {
       double t = now(), until = job.killed ? job.give_up_at : job.kill_at;
       timeout = until > t ? (int)((until - t) * 1000) + 1 : 0;
+    } else if (job.deadline > 0) {
+      double t = now();
+      timeout = job.deadline > t ? (int)((job.deadline - t) * 1000) + 1 : 0;
     }
     int rc = poll(p, (nfds_t)n, timeout);
     if (rc < 0 && errno != EINTR) {
       fprintf(stderr, "mpiexec: poll failed: %s\n", strerror(errno));
       break;
     }
+    if (!job.terminating && job.deadline > 0 && now() >= job.deadline)
+      job_failed(124, "the job did not end within its time limit of %ld s (-timeout / MPIEXEC_TIMEOUT)",
+                 job.limit_s);
     if (job.terminating) {
       double t = now();
       if (!job.killed && t >= job.kill_at) {
@@ -515,6 +523,8 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  job.limit_s = o.timeout >= 0 ? o.timeout : fy_config.job_timeout;
+  if (job.limit_s > 0) job.deadline = now() + (double)job.limit_s;
   rc = launch(&o, prefix);
   if (rc < 0) {
     if (job.exit_code < 0) job.exit_code = rc == -2 ? 127 : 1;

@@ -8,7 +8,7 @@ info=$prefix/bin/ferry-info
 [ -x "$info" ] || fail "$info not installed"
 scratch
 
-names=$(grep -o '^FY_CFG([^,]*, *"FERRY_[A-Z0-9_]*"' "$def" | grep -o 'FERRY_[A-Z0-9_]*')
+names=$(grep -o '^FY_CFG([^,]*, *"[A-Z][A-Z0-9_]*"' "$def" | grep -o '"[A-Z][A-Z0-9_]*"' | tr -d '"')
 [ -n "$names" ] || fail "no FERRY_ names parsed from $def"
 
 "$info" > "$tmp/all" || fail "ferry-info exited $?"
