@@ -20,7 +20,7 @@ for n in $names; do
   grep -q "^| \`$n\` |" "$tmp/md" || fail "ferry-info --markdown has no row for $n"
 done
 # Markdown: header, separator, one row per variable, nothing else.
-rows=$(grep -c '^| `FERRY_' "$tmp/md")
+rows=$(grep -c "^| \`[A-Z]" "$tmp/md")
 [ "$rows" -eq "$(echo "$names" | wc -l)" ] || fail "markdown has $rows rows"
 [ "$(wc -l < "$tmp/md")" -eq $((rows + 2)) ] || fail "markdown has extra lines"
 
