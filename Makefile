@@ -4,11 +4,13 @@
 #               for the ABI and Hydra tests
 #   make demo   build and run the overlap/ping-pong demo (installs MPICH and
 #               Open MPI to compare with)
+#   make stress run the suite N times (N=20; LOAD=1: with a busy loop per core)
+#   make tsan   the threaded tests under ThreadSanitizer
 BUILD   ?= build
 PREFIX  ?= $(CURDIR)/install
 JOBS    ?= $(shell nproc)
 
-.PHONY: all deps build install check demo bench clean regen-bindings
+.PHONY: all deps build install check check-asan demo bench clean regen-bindings stress tsan
 
 all: install
 
@@ -26,6 +28,25 @@ install: build
 check: install
 	@scripts/deps.sh --python --mpich
 	@cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 600
+	@$(MAKE) --no-print-directory check-asan
+
+# The library, the launcher and the MPI tests again, built with
+# AddressSanitizer + UndefinedBehaviorSanitizer (any report fails the test).
+check-asan:
+	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFERRY_SANITIZE=address,undefined >/dev/null
+	@cmake --build $(BUILD)-asan -j $(JOBS) >/dev/null
+	@cd $(BUILD)-asan && ctest --output-on-failure -j 2 --timeout 600 -L mpi
+
+# MPI_THREAD_MULTIPLE and the thread/interrupt agents under ThreadSanitizer.
+TSAN_TESTS = progress_threads|\.thread$$|\.interrupt$$|init_multiple
+tsan:
+	@cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFERRY_SANITIZE=thread >/dev/null
+	@cmake --build $(BUILD)-tsan -j $(JOBS) >/dev/null
+	@cd $(BUILD)-tsan && ctest --output-on-failure -j 2 --timeout 600 -R '$(TSAN_TESTS)'
+
+N ?= 20
+stress: install
+	@scripts/stress.sh -n $(N) $(if $(filter 1,$(LOAD)),--load)
 
 demo: install
 	@scripts/deps.sh --peers
@@ -40,4 +61,4 @@ regen-bindings:
 	@.venv/bin/python src/binding/gen/generate.py --out .
 
 clean:
-	rm -rf $(BUILD) $(PREFIX)
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(PREFIX)

@@ -24,6 +24,9 @@ void fy_api_lock(void) {
 }
 
 void fy_api_unlock(void) {
+  /* MPI_Init_thread grants MULTIPLE during the call: its exit has no
+   * level to release. */
+  if (held_depth == 0) return;
   held_depth--;
   pthread_mutex_unlock(&api_lock);
 }

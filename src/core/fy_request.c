@@ -219,7 +219,7 @@ static int gather(int n, MPI_Request reqs[], fy_request_t **objs, int wait) {
     int err = req_check_at(reqs[i], &objs[i], i);
     if (err) return err;
     if (objs[i] && wait) {
-      objs[i]->waited = 1;
+      fy_req_set_waited(objs[i]);
       fy_async_unwatch_locked(objs[i]);
     }
   }
@@ -374,6 +374,9 @@ int fy_mpi_request_free(MPI_Request *request) {
   int err = req_check_at(*request, &r, -1);
   if (err) return err;
   if (!r) return fy_err(MPI_ERR_REQUEST, "request = MPI_REQUEST_NULL");
+  /* Under the progress lock: an agent may be completing it right now, and
+   * completion reads user_freed to decide who releases it. */
+  fy_plock();
   if (r->persistent && r->active && !fy_req_done(r)) {
     /* An active persistent request is released once it completes. */
     r->persistent = 0;

@@ -42,4 +42,6 @@ typedef struct fy_progress_counters {
   uint64_t polls, waits, spins, yields, sleeps, wakeups;
 } fy_progress_counters_t;
 extern fy_progress_counters_t fy_progress_stats;
+/* bumped by every application thread that waits: relaxed atomic adds */
+#define FY_PSTAT_ADD(field) __atomic_fetch_add(&fy_progress_stats.field, 1, __ATOMIC_RELAXED)
 #endif

@@ -83,7 +83,7 @@ void fy_progress_hook_remove(fy_progress_hook_t hook) {
 int fy_progress_poll_locked(void) {
   int n = fy_pt2pt_progress();
   for (int i = 0; i < nhooks; i++) n += hooks[i]();
-  fy_progress_stats.polls++;
+  FY_PSTAT_ADD(polls);
   return n;
 }
 
@@ -107,7 +107,7 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
   long spin = fy_config.spin_count, yield = fy_config.yield_count;
   long sleep_us = fy_config.sleep_us;
   fy_shm_set_in_mpi(1);
-  fy_progress_stats.waits++;
+  FY_PSTAT_ADD(waits);
   long idle = 0;
   for (;;) {
     int n = fy_progress_poll();
@@ -118,21 +118,21 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
     }
     idle++;
     if (idle <= spin) {
-      fy_progress_stats.spins++;
+      FY_PSTAT_ADD(spins);
       __builtin_ia32_pause();
       continue;
     }
     fy_api_unlock_for_wait();
     if (idle <= spin + yield || fy_rndv_busy()) {
-      fy_progress_stats.yields++;
+      FY_PSTAT_ADD(yields);
       sched_yield();
     } else {
       /* Sleep on the doorbell: arm, re-check, sleep. A packet that arrives
        * between the check and the sleep rings the doorbell we armed. */
       uint32_t v = fy_shm_doorbell_arm(FY_SHM_WAIT_ANY);
       if (!fy_shm_pending() && !done(arg)) {
-        fy_progress_stats.sleeps++;
-        if (fy_shm_doorbell_sleep(v, sleep_us) == 0) fy_progress_stats.wakeups++;
+        FY_PSTAT_ADD(sleeps);
+        if (fy_shm_doorbell_sleep(v, sleep_us) == 0) FY_PSTAT_ADD(wakeups);
       }
       fy_shm_doorbell_disarm(FY_SHM_WAIT_ANY);
     }
@@ -142,5 +142,5 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
   /* Senders do not kick a rank that waits in MPI; one that came in as we
    * stopped waiting is taken in here, before we go back to computing (the
    * store above is seq_cst, the sender fences before it reads it). */
-  if (fy_async_nwatched && fy_shm_pending()) fy_progress_poll();
+  if (fy_async_watching() && fy_shm_pending()) fy_progress_poll();
 }

@@ -28,7 +28,9 @@ static void on_sent(fy_request_t *r) {
     *pp = b->next;
     free(b);
   }
-  pending--;
+  /* release: detach, which reads it without the lock, may reuse the
+   * buffer once it sees 0 */
+  __atomic_store_n(&pending, pending - 1, __ATOMIC_RELEASE);
   r->user_freed = 1; /* internal: released at completion */
 }
 
@@ -81,7 +83,7 @@ int fy_bsend_start(fy_request_t *r) {
   s->ctx = r->ctx;
   s->on_complete = on_sent;
   b->req = s;
-  pending++;
+  __atomic_store_n(&pending, pending + 1, __ATOMIC_RELAXED);
   fy_punlock();
   fy_send_start(s);
   fy_req_complete(r);
@@ -102,7 +104,7 @@ int fy_mpi_buffer_attach_c(void *buffer, MPI_Count size) {
   return fy_mpi_buffer_attach(buffer, (int)size);
 }
 
-static int no_pending(void *arg) { return pending == 0; }
+static int no_pending(void *arg) { return __atomic_load_n(&pending, __ATOMIC_ACQUIRE) == 0; }
 
 static int detach(void *buffer_addr, MPI_Count *size) {
   if (!buf_base) {

@@ -17,6 +17,16 @@ static uint32_t slot_gen[NSLOTS];
 static fy_request_t *slot_req[NSLOTS];
 static fy_rlist_t wait_slot, recv_matched, pipe_send, pipe_recv, deferred, cts_later;
 static int use_cma;
+static int npipes; /* transfers on the pipe lists (read without the lock) */
+
+static void pipe_push(fy_rlist_t *l, fy_request_t *r) {
+  fy_rlist_push(l, r);
+  __atomic_store_n(&npipes, npipes + 1, __ATOMIC_RELAXED);
+}
+static void pipe_remove(fy_rlist_t *l, fy_request_t *r) {
+  fy_rlist_remove(l, r);
+  __atomic_store_n(&npipes, npipes - 1, __ATOMIC_RELAXED);
+}
 static int my_local;
 
 int fy_rndv_init(void) {
@@ -120,12 +130,12 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
    * computing first (it matched inside another call's wait, a test or a
    * PEF turn): the pipe moves only while both poll. Without cross-memory
    * attach it is the only way. */
-  if (!use_cma || (!fy_pt2pt_in_signal && r->waited && sender_waiting && !pipe_recv.head &&
+  if (!use_cma || (!fy_pt2pt_in_signal && fy_req_waited(r) && sender_waiting && !pipe_recv.head &&
                    len <= (size_t)fy_config.pipe_threshold && src_local != my_local)) {
     atomic_store_explicit(&s->state, FY_SLOT_WORD(h->gen, FY_SLOT_PIPE), memory_order_release);
     fy_shm_pipe_init(&r->pipe, src_local, xfer_id(h->slot, h->gen), len);
     r->pstate = FY_PS_RNDV_PIPE;
-    fy_rlist_push(&pipe_recv, r);
+    pipe_push(&pipe_recv, r);
     send_cts(src_local, &cts);
     fy_pt2pt_stats.rndv_pipe++;
     return;
@@ -137,7 +147,7 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
    * waiting for this message; otherwise we take it now. */
   if (fy_pt2pt_in_signal || fy_progress_agent)
     send_cts(src_local, &cts); /* the trigger only: an agent never copies */
-  else if (!r->waited)
+  else if (!fy_req_waited(r))
     /* Matched in passing (Irecv, a test, another wait): offer the copy to
      * the sender and go on; whichever side is next in MPI takes it (both
      * take turns when many transfers are in flight). */
@@ -150,7 +160,7 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
 /* Both sides blocked on this transfer and still unclaimed: switch it to the
  * pipe (the sender starts pushing when it sees PIPE on the CTS). */
 static int try_upgrade_to_pipe(fy_request_t *r, fy_rndv_slot_t *s) {
-  if (!r->waited || pipe_recv.head || r->xfer_len > (size_t)fy_config.pipe_threshold ||
+  if (!fy_req_waited(r) || pipe_recv.head || r->xfer_len > (size_t)fy_config.pipe_threshold ||
       r->peer_local == my_local ||
       !atomic_load_explicit(fy_shm_in_mpi_word(r->peer_local), memory_order_relaxed))
     return 0;
@@ -161,7 +171,7 @@ static int try_upgrade_to_pipe(fy_request_t *r, fy_rndv_slot_t *s) {
   fy_rlist_remove(&recv_matched, r);
   fy_shm_pipe_init(&r->pipe, r->peer_local, xfer_id(r->slot, (uint32_t)r->gen), r->xfer_len);
   r->pstate = FY_PS_RNDV_PIPE;
-  fy_rlist_push(&pipe_recv, r);
+  pipe_push(&pipe_recv, r);
   fy_pkt_t cts = {.type = FY_PKT_CTS, .sreq = r->sreq, .slot = r->slot, .gen = (uint32_t)r->gen};
   send_cts(r->peer_local, &cts);
   fy_pt2pt_stats.rndv_pipe++;
@@ -195,9 +205,11 @@ void fy_rndv_on_cts(const fy_pkt_t *h) {
   fy_rndv_slot_t *s = slot_at(my_local, h->slot);
   if (atomic_load_explicit(&s->state, memory_order_acquire) == FY_SLOT_WORD(r->gen, FY_SLOT_PIPE)) {
     if (r->pstate != FY_PS_RNDV_PIPE) {
+      /* a first CTS seen in a PEF turn queued it: one list at a time */
+      if (r->pstate == FY_PS_RNDV_CTS) fy_rlist_remove(&cts_later, r);
       fy_shm_pipe_init(&r->pipe, r->peer_local, xfer_id(r->slot, (uint32_t)r->gen), r->bytes);
       r->pstate = FY_PS_RNDV_PIPE;
-      fy_rlist_push(&pipe_send, r);
+      pipe_push(&pipe_send, r);
     }
     return;
   }
@@ -272,7 +284,7 @@ int fy_rndv_progress(void) {
     nx = r->lnext;
     size_t before = r->pipe.done;
     if (fy_shm_pipe_push(&r->pipe, fy_send_data(r))) {
-      fy_rlist_remove(&pipe_send, r);
+      pipe_remove(&pipe_send, r);
       slot_free(r->slot);
       fy_req_complete(r);
       n++;
@@ -286,7 +298,7 @@ int fy_rndv_progress(void) {
     void *dst = r->tmp ? r->tmp : (char *)r->rbuf + r->type->true_lb;
     size_t cap = (size_t)fy_status_get_count(&r->status);
     if (fy_shm_pipe_pull(&r->pipe, dst, cap)) {
-      fy_rlist_remove(&pipe_recv, r);
+      pipe_remove(&pipe_recv, r);
       fy_pt2pt_complete(r);
       n++;
     } else if (r->pipe.done != before) {
@@ -299,4 +311,4 @@ int fy_rndv_progress(void) {
 /* Transfers that move only while both sides poll (the pipe): a blocking
  * wait must not sleep on the doorbell while one is active, since chunk
  * hand-offs do not ring it. */
-int fy_rndv_busy(void) { return pipe_send.head != NULL || pipe_recv.head != NULL; }
+int fy_rndv_busy(void) { return __atomic_load_n(&npipes, __ATOMIC_RELAXED) != 0; }

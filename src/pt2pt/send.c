@@ -76,7 +76,7 @@ int fy_send_start(fy_request_t *r) {
 static int req_is_done(void *arg) { return fy_req_done(arg); }
 
 void fy_req_wait_done(fy_request_t *r) {
-  r->waited = 1;
+  fy_req_set_waited(r);
   fy_async_unwatch_locked(r); /* waited on: the wait progresses it */
   fy_progress_wait(req_is_done, r);
 }

@@ -15,6 +15,7 @@
 #include "transport/shm/fy_shm.h"
 #include "runtime/fy_config.h"
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <linux/futex.h>
@@ -43,12 +44,12 @@ static void *poll_main(void *arg) {
   while (atomic_load(&running)) {
     uint64_t t0 = fy_async_now_ns();
     int n = fy_progress_try_poll();
-    fy_async_ctr.turns++;
+    FY_CTR_ADD(turns, 1);
     if (n <= 0) {
-      fy_async_ctr.misses++;
+      FY_CTR_ADD(misses, 1);
       sched_yield();
     }
-    fy_async_ctr.time_ns += fy_async_now_ns() - t0;
+    FY_CTR_ADD(time_ns, fy_async_now_ns() - t0);
   }
   return NULL;
 }
@@ -57,7 +58,7 @@ static void park(void) {
   unsigned v = atomic_load(&park_word);
   atomic_store(&parked, 1);
   /* Re-check after announcing: fy_intr_on_watch bumps the word. */
-  if (fy_async_nwatched == 0 && atomic_load(&running)) {
+  if (fy_async_watching() == 0 && atomic_load(&running)) {
     struct timespec ts = {0, 100 * 1000 * 1000};
     syscall(SYS_futex, &park_word, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
   }
@@ -75,7 +76,7 @@ static void *intr_main(void *arg) {
   bind_cpu();
   int wait_kind = FY_SHM_WAIT_RNDV;
   while (atomic_load(&running)) {
-    if (fy_config.intr_dynamic && fy_async_nwatched == 0) {
+    if (fy_config.intr_dynamic && fy_async_watching() == 0) {
       park();
       continue;
     }
@@ -84,22 +85,22 @@ static void *intr_main(void *arg) {
     fy_shm_doorbell_disarm(wait_kind);
     if (!atomic_load(&running)) break;
     if (!fy_shm_pending()) continue; /* timeout */
-    fy_async_ctr.wakeups++;
+    FY_CTR_ADD(wakeups, 1);
     uint64_t t0 = fy_async_now_ns();
     int total = 0, n;
     do {
       n = fy_progress_try_poll();
       if (n > 0) total += n;
     } while (n > 0 && fy_config.intr_suppress && fy_shm_pending());
-    fy_async_ctr.turns++;
+    FY_CTR_ADD(turns, 1);
     if (total <= 0) {
-      fy_async_ctr.futile++;
+      FY_CTR_ADD(futile, 1);
       /* The application thread holds the lock (it is progressing): back
        * off briefly rather than spin on a ring it is draining. */
       struct timespec ts = {0, 20 * 1000};
       nanosleep(&ts, NULL);
     }
-    fy_async_ctr.time_ns += fy_async_now_ns() - t0;
+    FY_CTR_ADD(time_ns, fy_async_now_ns() - t0);
   }
   return NULL;
 }
@@ -111,7 +112,13 @@ static int start(int k, void *(*fn)(void *)) {
   pthread_attr_t a;
   pthread_attr_init(&a);
   pthread_attr_setstacksize(&a, 256 * 1024); /* progress needs little stack */
+  /* The agent takes none of the application's signals (a process-directed
+   * SIGALRM must reach an application thread): it starts with all blocked. */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
   int rc = pthread_create(&tid, &a, fn, NULL);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
   pthread_attr_destroy(&a);
   if (rc != 0) {
     atomic_store(&running, 0);

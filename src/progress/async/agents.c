@@ -67,10 +67,11 @@ void fy_async_stop(void) {
 
 void fy_async_watch(struct fy_request *r) {
   if (fy_async_mode == FY_ASYNC_NONE || r->watch_idx || fy_async_nwatched == WATCH_MAX) return;
-  watch[fy_async_nwatched++] = r;
-  r->watch_idx = fy_async_nwatched;
+  watch[fy_async_nwatched] = r;
+  __atomic_store_n(&fy_async_nwatched, fy_async_nwatched + 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&r->watch_idx, fy_async_nwatched, __ATOMIC_RELAXED);
   r->watch_turns = 0;
-  fy_async_ctr.watched++;
+  FY_CTR_ADD(watched, 1);
   if (fy_async_mode == FY_ASYNC_PEF) fy_pef_on_watch();
   else if (fy_async_mode == FY_ASYNC_INTERRUPT && fy_async_nwatched == 1) fy_intr_on_watch();
 }
@@ -78,15 +79,18 @@ void fy_async_watch(struct fy_request *r) {
 void fy_async_unwatch(struct fy_request *r) {
   int i = r->watch_idx - 1;
   if (i < 0) return;
-  struct fy_request *last = watch[--fy_async_nwatched];
+  __atomic_store_n(&fy_async_nwatched, fy_async_nwatched - 1, __ATOMIC_RELAXED);
+  struct fy_request *last = watch[fy_async_nwatched];
   watch[i] = last;
-  last->watch_idx = i + 1;
-  r->watch_idx = 0;
-  if (fy_async_nwatched == 0 && fy_async_mode == FY_ASYNC_PEF) fy_pef_on_idle();
+  __atomic_store_n(&last->watch_idx, i + 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&r->watch_idx, 0, __ATOMIC_RELAXED);
+  if (fy_async_watching() == 0 && fy_async_mode == FY_ASYNC_PEF) fy_pef_on_idle();
 }
 
 void fy_async_unwatch_locked(struct fy_request *r) {
-  if (!r->watch_idx) return;
+  /* A peek without the lock: only this request's owner watches it, so a
+   * zero here stays zero. */
+  if (!__atomic_load_n(&r->watch_idx, __ATOMIC_RELAXED)) return;
   fy_plock();
   fy_async_unwatch(r);
   fy_punlock();
@@ -95,7 +99,7 @@ void fy_async_unwatch_locked(struct fy_request *r) {
 void fy_async_triggered(struct fy_request *r) {
   if (!r->watch_idx) return;
   fy_async_unwatch(r);
-  fy_async_ctr.hits++;
+  FY_CTR_ADD(hits, 1);
 }
 
 void fy_async_stats(FILE *f) {

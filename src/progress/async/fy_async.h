@@ -41,8 +41,13 @@ typedef struct fy_async_counters {
 } fy_async_counters_t;
 
 extern fy_async_counters_t fy_async_ctr;
+/* Counters are bumped from agent threads and signal handlers of several
+ * threads at once: relaxed atomic adds (lock-free, signal-safe). */
+#define FY_CTR_ADD(field, n) __atomic_fetch_add(&fy_async_ctr.field, (uint64_t)(n), __ATOMIC_RELAXED)
 extern int fy_async_mode;
+/* Watched requests; written under the progress lock, read anywhere. */
 extern int fy_async_nwatched;
+static inline int fy_async_watching(void) { return __atomic_load_n(&fy_async_nwatched, __ATOMIC_RELAXED); }
 
 int fy_async_start(void);
 void fy_async_stop(void);

@@ -71,19 +71,19 @@ static void arm(double us) {
 static void turn(int in_signal) {
   uint64_t t0 = fy_async_now_ns();
   uint64_t hits0 = fy_async_ctr.hits;
-  fy_async_ctr.turns++;
+  FY_CTR_ADD(turns, 1);
   if (in_signal) {
     if (fy_shm_pending()) fy_pt2pt_signal_poll();
   } else {
     fy_progress_poll_locked();
   }
   int hit = fy_async_ctr.hits != hits0;
-  if (!hit) fy_async_ctr.misses++;
-  if (!use_timer || fy_async_nwatched == 0) goto out;
+  if (!hit) FY_CTR_ADD(misses, 1);
+  if (!use_timer || fy_async_watching() == 0) goto out;
   if (hit) {
     flow.futile = 0;
   } else if (in_signal && ++flow.futile >= fy_config.pef_max_turns) {
-    fy_async_ctr.capped++;
+    FY_CTR_ADD(capped, 1);
     goto out;
   }
   if (!flow.armed) {
@@ -92,26 +92,26 @@ static void turn(int in_signal) {
     arm(us);
   }
 out:
-  fy_async_ctr.time_ns += fy_async_now_ns() - t0;
+  FY_CTR_ADD(time_ns, fy_async_now_ns() - t0);
 }
 
 static void handler(int sig, siginfo_t *si, void *uc) {
   (void)sig; (void)uc;
   int saved_errno = errno;
   if (si && si->si_code == SI_TIMER) flow.armed = 0;
-  else fy_async_ctr.kicked++;
+  else FY_CTR_ADD(kicked, 1);
   if (!installed) goto out; /* after MPI_Finalize: a late expiry of another thread */
   if (fy_tls.in_mpi) {
     /* Never inside the library: the turn is taken when the call returns. */
     fy_tls.pef_pending = 1;
-    fy_async_ctr.deferred++;
+    FY_CTR_ADD(deferred, 1);
     goto out;
   }
   if (!fy_ptrylock()) {
     arm(fy_config.pef_period_us); /* another thread is in the engine: retry */
     goto out;
   }
-  if (fy_tls.in_mpi) fy_async_ctr.pef_inside++; /* debug counter: must stay 0 */
+  if (fy_tls.in_mpi) FY_CTR_ADD(pef_inside, 1); /* debug counter: must stay 0 */
   turn(1);
   fy_punlock();
 out:
@@ -153,7 +153,7 @@ void fy_pef_on_idle(void) {
  * as the call returns (a signal costs microseconds; the inline turn costs
  * one progress pass). */
 void fy_async_on_api_exit(void) {
-  if (fy_async_mode != FY_ASYNC_PEF || !flow.created || fy_async_nwatched == 0) return;
+  if (fy_async_mode != FY_ASYNC_PEF || !flow.created || fy_async_watching() == 0) return;
   fy_tls.in_mpi++; /* the turn runs library code: keep the handler out */
   if (fy_ptrylock()) {
     turn(0);
