@@ -8,7 +8,12 @@
 #   process count under Ferry's mpiexec: test names are NAME.npN. At the
 #   largest process count it also runs once per asynchronous progress mode
 #   (NAME.npN.<mode>, FERRY_PROGRESS=<mode>), so every mode passes the suite.
+# fy_scaled_timeout(VAR SECONDS): SECONDS * FY_TIMEOUT_SCALE (sanitizer builds).
 set(FY_PROGRESS_MODES none thread interrupt pef)
+function(fy_scaled_timeout var secs)
+  math(EXPR t "${secs} * ${FY_TIMEOUT_SCALE}")
+  set(${var} ${t} PARENT_SCOPE)
+endfunction()
 function(fy_add_unit_test name)
   cmake_parse_arguments(A "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${A_SOURCES})
@@ -25,11 +30,13 @@ function(fy_add_mpi_test name)
   if(NOT TARGET ${name})
     add_executable(${name} ${A_SOURCES})
     target_link_libraries(${name} PRIVATE ferry m)
-    target_compile_definitions(${name} PRIVATE _GNU_SOURCE)
+    math(EXPR wd "120 * ${FY_TIMEOUT_SCALE}")
+    target_compile_definitions(${name} PRIVATE _GNU_SOURCE FYTEST_DEFAULT_TIMEOUT=${wd})
   endif()
   if(NOT A_TIMEOUT)
     set(A_TIMEOUT 300)
   endif()
+  fy_scaled_timeout(A_TIMEOUT ${A_TIMEOUT})
   set(maxnp 0)
   foreach(np ${A_NP})
     add_test(NAME mpi.${name}.np${np}

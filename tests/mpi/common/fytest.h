@@ -80,14 +80,18 @@ static inline void fy_watchdog(int sig)
     _exit(3);
 }
 
-/* Arm a watchdog (seconds; 0 = default 120, env FYTEST_TIMEOUT overrides). */
+/* Arm a watchdog (seconds; default FYTEST_DEFAULT_TIMEOUT, 120 unless the
+ * build scales it for sanitizers; env FYTEST_TIMEOUT overrides, 0 = off). */
+#ifndef FYTEST_DEFAULT_TIMEOUT
+#define FYTEST_DEFAULT_TIMEOUT 120
+#endif
 static inline void fy_init(const char *name)
 {
     fy_name = name;
     MPI_Comm_rank(MPI_COMM_WORLD, &fy_rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &fy_size_);
     const char *t = getenv("FYTEST_TIMEOUT");
-    int secs = t ? atoi(t) : 120;
+    int secs = t ? atoi(t) : FYTEST_DEFAULT_TIMEOUT;
     if (secs > 0) {
         signal(SIGALRM, fy_watchdog);
         alarm((unsigned)secs);
