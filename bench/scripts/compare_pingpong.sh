@@ -2,8 +2,11 @@
 # Ping-pong latency and streaming bandwidth, Ferry against MPICH and Open MPI,
 # on this machine in one go; prints one side-by-side table and writes CSV.
 #
-#   bench/scripts/compare_pingpong.sh [--quick] [--configs "ferry mpich ..."]
-#                                     [-- extra pingpong options]
+#   bench/scripts/compare_pingpong.sh [--quick] [--runs N] [--sizes a,b,..]
+#                                     [--configs "ferry mpich ..."] [-- extra pingpong options]
+# --runs N: N interleaved rounds (every config once per round); the table
+#           shows medians with their range and the median of paired ratios.
+# --sizes:  only these sizes in the table (bytes, comma list).
 # Output: bench/results/pingpong/pingpong-<stamp>.csv (+ pingpong-latest.csv,
 # and the table as .txt). Ferry is skipped with a note when ./install has no
 # mpicc. Figures taken while the machine is busy are noisy.
@@ -12,12 +15,16 @@ set -uo pipefail
 
 configs="ferry mpich ompi ompi-nocma"
 ppargs=()
+runs=1
+sizes=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) ppargs+=(-q) ;;
     --configs) configs=$2; shift ;;
+    --runs) runs=$2; shift ;;
+    --sizes) sizes=(--sizes "$2"); shift ;;
     --) shift; ppargs+=("$@"); break ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -34,15 +41,17 @@ csv=$outdir/pingpong-$stamp.csv
 export FY_LOG=$outdir/pingpong-$stamp.log
 : >"$FY_LOG"
 status=0
-for cfg in $configs; do
-  exe=$(build "$(impl_of "$cfg")" pingpong "$FY_BENCH/pingpong/pingpong.c") || { status=1; continue; }
-  fy_note "pingpong: $cfg"
-  run_csv "$cfg" "$csv" "$exe" "${ppargs[@]}" || status=1
+for run in $(seq "$runs"); do
+  for cfg in $configs; do
+    exe=$(build "$(impl_of "$cfg")" pingpong "$FY_BENCH/pingpong/pingpong.c") || { status=1; continue; }
+    fy_note "pingpong: $cfg (run $run of $runs)"
+    run_csv "$cfg" "$csv" "$exe" "${ppargs[@]}" || status=1
+  done
 done
 [ -s "$csv" ] || { fy_note "no results"; exit 1; }
 cp "$csv" "$outdir/pingpong-latest.csv"
 if [ "${FY_BENCH_TASKSET:-0}" = 1 ]; then ferry_bind="taskset per rank"; else ferry_bind="bound by its mpiexec (FERRY_BIND=${FERRY_BIND:-auto})"; fi
 notes="binding: Hydra -bind-to core, Open MPI --bind-to core, Ferry $ferry_bind"
-python3 "$FY_BENCH/scripts/pingpong_table.py" "$csv" --note "$notes" | tee "${csv%.csv}.txt"
+python3 "$FY_BENCH/scripts/pingpong_table.py" "$csv" --note "$notes" "${sizes[@]}" | tee "${csv%.csv}.txt"
 echo "CSV: $csv"
 exit $status

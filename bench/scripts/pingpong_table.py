@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """Side-by-side ping-pong table from the merged CSV of compare_pingpong.sh.
 
-usage: pingpong_table.py RESULTS.csv [--note TEXT] [--only CONFIG]
+usage: pingpong_table.py RESULTS.csv [--note TEXT] [--only CONFIG] [--sizes a,b,...]
 Columns: one per config; the last column is Ferry / best peer (latency:
-below 1 is better; bandwidth: above 1 is better). Standard library only.
+below 1 is better; bandwidth: above 1 is better). With several runs in the
+CSV (compare_pingpong.sh --runs N: the k-th row of a config and size is run
+k), each cell is the median over the runs with its range [min..max], and
+the ratio is the median of the per-run ratios (paired runs). Standard
+library only.
 """
 import csv
+import statistics
 import sys
 
 
@@ -18,11 +23,13 @@ def human(n):
 
 
 def main(argv):
-    path, note, only = argv[1], None, None
+    path, note, only, want = argv[1], None, None, None
     if "--note" in argv:
         note = argv[argv.index("--note") + 1]
     if "--only" in argv:
         only = argv[argv.index("--only") + 1]
+    if "--sizes" in argv:
+        want = {int(x) for x in argv[argv.index("--sizes") + 1].split(",")}
     rows = list(csv.DictReader(open(path)))
     configs = []
     data = {}
@@ -32,12 +39,19 @@ def main(argv):
             continue
         if c not in configs:
             configs.append(c)
-        data[(c, int(r["bytes"]))] = (float(r["lat_us"]), float(r["bw_GBps"]))
-    sizes = sorted({b for (_, b) in data})
+        data.setdefault((c, int(r["bytes"])), []).append((float(r["lat_us"]), float(r["bw_GBps"])))
+    sizes = sorted({b for (_, b) in data if want is None or b in want})
+    runs = max(len(v) for v in data.values())
     ferry = next((c for c in configs if c.startswith("ferry")), None)
     peers = [c for c in configs if not c.startswith("ferry")]
     ratio = ferry is not None and peers
-    w = max(11, max(len(c) for c in configs) + 1)
+    w = max(11, max(len(c) for c in configs) + 1) + (14 if runs > 1 else 0)
+
+    def cell(vals, fmt):
+        m = statistics.median(vals)
+        if len(vals) == 1:
+            return fmt(m)
+        return f"{fmt(m)} [{fmt(min(vals))}..{fmt(max(vals))}]"
 
     def table(title, idx, best, fmt):
         head = f"{'size':>9} " + "".join(f"{c:>{w}}" for c in configs)
@@ -51,16 +65,21 @@ def main(argv):
             line = f"{human(s):>9} "
             for c in configs:
                 v = data.get((c, s))
-                line += f"{fmt(v[idx]) if v else '-':>{w}}"
+                line += f"{cell([x[idx] for x in v], fmt) if v else '-':>{w}}"
             if ratio and (ferry, s) in data:
-                pv = [data[(p, s)][idx] for p in peers if (p, s) in data]
-                if pv and best(pv) > 0:
-                    line += f"{data[(ferry, s)][idx] / best(pv):>12.2f}"
+                rs = []
+                for k, fv in enumerate(data[(ferry, s)]):
+                    pv = [data[(p, s)][k][idx] for p in peers if (p, s) in data and k < len(data[(p, s)])]
+                    if pv and best(pv) > 0:
+                        rs.append(fv[idx] / best(pv))
+                if rs:
+                    line += f"{statistics.median(rs):>12.2f}"
             print(line)
         print()
 
-    table("Latency (us, half round trip; lower is better)", 0, min, lambda v: f"{v:.2f}")
-    table("Bandwidth (GB/s, window of nonblocking sends; higher is better)", 1, max,
+    sfx = f", median of {runs} interleaved runs [min..max]" if runs > 1 else ""
+    table(f"Latency (us, half round trip; lower is better{sfx})", 0, min, lambda v: f"{v:.2f}")
+    table(f"Bandwidth (GB/s, window of nonblocking sends; higher is better{sfx})", 1, max,
           lambda v: f"{v:.2f}")
     if not ferry:
         print("note: no Ferry column (Ferry is not installed yet)")

@@ -4,8 +4,8 @@
   plot_overlap.py DIR            PNG plots next to the CSV files (matplotlib)
   plot_overlap.py --table DIR    text tables only (standard library)
 
-Reads whichever of overhead.csv, eq3.csv, eq4.csv, prog.csv, vmrss.csv,
-halo.csv exist; the first column of each is the config (ferry, ferry-<mode>,
+Reads whichever of overhead.csv, eq3.csv, eq4.csv, prog.csv, hidden.csv,
+late.csv, vmrss.csv, halo.csv exist; the first column of each is the config (ferry, ferry-<mode>,
 mpich, mpich-async, ompi, ompi-nocma).
 """
 import csv
@@ -113,6 +113,29 @@ def tables(d):
                          if m else f"{'-':>14}")
             print(line)
         print()
+    rows = load(d, "late")
+    if rows:
+        print("Late sender: receiver posts, computes a fixed amount of work (2 T_lat + 100 us),")
+        print("the sender starts d us later. Overlap % median [p25 .. p75]; CPU taken from the")
+        print("computation in us (a signal or a helper thread shows here)")
+        cfgs = uniq(r["config"] for r in rows)
+        sizes = uniq(int(r["bytes"]) for r in rows)
+        for dl in uniq(r["delay_us"] for r in rows):
+            print(f"d = {dl} us")
+            print(f"{'config':<16}" + "".join(f"{hsize(b):>24}" for b in sizes))
+            for c in cfgs:
+                line = f"{c:<16}"
+                for b in sizes:
+                    m = [r for r in rows if r["config"] == c and int(r["bytes"]) == b and r["delay_us"] == dl]
+                    if m:
+                        r = m[0]
+                        cell = (f"{float(r['overlap_pct']):.0f} [{float(r['overlap_p25']):.0f}.."
+                                f"{float(r['overlap_p75']):.0f}] {float(r['stolen_us']):.0f}us")
+                    else:
+                        cell = "-"
+                    line += f"{cell:>24}"
+                print(line)
+            print()
     rows = load(d, "vmrss")
     if rows:
         print("VmRSS per process (kB) and threads after pending large receives")
@@ -229,21 +252,24 @@ def plots(d):
         ax[0][0].legend(fontsize=7)
         save(fig, "prog.png")
 
-    rows = load(d, "hidden")
+    rows = load(d, "late")
     if rows:
-        print("Transfer hidden by a computation of 2 x T_lat, receiver first "
-              "(receiver / sender %; 100 = all of it)")
         cfgs = uniq(r["config"] for r in rows)
-        sizes = uniq(int(r["bytes"]) for r in rows)
-        print(f"{'config':<16}" + "".join(f"{hsize(b):>14}" for b in sizes))
-        for c in cfgs:
-            line = f"{c:<16}"
-            for b in sizes:
-                m = [r for r in rows if r["config"] == c and int(r["bytes"]) == b]
-                line += (f"{float(m[0]['hidden_recv_pct']):>7.0f} / {float(m[0]['hidden_send_pct']):>4.0f}"
-                         if m else f"{'-':>14}")
-            print(line)
-        print()
+        delays = uniq(r["delay_us"] for r in rows)
+        fig, ax = plt.subplots(1, len(delays), figsize=(5 * len(delays), 4), squeeze=False)
+        for j, dl in enumerate(delays):
+            for c in cfgs:
+                pts = sorted((int(r["bytes"]), float(r["overlap_pct"]), float(r["overlap_p25"]),
+                              float(r["overlap_p75"])) for r in rows
+                             if r["config"] == c and r["delay_us"] == dl)
+                x = [p[0] for p in pts]
+                ax[0][j].errorbar(x, [p[1] for p in pts],
+                                  yerr=[[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]],
+                                  fmt="o-", ms=3, capsize=2, label=c)
+            ax[0][j].set(xscale="log", title=f"late sender, d = {dl} us",
+                         xlabel="bytes", ylabel="overlap % (median, p25..p75)")
+        ax[0][0].legend(fontsize=7)
+        save(fig, "late.png")
     rows = load(d, "vmrss")
     if rows:
         configs = uniq(r["config"] for r in rows)

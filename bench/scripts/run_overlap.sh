@@ -3,9 +3,8 @@
 # mode, MPICH (also with MPICH_ASYNC_PROGRESS=1) and Open MPI; CSV + PNG plots.
 #
 #   bench/scripts/run_overlap.sh [--quick] [--configs "ferry ferry-none mpich ..."]
-#                                [--tests "hidden overhead eq3 eq4 prog vmrss halo"] [--no-plot]
-# --quick: eq4 only (receiver first and sender first; 64 KiB, 1 MiB, 4 MiB;
-#          few iterations), about a minute, then the overlap table.
+#                                [--tests "late hidden overhead eq3 eq4 prog vmrss halo"] [--no-plot]
+# --quick: late and hidden only (fewer iterations), then the overlap tables.
 # Output: bench/results/overlap/<stamp>/<test>.csv, *.png, table.txt, run.log
 #         (bench/results/overlap/latest points at the last run).
 # Ferry configs are skipped with a note while ./install has no Ferry.
@@ -28,7 +27,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 if [ -z "$tests" ]; then
-  if [ $quick = 1 ]; then tests="hidden eq4"; else tests="hidden overhead eq3 eq4 prog vmrss halo"; fi
+  if [ $quick = 1 ]; then tests="late hidden"; else tests="late hidden overhead eq3 eq4 prog vmrss halo"; fi
 fi
 qflag=()
 [ $quick = 1 ] && qflag=(-q) && FY_RUN_TIMEOUT=${FY_RUN_TIMEOUT_QUICK:-120}
@@ -49,10 +48,15 @@ for cfg in $configs; do
   ovl=$(build "$impl" overlap "$FY_BENCH/overlap/overlap.c") || { status=1; continue; }
   halo=$(build "$impl" halo "$FY_BENCH/halo/halo.c") || { status=1; continue; }
   hidden=$(build "$impl" hidden "$FY_BENCH/overlap/hidden.c") || { status=1; continue; }
+  late=$(build "$impl" late "$FY_BENCH/overlap/late.c") || { status=1; continue; }
   for t in $tests; do
     fy_note "$t: $cfg"
     if [ "$t" = halo ]; then
       run_csv "$cfg" "$out/halo.csv" "$halo" "${qflag[@]}" || status=1
+    elif [ "$t" = late ]; then
+      # quick: 30 iterations (the median of at least 30), d = 50 us; full: 10, 50, 200 us
+      if [ $quick = 1 ]; then ln=(-n 30 -d 50); else ln=(-n 60 -d 10,50,200); fi
+      run_csv "$cfg" "$out/late.csv" "$late" "${ln[@]}" || status=1
     elif [ "$t" = hidden ]; then
       hn=(); [ $quick = 1 ] && hn=(-n 60)
       run_csv "$cfg" "$out/hidden.csv" "$hidden" "${hn[@]}" || status=1

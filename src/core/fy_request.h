@@ -27,7 +27,8 @@ enum { FY_MODE_STD = 0, FY_MODE_SYNC, FY_MODE_BUF, FY_MODE_READY };
 enum { /* protocol state of an active request */
   FY_PS_IDLE = 0, FY_PS_QUEUED, FY_PS_EAGER_ACK, FY_PS_RNDV_WAIT_SLOT,
   FY_PS_RNDV_SENT, FY_PS_RNDV_MATCHED, FY_PS_RNDV_PIPE,
-  FY_PS_RNDV_CTS   /* sender: a CTS seen in a PEF turn, acted on by progress */
+  FY_PS_RNDV_CTS,  /* sender: a CTS seen in a PEF turn, acted on by progress */
+  FY_PS_RNDV_SHARE /* both sides copy chunks (SHARE) */
 };
 
 typedef struct fy_request fy_request_t;
@@ -67,6 +68,7 @@ struct fy_request {
   int board;                   /* receiver: published on the direct board (index + 1) */
   uint32_t board_gen;
   fy_shm_pipe_t pipe;
+  int share_out;               /* SHARE: this side has no chunk left to claim */
   void (*on_complete)(fy_request_t *r); /* internal requests (Bsend) */
   fy_request_t *lnext, *lprev; /* progress lists */
   fy_request_t *free_next;

@@ -12,8 +12,13 @@
  * Direct (direct.c): a computing receiver publishes a posted receive; the
  * sender writes into it and sends PUT_FIN instead of RTS.
  * When both sides are blocked in MPI at the match (a blocking exchange),
- * the receiver chooses PIPE even with cross-memory attach: two concurrent
- * copies through cache-sized chunks beat one cross-memory copy. */
+ * the receiver chooses PIPE even with cross-memory attach for messages up
+ * to FERRY_PIPE_MAX (two concurrent copies through cache-sized chunks beat
+ * one cross-memory copy), and SHARE above it: both sides claim
+ * FERRY_CMA_CHUNK-sized pieces from `next` and copy them by cross-memory
+ * attach at once (the receiver reads, the sender writes), each bumping
+ * `done`; the receiver, once done reaches the length, sends FIN_S and the
+ * sender then frees the slot. */
 #ifndef FY_PT2PT_PKT_H
 #define FY_PT2PT_PKT_H
 #include <stdint.h>
@@ -52,13 +57,16 @@ static inline const void *fy_pkt_payload(const fy_pkt_t *h) {
   return (const char *)h + FY_PKT_SHORT;
 }
 
-enum { FY_SLOT_FREE = 0, FY_SLOT_POSTED, FY_SLOT_MATCHED, FY_SLOT_SCOPY, FY_SLOT_RCOPY, FY_SLOT_PIPE };
+enum { FY_SLOT_FREE = 0, FY_SLOT_POSTED, FY_SLOT_MATCHED, FY_SLOT_SCOPY, FY_SLOT_RCOPY, FY_SLOT_PIPE,
+       FY_SLOT_SHARE /* both sides copy, claiming chunks from `next` */ };
 
 typedef struct fy_rndv_slot {
   _Atomic uint64_t state;   /* gen << 8 | FY_SLOT_* */
   uint64_t raddr, rcap, rreq;
-  int32_t rlocal;
-  char pad_[64 - 36];
+  int32_t rlocal, pad0_;
+  _Atomic uint64_t next;    /* SHARE: first byte nobody has claimed */
+  _Atomic uint64_t done;    /* SHARE: bytes copied (by either side) */
+  char pad_[64 - 56];
 } fy_rndv_slot_t;
 
 #define FY_SLOT_WORD(gen, st) (((uint64_t)(gen) << 8) | (uint64_t)(st))

@@ -15,9 +15,9 @@ static uint32_t free_slots[NSLOTS];
 static int nfree_slots;
 static uint32_t slot_gen[NSLOTS];
 static fy_request_t *slot_req[NSLOTS];
-static fy_rlist_t wait_slot, recv_matched, pipe_send, pipe_recv, deferred, cts_later;
+static fy_rlist_t wait_slot, recv_matched, pipe_send, pipe_recv, deferred, cts_later, share_send, share_recv;
 static int use_cma;
-static int npipes; /* transfers on the pipe lists (read without the lock) */
+static int npipes; /* transfers on the pipe and share lists (read without the lock) */
 
 static void pipe_push(fy_rlist_t *l, fy_request_t *r) {
   fy_rlist_push(l, r);
@@ -90,6 +90,40 @@ static int try_recv_copy(fy_request_t *r);
 
 static void send_cts(int dst, const fy_pkt_t *cts) { fy_out_send(dst, cts, NULL, 0, 0, NULL, 0); }
 
+/* How both sides move a transfer while both are blocked in MPI on it (the
+ * receiver on this very request): 0 when they are not (or cannot be), else
+ * FY_SLOT_PIPE (two concurrent copies through cache-sized chunks: the
+ * fastest up to FERRY_PIPE_MAX; one such transfer at a time per receiver)
+ * or FY_SLOT_SHARE (both copy pieces of it by cross-memory attach). Never
+ * when the receiver may go back to computing first (it matched inside
+ * another call's wait, a test, a PEF turn or an agent): these move only
+ * while both poll. Without cross-memory attach the pipe is the only way. */
+static int both_mode(fy_request_t *r) {
+  if (!use_cma) return FY_SLOT_PIPE;
+  if (fy_pt2pt_in_signal || fy_progress_agent || !fy_req_waited(r) || r->peer_local == my_local ||
+      !atomic_load_explicit(fy_shm_in_mpi_word(r->peer_local), memory_order_relaxed))
+    return 0;
+  if (r->xfer_len <= (size_t)fy_config.pipe_threshold) return pipe_recv.head ? 0 : FY_SLOT_PIPE;
+  return FY_SLOT_SHARE;
+}
+
+/* Receiver: set up a PIPE or SHARE transfer (before the slot says so). */
+static void set_both(fy_request_t *r, fy_rndv_slot_t *s, int mode) {
+  if (mode == FY_SLOT_PIPE) {
+    fy_shm_pipe_init(&r->pipe, r->peer_local, xfer_id(r->slot, (uint32_t)r->gen), r->xfer_len);
+    r->pstate = FY_PS_RNDV_PIPE;
+    pipe_push(&pipe_recv, r);
+    fy_pt2pt_stats.rndv_pipe++;
+  } else {
+    atomic_store_explicit(&s->next, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->done, 0, memory_order_relaxed);
+    r->share_out = 0;
+    r->pstate = FY_PS_RNDV_SHARE;
+    pipe_push(&share_recv, r);
+    fy_pt2pt_stats.rndv_share++;
+  }
+}
+
 /* Receiver: the message r matched is a rendezvous announcement h. */
 void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   size_t len = (size_t)h->len, cap = r->bytes, n = len < cap ? len : cap;
@@ -121,23 +155,11 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   s->rreq = (uint64_t)(uintptr_t)r;
   s->rlocal = my_local;
   fy_pkt_t cts = {.type = FY_PKT_CTS, .sreq = h->sreq, .slot = h->slot, .gen = h->gen};
-  int sender_waiting = atomic_load_explicit(fy_shm_in_mpi_word(src_local), memory_order_relaxed) != 0;
-  /* Both sides blocked in MPI, the receiver on this very request, and no
-   * other pipe transfer running here: stream through the pipe (two
-   * concurrent copies through cache-sized chunks beat one cross-memory copy;
-   * several transfers at once go faster as concurrent cross-memory copies,
-   * each side taking some). Never when the receiver may go back to
-   * computing first (it matched inside another call's wait, a test or a
-   * PEF turn): the pipe moves only while both poll. Without cross-memory
-   * attach it is the only way. */
-  if (!use_cma || (!fy_pt2pt_in_signal && fy_req_waited(r) && sender_waiting && !pipe_recv.head &&
-                   len <= (size_t)fy_config.pipe_threshold && src_local != my_local)) {
-    atomic_store_explicit(&s->state, FY_SLOT_WORD(h->gen, FY_SLOT_PIPE), memory_order_release);
-    fy_shm_pipe_init(&r->pipe, src_local, xfer_id(h->slot, h->gen), len);
-    r->pstate = FY_PS_RNDV_PIPE;
-    pipe_push(&pipe_recv, r);
+  int both = both_mode(r);
+  if (both) {
+    set_both(r, s, both);
+    atomic_store_explicit(&s->state, FY_SLOT_WORD(h->gen, both), memory_order_release);
     send_cts(src_local, &cts);
-    fy_pt2pt_stats.rndv_pipe++;
     return;
   }
   atomic_store_explicit(&s->state, FY_SLOT_WORD(h->gen, FY_SLOT_MATCHED), memory_order_release);
@@ -156,31 +178,30 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
     try_recv_copy(r);
 }
 
-/* Receiver: try to claim and copy a matched transfer. */
-/* Both sides blocked on this transfer and still unclaimed: switch it to the
- * pipe (the sender starts pushing when it sees PIPE on the CTS). */
-static int try_upgrade_to_pipe(fy_request_t *r, fy_rndv_slot_t *s) {
-  if (!fy_req_waited(r) || pipe_recv.head || r->xfer_len > (size_t)fy_config.pipe_threshold ||
-      r->peer_local == my_local ||
-      !atomic_load_explicit(fy_shm_in_mpi_word(r->peer_local), memory_order_relaxed))
-    return 0;
+/* Receiver: both sides blocked on a transfer that is still unclaimed:
+ * switch it to PIPE or SHARE (the sender joins when it sees the CTS). */
+static int try_upgrade(fy_request_t *r, fy_rndv_slot_t *s) {
+  int mode = both_mode(r);
+  if (!mode) return 0;
+  if (mode == FY_SLOT_SHARE) {
+    atomic_store_explicit(&s->next, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->done, 0, memory_order_relaxed);
+  }
   uint64_t expect = FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED);
-  if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, FY_SLOT_PIPE),
+  if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, mode),
                                                memory_order_acq_rel, memory_order_acquire))
     return 0;
   fy_rlist_remove(&recv_matched, r);
-  fy_shm_pipe_init(&r->pipe, r->peer_local, xfer_id(r->slot, (uint32_t)r->gen), r->xfer_len);
-  r->pstate = FY_PS_RNDV_PIPE;
-  pipe_push(&pipe_recv, r);
+  set_both(r, s, mode);
   fy_pkt_t cts = {.type = FY_PKT_CTS, .sreq = r->sreq, .slot = r->slot, .gen = (uint32_t)r->gen};
   send_cts(r->peer_local, &cts);
-  fy_pt2pt_stats.rndv_pipe++;
   return 1;
 }
 
+/* Receiver: try to claim and copy a matched transfer. */
 static int try_recv_copy(fy_request_t *r) {
   fy_rndv_slot_t *s = slot_at(r->peer_local, r->slot);
-  if (try_upgrade_to_pipe(r, s)) return 1;
+  if (try_upgrade(r, s)) return 1;
   uint64_t expect = FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED);
   if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, FY_SLOT_RCOPY),
                                                memory_order_acq_rel, memory_order_acquire))
@@ -213,6 +234,15 @@ void fy_rndv_on_cts(const fy_pkt_t *h) {
     }
     return;
   }
+  if (atomic_load_explicit(&s->state, memory_order_acquire) == FY_SLOT_WORD(r->gen, FY_SLOT_SHARE)) {
+    if (r->pstate != FY_PS_RNDV_SHARE) {
+      if (r->pstate == FY_PS_RNDV_CTS) fy_rlist_remove(&cts_later, r);
+      r->share_out = 0;
+      r->pstate = FY_PS_RNDV_SHARE;
+      fy_rlist_push(&share_send, r);
+    }
+    return;
+  }
   if (fy_pt2pt_in_signal) {
     /* A busy handler never copies: the next MPI call of this process does
      * (unless the receiver claims it first). */
@@ -241,6 +271,7 @@ void fy_rndv_on_fin_s(const fy_pkt_t *h) {
   fy_request_t *r = (fy_request_t *)(uintptr_t)h->sreq;
   if (h->slot >= NSLOTS || slot_req[h->slot] != r) return;
   if (r->pstate == FY_PS_RNDV_CTS) fy_rlist_remove(&cts_later, r); /* the receiver copied */
+  if (r->pstate == FY_PS_RNDV_SHARE) fy_rlist_remove(&share_send, r); /* the receiver saw it all */
   slot_free(h->slot);
   fy_pt2pt_complete(r);
 }
@@ -249,6 +280,29 @@ void fy_rndv_on_fin_r(const fy_pkt_t *h) {
   fy_request_t *r = (fy_request_t *)(uintptr_t)h->rreq;
   fy_rlist_remove(&recv_matched, r);
   fy_pt2pt_complete(r);
+}
+
+/* SHARE: claim pieces and copy them until none is left (sender: write into
+ * the receiver's buffer; receiver: read from the sender's). Returns 1 if
+ * this call copied something. */
+static int share_copy(fy_request_t *r, fy_rndv_slot_t *s, int sender) {
+  if (r->share_out) return 0;
+  size_t n = (size_t)s->rcap, chunk = fy_config.cma_chunk > 0 ? (size_t)fy_config.cma_chunk : n;
+  char *dst = (char *)(uintptr_t)s->raddr;
+  const char *src = sender ? (const char *)fy_send_data(r) : (const char *)(uintptr_t)r->saddr;
+  int did = 0;
+  for (;;) {
+    size_t off = (size_t)atomic_fetch_add_explicit(&s->next, chunk, memory_order_relaxed);
+    if (off >= n) break;
+    size_t len = n - off < chunk ? n - off : chunk;
+    int rc = sender ? fy_shm_cma_write(r->peer_local, dst + off, src + off, len)
+                    : fy_shm_cma_read(r->peer_local, dst + off, src + off, len);
+    if (rc != 0) fy_abort(MPI_ERR_INTERN, "cross-memory copy failed during a shared rendezvous copy");
+    atomic_fetch_add_explicit(&s->done, len, memory_order_release);
+    did = 1;
+  }
+  r->share_out = 1;
+  return did;
 }
 
 int fy_rndv_progress(void) {
@@ -280,6 +334,22 @@ int fy_rndv_progress(void) {
     nx = r->lnext;
     n += try_recv_copy(r);
   }
+  for (fy_request_t *r = share_send.head, *nx; r && !fy_progress_agent; r = nx) {
+    nx = r->lnext;
+    n += share_copy(r, slot_at(my_local, r->slot), 1); /* FIN_S completes it */
+  }
+  for (fy_request_t *r = share_recv.head, *nx; r && !fy_progress_agent; r = nx) {
+    nx = r->lnext;
+    fy_rndv_slot_t *s = slot_at(r->peer_local, r->slot);
+    n += share_copy(r, s, 0);
+    if (atomic_load_explicit(&s->done, memory_order_acquire) < s->rcap) continue;
+    /* All of it is here, whoever copied it: we never touch the slot again. */
+    fy_pkt_t fin = {.type = FY_PKT_FIN_S, .sreq = r->sreq, .slot = r->slot, .gen = (uint32_t)r->gen};
+    fy_out_send(r->peer_local, &fin, NULL, 0, 0, NULL, 0);
+    pipe_remove(&share_recv, r);
+    fy_pt2pt_complete(r);
+    n++;
+  }
   for (fy_request_t *r = pipe_send.head, *nx; r; r = nx) {
     nx = r->lnext;
     size_t before = r->pipe.done;
@@ -308,7 +378,7 @@ int fy_rndv_progress(void) {
   return n;
 }
 
-/* Transfers that move only while both sides poll (the pipe): a blocking
+/* Transfers that move only while both sides poll (pipe, share): a blocking
  * wait must not sleep on the doorbell while one is active, since chunk
  * hand-offs do not ring it. */
 int fy_rndv_busy(void) { return __atomic_load_n(&npipes, __ATOMIC_RELAXED) != 0; }
