@@ -37,9 +37,9 @@ int fy_check_datatype_uncommitted(MPI_Datatype type, const char *arg) {
 }
 
 int fy_check_datatype(MPI_Datatype type, const char *arg) {
-  int err = fy_check_datatype_uncommitted(type, arg);
-  if (err) return err;
-  if (!fy_type_get(type)->committed)
+  fy_datatype_t *t = fy_type_get(type);
+  if (!t) return fy_check_datatype_uncommitted(type, arg); /* NULL or invalid: its message */
+  if (!t->committed)
     return fy_err(MPI_ERR_TYPE, "%s = %#x has not been committed (MPI_Type_commit)", arg,
                   (unsigned)type);
   return MPI_SUCCESS;

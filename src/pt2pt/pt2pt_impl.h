@@ -30,6 +30,8 @@ void fy_rlist_remove(fy_rlist_t *l, fy_request_t *r);
 int fy_out_send(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen, unsigned flags,
                 fy_request_t *req, int complete_on_send);
 int fy_out_progress(void);
+/* Send now or not at all (nothing queued): 0 if the packet is in the ring. */
+int fy_out_send_now(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen);
 int fy_out_init(int nlocal);
 void fy_out_finalize(void);
 

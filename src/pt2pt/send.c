@@ -73,6 +73,18 @@ int fy_send_start(fy_request_t *r) {
   return MPI_SUCCESS;
 }
 
+int fy_send_eager_now(const void *buf, MPI_Count count, fy_datatype_t *t, int peer, int tag, fy_comm_t *c) {
+  if (peer == MPI_PROC_NULL || !t->is_contig) return -1;
+  size_t bytes = (size_t)(count * t->size);
+  if (bytes > fy_eager_max) return -1;
+  fy_pkt_t h = {.type = FY_PKT_EAGER, .src = c->rank, .tag = tag, .ctx = c->ctx, .len = bytes};
+  fy_plock();
+  int rc = fy_out_send_now(fy_local_of(c, peer), &h, (const char *)buf + t->true_lb, bytes);
+  if (rc == 0) fy_pt2pt_stats.eager_sent++;
+  fy_punlock();
+  return rc;
+}
+
 static int req_is_done(void *arg) { return fy_req_done(arg); }
 
 void fy_req_wait_done(fy_request_t *r) {
