@@ -171,8 +171,12 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
     send_cts(src_local, &cts); /* the trigger only: an agent never copies */
   else if (!fy_req_waited(r))
     /* Matched in passing (Irecv, a test, another wait): offer the copy to
-     * the sender and go on; whichever side is next in MPI takes it (both
-     * take turns when many transfers are in flight). */
+     * the sender and go on; whichever side is next in MPI takes it. */
+    send_cts(src_local, &cts);
+  else if (atomic_load_explicit(fy_shm_in_mpi_word(src_local), memory_order_relaxed))
+    /* Both sides waiting and the pipe busy (several transfers in flight):
+     * offer it to the sender too. It claims in arrival order, we claim from
+     * the newest (progress), so the two cores copy different messages. */
     send_cts(src_local, &cts);
   else
     try_recv_copy(r);
@@ -330,8 +334,9 @@ int fy_rndv_progress(void) {
     send_rts(r);
     n++;
   }
-  for (fy_request_t *r = recv_matched.head, *nx; r && !fy_progress_agent; r = nx) {
-    nx = r->lnext;
+  /* newest first: a waiting sender claims the oldest (CTS order) */
+  for (fy_request_t *r = recv_matched.tail, *pv; r && !fy_progress_agent; r = pv) {
+    pv = r->lprev;
     n += try_recv_copy(r);
   }
   for (fy_request_t *r = share_send.head, *nx; r && !fy_progress_agent; r = nx) {
