@@ -8,6 +8,8 @@
 #   process count under Ferry's mpiexec: test names are NAME.npN. At the
 #   largest process count it also runs once per asynchronous progress mode
 #   (NAME.npN.<mode>, FERRY_PROGRESS=<mode>), so every mode passes the suite.
+#   MODES m1 m2 ...: only these modes (MODES with no value: none of them);
+#   for large groups of tests whose progress paths other tests already cover.
 # fy_scaled_timeout(VAR SECONDS): SECONDS * FY_TIMEOUT_SCALE (sanitizer builds).
 set(FY_PROGRESS_MODES none thread interrupt pef)
 function(fy_scaled_timeout var secs)
@@ -26,7 +28,11 @@ function(fy_add_unit_test name)
 endfunction()
 
 function(fy_add_mpi_test name)
-  cmake_parse_arguments(A "" "TIMEOUT" "SOURCES;NP;ENV;ARGS" ${ARGN})
+  cmake_parse_arguments(A "" "TIMEOUT" "SOURCES;NP;ENV;ARGS;MODES" ${ARGN})
+  set(modes ${FY_PROGRESS_MODES})
+  if("MODES" IN_LIST ARGN)
+    set(modes ${A_MODES})
+  endif()
   if(NOT TARGET ${name})
     add_executable(${name} ${A_SOURCES})
     target_link_libraries(${name} PRIVATE ferry m)
@@ -47,7 +53,7 @@ function(fy_add_mpi_test name)
       set(maxnp ${np})
     endif()
   endforeach()
-  foreach(mode ${FY_PROGRESS_MODES})
+  foreach(mode ${modes})
     add_test(NAME mpi.${name}.np${maxnp}.${mode}
              COMMAND $<TARGET_FILE:mpiexec> -n ${maxnp} $<TARGET_FILE:${name}> ${A_ARGS})
     set_tests_properties(mpi.${name}.np${maxnp}.${mode} PROPERTIES TIMEOUT ${A_TIMEOUT}
