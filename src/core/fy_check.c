@@ -1,5 +1,6 @@
 /* Argument checks for the generated bindings: see fy_check.h. */
 #include "core/fy_check.h"
+#include "core/fy_group.h"
 #include "core/fy_error.h"
 #include "core/fy_comm.h"
 #include "datatype/fy_datatype.h"
@@ -97,7 +98,7 @@ int fy_check_op(MPI_Op op, const char *arg) {
 
 int fy_check_group(MPI_Group group, const char *arg) {
   if (group == MPI_GROUP_NULL) return fy_err(MPI_ERR_GROUP, "%s = MPI_GROUP_NULL", arg);
-  if (fy_h_obj(group) != FY_OK_GROUP)
+  if (fy_h_obj(group) != FY_OK_GROUP || !fy_group_get(group))
     return fy_err(MPI_ERR_GROUP, "%s = %#x is not a valid group", arg, (unsigned)group);
   return MPI_SUCCESS;
 }
