@@ -485,3 +485,43 @@ int fy_mpi_status_set_cancelled(MPI_Status *status, int flag) {
   fy_status_set_cancelled(status, flag);
   return MPI_SUCCESS;
 }
+
+/* MPI 4.1 status accessors: the fields are public in C, but the functions
+ * exist for the other languages and for tools; MPI_STATUS_IGNORE is not a
+ * status to read or write. */
+#define FY_STATUS_ARG(s)                                                        \
+  do {                                                                          \
+    if ((s) == MPI_STATUS_IGNORE || (s) == NULL)                                \
+      return fy_err(MPI_ERR_ARG, "status = MPI_STATUS_IGNORE is not a status"); \
+  } while (0)
+
+int fy_mpi_status_get_source(const MPI_Status *status, int *source) {
+  FY_STATUS_ARG(status);
+  *source = status->MPI_SOURCE;
+  return MPI_SUCCESS;
+}
+int fy_mpi_status_get_tag(const MPI_Status *status, int *tag) {
+  FY_STATUS_ARG(status);
+  *tag = status->MPI_TAG;
+  return MPI_SUCCESS;
+}
+int fy_mpi_status_get_error(const MPI_Status *status, int *err) {
+  FY_STATUS_ARG(status);
+  *err = status->MPI_ERROR;
+  return MPI_SUCCESS;
+}
+int fy_mpi_status_set_source(MPI_Status *status, int source) {
+  FY_STATUS_ARG(status);
+  status->MPI_SOURCE = source;
+  return MPI_SUCCESS;
+}
+int fy_mpi_status_set_tag(MPI_Status *status, int tag) {
+  FY_STATUS_ARG(status);
+  status->MPI_TAG = tag;
+  return MPI_SUCCESS;
+}
+int fy_mpi_status_set_error(MPI_Status *status, int err) {
+  FY_STATUS_ARG(status);
+  status->MPI_ERROR = err;
+  return MPI_SUCCESS;
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The mpi4py test suite on Ferry and on MPICH 4.0.2, side by side.
+#
+#   scripts/conformance.sh [--np "1 2 4"] [--modules FILE] [--only ferry|mpich]
+#
+# The wheel from PyPI loads the MPI library through the MPICH ABI
+# (MPI4PY_MPIABI=mpich, dlopen of libmpi.so.12): LD_LIBRARY_PATH picks Ferry's
+# install/lib, or a directory where libmpi.so.12 points at Debian's
+# libmpich.so.12. The tests come from the sdist of the same version. Each
+# module runs as its own job, so a module that aborts costs only itself.
+#
+# Prints pass/fail/error/skip per module and process count, and totals.
+# Exit status: 1 when Ferry fails a module at a process count where MPICH
+# passes it, unless the module is listed in tests/conformance/mpi4py.xfail
+# (known gaps, each with its reason).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+NPS="1 2 4"
+MODFILE=tests/conformance/mpi4py_modules.txt
+ONLY=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --np) NPS=$2; shift 2 ;;
+    --modules) MODFILE=$2; shift 2 ;;
+    --only) ONLY=$2; shift 2 ;;
+    *) echo "usage: $0 [--np \"1 2 4\"] [--modules FILE] [--only ferry|mpich]" >&2; exit 2 ;;
+  esac
+done
+M4P_VERSION=${M4P_VERSION:-4.1.2}
+WORK=${CONFORMANCE_DIR:-$ROOT/build/conformance}
+mkdir -p "$WORK"
+scripts/deps.sh --mpich >/dev/null
+if [ ! -x "$WORK/venv/bin/python" ] || ! "$WORK/venv/bin/python" -c "import mpi4py, numpy" 2>/dev/null; then
+  python3 -m venv "$WORK/venv"
+  "$WORK/venv/bin/pip" install -q "mpi4py==$M4P_VERSION" numpy || exit 1
+fi
+if [ ! -d "$WORK/mpi4py-$M4P_VERSION/test" ]; then
+  "$WORK/venv/bin/pip" download -q --no-deps --no-binary :all: "mpi4py==$M4P_VERSION" -d "$WORK" || exit 1
+  tar -xzf "$WORK/mpi4py-$M4P_VERSION.tar.gz" -C "$WORK"
+fi
+mkdir -p "$WORK/mpichlib"
+ln -sf "$(ls /usr/lib/x86_64-linux-gnu/libmpich.so.12 2>/dev/null || echo /usr/lib/libmpich.so.12)" "$WORK/mpichlib/libmpi.so.12"
+[ -x install/bin/mpiexec ] || { echo "conformance: build Ferry first (make)" >&2; exit 1; }
+
+modules=$(grep -v '^#' "$MODFILE" | grep .)
+export MPI4PY_MPIABI=mpich
+LOGS="$WORK/logs"
+rm -rf "$LOGS"; mkdir -p "$LOGS"
+run() {  # impl np module
+  local impl=$1 np=$2 mod=$3 log="$LOGS/$1.np$2.$3.log"
+  (
+    cd "$WORK/mpi4py-$M4P_VERSION/test"
+    if [ "$impl" = ferry ]; then
+      LD_LIBRARY_PATH="$ROOT/install/lib" timeout 600 "$ROOT/install/bin/mpiexec" -n "$np" \
+        "$WORK/venv/bin/python" main.py --no-builddir -v "$mod"
+    else
+      LD_LIBRARY_PATH="$WORK/mpichlib" timeout 600 mpiexec.hydra -n "$np" \
+        "$WORK/venv/bin/python" main.py --no-builddir -v "$mod"
+    fi
+  ) >"$log" 2>&1
+  echo $? >>"$log.rc"
+}
+impls="ferry mpich"
+[ -n "$ONLY" ] && impls=$ONLY
+for np in $NPS; do
+  for mod in $modules; do
+    for impl in $impls; do run "$impl" "$np" "$mod"; done
+  done
+done
+python3 scripts/conformance_table.py "$LOGS" tests/conformance/mpi4py.xfail "$NPS" $modules
