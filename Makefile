@@ -6,11 +6,12 @@
 #               Open MPI to compare with)
 #   make stress run the suite N times (N=20; LOAD=1: with a busy loop per core)
 #   make tsan   the threaded tests under ThreadSanitizer
+#   make conformance  the mpi4py test suite on Ferry and MPICH, side by side
 BUILD   ?= build
 PREFIX  ?= $(CURDIR)/install
 JOBS    ?= $(shell nproc)
 
-.PHONY: all deps build install check check-asan demo bench clean regen-bindings stress tsan
+.PHONY: all deps build install check check-asan demo bench clean regen-bindings stress tsan conformance
 
 all: install
 
@@ -47,6 +48,11 @@ tsan:
 N ?= 20
 stress: install
 	@scripts/stress.sh -n $(N) $(if $(filter 1,$(LOAD)),--load)
+
+# mpi4py's tests (PyPI) on Ferry and on MPICH; fails where Ferry fails a
+# module MPICH passes (tests/conformance/mpi4py.xfail lists known gaps).
+conformance: install
+	@scripts/conformance.sh
 
 demo: install
 	@scripts/deps.sh --peers
