@@ -73,4 +73,20 @@ static inline int fy_local_of(fy_comm_t *c, int rank) {
 void fy_recv_set_status(fy_request_t *r, int src, int tag, size_t bytes, size_t len);
 const void *fy_send_data(fy_request_t *r);
 extern size_t fy_eager_max;
+
+/* Zero-copy rendezvous of derived types (zcopy.c): each side of a
+ * transfer publishes its layout (a fy_zdesc_t in the sender's rank area,
+ * next to the claim slot); whichever side copies reads the other's run list
+ * and moves the data by cross-memory attach with iovec lists, no packing. */
+typedef struct fy_zdesc {
+  uint64_t base;        /* buffer (the data itself when nsegs == 0) */
+  uint64_t segs;        /* the owner's fy_seg_t array (its address space) */
+  int64_t nsegs, rep, rep_stride, extent, count, size;
+} fy_zdesc_t;
+typedef struct fy_zpair { fy_zdesc_t s, r; } fy_zpair_t;
+/* Whether this side moves r's data in place (else it packs / stages). */
+int fy_zc_in_place(const fy_request_t *r);
+void fy_zc_describe(fy_zdesc_t *d, const fy_request_t *r, const void *data);
+/* Move n packed bytes between my side (d) and the peer's (peer). */
+int fy_zc_copy(int peer_local, const fy_zdesc_t *mine, const fy_zdesc_t *peer, size_t n, int write);
 #endif

@@ -9,7 +9,8 @@
 #include <errno.h>
 
 #define NSLOTS 256
-size_t fy_rndv_area_bytes = NSLOTS * sizeof(fy_rndv_slot_t);
+/* the claim slots, then one layout pair per slot (zcopy.c) */
+size_t fy_rndv_area_bytes = NSLOTS * (sizeof(fy_rndv_slot_t) + sizeof(fy_zpair_t));
 
 static uint32_t free_slots[NSLOTS];
 static int nfree_slots;
@@ -41,6 +42,16 @@ static inline fy_rndv_slot_t *slot_at(int local, uint32_t i) {
   return (fy_rndv_slot_t *)fy_shm_rank_area(local) + i;
 }
 
+static inline fy_zpair_t *zpair_at(int local, uint32_t i) {
+  return (fy_zpair_t *)((char *)fy_shm_rank_area(local) + NSLOTS * sizeof(fy_rndv_slot_t)) + i;
+}
+
+/* A derived-type transfer whose data some side moves in place. */
+static int zc_transfer(int sender_local, uint32_t slot) {
+  fy_zpair_t *z = zpair_at(sender_local, slot);
+  return z->s.nsegs != 0 || z->r.nsegs != 0;
+}
+
 static inline uint64_t xfer_id(uint32_t slot, uint32_t gen) {
   return ((uint64_t)gen << 16) | slot;
 }
@@ -59,6 +70,7 @@ static void send_rts(fy_request_t *r) {
   slot_req[i] = r;
   r->slot = i;
   r->gen = slot_gen[i];
+  fy_zc_describe(&zpair_at(my_local, i)->s, r, fy_send_data(r));
   atomic_store_explicit(&s->state, FY_SLOT_WORD(r->gen, FY_SLOT_POSTED), memory_order_release);
   fy_pkt_t h = {.type = FY_PKT_RTS, .src = r->comm->rank, .tag = r->tag, .ctx = r->ctx,
                 .len = r->bytes, .sreq = (uint64_t)(uintptr_t)r,
@@ -83,6 +95,10 @@ int fy_rndv_send_start(fy_request_t *r, int dst, const void *data) {
 static int copy_recv_side(fy_request_t *r, int src_local, const fy_rndv_slot_t *s, uint64_t saddr) {
   size_t n = (size_t)s->rcap;
   if (n == 0) return 0;
+  if (zc_transfer(src_local, r->slot)) {
+    fy_zpair_t *z = zpair_at(src_local, r->slot);
+    return fy_zc_copy(src_local, &z->r, &z->s, n, 0);
+  }
   return fy_shm_cma_read(src_local, (void *)(uintptr_t)s->raddr, (const void *)(uintptr_t)saddr, n);
 }
 
@@ -99,6 +115,7 @@ static void send_cts(int dst, const fy_pkt_t *cts) { fy_out_send(dst, cts, NULL,
  * another call's wait, a test, a PEF turn or an agent): these move only
  * while both poll. Without cross-memory attach the pipe is the only way. */
 static int both_mode(fy_request_t *r) {
+  if (zc_transfer(r->peer_local, r->slot)) return 0; /* one iovec copy by either side */
   if (!use_cma) return FY_SLOT_PIPE;
   if (fy_pt2pt_in_signal || fy_progress_agent || !fy_req_waited(r) || r->peer_local == my_local ||
       !atomic_load_explicit(fy_shm_in_mpi_word(r->peer_local), memory_order_relaxed))
@@ -144,12 +161,15 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   void *dst;
   if (r->type->is_contig) {
     dst = (char *)r->rbuf + r->type->true_lb;
+  } else if (fy_zc_in_place(r)) {
+    dst = r->rbuf; /* moved in place by iovecs: see zcopy.c */
   } else {
     r->tmp = malloc(n ? n : 1);
     if (!r->tmp) fy_abort(MPI_ERR_NO_MEM, "out of memory for a rendezvous receive");
     dst = r->tmp;
   }
   fy_rndv_slot_t *s = slot_at(src_local, h->slot);
+  fy_zc_describe(&zpair_at(src_local, h->slot)->r, r, dst);
   s->raddr = (uint64_t)(uintptr_t)dst;
   s->rcap = n;
   s->rreq = (uint64_t)(uintptr_t)r;
@@ -262,7 +282,10 @@ void fy_rndv_on_cts(const fy_pkt_t *h) {
                                                memory_order_acq_rel, memory_order_acquire))
     return; /* the receiver copies: FIN_S follows */
   size_t n = (size_t)s->rcap;
-  if (n && fy_shm_cma_write(r->peer_local, (void *)(uintptr_t)s->raddr, fy_send_data(r), n) != 0)
+  int zc = zc_transfer(my_local, r->slot);
+  fy_zpair_t *z = zpair_at(my_local, r->slot);
+  if (n && (zc ? fy_zc_copy(r->peer_local, &z->s, &z->r, n, 1)
+               : fy_shm_cma_write(r->peer_local, (void *)(uintptr_t)s->raddr, fy_send_data(r), n)) != 0)
     fy_abort(MPI_ERR_INTERN, "process_vm_writev failed during a rendezvous send");
   fy_pt2pt_stats.rndv_cma_send++;
   fy_pkt_t fin = {.type = FY_PKT_FIN_R, .rreq = s->rreq, .len = n};

@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #define FY_SHM_EAGAIN 1
 
@@ -123,6 +124,11 @@ bool fy_shm_cma_available(void);
  * resumed internally. */
 int fy_shm_cma_read(int peer_local, void *dst, const void *peer_src, size_t len);
 int fy_shm_cma_write(int peer_local, void *peer_dst, const void *src, size_t len);
+/* One process_vm_readv (write: writev) call over iovec lists (each at most
+ * IOV_MAX long): the bytes moved (may be fewer than asked), or -1 with errno;
+ * 0 moved is reported as -1/EFAULT. Retries EINTR. */
+ssize_t fy_shm_cma_v(int peer_local, const struct iovec *local, unsigned long nl, const struct iovec *remote,
+                     unsigned long nr, bool write);
 
 /* Pipelined copy: the sender pushes chunks of buf into its own shared slots,
  * tagged with (receiver, xfer_id); the receiver pulls them in order. Each

@@ -140,6 +140,25 @@ int main(int argc, char **argv)
             MPI_Buffer_detach(&bb, &bsz);
             free(bb);
         }
+        /* large blocks (moved in place by cross-memory attach): 160 x 250
+         * doubles stride 500 <-> 320 x 125 doubles stride 375, both ways */
+        if (n == N) {
+            MPI_Datatype big, mid;
+            MPI_Type_vector(160, 250, 500, MPI_DOUBLE, &big); MPI_Type_commit(&big);
+            MPI_Type_vector(320, 125, 375, MPI_DOUBLE, &mid); MPI_Type_commit(&mid);
+            for (int dir = 0; dir < 2; dir++) {
+                MPI_Datatype ts = dir ? mid : big, tr = dir ? big : mid;
+                long ss = dir ? 375 : 500, sb = dir ? 125 : 250, rs = dir ? 500 : 375, rb = dir ? 250 : 125;
+                for (long i = 0; i < 3 * n + 8; i++) { sbuf[i] = -2; rbuf[i] = -1; }
+                for (long i = 0; i < n; i++) sbuf[(i / sb) * ss + i % sb] = val(rank, i);
+                CHECK_OK(MPI_Sendrecv(sbuf, 1, ts, next, 9, rbuf, 1, tr, prev, 9, MPI_COMM_WORLD, &st));
+                for (long i = 0; i < n; i++)
+                    if (rbuf[(i / rb) * rs + i % rb] != val(prev, i)) { CHECK(0, "big blocks dir %d: %ld", dir, i); break; }
+                CHECK(rbuf[rb] == -1 && rbuf[3 * n] == -1, "big blocks: hole written");
+            }
+            MPI_Type_free(&big);
+            MPI_Type_free(&mid);
+        }
         MPI_Type_free(&tv);
         MPI_Type_free(&tn);
     }
