@@ -82,11 +82,17 @@ typedef struct fy_zdesc {
   uint64_t base;        /* buffer (the data itself when nsegs == 0) */
   uint64_t segs;        /* the owner's fy_seg_t array (its address space) */
   int64_t nsegs, rep, rep_stride, extent, count, size;
+  int64_t flags;        /* FY_ZD_LAZY: the sender packs as it copies (it
+                           copies alone, or both stream through the pipe) */
 } fy_zdesc_t;
+enum { FY_ZD_LAZY = 1 };
 typedef struct fy_zpair { fy_zdesc_t s, r; } fy_zpair_t;
 /* Whether this side moves r's data in place (else it packs / stages). */
 int fy_zc_in_place(const fy_request_t *r);
-void fy_zc_describe(fy_zdesc_t *d, const fy_request_t *r, const void *data);
+void fy_zc_describe(fy_zdesc_t *d, const fy_request_t *r, const void *data, int sender);
+/* Pipe callbacks: pack r's data into / unpack it from a pipe slot. */
+void fy_zc_pack_cb(void *r, size_t off, void *data, size_t len);
+void fy_zc_unpack_cb(void *r, size_t off, void *data, size_t len);
 /* Move n packed bytes between my side (d) and the peer's (peer). */
 int fy_zc_copy(int peer_local, const fy_zdesc_t *mine, const fy_zdesc_t *peer, size_t n, int write);
 #endif

@@ -30,11 +30,12 @@ int fy_zc_in_place(const fy_request_t *r) {
   return t->size / blocks >= (MPI_Count)fy_config.zc_min_block;
 }
 
-void fy_zc_describe(fy_zdesc_t *d, const fy_request_t *r, const void *data) {
+void fy_zc_describe(fy_zdesc_t *d, const fy_request_t *r, const void *data, int sender) {
   memset(d, 0, sizeof *d);
   const fy_datatype_t *t = r->type;
-  if (r->tmp || t->is_contig || !fy_zc_in_place(r)) {
+  if (t->is_contig || r->tmp || !fy_zc_in_place(r)) {
     d->base = (uint64_t)(uintptr_t)data;
+    if (sender && !t->is_contig) d->flags = FY_ZD_LAZY;
     return;
   }
   d->base = (uint64_t)(uintptr_t)r->rbuf; /* sbuf and rbuf are the user buffer */
@@ -45,6 +46,16 @@ void fy_zc_describe(fy_zdesc_t *d, const fy_request_t *r, const void *data) {
   d->extent = t->extent;
   d->count = r->count;
   d->size = t->size;
+}
+
+void fy_zc_pack_cb(void *arg, size_t off, void *data, size_t len) {
+  fy_request_t *r = arg;
+  fy_type_pack_range(r->type, r->count, r->sbuf, off, len, data);
+}
+
+void fy_zc_unpack_cb(void *arg, size_t off, void *data, size_t len) {
+  fy_request_t *r = arg;
+  fy_type_unpack_range(r->type, r->count, r->rbuf, off, len, data);
 }
 
 /* A flat view of a descriptor (segs/pre allocated for a peer's layout). */

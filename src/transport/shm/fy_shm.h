@@ -144,6 +144,12 @@ void fy_shm_pipe_init(fy_shm_pipe_t *p, int peer, uint64_t xfer_id, size_t len);
 int fy_shm_pipe_push(fy_shm_pipe_t *p, const void *buf);  /* sender */
 /* receiver: bytes past cap are drained and dropped (truncation) */
 int fy_shm_pipe_pull(fy_shm_pipe_t *p, void *buf, size_t cap);
+/* The same with a callback that fills (sender) or takes (receiver) the
+ * bytes [off, off+len) of the transfer in a slot: derived datatypes pack
+ * into and unpack from the slots directly. */
+typedef void (*fy_shm_pipe_fn)(void *arg, size_t off, void *data, size_t len);
+int fy_shm_pipe_push_fn(fy_shm_pipe_t *p, fy_shm_pipe_fn fill, void *arg);
+int fy_shm_pipe_pull_fn(fy_shm_pipe_t *p, fy_shm_pipe_fn drain, void *arg, size_t cap);
 size_t fy_shm_pipe_chunk(void);
 int fy_shm_pipe_slots(void);
 /* Turn cross-memory attach off (FERRY_CMA=0); it cannot be turned on when
