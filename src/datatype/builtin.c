@@ -151,6 +151,10 @@ void fy_type_finalize(void) {
     if (!t) continue;
     free(t->flat.segs);
     free(t->flat.pre);
+    if (t->pk_owned) {
+      free(t->pk.segs);
+      free(t->pk.pre);
+    }
     free(t->ints);
     free(t->addrs);
     free(t->larges);

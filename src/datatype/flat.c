@@ -128,6 +128,45 @@ int fy_dt_flat_copy(fy_flat_t *dst, const fy_flat_t *src) {
   return 0;
 }
 
+/* The packing layout: runs merged regardless of their basic type. */
+static void build_pk(fy_datatype_t *t) {
+  const fy_flat_t *f = &t->flat;
+  if (t->pk_owned) {
+    free(t->pk.segs);
+    free(t->pk.pre);
+  }
+  t->pk = *f;
+  t->pk_owned = 0;
+  segbuf_t b = {0};
+  for (MPI_Count i = 0; i < f->nsegs && !b.oom; i++) {
+    fy_seg_t r = f->segs[i];
+    r.ebasic = 0;
+    r.esize = 1;
+    push(&b, r);
+  }
+  MPI_Count rep = f->rep;
+  MPI_Aint rep_stride = f->rep_stride;
+  if (!b.oom && b.n == 1 && rep > 1 && b.s[0].n == 1 && rep_stride != 0) {
+    b.s[0].n = rep; /* one block repeated: a strided run */
+    b.s[0].stride = rep_stride;
+    norm(&b.s[0]);
+    rep = 1;
+    rep_stride = 0;
+  }
+  if (b.oom || (b.n == f->nsegs && rep == f->rep)) { /* nothing gained: share */
+    free(b.s);
+    return;
+  }
+  fy_flat_t pk = {0};
+  if (flat_set(&pk, &b, rep, rep_stride)) {
+    free(b.s);
+    return;
+  }
+  pk.extent = t->extent;
+  t->pk = pk;
+  t->pk_owned = 1;
+}
+
 /* size, true bounds and contiguity from the layout */
 void fy_dt_finish(fy_datatype_t *t) {
   const fy_flat_t *f = &t->flat;
@@ -149,8 +188,11 @@ void fy_dt_finish(fy_datatype_t *t) {
   t->true_lb = any ? lo : 0;
   t->true_extent = any ? hi - lo : 0;
   t->flat.extent = t->extent;
+  build_pk(t);
+  t->pk.extent = t->extent;
+  const fy_flat_t *p = &t->pk;
   t->is_contig = t->size == 0 ||
-                 (f->nsegs == 1 && f->rep == 1 && f->segs[0].n == 1 && f->segs[0].len == t->size &&
+                 (p->nsegs == 1 && p->rep == 1 && p->segs[0].n == 1 && p->segs[0].len == t->size &&
                   t->extent == t->size);
 }
 
@@ -281,6 +323,10 @@ fy_datatype_t *fy_dt_resized(const fy_datatype_t *old, MPI_Aint lb, MPI_Aint ext
 
 void fy_dt_destroy(fy_datatype_t *t) {
   for (int i = 0; i < t->nd; i++) fy_type_release(t->types[i]);
+  if (t->pk_owned) {
+    free(t->pk.segs);
+    free(t->pk.pre);
+  }
   free(t->flat.segs);
   free(t->flat.pre);
   free(t->ints);

@@ -12,6 +12,8 @@
  *   Displacements are relative to buf (absolute when buf is MPI_BOTTOM).
  *   Adjacent runs are merged when they form one run; runs never mix basic
  *   types, so element counts and external32 conversion read the list alone.
+ *   `pk` is the same layout with that last restriction lifted (for moving
+ *   bytes: pack, unpack, iovecs).
  * - size = bytes of data, extent = ub - lb (stride between items),
  *   true_lb/true_extent = the span of the bytes actually touched.
  * - is_contig: the data of `count` items is one block of count*size bytes
@@ -68,6 +70,11 @@ struct fy_datatype {
   MPI_Aint lb, extent, true_lb, true_extent;
   int is_contig;
   fy_flat_t flat;
+  /* the same layout for moving bytes: runs of different basic types merged
+   * too, a single repeated run turned into one strided run (pk.segs may be
+   * flat.segs). The pack engine, iovec lists and is_contig use it. */
+  fy_flat_t pk;
+  int pk_owned;
   MPI_Count nbasic;         /* basic elements in one item */
   fy_datatype_t *red_basic; /* the one predefined type all elements are (or NULL) */
   MPI_Count red_n;          /* how many of it in one item */

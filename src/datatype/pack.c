@@ -127,7 +127,7 @@ size_t fy_type_pack_range(const fy_datatype_t *t, MPI_Count count, const void *b
     memcpy(out, (const char *)buf + t->true_lb + offset, len);
     return len;
   }
-  return walk(&t->flat, count, (uintptr_t)buf, offset, len, OP_PACK, out, NULL, 0, NULL);
+  return walk(&t->pk, count, (uintptr_t)buf, offset, len, OP_PACK, out, NULL, 0, NULL);
 }
 
 size_t fy_type_unpack_range(const fy_datatype_t *t, MPI_Count count, void *buf, size_t offset,
@@ -139,7 +139,7 @@ size_t fy_type_unpack_range(const fy_datatype_t *t, MPI_Count count, void *buf, 
     memcpy((char *)buf + t->true_lb + offset, in, len);
     return len;
   }
-  return walk(&t->flat, count, (uintptr_t)buf, offset, len, OP_UNPACK, (char *)in, NULL, 0, NULL);
+  return walk(&t->pk, count, (uintptr_t)buf, offset, len, OP_UNPACK, (char *)in, NULL, 0, NULL);
 }
 
 void fy_type_pack(const fy_datatype_t *t, MPI_Count count, const void *buf, void *out) {

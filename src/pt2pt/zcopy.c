@@ -24,8 +24,8 @@ int fy_zc_in_place(const fy_request_t *r) {
   const fy_datatype_t *t = r->type;
   if (t->is_contig || !fy_config.cma || !fy_shm_cma_available()) return 0;
   MPI_Count blocks = 0;
-  for (MPI_Count i = 0; i < t->flat.nsegs; i++) blocks += t->flat.segs[i].n;
-  blocks *= t->flat.rep;
+  for (MPI_Count i = 0; i < t->pk.nsegs; i++) blocks += t->pk.segs[i].n;
+  blocks *= t->pk.rep;
   if (blocks == 0) return 0;
   return t->size / blocks >= (MPI_Count)fy_config.zc_min_block;
 }
@@ -39,10 +39,10 @@ void fy_zc_describe(fy_zdesc_t *d, const fy_request_t *r, const void *data, int 
     return;
   }
   d->base = (uint64_t)(uintptr_t)r->rbuf; /* sbuf and rbuf are the user buffer */
-  d->segs = (uint64_t)(uintptr_t)t->flat.segs;
-  d->nsegs = t->flat.nsegs;
-  d->rep = t->flat.rep;
-  d->rep_stride = t->flat.rep_stride;
+  d->segs = (uint64_t)(uintptr_t)t->pk.segs;
+  d->nsegs = t->pk.nsegs;
+  d->rep = t->pk.rep;
+  d->rep_stride = t->pk.rep_stride;
   d->extent = t->extent;
   d->count = r->count;
   d->size = t->size;
