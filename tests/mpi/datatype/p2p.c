@@ -112,6 +112,14 @@ int main(int argc, char **argv)
         CHECK(cnt == MPI_UNDEFINED, "partial count %d", cnt);
         MPI_Get_elements(&st, half, &cnt);
         CHECK(cnt == n / 2 + 1, "partial elements %d", cnt);
+        /* truncation with both sides blocked and both non-contiguous (the
+         * pipe path for small blocks): n elements of tv into half */
+        fill(sbuf, n, pos_vector, rank);
+        for (long i = 0; i < 3 * n + 8; i++) rbuf[i] = -1;
+        rc = MPI_Sendrecv(sbuf, 1, tv, next, 10, rbuf, 1, half, prev, 10, MPI_COMM_WORLD, &st);
+        CHECK_CLASS(rc, MPI_ERR_TRUNCATE);
+        verify(rbuf, n / 2, pos_vector, prev, "truncated vector->vector");
+        CHECK(rbuf[3 * (n / 2)] == -1, "truncated vector: written past the type");
         MPI_Type_free(&half);
         /* persistent + Mprobe/Mrecv with the nested type */
         fill(sbuf, n, pos_nested, rank);
