@@ -93,6 +93,10 @@ void fy_zc_describe(fy_zdesc_t *d, const fy_request_t *r, const void *data, int 
 /* Pipe callbacks: pack r's data into / unpack it from a pipe slot. */
 void fy_zc_pack_cb(void *r, size_t off, void *data, size_t len);
 void fy_zc_unpack_cb(void *r, size_t off, void *data, size_t len);
-/* Move n packed bytes between my side (d) and the peer's (peer). */
-int fy_zc_copy(int peer_local, const fy_zdesc_t *mine, const fy_zdesc_t *peer, size_t n, int write);
+/* Move packed bytes [from, n) between my side (mine) and the peer's. */
+int fy_zc_copy(int peer_local, const fy_zdesc_t *mine, const fy_zdesc_t *peer, size_t from, size_t n,
+               int write);
+/* Sender of FY_ZD_LAZY data: pack piece by piece and write n bytes to the
+ * receiver (its layout `peer`, or its buffer at raddr when contiguous). */
+int fy_zc_pack_write(fy_request_t *r, int peer_local, const fy_zdesc_t *peer, uint64_t raddr, size_t n);
 #endif

@@ -97,7 +97,7 @@ static int copy_recv_side(fy_request_t *r, int src_local, const fy_rndv_slot_t *
   if (n == 0) return 0;
   if (zc_transfer(src_local, r->slot)) {
     fy_zpair_t *z = zpair_at(src_local, r->slot);
-    return fy_zc_copy(src_local, &z->r, &z->s, n, 0);
+    return fy_zc_copy(src_local, &z->r, &z->s, 0, n, 0);
   }
   return fy_shm_cma_read(src_local, (void *)(uintptr_t)s->raddr, (const void *)(uintptr_t)saddr, n);
 }
@@ -295,22 +295,16 @@ void fy_rndv_on_cts(const fy_pkt_t *h) {
     return; /* the receiver copies: FIN_S follows */
   size_t n = (size_t)s->rcap;
   fy_zpair_t *z = zpair_at(my_local, r->slot);
-  fy_zdesc_t packed = {0};
-  const fy_zdesc_t *mine = &z->s;
-  const void *src = fy_send_data(r);
-  if ((z->s.flags & FY_ZD_LAZY) && n) { /* pack now, then one copy */
-    if (!r->tmp || !r->tmp_owned) {
-      r->tmp = malloc(r->bytes);
-      if (!r->tmp) fy_abort(MPI_ERR_NO_MEM, "out of memory packing a rendezvous send");
-      r->tmp_owned = 1;
-    }
-    fy_type_pack_range(r->type, r->count, r->sbuf, 0, n, r->tmp);
-    src = r->tmp;
-    packed.base = (uint64_t)(uintptr_t)r->tmp;
-    mine = &packed;
-  }
-  if (n && (mine->nsegs || z->r.nsegs ? fy_zc_copy(r->peer_local, mine, &z->r, n, 1)
-                       : fy_shm_cma_write(r->peer_local, (void *)(uintptr_t)s->raddr, src, n)) != 0)
+  int rc = 0;
+  if (!n)
+    rc = 0;
+  else if (z->s.flags & FY_ZD_LAZY) /* pack piece by piece as it copies */
+    rc = fy_zc_pack_write(r, r->peer_local, &z->r, s->raddr, n);
+  else if (z->s.nsegs || z->r.nsegs)
+    rc = fy_zc_copy(r->peer_local, &z->s, &z->r, 0, n, 1);
+  else
+    rc = fy_shm_cma_write(r->peer_local, (void *)(uintptr_t)s->raddr, fy_send_data(r), n);
+  if (rc != 0)
     fy_abort(MPI_ERR_INTERN, "process_vm_writev failed during a rendezvous send");
   fy_pt2pt_stats.rndv_cma_send++;
   fy_pkt_t fin = {.type = FY_PKT_FIN_R, .rreq = s->rreq, .len = n};

@@ -105,7 +105,8 @@ static void view_free(view_t *v) {
   if (v->owned == 2) free(v->f.segs);
 }
 
-int fy_zc_copy(int peer_local, const fy_zdesc_t *mine, const fy_zdesc_t *peer, size_t n, int write) {
+int fy_zc_copy(int peer_local, const fy_zdesc_t *mine, const fy_zdesc_t *peer, size_t from, size_t n,
+               int write) {
   view_t lv, rv;
   int rc = -1;
   struct iovec *liov = NULL, *riov = NULL;
@@ -113,7 +114,7 @@ int fy_zc_copy(int peer_local, const fy_zdesc_t *mine, const fy_zdesc_t *peer, s
   liov = malloc(2 * NIOV * sizeof *liov);
   if (!liov) goto out;
   riov = liov + NIOV;
-  size_t chunk = fy_config.cma_chunk > 0 ? (size_t)fy_config.cma_chunk : n, off = 0;
+  size_t chunk = fy_config.cma_chunk > 0 ? (size_t)fy_config.cma_chunk : n, off = from;
   int niov = NIOV;
   while (off < n) {
     size_t want = n - off < chunk ? n - off : chunk, lb, rb;
@@ -141,4 +142,28 @@ out:
   view_free(&lv);
   view_free(&rv);
   return rc;
+}
+
+/* A sender that packs as it copies: pack a cache-sized piece into a bounce
+ * buffer, write it to the receiver (its buffer or its layout), repeat. */
+int fy_zc_pack_write(fy_request_t *r, int peer_local, const fy_zdesc_t *peer, uint64_t raddr, size_t n) {
+  static char *bounce;
+  static size_t bounce_len;
+  size_t chunk = fy_config.cma_chunk > 0 ? (size_t)fy_config.cma_chunk : (size_t)128 << 10;
+  if (bounce_len < chunk) {
+    free(bounce);
+    bounce_len = 0;
+    if (!(bounce = malloc(chunk))) return -1;
+    bounce_len = chunk;
+  }
+  for (size_t off = 0; off < n; off += chunk) {
+    size_t len = n - off < chunk ? n - off : chunk;
+    fy_type_pack_range(r->type, r->count, r->sbuf, off, len, bounce);
+    /* seen from the copy loop, the bounce buffer holds bytes [off, off+len) */
+    fy_zdesc_t mine = {.base = (uint64_t)(uintptr_t)bounce - off};
+    int rc = peer->nsegs ? fy_zc_copy(peer_local, &mine, peer, off, off + len, 1)
+                         : fy_shm_cma_write(peer_local, (void *)(uintptr_t)(raddr + off), bounce, len);
+    if (rc) return rc;
+  }
+  return 0;
 }

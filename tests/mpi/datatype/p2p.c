@@ -154,12 +154,20 @@ int main(int argc, char **argv)
             MPI_Datatype big, mid;
             MPI_Type_vector(160, 250, 500, MPI_DOUBLE, &big); MPI_Type_commit(&big);
             MPI_Type_vector(320, 125, 375, MPI_DOUBLE, &mid); MPI_Type_commit(&mid);
-            for (int dir = 0; dir < 2; dir++) {
-                MPI_Datatype ts = dir ? mid : big, tr = dir ? big : mid;
-                long ss = dir ? 375 : 500, sb = dir ? 125 : 250, rs = dir ? 500 : 375, rb = dir ? 250 : 125;
+            for (int dir = 0; dir < 4; dir++) {
+                MPI_Datatype ts = dir % 2 ? mid : big, tr = dir % 2 ? big : mid;
+                int o = dir % 2;
+                long ss = o ? 375 : 500, sb = o ? 125 : 250, rs = o ? 500 : 375, rb = o ? 250 : 125;
                 for (long i = 0; i < 3 * n + 8; i++) { sbuf[i] = -2; rbuf[i] = -1; }
                 for (long i = 0; i < n; i++) sbuf[(i / sb) * ss + i % sb] = val(rank, i);
-                CHECK_OK(MPI_Sendrecv(sbuf, 1, ts, next, 9, rbuf, 1, tr, prev, 9, MPI_COMM_WORLD, &st));
+                if (dir < 2) {
+                    CHECK_OK(MPI_Sendrecv(sbuf, 1, ts, next, 9, rbuf, 1, tr, prev, 9, MPI_COMM_WORLD, &st));
+                } else { /* receive posted first, not waited on: one side copies alone */
+                    CHECK_OK(MPI_Irecv(rbuf, 1, tr, prev, 9, MPI_COMM_WORLD, &rq[0]));
+                    MPI_Barrier(MPI_COMM_WORLD);
+                    CHECK_OK(MPI_Isend(sbuf, 1, ts, next, 9, MPI_COMM_WORLD, &rq[1]));
+                    CHECK_OK(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+                }
                 for (long i = 0; i < n; i++)
                     if (rbuf[(i / rb) * rs + i % rb] != val(prev, i)) { CHECK(0, "big blocks dir %d: %ld", dir, i); break; }
                 CHECK(rbuf[rb] == -1 && rbuf[3 * n] == -1, "big blocks: hole written");
