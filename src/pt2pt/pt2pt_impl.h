@@ -73,4 +73,30 @@ static inline int fy_local_of(fy_comm_t *c, int rank) {
 void fy_recv_set_status(fy_request_t *r, int src, int tag, size_t bytes, size_t len);
 const void *fy_send_data(fy_request_t *r);
 extern size_t fy_eager_max;
+
+/* Zero-copy rendezvous of derived types (zcopy.c): each side of a
+ * transfer publishes its layout (a fy_zdesc_t in the sender's rank area,
+ * next to the claim slot); whichever side copies reads the other's run list
+ * and moves the data by cross-memory attach with iovec lists, no packing. */
+typedef struct fy_zdesc {
+  uint64_t base;        /* buffer (the data itself when nsegs == 0) */
+  uint64_t segs;        /* the owner's fy_seg_t array (its address space) */
+  int64_t nsegs, rep, rep_stride, extent, count, size;
+  int64_t flags;        /* FY_ZD_LAZY: the sender packs as it copies (it
+                           copies alone, or both stream through the pipe) */
+} fy_zdesc_t;
+enum { FY_ZD_LAZY = 1 };
+typedef struct fy_zpair { fy_zdesc_t s, r; } fy_zpair_t;
+/* Whether this side moves r's data in place (else it packs / stages). */
+int fy_zc_in_place(const fy_request_t *r);
+void fy_zc_describe(fy_zdesc_t *d, const fy_request_t *r, const void *data, int sender);
+/* Pipe callbacks: pack r's data into / unpack it from a pipe slot. */
+void fy_zc_pack_cb(void *r, size_t off, void *data, size_t len);
+void fy_zc_unpack_cb(void *r, size_t off, void *data, size_t len);
+/* Move packed bytes [from, n) between my side (mine) and the peer's. */
+int fy_zc_copy(int peer_local, const fy_zdesc_t *mine, const fy_zdesc_t *peer, size_t from, size_t n,
+               int write);
+/* Sender of FY_ZD_LAZY data: pack piece by piece and write n bytes to the
+ * receiver (its layout `peer`, or its buffer at raddr when contiguous). */
+int fy_zc_pack_write(fy_request_t *r, int peer_local, const fy_zdesc_t *peer, uint64_t raddr, size_t n);
 #endif

@@ -9,7 +9,8 @@
 #include <errno.h>
 
 #define NSLOTS 256
-size_t fy_rndv_area_bytes = NSLOTS * sizeof(fy_rndv_slot_t);
+/* the claim slots, then one layout pair per slot (zcopy.c) */
+size_t fy_rndv_area_bytes = NSLOTS * (sizeof(fy_rndv_slot_t) + sizeof(fy_zpair_t));
 
 static uint32_t free_slots[NSLOTS];
 static int nfree_slots;
@@ -41,6 +42,16 @@ static inline fy_rndv_slot_t *slot_at(int local, uint32_t i) {
   return (fy_rndv_slot_t *)fy_shm_rank_area(local) + i;
 }
 
+static inline fy_zpair_t *zpair_at(int local, uint32_t i) {
+  return (fy_zpair_t *)((char *)fy_shm_rank_area(local) + NSLOTS * sizeof(fy_rndv_slot_t)) + i;
+}
+
+/* A derived-type transfer whose data some side moves in place. */
+static int zc_transfer(int sender_local, uint32_t slot) {
+  fy_zpair_t *z = zpair_at(sender_local, slot);
+  return z->s.nsegs != 0 || z->r.nsegs != 0;
+}
+
 static inline uint64_t xfer_id(uint32_t slot, uint32_t gen) {
   return ((uint64_t)gen << 16) | slot;
 }
@@ -59,6 +70,7 @@ static void send_rts(fy_request_t *r) {
   slot_req[i] = r;
   r->slot = i;
   r->gen = slot_gen[i];
+  fy_zc_describe(&zpair_at(my_local, i)->s, r, fy_send_data(r), 1);
   atomic_store_explicit(&s->state, FY_SLOT_WORD(r->gen, FY_SLOT_POSTED), memory_order_release);
   fy_pkt_t h = {.type = FY_PKT_RTS, .src = r->comm->rank, .tag = r->tag, .ctx = r->ctx,
                 .len = r->bytes, .sreq = (uint64_t)(uintptr_t)r,
@@ -83,6 +95,10 @@ int fy_rndv_send_start(fy_request_t *r, int dst, const void *data) {
 static int copy_recv_side(fy_request_t *r, int src_local, const fy_rndv_slot_t *s, uint64_t saddr) {
   size_t n = (size_t)s->rcap;
   if (n == 0) return 0;
+  if (zc_transfer(src_local, r->slot)) {
+    fy_zpair_t *z = zpair_at(src_local, r->slot);
+    return fy_zc_copy(src_local, &z->r, &z->s, 0, n, 0);
+  }
   return fy_shm_cma_read(src_local, (void *)(uintptr_t)s->raddr, (const void *)(uintptr_t)saddr, n);
 }
 
@@ -99,12 +115,20 @@ static void send_cts(int dst, const fy_pkt_t *cts) { fy_out_send(dst, cts, NULL,
  * another call's wait, a test, a PEF turn or an agent): these move only
  * while both poll. Without cross-memory attach the pipe is the only way. */
 static int both_mode(fy_request_t *r) {
+  fy_zpair_t *z = zpair_at(r->peer_local, r->slot);
+  int lazy = (z->s.flags & FY_ZD_LAZY) != 0;
+  if (!lazy && (z->s.nsegs != 0 || fy_zc_in_place(r))) return 0; /* one iovec copy by either side */
   if (!use_cma) return FY_SLOT_PIPE;
   if (fy_pt2pt_in_signal || fy_progress_agent || !fy_req_waited(r) || r->peer_local == my_local ||
       !atomic_load_explicit(fy_shm_in_mpi_word(r->peer_local), memory_order_relaxed))
     return 0;
-  if (r->xfer_len <= (size_t)fy_config.pipe_threshold) return pipe_recv.head ? 0 : FY_SLOT_PIPE;
+  /* a sender that packs as it goes streams through the pipe at any size */
+  if (lazy || r->xfer_len <= (size_t)fy_config.pipe_threshold) return pipe_recv.head ? 0 : FY_SLOT_PIPE;
   return FY_SLOT_SHARE;
+}
+
+static int sender_lazy(int sender_local, uint32_t slot) {
+  return (zpair_at(sender_local, slot)->s.flags & FY_ZD_LAZY) != 0;
 }
 
 /* Receiver: set up a PIPE or SHARE transfer (before the slot says so). */
@@ -142,20 +166,25 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   }
   fy_recv_set_status(r, h->src, h->tag, n, len);
   void *dst;
+  int both = both_mode(r), lazy = sender_lazy(src_local, h->slot);
   if (r->type->is_contig) {
     dst = (char *)r->rbuf + r->type->true_lb;
+  } else if (fy_zc_in_place(r)) {
+    dst = r->rbuf; /* moved in place by iovecs: see zcopy.c */
+  } else if (both == FY_SLOT_PIPE) {
+    dst = NULL; /* unpacked straight from the pipe slots */
   } else {
     r->tmp = malloc(n ? n : 1);
     if (!r->tmp) fy_abort(MPI_ERR_NO_MEM, "out of memory for a rendezvous receive");
     dst = r->tmp;
   }
   fy_rndv_slot_t *s = slot_at(src_local, h->slot);
+  fy_zc_describe(&zpair_at(src_local, h->slot)->r, r, dst, 0);
   s->raddr = (uint64_t)(uintptr_t)dst;
   s->rcap = n;
   s->rreq = (uint64_t)(uintptr_t)r;
   s->rlocal = my_local;
   fy_pkt_t cts = {.type = FY_PKT_CTS, .sreq = h->sreq, .slot = h->slot, .gen = h->gen};
-  int both = both_mode(r);
   if (both) {
     set_both(r, s, both);
     atomic_store_explicit(&s->state, FY_SLOT_WORD(h->gen, both), memory_order_release);
@@ -173,6 +202,8 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
     /* Matched in passing (Irecv, a test, another wait): offer the copy to
      * the sender and go on; whichever side is next in MPI takes it. */
     send_cts(src_local, &cts);
+  else if (lazy)
+    send_cts(src_local, &cts); /* only the sender can pack its data */
   else if (atomic_load_explicit(fy_shm_in_mpi_word(src_local), memory_order_relaxed))
     /* Both sides waiting and the pipe busy (several transfers in flight):
      * offer it to the sender too. It claims in arrival order, we claim from
@@ -206,6 +237,7 @@ static int try_upgrade(fy_request_t *r, fy_rndv_slot_t *s) {
 static int try_recv_copy(fy_request_t *r) {
   fy_rndv_slot_t *s = slot_at(r->peer_local, r->slot);
   if (try_upgrade(r, s)) return 1;
+  if (sender_lazy(r->peer_local, r->slot)) return 0; /* the sender packs and copies */
   uint64_t expect = FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED);
   if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, FY_SLOT_RCOPY),
                                                memory_order_acq_rel, memory_order_acquire))
@@ -262,7 +294,17 @@ void fy_rndv_on_cts(const fy_pkt_t *h) {
                                                memory_order_acq_rel, memory_order_acquire))
     return; /* the receiver copies: FIN_S follows */
   size_t n = (size_t)s->rcap;
-  if (n && fy_shm_cma_write(r->peer_local, (void *)(uintptr_t)s->raddr, fy_send_data(r), n) != 0)
+  fy_zpair_t *z = zpair_at(my_local, r->slot);
+  int rc = 0;
+  if (!n)
+    rc = 0;
+  else if (z->s.flags & FY_ZD_LAZY) /* pack piece by piece as it copies */
+    rc = fy_zc_pack_write(r, r->peer_local, &z->r, s->raddr, n);
+  else if (z->s.nsegs || z->r.nsegs)
+    rc = fy_zc_copy(r->peer_local, &z->s, &z->r, 0, n, 1);
+  else
+    rc = fy_shm_cma_write(r->peer_local, (void *)(uintptr_t)s->raddr, fy_send_data(r), n);
+  if (rc != 0)
     fy_abort(MPI_ERR_INTERN, "process_vm_writev failed during a rendezvous send");
   fy_pt2pt_stats.rndv_cma_send++;
   fy_pkt_t fin = {.type = FY_PKT_FIN_R, .rreq = s->rreq, .len = n};
@@ -358,7 +400,9 @@ int fy_rndv_progress(void) {
   for (fy_request_t *r = pipe_send.head, *nx; r; r = nx) {
     nx = r->lnext;
     size_t before = r->pipe.done;
-    if (fy_shm_pipe_push(&r->pipe, fy_send_data(r))) {
+    int fin = sender_lazy(my_local, r->slot) ? fy_shm_pipe_push_fn(&r->pipe, fy_zc_pack_cb, r)
+                                             : fy_shm_pipe_push(&r->pipe, fy_send_data(r));
+    if (fin) {
       pipe_remove(&pipe_send, r);
       slot_free(r->slot);
       fy_req_complete(r);
@@ -372,7 +416,9 @@ int fy_rndv_progress(void) {
     size_t before = r->pipe.done;
     void *dst = r->tmp ? r->tmp : (char *)r->rbuf + r->type->true_lb;
     size_t cap = (size_t)fy_status_get_count(&r->status);
-    if (fy_shm_pipe_pull(&r->pipe, dst, cap)) {
+    int fin = r->tmp || r->type->is_contig ? fy_shm_pipe_pull(&r->pipe, dst, cap)
+                                           : fy_shm_pipe_pull_fn(&r->pipe, fy_zc_unpack_cb, r, cap);
+    if (fin) {
       pipe_remove(&pipe_recv, r);
       fy_pt2pt_complete(r);
       n++;

@@ -1251,7 +1251,6 @@ FERRY_API_PUBLIC int PMPI_Type_vector(int count, int blocklength, int stride, MP
   if ((fy_err = fy_check_ptr(newtype, "newtype"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
   if ((fy_err = fy_check_count(blocklength, "blocklength"))) goto fail;
-  if ((fy_err = fy_check_count(stride, "stride"))) goto fail;
   fy_err = fy_mpi_type_vector(count, blocklength, stride, oldtype, newtype);
   if (fy_err) goto fail;
   FY_API_EXIT();
@@ -1272,7 +1271,6 @@ FERRY_API_PUBLIC int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, 
   if ((fy_err = fy_check_ptr(newtype, "newtype"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
   if ((fy_err = fy_check_count(blocklength, "blocklength"))) goto fail;
-  if ((fy_err = fy_check_count(stride, "stride"))) goto fail;
   fy_err = fy_mpi_type_vector_c(count, blocklength, stride, oldtype, newtype);
   if (fy_err) goto fail;
   FY_API_EXIT();

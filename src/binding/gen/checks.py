@@ -28,6 +28,7 @@ SKIP_PARAMS = {
     "MPI_Comm_accept:root", "MPI_Comm_connect:root",
     "MPI_Abort:comm",            # MPI_Abort must work even with a broken communicator
     "MPI_Errhandler_free:errhandler",
+    "MPI_Type_vector:stride",     # a stride may be negative
 }
 
 # Handle kinds whose C handle is an int and that have a c2f/f2c/toint/fromint

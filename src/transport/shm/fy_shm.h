@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #define FY_SHM_EAGAIN 1
 
@@ -123,6 +124,11 @@ bool fy_shm_cma_available(void);
  * resumed internally. */
 int fy_shm_cma_read(int peer_local, void *dst, const void *peer_src, size_t len);
 int fy_shm_cma_write(int peer_local, void *peer_dst, const void *src, size_t len);
+/* One process_vm_readv (write: writev) call over iovec lists (each at most
+ * IOV_MAX long): the bytes moved (may be fewer than asked), or -1 with errno;
+ * 0 moved is reported as -1/EFAULT. Retries EINTR. */
+ssize_t fy_shm_cma_v(int peer_local, const struct iovec *local, unsigned long nl, const struct iovec *remote,
+                     unsigned long nr, bool write);
 
 /* Pipelined copy: the sender pushes chunks of buf into its own shared slots,
  * tagged with (receiver, xfer_id); the receiver pulls them in order. Each
@@ -138,6 +144,12 @@ void fy_shm_pipe_init(fy_shm_pipe_t *p, int peer, uint64_t xfer_id, size_t len);
 int fy_shm_pipe_push(fy_shm_pipe_t *p, const void *buf);  /* sender */
 /* receiver: bytes past cap are drained and dropped (truncation) */
 int fy_shm_pipe_pull(fy_shm_pipe_t *p, void *buf, size_t cap);
+/* The same with a callback that fills (sender) or takes (receiver) the
+ * bytes [off, off+len) of the transfer in a slot: derived datatypes pack
+ * into and unpack from the slots directly. */
+typedef void (*fy_shm_pipe_fn)(void *arg, size_t off, void *data, size_t len);
+int fy_shm_pipe_push_fn(fy_shm_pipe_t *p, fy_shm_pipe_fn fill, void *arg);
+int fy_shm_pipe_pull_fn(fy_shm_pipe_t *p, fy_shm_pipe_fn drain, void *arg, size_t cap);
 size_t fy_shm_pipe_chunk(void);
 int fy_shm_pipe_slots(void);
 /* Turn cross-memory attach off (FERRY_CMA=0); it cannot be turned on when

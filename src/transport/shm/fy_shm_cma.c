@@ -57,3 +57,15 @@ int fy_shm_cma_read(int peer_local, void *dst, const void *peer_src, size_t len)
 int fy_shm_cma_write(int peer_local, void *peer_dst, const void *src, size_t len) {
   return cma(peer_local, (void *)src, peer_dst, len, true);
 }
+
+ssize_t fy_shm_cma_v(int peer_local, const struct iovec *local, unsigned long nl, const struct iovec *remote,
+                     unsigned long nr, bool write) {
+  pid_t pid = (pid_t)fy_shm_rank(peer_local)->pid;
+  for (;;) {
+    ssize_t n = write ? process_vm_writev(pid, local, nl, remote, nr, 0)
+                      : process_vm_readv(pid, local, nl, remote, nr, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0) errno = EFAULT; /* nothing moved: the remote range is not mapped */
+    return n;
+  }
+}

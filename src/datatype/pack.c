@@ -1,0 +1,197 @@
+/* The pack engine: a cursor over the flattened layout (item, repetition,
+ * run, block, byte) that packs, unpacks or lists iovecs for any byte range
+ * of the packed stream. Fast paths: contiguous types are one memcpy; runs
+ * of 4-, 8- and 16-byte blocks copy with fixed-size moves. See fy_datatype.h. */
+#include "datatype/dt_impl.h"
+#include <string.h>
+
+enum { OP_PACK, OP_UNPACK, OP_IOV };
+
+typedef struct {
+  MPI_Count k, q, i, j; /* item, repetition, run, block */
+  MPI_Aint b;           /* byte within the block */
+} cur_t;
+
+/* Position of packed byte `off` (< count * size). */
+static void locate(const fy_flat_t *f, size_t off, cur_t *c) {
+  MPI_Count per = f->pre[f->nsegs];
+  c->k = (MPI_Count)off / f->size;
+  MPI_Count r = (MPI_Count)off % f->size;
+  c->q = r / per;
+  r %= per;
+  MPI_Count lo = 0, hi = f->nsegs - 1; /* last run with pre <= r */
+  while (lo < hi) {
+    MPI_Count mid = (lo + hi + 1) / 2;
+    if (f->pre[mid] <= r) lo = mid; else hi = mid - 1;
+  }
+  c->i = lo;
+  r -= f->pre[lo];
+  c->j = r / f->segs[lo].len;
+  c->b = r % f->segs[lo].len;
+}
+
+#define COPY_RUN(T)                                                         \
+  do {                                                                      \
+    if (op == OP_PACK)                                                      \
+      for (MPI_Count x = 0; x < nb; x++, p += st, s += sizeof(T))           \
+        memcpy(s, p, sizeof(T));                                            \
+    else                                                                    \
+      for (MPI_Count x = 0; x < nb; x++, p += st, s += sizeof(T))           \
+        memcpy(p, s, sizeof(T));                                            \
+  } while (0)
+
+static inline __attribute__((always_inline)) size_t
+walk(const fy_flat_t *f, MPI_Count count, uintptr_t base, size_t off, size_t len, int op, char *s,
+     struct iovec *iov, int maxiov, int *niov) {
+  size_t total = (size_t)(count * f->size);
+  if (off >= total || len == 0) return 0;
+  if (len > total - off) len = total - off;
+  size_t left = len;
+  int nv = 0;
+  cur_t c;
+  locate(f, off, &c);
+  for (; c.k < count; c.k++, c.q = 0) {
+    uintptr_t ib = base + (uintptr_t)(c.k * f->extent);
+    for (; c.q < f->rep; c.q++, c.i = 0) {
+      uintptr_t rb = ib + (uintptr_t)(c.q * f->rep_stride);
+      for (; c.i < f->nsegs; c.i++, c.j = 0) {
+        const fy_seg_t *g = &f->segs[c.i];
+        char *p = (char *)(rb + (uintptr_t)(g->disp + c.j * g->stride));
+        MPI_Aint st = g->stride;
+        if (c.b) { /* finish a partial block */
+          size_t m = (size_t)(g->len - c.b);
+          if (m > left) m = left;
+          if (op == OP_PACK) memcpy(s, p + c.b, m);
+          else if (op == OP_UNPACK) memcpy(p + c.b, s, m);
+          else {
+            if (nv == maxiov) goto out;
+            iov[nv].iov_base = p + c.b;
+            iov[nv++].iov_len = m;
+          }
+          s += m;
+          left -= m;
+          if (!left) goto out;
+          c.b = 0;
+          c.j++;
+          p += st;
+        }
+        MPI_Count nb = g->n - c.j;
+        size_t blen = (size_t)g->len;
+        if ((size_t)nb * blen > left) nb = (MPI_Count)(left / blen);
+        if (op == OP_IOV) {
+          if (nb > maxiov - nv) nb = maxiov - nv;
+          for (MPI_Count x = 0; x < nb; x++, p += st) {
+            iov[nv].iov_base = p;
+            iov[nv++].iov_len = blen;
+          }
+          s += nb * blen;
+        } else if (blen == 8) COPY_RUN(uint64_t);
+        else if (blen == 4) COPY_RUN(uint32_t);
+        else if (blen == 16) {
+          typedef struct { uint64_t a, b; } u128;
+          COPY_RUN(u128);
+        } else if (op == OP_PACK) {
+          for (MPI_Count x = 0; x < nb; x++, p += st, s += blen) memcpy(s, p, blen);
+        } else {
+          for (MPI_Count x = 0; x < nb; x++, p += st, s += blen) memcpy(p, s, blen);
+        }
+        left -= (size_t)nb * blen;
+        c.j += nb;
+        if (c.j < g->n) { /* the range (or the iovec list) ends inside this run */
+          if (!left || (op == OP_IOV && nv == maxiov)) goto out;
+          if (op == OP_PACK) memcpy(s, p, left);
+          else if (op == OP_UNPACK) memcpy(p, s, left);
+          else {
+            iov[nv].iov_base = p;
+            iov[nv++].iov_len = left;
+          }
+          s += left;
+          left = 0;
+          goto out;
+        }
+        if (!left) goto out;
+      }
+    }
+  }
+out:
+  if (niov) *niov = nv;
+  return len - left;
+}
+
+size_t fy_type_pack_range(const fy_datatype_t *t, MPI_Count count, const void *buf, size_t offset,
+                          size_t len, void *out) {
+  size_t total = (size_t)(count * t->size);
+  if (offset >= total) return 0;
+  if (len > total - offset) len = total - offset;
+  if (t->is_contig) {
+    memcpy(out, (const char *)buf + t->true_lb + offset, len);
+    return len;
+  }
+  return walk(&t->pk, count, (uintptr_t)buf, offset, len, OP_PACK, out, NULL, 0, NULL);
+}
+
+size_t fy_type_unpack_range(const fy_datatype_t *t, MPI_Count count, void *buf, size_t offset,
+                            size_t len, const void *in) {
+  size_t total = (size_t)(count * t->size);
+  if (offset >= total) return 0;
+  if (len > total - offset) len = total - offset;
+  if (t->is_contig) {
+    memcpy((char *)buf + t->true_lb + offset, in, len);
+    return len;
+  }
+  return walk(&t->pk, count, (uintptr_t)buf, offset, len, OP_UNPACK, (char *)in, NULL, 0, NULL);
+}
+
+void fy_type_pack(const fy_datatype_t *t, MPI_Count count, const void *buf, void *out) {
+  fy_type_pack_range(t, count, buf, 0, (size_t)(count * t->size), out);
+}
+
+void fy_type_unpack(const fy_datatype_t *t, MPI_Count count, const void *in, size_t bytes, void *buf) {
+  fy_type_unpack_range(t, count, buf, 0, bytes, in);
+}
+
+int fy_flat_iov(const fy_flat_t *f, MPI_Count count, uintptr_t base, size_t offset, struct iovec *iov,
+                int max, size_t maxbytes, size_t *bytes) {
+  int nv = 0;
+  *bytes = walk(f, count, base, offset, maxbytes, OP_IOV, NULL, iov, max, &nv);
+  return nv;
+}
+
+/* ---- element counts ---- */
+
+MPI_Count fy_type_elements(const fy_datatype_t *t, MPI_Count bytes) {
+  if (t->size == 0) return 0;
+  MPI_Count full = bytes / t->size, rest = bytes % t->size;
+  MPI_Count n = full * t->nbasic;
+  const fy_flat_t *f = &t->flat;
+  MPI_Count per = f->pre[f->nsegs], perel = f->rep ? t->nbasic / f->rep : 0;
+  n += (rest / per) * perel;
+  rest %= per;
+  for (MPI_Count i = 0; i < f->nsegs && rest > 0; i++) {
+    const fy_seg_t *s = &f->segs[i];
+    MPI_Count sb = s->len * s->n;
+    MPI_Count m = rest < sb ? rest : sb;
+    if (m % s->esize) return MPI_UNDEFINED;
+    n += m / s->esize;
+    rest -= m;
+  }
+  return n;
+}
+
+MPI_Count fy_type_elements_bytes(const fy_datatype_t *t, MPI_Count n) {
+  if (n == 0) return 0;
+  if (t->nbasic == 0) return -1;
+  MPI_Count full = n / t->nbasic, rest = n % t->nbasic;
+  MPI_Count bytes = full * t->size;
+  const fy_flat_t *f = &t->flat;
+  MPI_Count per = f->pre[f->nsegs], perel = t->nbasic / f->rep;
+  bytes += (rest / perel) * per;
+  rest %= perel;
+  for (MPI_Count i = 0; i < f->nsegs && rest > 0; i++) {
+    const fy_seg_t *s = &f->segs[i];
+    MPI_Count se = s->len * s->n / s->esize, m = rest < se ? rest : se;
+    bytes += m * s->esize;
+    rest -= m;
+  }
+  return bytes;
+}

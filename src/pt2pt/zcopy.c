@@ -1,0 +1,169 @@
+/* Zero-copy rendezvous for derived datatypes: the layout descriptors and
+ * the iovec copy loop. See pt2pt_impl.h.
+ *
+ * A side moves its data in place when cross-memory attach works and its
+ * blocks average at least FERRY_ZC_MIN_BLOCK bytes (a kernel iovec costs
+ * more than copying a few bytes twice); otherwise it packs (sender) or
+ * stages and unpacks (receiver), and the copy sees a contiguous buffer on
+ * that side. Both in place is the common large-block case. */
+#include "pt2pt/pt2pt_impl.h"
+#include "datatype/fy_datatype.h"
+#include "runtime/fy_config.h"
+#include "transport/shm/fy_shm.h"
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef IOV_MAX
+#define IOV_MAX 1024
+#endif
+#define NIOV (IOV_MAX < 1024 ? IOV_MAX : 1024)
+
+int fy_zc_in_place(const fy_request_t *r) {
+  const fy_datatype_t *t = r->type;
+  if (t->is_contig || !fy_config.cma || !fy_shm_cma_available()) return 0;
+  MPI_Count blocks = 0;
+  for (MPI_Count i = 0; i < t->pk.nsegs; i++) blocks += t->pk.segs[i].n;
+  blocks *= t->pk.rep;
+  if (blocks == 0) return 0;
+  return t->size / blocks >= (MPI_Count)fy_config.zc_min_block;
+}
+
+void fy_zc_describe(fy_zdesc_t *d, const fy_request_t *r, const void *data, int sender) {
+  memset(d, 0, sizeof *d);
+  const fy_datatype_t *t = r->type;
+  if (t->is_contig || r->tmp || !fy_zc_in_place(r)) {
+    d->base = (uint64_t)(uintptr_t)data;
+    if (sender && !t->is_contig) d->flags = FY_ZD_LAZY;
+    return;
+  }
+  d->base = (uint64_t)(uintptr_t)r->rbuf; /* sbuf and rbuf are the user buffer */
+  d->segs = (uint64_t)(uintptr_t)t->pk.segs;
+  d->nsegs = t->pk.nsegs;
+  d->rep = t->pk.rep;
+  d->rep_stride = t->pk.rep_stride;
+  d->extent = t->extent;
+  d->count = r->count;
+  d->size = t->size;
+}
+
+void fy_zc_pack_cb(void *arg, size_t off, void *data, size_t len) {
+  fy_request_t *r = arg;
+  fy_type_pack_range(r->type, r->count, r->sbuf, off, len, data);
+}
+
+void fy_zc_unpack_cb(void *arg, size_t off, void *data, size_t len) {
+  fy_request_t *r = arg;
+  fy_type_unpack_range(r->type, r->count, r->rbuf, off, len, data);
+}
+
+/* A flat view of a descriptor (segs/pre allocated for a peer's layout). */
+typedef struct {
+  fy_flat_t f;
+  fy_seg_t one;
+  MPI_Count pre1[2];
+  MPI_Count count;
+  uintptr_t base;
+  int owned;
+} view_t;
+
+static int view_of(view_t *v, const fy_zdesc_t *d, int peer_local, int remote, size_t n) {
+  memset(v, 0, sizeof *v);
+  v->base = (uintptr_t)d->base;
+  if (d->nsegs == 0) { /* one contiguous block */
+    v->one = (fy_seg_t){0, (MPI_Aint)n, 1, 0, 1, MPI_BYTE};
+    v->f = (fy_flat_t){&v->one, 1, v->pre1, 1, 0, 0, (MPI_Aint)n};
+    v->count = 1;
+    fy_flat_prefix(&v->f);
+    return 0;
+  }
+  v->f.nsegs = d->nsegs;
+  v->f.rep = d->rep;
+  v->f.rep_stride = d->rep_stride;
+  v->f.extent = d->extent;
+  v->count = d->count;
+  v->f.pre = malloc((size_t)(d->nsegs + 1) * sizeof *v->f.pre);
+  if (!v->f.pre) return -1;
+  v->owned = 1;
+  if (!remote) {
+    v->f.segs = (fy_seg_t *)(uintptr_t)d->segs;
+  } else {
+    v->f.segs = malloc((size_t)d->nsegs * sizeof *v->f.segs);
+    v->owned = 2;
+    if (!v->f.segs ||
+        fy_shm_cma_read(peer_local, v->f.segs, (const void *)(uintptr_t)d->segs,
+                        (size_t)d->nsegs * sizeof *v->f.segs) != 0)
+      return -1;
+  }
+  fy_flat_prefix(&v->f);
+  return 0;
+}
+
+static void view_free(view_t *v) {
+  if (v->owned) free(v->f.pre);
+  if (v->owned == 2) free(v->f.segs);
+}
+
+int fy_zc_copy(int peer_local, const fy_zdesc_t *mine, const fy_zdesc_t *peer, size_t from, size_t n,
+               int write) {
+  view_t lv, rv;
+  int rc = -1;
+  struct iovec *liov = NULL, *riov = NULL;
+  if (view_of(&lv, mine, peer_local, 0, n) || view_of(&rv, peer, peer_local, 1, n)) goto out;
+  liov = malloc(2 * NIOV * sizeof *liov);
+  if (!liov) goto out;
+  riov = liov + NIOV;
+  size_t chunk = fy_config.cma_chunk > 0 ? (size_t)fy_config.cma_chunk : n, off = from;
+  int niov = NIOV;
+  while (off < n) {
+    size_t want = n - off < chunk ? n - off : chunk, lb, rb;
+    int nl = fy_flat_iov(&lv.f, lv.count, lv.base, off, liov, niov, want, &lb);
+    int nr = fy_flat_iov(&rv.f, rv.count, rv.base, off, riov, niov, lb, &rb);
+    if (rb == 0) { errno = EFAULT; goto out; }
+    if (rb < lb) { /* the peer's list ran out of entries first: cut ours to match */
+      size_t acc = 0;
+      int i = 0;
+      while (acc + liov[i].iov_len < rb) acc += liov[i++].iov_len;
+      liov[i].iov_len = rb - acc;
+      nl = i + 1;
+    }
+    ssize_t k = fy_shm_cma_v(peer_local, liov, (unsigned long)nl, riov, (unsigned long)nr, write);
+    if (k < 0 && (errno == ENOMEM || errno == EINVAL) && niov > 1) {
+      niov /= 2; /* the kernel could not take that many iovecs: fewer per call */
+      continue;
+    }
+    if (k <= 0) goto out;
+    off += (size_t)k;
+  }
+  rc = 0;
+out:
+  free(liov);
+  view_free(&lv);
+  view_free(&rv);
+  return rc;
+}
+
+/* A sender that packs as it copies: pack a cache-sized piece into a bounce
+ * buffer, write it to the receiver (its buffer or its layout), repeat. */
+int fy_zc_pack_write(fy_request_t *r, int peer_local, const fy_zdesc_t *peer, uint64_t raddr, size_t n) {
+  static char *bounce;
+  static size_t bounce_len;
+  size_t chunk = fy_config.cma_chunk > 0 ? (size_t)fy_config.cma_chunk : (size_t)128 << 10;
+  if (bounce_len < chunk) {
+    free(bounce);
+    bounce_len = 0;
+    if (!(bounce = malloc(chunk))) return -1;
+    bounce_len = chunk;
+  }
+  for (size_t off = 0; off < n; off += chunk) {
+    size_t len = n - off < chunk ? n - off : chunk;
+    fy_type_pack_range(r->type, r->count, r->sbuf, off, len, bounce);
+    /* seen from the copy loop, the bounce buffer holds bytes [off, off+len) */
+    fy_zdesc_t mine = {.base = (uint64_t)(uintptr_t)bounce - off};
+    int rc = peer->nsegs ? fy_zc_copy(peer_local, &mine, peer, off, off + len, 1)
+                         : fy_shm_cma_write(peer_local, (void *)(uintptr_t)(raddr + off), bounce, len);
+    if (rc) return rc;
+  }
+  return 0;
+}
