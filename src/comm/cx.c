@@ -92,9 +92,32 @@ int fy_cx_reduce_band(const fy_cx_t *d, uint32_t *w, int nw) {
   return err;
 }
 
+/* Recursive doubling (log2 n rounds, each a swap); the members beyond the
+ * largest power of two fold into a partner first and get the result last. */
 int fy_cx_allreduce_band(const fy_cx_t *d, uint32_t *w, int nw) {
-  int err = fy_cx_reduce_band(d, w, nw);
-  return err ? err : fy_cx_bcast(d, w, (size_t)nw * sizeof *w);
+  int n = d->n, me = rel(d), p2 = 1, err = MPI_SUCCESS;
+  size_t bytes = (size_t)nw * sizeof *w;
+  while (p2 * 2 <= n) p2 *= 2;
+  uint32_t *tmp = malloc(bytes ? bytes : 1);
+  if (!tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory agreeing on a context id");
+  if (me >= p2) {
+    if (!(err = fy_cx_send(d->c, abs_of(d, me - p2), TAG_REDUCE, w, bytes)))
+      err = fy_cx_recv(d->c, abs_of(d, me - p2), TAG_BCAST, w, bytes);
+    free(tmp);
+    return err;
+  }
+  if (me + p2 < n) {
+    if ((err = fy_cx_recv(d->c, abs_of(d, me + p2), TAG_REDUCE, tmp, bytes))) goto done;
+    for (int i = 0; i < nw; i++) w[i] &= tmp[i];
+  }
+  for (int mask = 1; mask < p2; mask <<= 1) {
+    if ((err = fy_cx_swap(d->c, abs_of(d, me ^ mask), TAG_SWAP + 1, w, bytes, tmp, bytes))) goto done;
+    for (int i = 0; i < nw; i++) w[i] &= tmp[i];
+  }
+  if (me + p2 < n) err = fy_cx_send(d->c, abs_of(d, me + p2), TAG_BCAST, w, bytes);
+done:
+  free(tmp);
+  return err;
 }
 
 int fy_cx_allgather(const fy_cx_t *d, const void *mine, size_t n, void *all) {
@@ -126,36 +149,47 @@ static int lowest_waiting(uint32_t ctx) {
 }
 
 int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32_t *ctx) {
-  enum { W = FY_CTX_WORDS };
-  uint32_t m[W + 1], o[W + 1];
+  enum { W = FY_CTX_WORDS, FIRST = 4 };
+  uint32_t m[W + 1], o[W + 1], full[W];
   uint32_t key = d->c->ctx;
-  int err = MPI_SUCCESS, slot = -1;
+  int err = MPI_SUCCESS, slot = -1, nw = FIRST; /* the low slots first: small messages */
   for (int i = 0; i < MAXWAIT && slot < 0; i++)
     if (!waiting[i]) slot = i;
   if (slot >= 0) waiting[slot] = key + 1;
-  for (int round = 0;; round++) {
+  for (;;) {
     int own = !mask_busy && lowest_waiting(key);
+    memset(m, 0, sizeof m);
     if (own) {
       mask_busy = 1;
-      fy_ctx_mask_snapshot(m);
-      m[W] = 1; /* "everybody offered their bitmap" */
+      fy_ctx_mask_snapshot(full);
+      memcpy(m, full, (size_t)nw * sizeof *m);
+      m[nw] = 1; /* "everybody offered their bitmap" */
+    }
+    size_t bytes = (size_t)(nw + 1) * sizeof *m;
+    if (bridge) {
+      err = fy_cx_reduce_band(d, m, nw + 1);
+      if (!err && d->me == d->root) {
+        err = fy_cx_swap(bridge, bridge_peer, TAG_SWAP, m, bytes, o, bytes);
+        for (int i = 0; !err && i <= nw; i++) m[i] &= o[i];
+      }
+      if (!err) err = fy_cx_bcast(d, m, bytes);
     } else {
-      memset(m, 0, sizeof m);
+      err = fy_cx_allreduce_band(d, m, nw + 1);
     }
-    err = fy_cx_reduce_band(d, m, W + 1);
-    if (!err && bridge && d->me == d->root) {
-      err = fy_cx_swap(bridge, bridge_peer, TAG_SWAP, m, sizeof m, o, sizeof o);
-      for (int i = 0; !err && i <= W; i++) m[i] &= o[i];
-    }
-    if (!err) err = fy_cx_bcast(d, m, sizeof m);
-    int got = -1;
+    int got = -1, all = m[nw];
     if (own) {
-      if (!err) got = fy_ctx_mask_claim(m, ctx);
+      if (!err) {
+        memset(m + nw, 0, (size_t)(W - nw) * sizeof *m);
+        got = fy_ctx_mask_claim(m, ctx);
+      }
       mask_busy = 0;
     }
-    if (err) break;
-    if (got == 0) break;
-    if (m[W]) { /* everyone offered, nothing in common */
+    if (err || got == 0) break;
+    if (all) { /* everyone offered, nothing in common */
+      if (nw < W) {
+        nw = W;
+        continue;
+      }
       err = fy_err(MPI_ERR_OTHER, "out of context ids (%d communicators per process at most; %d free here)",
                    W * 32 - 2, fy_ctx_free_slots());
       break;
