@@ -89,6 +89,8 @@ int fy_mpi_intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer
                     pc->name, fy_comm_peer_size(pc));
     if (tag < 0) return fy_err(MPI_ERR_TAG, "tag = %d is negative", tag);
   }
+  /* non-leaders never use the bridge, but must know there is one */
+  if (!pc) pc = &fy_comm_world;
   fy_cx_t d = fy_cx_of(lc);
   d.root = local_leader;
   if (!(mine = malloc((size_t)lc->size * sizeof *mine)))
