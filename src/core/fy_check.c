@@ -23,7 +23,13 @@ int fy_check_comm(MPI_Comm comm, const char *arg) {
   return MPI_SUCCESS;
 }
 
-int fy_check_intracomm(MPI_Comm comm, const char *arg) { return fy_check_comm(comm, arg); }
+int fy_check_intracomm(MPI_Comm comm, const char *arg) {
+  int err = fy_check_comm(comm, arg);
+  if (err) return err;
+  if (fy_comm_get(comm)->is_inter)
+    return fy_err(MPI_ERR_COMM, "%s = %s is an intercommunicator", arg, fy_comm_get(comm)->name);
+  return MPI_SUCCESS;
+}
 
 int fy_check_count(MPI_Count count, const char *arg) {
   if (count < 0) return fy_err(MPI_ERR_COUNT, "%s = %lld is negative", arg, (long long)count);
@@ -59,10 +65,12 @@ int fy_check_buf(const void *buf, MPI_Count count, MPI_Datatype type, const char
 static int check_rank(MPI_Comm comm, int rank, const char *arg, int allow_null, int allow_any) {
   fy_comm_t *c = fy_comm_get(comm);
   if (!c) return MPI_SUCCESS; /* the communicator check reports it */
-  if (rank >= 0 && rank < c->size) return MPI_SUCCESS;
+  int n = fy_comm_peer_size(c); /* an intercommunicator addresses its remote group */
+  if (rank >= 0 && rank < n) return MPI_SUCCESS;
   if (allow_null && rank == MPI_PROC_NULL) return MPI_SUCCESS;
   if (allow_any && rank == MPI_ANY_SOURCE) return MPI_SUCCESS;
-  return fy_err(MPI_ERR_RANK, "%s = %d is not a rank of %s (size %d)", arg, rank, c->name, c->size);
+  return fy_err(MPI_ERR_RANK, "%s = %d is not a rank of %s (%s %d)", arg, rank, c->name,
+                c->is_inter ? "remote size" : "size", n);
 }
 
 int fy_check_rank_dest(MPI_Comm comm, int rank, const char *arg) { return check_rank(comm, rank, arg, 1, 0); }
@@ -70,7 +78,9 @@ int fy_check_rank_source(MPI_Comm comm, int rank, const char *arg) { return chec
 
 int fy_check_rank_root(MPI_Comm comm, int rank, const char *arg) {
   fy_comm_t *c = fy_comm_get(comm);
-  if (!c || (rank >= 0 && rank < c->size)) return MPI_SUCCESS;
+  if (!c || (rank >= 0 && rank < fy_comm_peer_size(c))) return MPI_SUCCESS;
+  /* intercommunicator collectives: the root's group says MPI_ROOT, its peers PROC_NULL */
+  if (c->is_inter && (rank == MPI_ROOT || rank == MPI_PROC_NULL)) return MPI_SUCCESS;
   return fy_err(MPI_ERR_ROOT, "%s = %d is not a rank of %s (size %d)", arg, rank, c->name, c->size);
 }
 

@@ -1,13 +1,15 @@
-/* Communicators: see fy_comm.h. Creation of new communicators comes with
- * the collectives; this file holds the predefined ones and their queries. */
+/* Communicators: see fy_comm.h. The objects, their context slots and the
+ * queries that need no communication. Construction and MPI_Comm_free are in
+ * src/comm (they talk to the members or to point-to-point). */
 #include "core/fy_comm.h"
 #include "core/fy_error.h"
 #include "core/fy_errhandler.h"
 #include "core/fy_init.h"
-#include "pt2pt/fy_pt2pt.h"
-#include "binding/fy_impl.h"
 #include "core/fy_handle.h"
-#include "datatype/fy_datatype.h"
+#include "core/fy_attr.h"
+#include "core/fy_info.h"
+#include "core/fy_topo.h"
+#include "binding/fy_impl.h"
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -15,9 +17,53 @@
 fy_comm_t fy_comm_world, fy_comm_self;
 static int self_world_rank;
 static fy_htab_t comm_tab = {.obj = FY_OK_COMM};
-static uint32_t next_ctx = 4; /* 0/1: WORLD, 2/3: SELF; each communicator takes two */
 
-int fy_comm_init(int world_rank, int world_size) {
+/* ---- context slots ---- */
+
+static uint32_t ctx_mask[FY_CTX_WORDS];
+static int ctx_mask_ready;
+
+static void ctx_mask_init(void) {
+  for (int i = 0; i < FY_CTX_WORDS; i++) ctx_mask[i] = 0xffffffffu;
+  ctx_mask[0] &= ~3u; /* WORLD and SELF */
+  ctx_mask_ready = 1;
+}
+
+void fy_ctx_mask_snapshot(uint32_t *words) {
+  if (!ctx_mask_ready) ctx_mask_init();
+  memcpy(words, ctx_mask, sizeof ctx_mask);
+}
+
+int fy_ctx_mask_claim(const uint32_t *agreed, uint32_t *ctx) {
+  for (int i = 0; i < FY_CTX_WORDS; i++) {
+    uint32_t w = agreed[i] & ctx_mask[i];
+    if (w) {
+      int b = __builtin_ctz(w);
+      ctx_mask[i] &= ~(1u << b);
+      *ctx = 2u * (uint32_t)(i * 32 + b);
+      return 0;
+    }
+  }
+  return -1;
+}
+
+void fy_ctx_release(uint32_t ctx) {
+  uint32_t slot = ctx / 2;
+  if (slot < 2 || slot >= FY_CTX_WORDS * 32u) return;
+  ctx_mask[slot / 32] |= 1u << (slot % 32);
+}
+
+int fy_ctx_free_slots(void) {
+  if (!ctx_mask_ready) ctx_mask_init();
+  int n = 0;
+  for (int i = 0; i < FY_CTX_WORDS; i++) n += __builtin_popcount(ctx_mask[i]);
+  return n;
+}
+
+/* ---- objects ---- */
+
+void fy_comm_predefined_init(int world_rank, int world_size) {
+  ctx_mask_init();
   memset(&fy_comm_world, 0, sizeof fy_comm_world);
   fy_comm_world.handle = MPI_COMM_WORLD;
   fy_comm_world.refcount = 1;
@@ -25,6 +71,7 @@ int fy_comm_init(int world_rank, int world_size) {
   fy_comm_world.rank = world_rank;
   fy_comm_world.size = world_size;
   fy_comm_world.errhandler = MPI_ERRORS_ARE_FATAL;
+  fy_comm_world.info = MPI_INFO_NULL;
   strcpy(fy_comm_world.name, "MPI_COMM_WORLD");
 
   memset(&fy_comm_self, 0, sizeof fy_comm_self);
@@ -36,10 +83,8 @@ int fy_comm_init(int world_rank, int world_size) {
   fy_comm_self.size = 1;
   fy_comm_self.world_of = &self_world_rank;
   fy_comm_self.errhandler = MPI_ERRORS_ARE_FATAL;
+  fy_comm_self.info = MPI_INFO_NULL;
   strcpy(fy_comm_self.name, "MPI_COMM_SELF");
-  fy_pt2pt_ctx_open(&fy_comm_world);
-  fy_pt2pt_ctx_open(&fy_comm_self);
-  return MPI_SUCCESS;
 }
 
 fy_comm_t *fy_comm_get(MPI_Comm h) {
@@ -48,105 +93,79 @@ fy_comm_t *fy_comm_get(MPI_Comm h) {
   return fy_htab_get(&comm_tab, h);
 }
 
-#define FY_TAG_CTX 3
-
-/* Agree on a context id unused by every member: the maximum of the
- * members' next free ids (gathered to rank 0, then sent back) over the
- * parent's collective context. */
-static int agree_ctx(fy_comm_t *c, uint32_t *out) {
-  fy_datatype_t *u32 = fy_type_get(MPI_UINT32_T);
-  uint32_t v = next_ctx, w;
-  fy_request_t *r = NULL;
-  int err;
-  if (c->rank == 0) {
-    for (int i = 1; i < c->size; i++) {
-      if ((err = fy_irecv_internal(&w, 1, u32, i, FY_TAG_CTX, c, &r))) return err;
-      fy_req_wait_done(r);
-      fy_req_release(r);
-      if (w > v) v = w;
-    }
-    for (int i = 1; i < c->size; i++) {
-      if ((err = fy_isend_internal(&v, 1, u32, i, FY_TAG_CTX, c, &r))) return err;
-      fy_req_wait_done(r);
-      fy_req_release(r);
-    }
-  } else {
-    if ((err = fy_isend_internal(&v, 1, u32, 0, FY_TAG_CTX, c, &r))) return err;
-    fy_req_wait_done(r);
-    fy_req_release(r);
-    if ((err = fy_irecv_internal(&v, 1, u32, 0, FY_TAG_CTX, c, &r))) return err;
-    fy_req_wait_done(r);
-    fy_req_release(r);
-  }
-  if (v >= 0xfffffff0u) return fy_err(MPI_ERR_OTHER, "out of context ids");
-  next_ctx = v + 2;
-  *out = v;
-  return MPI_SUCCESS;
+fy_comm_t *fy_comm_new(uint32_t ctx, int rank, int size, int *world_of) {
+  fy_comm_t *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->refcount = 1;
+  c->ctx = ctx;
+  c->rank = rank;
+  c->size = size;
+  c->world_of = world_of;
+  c->errhandler = MPI_ERRORS_ARE_FATAL;
+  c->info = MPI_INFO_NULL;
+  return c;
 }
 
-int fy_mpi_comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
-  fy_comm_t *c = fy_comm_get(comm), *n = calloc(1, sizeof *n);
-  if (!n) return fy_err(MPI_ERR_NO_MEM, "out of memory duplicating %s", c->name);
-  int err = agree_ctx(c, &n->ctx);
-  if (err) goto fail;
-  n->refcount = 1;
-  n->rank = c->rank;
-  n->size = c->size;
-  n->errhandler = c->errhandler;
-  fy_errhandler_retain(n->errhandler);
-  n->world_of = malloc((size_t)c->size * sizeof(int));
-  if (!n->world_of) {
-    err = fy_err(MPI_ERR_NO_MEM, "out of memory duplicating %s", c->name);
-    goto fail;
-  }
-  for (int i = 0; i < c->size; i++) n->world_of[i] = fy_comm_world_rank(c, i);
-  n->handle = fy_htab_add(&comm_tab, n);
-  if (!n->handle) {
-    err = fy_err(MPI_ERR_NO_MEM, "out of communicator handles");
-    goto fail;
-  }
-  fy_pt2pt_ctx_open(n);
-  *newcomm = n->handle;
-  return MPI_SUCCESS;
-fail:
-  if (n) free(n->world_of);
-  free(n);
-  return err;
+int fy_comm_publish(fy_comm_t *c) {
+  c->handle = fy_htab_add(&comm_tab, c);
+  return c->handle ? MPI_SUCCESS : fy_err(MPI_ERR_NO_MEM, "out of communicator handles");
 }
 
-int fy_mpi_comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
-  return fy_mpi_comm_dup(comm, newcomm);
+void fy_comm_unpublish(fy_comm_t *c) {
+  if (c->handle) fy_htab_remove(&comm_tab, c->handle);
+  c->handle = 0;
 }
 
-int fy_mpi_comm_free(MPI_Comm *comm) {
-  fy_comm_t *c = fy_comm_get(*comm);
-  if (c == &fy_comm_world || c == &fy_comm_self)
-    return fy_err(MPI_ERR_COMM, "comm = %s is predefined and cannot be freed", c->name);
-  /* Operations still pending on it complete normally: their requests keep
-   * the context, and the queue keeps unmatched items as a plain list. */
-  fy_pt2pt_ctx_close(c);
-  fy_htab_remove(&comm_tab, c->handle);
+void fy_comm_destroy(fy_comm_t *c) {
+  if (!c || c == &fy_comm_world || c == &fy_comm_self) return;
+  if (c->local_comm) fy_comm_destroy(c->local_comm);
+  if (c->handle) fy_htab_remove(&comm_tab, c->handle);
   fy_errhandler_release(c->errhandler);
+  fy_topo_free(c->topo);
+  if (c->info != MPI_INFO_NULL) fy_info_release(c->info);
+  fy_ctx_release(c->ctx);
   free(c->world_of);
   free(c);
-  *comm = MPI_COMM_NULL;
-  return MPI_SUCCESS;
 }
+
+int fy_comm_live(void) { return comm_tab.live; }
+
+/* ---- queries ---- */
+
+/* Are the member lists of two groups the same set / the same sequence? */
+static int compare_lists(int na, int (*wa)(const fy_comm_t *, int), const fy_comm_t *a,
+                         int nb, int (*wb)(const fy_comm_t *, int), const fy_comm_t *b) {
+  if (na != nb) return MPI_UNEQUAL;
+  int order = 1;
+  for (int i = 0; i < na; i++) {
+    int x = wa(a, i), found = 0;
+    if (x != wb(b, i)) order = 0;
+    for (int j = 0; j < nb && !found; j++) found = wb(b, j) == x;
+    if (!found) return MPI_UNEQUAL;
+  }
+  return order ? MPI_IDENT : MPI_SIMILAR;
+}
+
+static int remote_world(const fy_comm_t *c, int i) { return fy_comm_world_rank(c, i); }
 
 int fy_mpi_comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
   fy_comm_t *a = fy_comm_get(comm1), *b = fy_comm_get(comm2);
+  if (!b) return fy_err(MPI_ERR_COMM, "comm2 = %#x is not a valid communicator", (unsigned)comm2);
   if (a == b) {
     *result = MPI_IDENT;
     return MPI_SUCCESS;
   }
-  int same = a->size == b->size, order = 1;
-  for (int i = 0; same && i < a->size; i++) {
-    int wa = fy_comm_world_rank(a, i), found = 0;
-    if (wa != fy_comm_world_rank(b, i)) order = 0;
-    for (int j = 0; j < b->size && !found; j++) found = fy_comm_world_rank(b, j) == wa;
-    same = found;
+  if (a->is_inter != b->is_inter) {
+    *result = MPI_UNEQUAL;
+    return MPI_SUCCESS;
   }
-  *result = !same ? MPI_UNEQUAL : order ? MPI_CONGRUENT : MPI_SIMILAR;
+  int r = compare_lists(a->size, fy_comm_local_world, a, b->size, fy_comm_local_world, b);
+  if (a->is_inter && r != MPI_UNEQUAL) {
+    int rr = compare_lists(a->remote_size, remote_world, a, b->remote_size, remote_world, b);
+    if (rr == MPI_UNEQUAL) r = MPI_UNEQUAL;
+    else if (rr == MPI_SIMILAR) r = MPI_SIMILAR;
+  }
+  *result = r == MPI_IDENT ? MPI_CONGRUENT : r;
   return MPI_SUCCESS;
 }
 
@@ -160,8 +179,21 @@ int fy_mpi_comm_size(MPI_Comm comm, int *size) {
   return MPI_SUCCESS;
 }
 
+int fy_mpi_comm_remote_size(MPI_Comm comm, int *size) {
+  fy_comm_t *c = fy_comm_get(comm);
+  if (!c->is_inter) return fy_err(MPI_ERR_COMM, "comm = %s is not an intercommunicator", c->name);
+  *size = c->remote_size;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_comm_test_inter(MPI_Comm comm, int *flag) {
+  *flag = fy_comm_get(comm)->is_inter;
+  return MPI_SUCCESS;
+}
+
 int fy_mpi_comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
   fy_comm_t *c = fy_comm_get(comm);
+  if (!comm_name || !resultlen) return fy_err(MPI_ERR_ARG, "comm_name or resultlen = NULL");
   snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", c->name);
   *resultlen = (int)strlen(comm_name);
   return MPI_SUCCESS;
@@ -169,44 +201,31 @@ int fy_mpi_comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
 
 int fy_mpi_comm_set_name(MPI_Comm comm, const char *comm_name) {
   fy_comm_t *c = fy_comm_get(comm);
+  if (!comm_name) return fy_err(MPI_ERR_ARG, "comm_name = NULL");
   snprintf(c->name, sizeof c->name, "%s", comm_name);
   return MPI_SUCCESS;
 }
 
-int fy_mpi_comm_test_inter(MPI_Comm comm, int *flag) {
-  *flag = 0;
-  return MPI_SUCCESS;
-}
-
-/* Predefined attributes of MPI_COMM_WORLD (and any communicator). The
- * values live in static storage because the standard returns a pointer. */
+/* Predefined attributes (the standard returns a pointer to the value, so
+ * the values live in static storage). */
 static int attr_tag_ub = 0x7fffffff, attr_host = MPI_PROC_NULL, attr_io = MPI_ANY_SOURCE,
            attr_wtime_global = 0, attr_universe, attr_appnum, attr_lastused;
 
-int fy_mpi_comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag) {
+int fy_comm_predef_attr(int keyval, void *attribute_val, int *flag) {
   int *p = NULL;
   attr_universe = fy_comm_world.size;
   attr_appnum = fy_state.appnum;
-  switch (comm_keyval) {
+  switch (keyval) {
     case MPI_TAG_UB: p = &attr_tag_ub; break;
     case MPI_HOST: p = &attr_host; break;
     case MPI_IO: p = &attr_io; break;
     case MPI_WTIME_IS_GLOBAL: p = &attr_wtime_global; break;
     case MPI_UNIVERSE_SIZE: p = &attr_universe; break;
     case MPI_APPNUM: p = &attr_appnum; break;
-    case MPI_LASTUSEDCODE: attr_lastused = MPI_ERR_LASTCODE; p = &attr_lastused; break; /* user codes are below it */
-    default:
-      if (comm_keyval == MPI_KEYVAL_INVALID)
-        return fy_err(MPI_ERR_KEYVAL, "comm_keyval = MPI_KEYVAL_INVALID");
-      *flag = 0;
-      return fy_err(MPI_ERR_KEYVAL, "comm_keyval = %#x is not a valid keyval (user keyvals are not supported yet)",
-                    (unsigned)comm_keyval);
+    case MPI_LASTUSEDCODE: attr_lastused = MPI_ERR_LASTCODE; p = &attr_lastused; break; /* user codes lie below it */
+    default: return 0;
   }
   *(int **)attribute_val = p;
   *flag = 1;
-  return MPI_SUCCESS;
-}
-
-int fy_mpi_attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag) {
-  return fy_mpi_comm_get_attr(comm, keyval, attribute_val, flag);
+  return 1;
 }

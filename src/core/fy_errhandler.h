@@ -1,4 +1,5 @@
-/* Error handlers: the predefined ones and user handlers on communicators.
+/* Error handlers: the predefined ones and user handlers on communicators,
+ * windows, files and sessions.
  *
  * Contract
  * - fy_err_raise() (declared in fy_check.h) calls the handler of the object
@@ -6,6 +7,14 @@
  *   the error string with the function name and abort the job;
  *   MPI_ERRORS_RETURN returns the code; a user handler is called with the
  *   communicator handle and the code, then the code is returned.
+ * - Handlers carry the object kind they were created for; setting one on
+ *   another kind is MPI_ERR_ARG. The handler of a window / session / file
+ *   lives in that object: the RMA layer (and sessions, files when they
+ *   come) define fy_win_errhandler_slot() etc. returning the address of the
+ *   object's MPI_Errhandler field, NULL for an invalid handle; the weak
+ *   versions here know no windows or sessions, and only MPI_FILE_NULL
+ *   (whose handler is the default for files, MPI_ERRORS_RETURN).
+ *   The object owns one reference (fy_errhandler_retain/release).
  * - fy_err_set_obj() lets an implementation name the communicator an error
  *   belongs to when the function's arguments do not (request completion). */
 #ifndef FY_ERRHANDLER_H
@@ -17,4 +26,7 @@ int fy_errhandler_valid(MPI_Errhandler eh);
 /* Reference counts of user handlers (predefined ones are ignored). */
 void fy_errhandler_retain(MPI_Errhandler eh);
 void fy_errhandler_release(MPI_Errhandler eh);
+MPI_Errhandler *fy_win_errhandler_slot(MPI_Win win);
+MPI_Errhandler *fy_session_errhandler_slot(MPI_Session session);
+MPI_Errhandler *fy_file_errhandler_slot(MPI_File file);
 #endif

@@ -1,0 +1,414 @@
+/* Communicator construction over intracommunicators: dup (with info,
+ * nonblocking), split, create, create_group; MPI_Comm_free; hints. See
+ * fy_cx.h for the exchanges, fy_commc.h for the shared steps. */
+#include "comm/fy_cx.h"
+#include "comm/fy_commc.h"
+#include "core/fy_attr.h"
+#include "core/fy_error.h"
+#include "core/fy_errhandler.h"
+#include "core/fy_group.h"
+#include "core/fy_handle.h"
+#include "core/fy_info.h"
+#include "core/fy_topo.h"
+#include "core/fy_request.h"
+#include "pt2pt/fy_pt2pt.h"
+#include "binding/fy_impl.h"
+#include <stdlib.h>
+#include <string.h>
+
+int fy_comm_init(int world_rank, int world_size) {
+  fy_comm_predefined_init(world_rank, world_size);
+  fy_commc_open(&fy_comm_world);
+  fy_commc_open(&fy_comm_self);
+  return MPI_SUCCESS;
+}
+
+void fy_commc_open(fy_comm_t *c) {
+  if (c->is_inter) {
+    /* point-to-point sizes its per-source queues by the ranks that send
+     * to it: on an intercommunicator, the remote group */
+    fy_comm_t view = *c;
+    view.size = c->remote_size;
+    fy_pt2pt_ctx_open(&view);
+    if (c->local_comm) fy_pt2pt_ctx_open(c->local_comm);
+  } else {
+    fy_pt2pt_ctx_open(c);
+  }
+}
+
+void fy_commc_close(fy_comm_t *c) {
+  fy_pt2pt_ctx_close(c);
+  if (c->local_comm) fy_pt2pt_ctx_close(c->local_comm);
+}
+
+int fy_commc_finish(fy_comm_t *parent, int *world_of, int size, int rank, uint32_t ctx, fy_comm_t **out) {
+  *out = NULL;
+  if (rank < 0) {
+    free(world_of);
+    fy_ctx_release(ctx);
+    return MPI_SUCCESS;
+  }
+  fy_comm_t *n = fy_comm_new(ctx, rank, size, world_of);
+  if (!n) {
+    free(world_of);
+    fy_ctx_release(ctx);
+    return fy_err(MPI_ERR_NO_MEM, "out of memory creating a communicator");
+  }
+  n->errhandler = parent->errhandler;
+  fy_errhandler_retain(n->errhandler);
+  int err = fy_comm_publish(n);
+  if (err) {
+    fy_comm_destroy(n);
+    return err;
+  }
+  fy_commc_open(n);
+  *out = n;
+  return MPI_SUCCESS;
+}
+
+int fy_commc_local(fy_comm_t *over, fy_comm_t **out) {
+  fy_cx_t d = fy_cx_of(over);
+  uint32_t ctx;
+  int err = fy_cx_agree_ctx(&d, NULL, 0, &ctx);
+  if (err) return err;
+  int *w = malloc((size_t)over->size * sizeof *w);
+  if (!w) {
+    fy_ctx_release(ctx);
+    return fy_err(MPI_ERR_NO_MEM, "out of memory creating a communicator");
+  }
+  for (int i = 0; i < over->size; i++) w[i] = fy_comm_world_rank(over, i);
+  fy_comm_t *n = fy_comm_new(ctx, over->rank, over->size, w);
+  if (!n) {
+    free(w);
+    fy_ctx_release(ctx);
+    return fy_err(MPI_ERR_NO_MEM, "out of memory creating a communicator");
+  }
+  n->errhandler = MPI_ERRORS_RETURN;
+  fy_pt2pt_ctx_open(n);
+  *out = n;
+  return MPI_SUCCESS;
+}
+
+int fy_commc_release(fy_comm_t *c) {
+  int err = fy_attr_delete_all(FY_OK_COMM, c->handle, &c->attrs);
+  if (err) return err;
+  fy_commc_close(c);
+  fy_comm_destroy(c);
+  return MPI_SUCCESS;
+}
+
+/* ---- duplication ---- */
+
+/* An exact copy of c (inter or intra) with new contexts; attributes, topology
+ * and info are the caller's business. */
+static int dup_core(fy_comm_t *c, fy_comm_t **out) {
+  uint32_t ctx;
+  int err, n = fy_comm_peer_size(c);
+  fy_comm_t *local = NULL;
+  *out = NULL;
+  if (c->is_inter) {
+    fy_cx_t d = fy_cx_of(c->local_comm);
+    if ((err = fy_commc_local(c->local_comm, &local))) return err;
+    err = fy_cx_agree_ctx(&d, c, 0, &ctx);
+  } else {
+    fy_cx_t d = fy_cx_of(c);
+    err = fy_cx_agree_ctx(&d, NULL, 0, &ctx);
+  }
+  if (err) goto fail;
+  int *w = malloc((size_t)n * sizeof *w);
+  if (!w) {
+    fy_ctx_release(ctx);
+    err = fy_err(MPI_ERR_NO_MEM, "out of memory duplicating %s", c->name);
+    goto fail;
+  }
+  for (int i = 0; i < n; i++) w[i] = fy_comm_world_rank(c, i);
+  fy_comm_t *nc = fy_comm_new(ctx, c->rank, c->size, w);
+  if (!nc) {
+    free(w);
+    fy_ctx_release(ctx);
+    err = fy_err(MPI_ERR_NO_MEM, "out of memory duplicating %s", c->name);
+    goto fail;
+  }
+  nc->is_inter = c->is_inter;
+  nc->remote_size = c->remote_size;
+  nc->local_comm = local;
+  local = NULL;
+  nc->errhandler = c->errhandler;
+  fy_errhandler_retain(nc->errhandler);
+  if ((err = fy_comm_publish(nc))) {
+    fy_comm_destroy(nc);
+    goto fail;
+  }
+  fy_commc_open(nc);
+  *out = nc;
+  return MPI_SUCCESS;
+fail:
+  if (local) {
+    fy_pt2pt_ctx_close(local);
+    fy_comm_destroy(local);
+  }
+  return err;
+}
+
+static int dup_full(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newcomm) {
+  fy_comm_t *c = fy_comm_get(comm), *n;
+  int err = dup_core(c, &n);
+  if (err) return err;
+  if (c->topo && !(n->topo = fy_topo_dup(c->topo))) {
+    err = fy_err(MPI_ERR_NO_MEM, "out of memory duplicating the topology of %s", c->name);
+    goto fail;
+  }
+  if ((err = fy_info_copy(use_info ? info : c->info, &n->info))) goto fail;
+  if ((err = fy_attr_copy_all(FY_OK_COMM, c->handle, &c->attrs, n->handle, &n->attrs))) goto fail;
+  *newcomm = n->handle;
+  return MPI_SUCCESS;
+fail:
+  fy_commc_close(n);
+  fy_comm_destroy(n);
+  return err;
+}
+
+int fy_mpi_comm_dup(MPI_Comm comm, MPI_Comm *newcomm) { return dup_full(comm, MPI_INFO_NULL, 0, newcomm); }
+
+int fy_mpi_comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
+  return dup_full(comm, info, 1, newcomm);
+}
+
+/* The nonblocking forms complete at once: the request is born complete. */
+static int done_request(MPI_Request *request) {
+  fy_request_t *r = fy_req_alloc(FY_REQ_RECV, 1);
+  if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
+  fy_status_empty(&r->status);
+  fy_req_complete(r);
+  *request = r->handle;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
+  if (!request) return fy_err(MPI_ERR_ARG, "request = NULL");
+  int err = fy_mpi_comm_dup(comm, newcomm);
+  if (err) return err;
+  if ((err = done_request(request))) {
+    fy_commc_release(fy_comm_get(*newcomm));
+    *newcomm = MPI_COMM_NULL;
+  }
+  return err;
+}
+
+int fy_mpi_comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request) {
+  if (!request) return fy_err(MPI_ERR_ARG, "request = NULL");
+  int err = fy_mpi_comm_dup_with_info(comm, info, newcomm);
+  if (err) return err;
+  if ((err = done_request(request))) {
+    fy_commc_release(fy_comm_get(*newcomm));
+    *newcomm = MPI_COMM_NULL;
+  }
+  return err;
+}
+
+int fy_mpi_comm_free(MPI_Comm *comm) {
+  fy_comm_t *c = fy_comm_get(*comm);
+  if (c == &fy_comm_world || c == &fy_comm_self)
+    return fy_err(MPI_ERR_COMM, "comm = %s is predefined and cannot be freed", c->name);
+  /* Operations still pending on it complete normally: their requests keep
+   * the context, and the queue keeps unmatched items as a plain list. */
+  int err = fy_commc_release(c);
+  if (err) return err;
+  *comm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_comm_disconnect(MPI_Comm *comm) {
+  fy_comm_t *c = fy_comm_get(*comm);
+  if (c == &fy_comm_world || c == &fy_comm_self)
+    return fy_err(MPI_ERR_COMM, "comm = %s is predefined and cannot be disconnected", c->name);
+  /* Disconnect waits for the communication on it: every member reaches
+   * this point (a barrier over the construction tags). */
+  fy_cx_t d = fy_cx_of(c->is_inter ? c->local_comm : c);
+  uint32_t w = 0, o = 0;
+  int err = fy_cx_allreduce_band(&d, &w, 1);
+  if (!err && c->is_inter && c->rank == 0) err = fy_cx_swap(c, 0, 8, &w, sizeof w, &o, sizeof o);
+  if (!err && c->is_inter) err = fy_cx_bcast(&d, &w, sizeof w);
+  if (err) return err;
+  return fy_mpi_comm_free(comm);
+}
+
+/* ---- split ---- */
+
+typedef struct { int color, key, idx; } ck_t;
+
+static int ck_cmp(const void *a, const void *b) {
+  const ck_t *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return x->idx - y->idx;
+}
+
+/* From every member's (color, key): the caller's new group as world ranks
+ * (world_of over c's ranks), sorted by key then old rank. */
+static int members_of(fy_comm_t *c, const ck_t *all, int n, int color, int **world, int *size, int *rank) {
+  *world = NULL;
+  *size = 0;
+  *rank = -1;
+  if (color == MPI_UNDEFINED) return MPI_SUCCESS;
+  ck_t *mine = malloc((size_t)n * sizeof *mine);
+  int *w = malloc((size_t)n * sizeof *w);
+  if (!mine || !w) {
+    free(mine);
+    free(w);
+    return fy_err(MPI_ERR_NO_MEM, "out of memory splitting %s", c->name);
+  }
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (all[i].color == color) mine[m++] = all[i];
+  qsort(mine, (size_t)m, sizeof *mine, ck_cmp);
+  for (int i = 0; i < m; i++) {
+    w[i] = fy_comm_world_rank(c, mine[i].idx);
+    if (mine[i].idx == c->rank) *rank = i;
+  }
+  free(mine);
+  *world = w;
+  *size = m;
+  return MPI_SUCCESS;
+}
+
+int fy_commc_split_intra(fy_comm_t *c, int color, int key, fy_comm_t **out);
+
+int fy_commc_split_intra(fy_comm_t *c, int color, int key, fy_comm_t **out) {
+  fy_cx_t d = fy_cx_of(c);
+  ck_t me = {color, key, c->rank}, *all = malloc((size_t)c->size * sizeof *all);
+  *out = NULL;
+  if (!all) return fy_err(MPI_ERR_NO_MEM, "out of memory splitting %s", c->name);
+  int err = fy_cx_allgather(&d, &me, sizeof me, all), bad = -1;
+  if (err) goto done;
+  for (int i = 0; i < c->size; i++)
+    if (all[i].color < 0 && all[i].color != MPI_UNDEFINED) bad = i;
+  if (bad >= 0) { /* every member sees it: all fail alike */
+    err = fy_err(MPI_ERR_ARG, "color = %d (given by rank %d) is negative and not MPI_UNDEFINED",
+                 all[bad].color, bad);
+    goto done;
+  }
+  uint32_t ctx;
+  if ((err = fy_cx_agree_ctx(&d, NULL, 0, &ctx))) goto done;
+  int *w, size, rank;
+  if ((err = members_of(c, all, c->size, color, &w, &size, &rank))) {
+    fy_ctx_release(ctx);
+    goto done;
+  }
+  err = fy_commc_finish(c, w, size, rank, ctx, out);
+done:
+  free(all);
+  return err;
+}
+
+int fy_commc_split_inter(fy_comm_t *c, int color, int key, fy_comm_t **out);
+
+int fy_mpi_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
+  fy_comm_t *c = fy_comm_get(comm), *n;
+  int err = c->is_inter ? fy_commc_split_inter(c, color, key, &n) : fy_commc_split_intra(c, color, key, &n);
+  if (err) return err;
+  *newcomm = n ? n->handle : MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+
+/* ---- create from a group ---- */
+
+/* The new members as world ranks; the caller's rank in it (-1: not a member).
+ * Every member of g must belong to c (MPI_ERR_GROUP otherwise). */
+static int group_members(fy_comm_t *c, fy_group_t *g, int **world, int *rank) {
+  *world = NULL;
+  *rank = -1;
+  for (int i = 0; i < g->size; i++) {
+    int found = 0;
+    for (int j = 0; j < c->size && !found; j++) found = fy_comm_local_world(c, j) == g->world_of[i];
+    if (!found)
+      return fy_err(MPI_ERR_GROUP, "group member %d (world rank %d) is not in %s", i, g->world_of[i], c->name);
+  }
+  int me = fy_comm_local_world(c, c->rank);
+  for (int i = 0; i < g->size; i++)
+    if (g->world_of[i] == me) *rank = i;
+  if (*rank < 0) return MPI_SUCCESS;
+  int *w = malloc((size_t)(g->size ? g->size : 1) * sizeof *w);
+  if (!w) return fy_err(MPI_ERR_NO_MEM, "out of memory creating a communicator");
+  memcpy(w, g->world_of, (size_t)g->size * sizeof *w);
+  *world = w;
+  return MPI_SUCCESS;
+}
+
+int fy_commc_create_inter(fy_comm_t *c, fy_group_t *g, fy_comm_t **out);
+
+int fy_mpi_comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
+  fy_comm_t *c = fy_comm_get(comm), *n = NULL;
+  fy_group_t *g = fy_group_get(group);
+  if (!g) return fy_err(MPI_ERR_GROUP, "group = %#x is not a valid group", (unsigned)group);
+  int err;
+  if (c->is_inter) {
+    err = fy_commc_create_inter(c, g, &n);
+  } else {
+    int *w, rank;
+    if ((err = group_members(c, g, &w, &rank))) return err;
+    fy_cx_t d = fy_cx_of(c);
+    uint32_t ctx;
+    if ((err = fy_cx_agree_ctx(&d, NULL, 0, &ctx))) {
+      free(w);
+      return err;
+    }
+    err = fy_commc_finish(c, w, g->size, rank, ctx, &n);
+  }
+  if (err) return err;
+  *newcomm = n ? n->handle : MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) {
+  fy_comm_t *c = fy_comm_get(comm), *n = NULL;
+  fy_group_t *g = fy_group_get(group);
+  if (c->is_inter) return fy_err(MPI_ERR_COMM, "comm = %s is an intercommunicator", c->name);
+  if (!g) return fy_err(MPI_ERR_GROUP, "group = %#x is not a valid group", (unsigned)group);
+  if (tag < 0) return fy_err(MPI_ERR_TAG, "tag = %d is negative", tag);
+  int *w, rank, err;
+  if ((err = group_members(c, g, &w, &rank))) return err;
+  if (rank < 0) {
+    *newcomm = MPI_COMM_NULL; /* not a member: nothing to agree on */
+    return MPI_SUCCESS;
+  }
+  /* Only the group's members take part: the domain is their ranks in c. */
+  int *members = malloc((size_t)g->size * sizeof *members);
+  if (!members) {
+    free(w);
+    return fy_err(MPI_ERR_NO_MEM, "out of memory creating a communicator");
+  }
+  for (int i = 0; i < g->size; i++)
+    for (int j = 0; j < c->size; j++)
+      if (fy_comm_world_rank(c, j) == g->world_of[i]) members[i] = j;
+  fy_cx_t d = {.c = c, .n = g->size, .me = rank, .root = 0, .members = members};
+  uint32_t ctx;
+  err = fy_cx_agree_ctx(&d, NULL, 0, &ctx);
+  free(members);
+  if (err) {
+    free(w);
+    return err;
+  }
+  if ((err = fy_commc_finish(c, w, g->size, rank, ctx, &n))) return err;
+  *newcomm = n->handle;
+  return MPI_SUCCESS;
+}
+
+/* ---- hints ---- */
+
+int fy_mpi_comm_set_info(MPI_Comm comm, MPI_Info info) {
+  fy_comm_t *c = fy_comm_get(comm);
+  MPI_Info copy;
+  if (info == MPI_INFO_NULL || !fy_info_valid(info))
+    return fy_err(MPI_ERR_INFO, "info = %#x is not a valid info object", (unsigned)info);
+  int err = fy_info_copy(info, &copy);
+  if (err) return err;
+  if (c->info != MPI_INFO_NULL) fy_info_release(c->info);
+  c->info = copy;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_comm_get_info(MPI_Comm comm, MPI_Info *info_used) {
+  fy_comm_t *c = fy_comm_get(comm);
+  if (c->info != MPI_INFO_NULL) return fy_info_copy(c->info, info_used);
+  return fy_mpi_info_create(info_used);
+}

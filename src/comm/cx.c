@@ -1,0 +1,200 @@
+/* Internal exchanges for communicator construction: see fy_cx.h. Binomial
+ * trees rooted at the domain's root; the agreement on context slots is an
+ * AND of every member's free-slot bitmap (as MPICH does), so no process
+ * waits for a global sequence number and a freed slot is reused. */
+#include "comm/fy_cx.h"
+#include "core/fy_error.h"
+#include "pt2pt/fy_pt2pt.h"
+#include "datatype/fy_datatype.h"
+#include <stdlib.h>
+#include <string.h>
+
+enum { TAG_REDUCE = 4, TAG_BCAST = 5, TAG_GATHER = 6, TAG_SWAP = 7 };
+
+int fy_cx_send(fy_comm_t *c, int dest, int tag, const void *buf, size_t n) {
+  fy_request_t *r = NULL;
+  int err = fy_isend_internal(buf, (MPI_Count)n, fy_type_get(MPI_BYTE), dest, tag, c, &r);
+  if (r) {
+    fy_req_wait_done(r);
+    if (!err) err = r->status.MPI_ERROR;
+    fy_req_release(r);
+  }
+  return err;
+}
+
+int fy_cx_recv(fy_comm_t *c, int src, int tag, void *buf, size_t n) {
+  fy_request_t *r = NULL;
+  int err = fy_irecv_internal(buf, (MPI_Count)n, fy_type_get(MPI_BYTE), src, tag, c, &r);
+  if (r) {
+    fy_req_wait_done(r);
+    if (!err) err = r->status.MPI_ERROR;
+    fy_req_release(r);
+  }
+  return err;
+}
+
+int fy_cx_swap(fy_comm_t *c, int peer, int tag, const void *out, size_t nout, void *in, size_t nin) {
+  fy_request_t *rr = NULL, *sr = NULL;
+  fy_datatype_t *b = fy_type_get(MPI_BYTE);
+  int err = fy_irecv_internal(in, (MPI_Count)nin, b, peer, tag, c, &rr);
+  int err2 = err ? err : fy_isend_internal(out, (MPI_Count)nout, b, peer, tag, c, &sr);
+  if (sr) {
+    fy_req_wait_done(sr);
+    fy_req_release(sr);
+  }
+  if (rr) {
+    if (!err2) {
+      fy_req_wait_done(rr);
+      err2 = rr->status.MPI_ERROR;
+    } else if (fy_recv_cancel(rr) == 0) {
+      fy_req_wait_done(rr);
+    }
+    fy_req_release(rr);
+  }
+  return err2;
+}
+
+static inline int rank_of(const fy_cx_t *d, int i) { return d->members ? d->members[i] : i; }
+/* member index <-> position relative to the root */
+static inline int rel(const fy_cx_t *d) { return (d->me - d->root + d->n) % d->n; }
+static inline int abs_of(const fy_cx_t *d, int r) { return rank_of(d, (r + d->root) % d->n); }
+
+int fy_cx_bcast(const fy_cx_t *d, void *buf, size_t n) {
+  int me = rel(d), err, mask = 1;
+  while (mask < d->n) {
+    if (me & mask) {
+      if ((err = fy_cx_recv(d->c, abs_of(d, me - mask), TAG_BCAST, buf, n))) return err;
+      break;
+    }
+    mask <<= 1;
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (me + mask < d->n && !(me & mask))
+      if ((err = fy_cx_send(d->c, abs_of(d, me + mask), TAG_BCAST, buf, n))) return err;
+  return MPI_SUCCESS;
+}
+
+int fy_cx_reduce_band(const fy_cx_t *d, uint32_t *w, int nw) {
+  int me = rel(d), err = MPI_SUCCESS;
+  uint32_t *tmp = malloc((size_t)nw * sizeof *tmp);
+  if (!tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory agreeing on a context id");
+  for (int mask = 1; mask < d->n; mask <<= 1) {
+    if (me & mask) {
+      err = fy_cx_send(d->c, abs_of(d, me - mask), TAG_REDUCE, w, (size_t)nw * sizeof *w);
+      break;
+    }
+    if (me + mask < d->n) {
+      if ((err = fy_cx_recv(d->c, abs_of(d, me + mask), TAG_REDUCE, tmp, (size_t)nw * sizeof *tmp))) break;
+      for (int i = 0; i < nw; i++) w[i] &= tmp[i];
+    }
+  }
+  free(tmp);
+  return err;
+}
+
+/* Recursive doubling (log2 n rounds, each a swap); the members beyond the
+ * largest power of two fold into a partner first and get the result last. */
+int fy_cx_allreduce_band(const fy_cx_t *d, uint32_t *w, int nw) {
+  int n = d->n, me = rel(d), p2 = 1, err = MPI_SUCCESS;
+  size_t bytes = (size_t)nw * sizeof *w;
+  while (p2 * 2 <= n) p2 *= 2;
+  uint32_t *tmp = malloc(bytes ? bytes : 1);
+  if (!tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory agreeing on a context id");
+  if (me >= p2) {
+    if (!(err = fy_cx_send(d->c, abs_of(d, me - p2), TAG_REDUCE, w, bytes)))
+      err = fy_cx_recv(d->c, abs_of(d, me - p2), TAG_BCAST, w, bytes);
+    free(tmp);
+    return err;
+  }
+  if (me + p2 < n) {
+    if ((err = fy_cx_recv(d->c, abs_of(d, me + p2), TAG_REDUCE, tmp, bytes))) goto done;
+    for (int i = 0; i < nw; i++) w[i] &= tmp[i];
+  }
+  for (int mask = 1; mask < p2; mask <<= 1) {
+    if ((err = fy_cx_swap(d->c, abs_of(d, me ^ mask), TAG_SWAP + 1, w, bytes, tmp, bytes))) goto done;
+    for (int i = 0; i < nw; i++) w[i] &= tmp[i];
+  }
+  if (me + p2 < n) err = fy_cx_send(d->c, abs_of(d, me + p2), TAG_BCAST, w, bytes);
+done:
+  free(tmp);
+  return err;
+}
+
+int fy_cx_allgather(const fy_cx_t *d, const void *mine, size_t n, void *all) {
+  char *a = all;
+  int err;
+  if (d->me == d->root) {
+    memcpy(a + (size_t)d->me * n, mine, n);
+    for (int i = 0; i < d->n; i++)
+      if (i != d->me && (err = fy_cx_recv(d->c, rank_of(d, i), TAG_GATHER, a + (size_t)i * n, n)))
+        return err;
+  } else if ((err = fy_cx_send(d->c, rank_of(d, d->root), TAG_GATHER, mine, n))) {
+    return err;
+  }
+  return fy_cx_bcast(d, all, n * (size_t)d->n);
+}
+
+/* One process may run several agreements at once (threads, each on its own
+ * parent): only one of them offers the bitmap in a round, the others offer
+ * nothing and retry. The one whose parent has the lowest context id goes
+ * first, so some agreement always progresses (MPICH's rule). */
+#define MAXWAIT 64
+static int mask_busy;
+static uint32_t waiting[MAXWAIT]; /* parent ctx + 1 of each agreement under way; 0 = free */
+
+static int lowest_waiting(uint32_t ctx) {
+  for (int i = 0; i < MAXWAIT; i++)
+    if (waiting[i] && waiting[i] - 1 < ctx) return 0;
+  return 1;
+}
+
+int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32_t *ctx) {
+  enum { W = FY_CTX_WORDS, FIRST = 4 };
+  uint32_t m[W + 1], o[W + 1], full[W];
+  uint32_t key = d->c->ctx;
+  int err = MPI_SUCCESS, slot = -1, nw = FIRST; /* the low slots first: small messages */
+  for (int i = 0; i < MAXWAIT && slot < 0; i++)
+    if (!waiting[i]) slot = i;
+  if (slot >= 0) waiting[slot] = key + 1;
+  for (;;) {
+    int own = !mask_busy && lowest_waiting(key);
+    memset(m, 0, sizeof m);
+    if (own) {
+      mask_busy = 1;
+      fy_ctx_mask_snapshot(full);
+      memcpy(m, full, (size_t)nw * sizeof *m);
+      m[nw] = 1; /* "everybody offered their bitmap" */
+    }
+    size_t bytes = (size_t)(nw + 1) * sizeof *m;
+    if (bridge) {
+      err = fy_cx_reduce_band(d, m, nw + 1);
+      if (!err && d->me == d->root) {
+        err = fy_cx_swap(bridge, bridge_peer, TAG_SWAP, m, bytes, o, bytes);
+        for (int i = 0; !err && i <= nw; i++) m[i] &= o[i];
+      }
+      if (!err) err = fy_cx_bcast(d, m, bytes);
+    } else {
+      err = fy_cx_allreduce_band(d, m, nw + 1);
+    }
+    int got = -1, all = m[nw];
+    if (own) {
+      if (!err) {
+        memset(m + nw, 0, (size_t)(W - nw) * sizeof *m);
+        got = fy_ctx_mask_claim(m, ctx);
+      }
+      mask_busy = 0;
+    }
+    if (err || got == 0) break;
+    if (all) { /* everyone offered, nothing in common */
+      if (nw < W) {
+        nw = W;
+        continue;
+      }
+      err = fy_err(MPI_ERR_OTHER, "out of context ids (%d communicators per process at most; %d free here)",
+                   W * 32 - 2, fy_ctx_free_slots());
+      break;
+    }
+  }
+  if (slot >= 0) waiting[slot] = 0;
+  return err;
+}

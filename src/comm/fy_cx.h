@@ -1,0 +1,45 @@
+/* The small internal exchanges communicator construction needs, over
+ * point-to-point on a communicator's second context (ctx+1) with the tags
+ * 0..15 reserved for construction (fy_comm.h).
+ *
+ * Contract
+ * - A domain is an ordered set of n members of a transport communicator c
+ *   (members[i] is a rank of c; NULL: ranks 0..n-1), the caller being
+ *   member `me`. Messages are addressed by ranks of c, so consecutive
+ *   exchanges between the same processes match in the order they were
+ *   sent even when their domains differ (Comm_create_group).
+ * - Every member calls the same exchanges in the same order (they are
+ *   collective over the domain); all block until their part is done.
+ * - fy_cx_agree_ctx(): a context slot free in every member of the domain
+ *   and, when bridge is not NULL, also in every member of the group at the
+ *   other end of the bridge (the domain's root swaps with rank `bridge_peer`
+ *   of `bridge`, whose own domain does the same). On success the slot is
+ *   taken in this process (fy_comm.h); MPI_ERR_OTHER when none is left. */
+#ifndef FY_CX_H
+#define FY_CX_H
+#include "core/fy_comm.h"
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fy_cx {
+  fy_comm_t *c;
+  int n, me, root;
+  const int *members;
+} fy_cx_t;
+
+static inline fy_cx_t fy_cx_of(fy_comm_t *c) {
+  fy_cx_t d = {.c = c, .n = c->size, .me = c->rank, .root = 0, .members = NULL};
+  return d;
+}
+
+int fy_cx_send(fy_comm_t *c, int dest, int tag, const void *buf, size_t n);
+int fy_cx_recv(fy_comm_t *c, int src, int tag, void *buf, size_t n);
+int fy_cx_swap(fy_comm_t *c, int peer, int tag, const void *out, size_t nout, void *in, size_t nin);
+
+int fy_cx_bcast(const fy_cx_t *d, void *buf, size_t n);
+int fy_cx_reduce_band(const fy_cx_t *d, uint32_t *words, int nwords);  /* result at root */
+int fy_cx_allreduce_band(const fy_cx_t *d, uint32_t *words, int nwords);
+/* all[i*n..] = member i's `mine` (n bytes each) on every member. */
+int fy_cx_allgather(const fy_cx_t *d, const void *mine, size_t n, void *all);
+int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32_t *ctx);
+#endif

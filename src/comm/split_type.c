@@ -1,0 +1,79 @@
+/* MPI_Comm_split_type: the colour comes from where the process runs.
+ * SHARED: the node (Ferry runs on one node, so all of a communicator's
+ * processes share memory). HW_GUIDED: the info key mpi_hw_resource_type,
+ * "mpi_shared_memory" or an hwloc object type ("Package", "NUMANode",
+ * "L3Cache", "Core", ...): processes bound inside the same such object
+ * share a communicator, a process not bound inside one gets MPI_COMM_NULL
+ * (as does every process without hwloc, or for an unknown type).
+ * HW_UNGUIDED: no finer split is offered, MPI_COMM_NULL. */
+#include "comm/fy_commc.h"
+#include "core/fy_error.h"
+#include "core/fy_info.h"
+#include "core/fy_init.h"
+#include "binding/fy_impl.h"
+#include <string.h>
+#ifdef FY_HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+int fy_commc_split_intra(fy_comm_t *c, int color, int key, fy_comm_t **out);
+
+#ifdef FY_HAVE_HWLOC
+static hwloc_topology_t topo;
+static int topo_state; /* 0 not loaded, 1 loaded, -1 failed */
+
+static int hw_color(const char *type_name) {
+  hwloc_obj_type_t type;
+  if (hwloc_type_sscanf(type_name, &type, NULL, 0) != 0) return MPI_UNDEFINED;
+  if (topo_state == 0) {
+    topo_state = -1;
+    if (hwloc_topology_init(&topo) == 0) {
+      if (hwloc_topology_load(topo) == 0) topo_state = 1;
+      else hwloc_topology_destroy(topo);
+    }
+  }
+  if (topo_state != 1) return MPI_UNDEFINED;
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  int color = MPI_UNDEFINED;
+  if (set && hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
+    /* the object of that type holding every CPU the process may run on
+     * (NUMA nodes are not ancestors of CPUs in hwloc 2: compare cpusets) */
+    int n = hwloc_get_nbobjs_by_type(topo, type);
+    for (int i = 0; i < n && color == MPI_UNDEFINED; i++) {
+      hwloc_obj_t o = hwloc_get_obj_by_type(topo, type, (unsigned)i);
+      if (o && o->cpuset && hwloc_bitmap_isincluded(set, o->cpuset)) color = i;
+    }
+  }
+  hwloc_bitmap_free(set);
+  return color;
+}
+#else
+static int hw_color(const char *type_name) {
+  (void)type_name;
+  return MPI_UNDEFINED;
+}
+#endif
+
+int fy_mpi_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) {
+  fy_comm_t *c = fy_comm_get(comm), *n = NULL;
+  int color;
+  char v[MPI_MAX_INFO_VAL];
+  if (c->is_inter) return fy_err(MPI_ERR_COMM, "comm = %s is an intercommunicator", c->name);
+  switch (split_type) {
+    case MPI_UNDEFINED: color = MPI_UNDEFINED; break;
+    case MPI_COMM_TYPE_SHARED: color = 0; break; /* one node */
+    case MPI_COMM_TYPE_HW_GUIDED:
+      if (!fy_info_lookup(info, "mpi_hw_resource_type", v, sizeof v)) color = MPI_UNDEFINED;
+      else if (strcmp(v, "mpi_shared_memory") == 0) color = 0;
+      else color = hw_color(v);
+      break;
+    case MPI_COMM_TYPE_HW_UNGUIDED: color = MPI_UNDEFINED; break;
+    default:
+      return fy_err(MPI_ERR_ARG, "split_type = %d is not MPI_UNDEFINED or an MPI_COMM_TYPE_ constant",
+                    split_type);
+  }
+  int err = fy_commc_split_intra(c, color, key, &n);
+  if (err) return err;
+  *newcomm = n ? n->handle : MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
