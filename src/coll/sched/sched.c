@@ -30,6 +30,7 @@ struct fy_sched {
   int cur, end;        /* current stage: steps [cur, end) */
   int started;         /* its communication has been started */
   int safe;            /* every step can run in a signal turn */
+  int finishing;       /* last stage done in a signal turn: complete later */
   atomic_int done;
   int err;
   int how;
@@ -222,7 +223,10 @@ static void list_add(fy_sched_t *s) {
   if (active) active->prev = s;
   active = s;
   s->listed = 1;
-  if (s->how != FY_SCHED_BLOCKING) __atomic_add_fetch(&nactive_bg, 1, __ATOMIC_RELAXED);
+  if (s->how != FY_SCHED_BLOCKING) {
+    __atomic_add_fetch(&nactive_bg, 1, __ATOMIC_RELAXED);
+    fy_async_sched_started(); /* the agents advance it from now on */
+  }
 }
 
 static void list_remove(fy_sched_t *s) {
@@ -231,7 +235,8 @@ static void list_remove(fy_sched_t *s) {
   else active = s->next;
   if (s->next) s->next->prev = s->prev;
   s->listed = 0;
-  if (s->how != FY_SCHED_BLOCKING) __atomic_sub_fetch(&nactive_bg, 1, __ATOMIC_RELAXED);
+  if (s->how != FY_SCHED_BLOCKING && __atomic_sub_fetch(&nactive_bg, 1, __ATOMIC_RELAXED) == 0)
+    fy_async_sched_idle();
 }
 
 static void complete(fy_sched_t *s) {
@@ -256,6 +261,16 @@ static void complete(fy_sched_t *s) {
  * MPI call. */
 static int advance(fy_sched_t *s, int sig) {
   int ev = 0;
+  if (s->finishing) {
+    if (sig) return 0;
+    s->finishing = 0;
+    s->cur = s->end + 1;
+    if (s->cur >= s->n) {
+      complete(s);
+      return 1;
+    }
+    stage_bounds(s);
+  }
   for (;;) {
     if (!s->started) {
       if (sig && !s->safe) return ev;
@@ -265,6 +280,10 @@ static int advance(fy_sched_t *s, int sig) {
           int e = fy_send_start(st->req);
           if (e && !s->err) s->err = e;
         } else if (st->kind == ST_RECV) {
+          /* In a signal turn a receive is only posted: never published or
+           * polled for (that path may allocate); its rendezvous start
+           * kicks this thread (fy_pef_on_sched registered it). */
+          if (sig) st->req->blocking = 1;
           int e = fy_recv_start(st->req);
           if (e && !s->err) s->err = e;
         }
@@ -293,6 +312,11 @@ static int advance(fy_sched_t *s, int sig) {
       }
       ev++;
     }
+    if (s->end + 1 >= s->n && sig) {
+      /* Completing frees memory: left to the next progress pass. */
+      s->finishing = 1;
+      return ev;
+    }
     s->cur = s->end + 1;
     if (s->cur >= s->n) {
       complete(s);
@@ -319,7 +343,10 @@ static int run_list(int sig) {
 int fy_sched_progress(void) { return run_list(0); }
 
 int fy_sched_signal_progress(void) {
+  int was = fy_pt2pt_in_signal;
+  fy_pt2pt_in_signal = 1;
   int ev = run_list(1);
+  fy_pt2pt_in_signal = was;
   fy_sched_stats.agent_steps += (uint64_t)ev;
   return ev;
 }
@@ -334,6 +361,7 @@ static int start(fy_sched_t *s) {
     hooked = 1;
   }
   s->cur = 0;
+  s->finishing = 0;
   s->err = MPI_SUCCESS;
   atomic_store_explicit(&s->done, 0, memory_order_relaxed);
   stage_bounds(s);
