@@ -5,6 +5,7 @@
 #include "binding/fy_impl.h"
 #include "core/fy_handle.h"
 #include "core/fy_check.h"
+#include <stdlib.h>
 
 #define T(h) fy_type_get(h)
 #define OP(h) fy_op_get(h)
@@ -34,24 +35,29 @@ static int send_type_ok(const void *sbuf, MPI_Datatype t, int significant) {
   if (!significant || sbuf == MPI_IN_PLACE) return MPI_SUCCESS;
   return fy_check_datatype(t, "sendtype");
 }
-static int is_root(MPI_Comm comm, int root) { return fy_comm_get(comm)->rank == root; }
+static int is_root(MPI_Comm comm, int root) {
+  fy_comm_t *c = fy_comm_get(comm);
+  return c->is_inter ? root == MPI_ROOT : c->rank == root;
+}
+/* Gather: on an intercommunicator only the other group sends. */
+static int gather_sends(MPI_Comm comm, int root) {
+  return !fy_comm_get(comm)->is_inter || (root != MPI_ROOT && root != MPI_PROC_NULL);
+}
 
-static int inter_check(fy_comm_t *c) {
+static int intra_only(fy_comm_t *c, const char *what) {
   if (c->is_inter)
-    return fy_err(MPI_ERR_UNSUPPORTED_OPERATION,
-                  "comm = %s is an intercommunicator: this collective is not implemented on intercommunicators yet",
-                  c->name);
+    return fy_err(MPI_ERR_COMM, "comm = %s is an intercommunicator: %s is defined on intracommunicators only",
+                  c->name, what);
   return MPI_SUCCESS;
 }
+#define INTER(s) (fy_sched_comm(s)->is_inter)
 
 static int run(MPI_Comm comm, int check, int how, MPI_Request *req,
                int (*build)(fy_sched_t *, void *), void *arg) {
   if (check) return check;
   fy_comm_t *c = fy_comm_get(comm);
-  int e = inter_check(c);
-  if (e) return e;
   fy_sched_t *s;
-  e = fy_sched_create(c, &s);
+  int e = fy_sched_create(c, &s);
   if (e) return e;
   return fy_sched_finish(s, build(s, arg), how, req);
 }
@@ -99,6 +105,7 @@ FAMILY(bcast,
        MPI_SUCCESS, (a = (args_bcast){buffer, count, datatype, root}))
 static int build_bcast(fy_sched_t *s, void *a_) {
   args_bcast *a = a_;
+  if (INTER(s)) return fy_build_inter_bcast(s, a->buf, a->n, T(a->t), a->root);
   return fy_build_bcast(s, a->buf, a->n, T(a->t), a->root);
 }
 
@@ -111,10 +118,11 @@ FAMILY(reduce,
        (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm),
        0, ALL_W,
        op_ok(op, datatype) ? op_ok(op, datatype)
-           : (fy_comm_get(comm)->rank == root ? no_alias(sendbuf, recvbuf, count) : MPI_SUCCESS),
+           : (is_root(comm, root) ? no_alias(sendbuf, recvbuf, count) : MPI_SUCCESS),
        (a = (args_red){sendbuf, recvbuf, count, datatype, op, root}))
 static int build_reduce(fy_sched_t *s, void *a_) {
   args_red *a = a_;
+  if (INTER(s)) return fy_build_inter_reduce(s, a->sb, a->rb, a->n, T(a->t), OP(a->op), a->root);
   return fy_build_reduce(s, a->sb, a->rb, a->n, T(a->t), OP(a->op), a->root);
 }
 
@@ -125,6 +133,7 @@ FAMILY(allreduce,
        (a = (args_red){sendbuf, recvbuf, count, datatype, op, 0}))
 static int build_allreduce(fy_sched_t *s, void *a_) {
   args_red *a = a_;
+  if (INTER(s)) return fy_build_inter_allreduce(s, a->sb, a->rb, a->n, T(a->t), OP(a->op));
   return fy_build_allreduce(s, a->sb, a->rb, a->n, T(a->t), OP(a->op));
 }
 
@@ -135,6 +144,7 @@ FAMILY(scan,
        (a = (args_red){sendbuf, recvbuf, count, datatype, op, 0}))
 static int build_scan(fy_sched_t *s, void *a_) {
   args_red *a = a_;
+  TRY(intra_only(fy_sched_comm(s), "MPI_Scan"));
   return fy_build_scan(s, a->sb, a->rb, a->n, T(a->t), OP(a->op), 0);
 }
 
@@ -145,6 +155,7 @@ FAMILY(exscan,
        (a = (args_red){sendbuf, recvbuf, count, datatype, op, 0}))
 static int build_exscan(fy_sched_t *s, void *a_) {
   args_red *a = a_;
+  TRY(intra_only(fy_sched_comm(s), "MPI_Exscan"));
   return fy_build_scan(s, a->sb, a->rb, a->n, T(a->t), OP(a->op), 1);
 }
 
@@ -158,6 +169,7 @@ FAMILY(reduce_scatter,
        (a = (args_rs){sendbuf, recvbuf, recvcounts, 0, datatype, op, W}))
 static int build_reduce_scatter(fy_sched_t *s, void *a_) {
   args_rs *a = a_;
+  if (INTER(s)) return fy_build_inter_reduce_scatter(s, a->sb, a->rb, a->cnts, a->w, T(a->t), OP(a->op));
   return fy_build_reduce_scatter(s, a->sb, a->rb, a->cnts, a->w, T(a->t), OP(a->op));
 }
 FAMILY(reduce_scatter_block,
@@ -167,6 +179,15 @@ FAMILY(reduce_scatter_block,
        (a = (args_rs){sendbuf, recvbuf, NULL, recvcount, datatype, op, W}))
 static int build_reduce_scatter_block(fy_sched_t *s, void *a_) {
   args_rs *a = a_;
+  if (INTER(s)) {
+    int n = fy_sched_comm(s)->size;
+    MPI_Count *c = malloc((size_t)n * sizeof *c);
+    if (!c) return fy_err(MPI_ERR_NO_MEM, "out of memory");
+    for (int i = 0; i < n; i++) c[i] = a->n;
+    int e = fy_build_inter_reduce_scatter(s, a->sb, a->rb, c, W_CNT, T(a->t), OP(a->op));
+    free(c);
+    return e;
+  }
   return fy_build_reduce_scatter_block(s, a->sb, a->rb, a->n, T(a->t), OP(a->op));
 }
 
@@ -179,7 +200,8 @@ typedef struct {
   int root, w;
 } args_x;
 typedef args_x args_gather, args_scatter, args_allgather, args_alltoall, args_gatherv,
-    args_scatterv, args_allgatherv, args_alltoallv, args_alltoallw;
+    args_scatterv, args_allgatherv, args_alltoallv, args_alltoallw, args_neighbor_allgather,
+    args_neighbor_allgatherv, args_neighbor_alltoall, args_neighbor_alltoallv, args_neighbor_alltoallw;
 
 #define XFIX(root_) (a = (args_x){.sb = sendbuf, .sn = sendcount, .st = sendtype, .rb = recvbuf, \
                                   .rn = recvcount, .rt = recvtype, .root = (root_), .w = W})
@@ -187,9 +209,10 @@ typedef args_x args_gather, args_scatter, args_allgather, args_alltoall, args_ga
 FAMILY(gather,
        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
        (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
-       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1), XFIX(root))
+       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, gather_sends(comm, root)), XFIX(root))
 static int build_gather(fy_sched_t *s, void *a_) {
   args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_gatherv(s, a->sb, a->sn, T(a->st), a->rb, NULL, NULL, 0, T(a->rt), a->root, 1, a->rn);
   return fy_build_gather(s, a->sb, a->sn, T(a->st), a->rb, a->rn, T(a->rt), a->root);
 }
 
@@ -199,6 +222,7 @@ FAMILY(scatter,
        0, ALL_W, send_ok(sendbuf, sendcount, sendtype, is_root(comm, root)), XFIX(root))
 static int build_scatter(fy_sched_t *s, void *a_) {
   args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_scatterv(s, a->sb, NULL, NULL, 0, T(a->st), a->rb, a->rn, T(a->rt), a->root, 1, a->sn);
   return fy_build_scatter(s, a->sb, a->sn, T(a->st), a->rb, a->rn, T(a->rt), a->root);
 }
 
@@ -208,6 +232,7 @@ FAMILY(allgather,
        0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1), XFIX(0))
 static int build_allgather(fy_sched_t *s, void *a_) {
   args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_allgatherv(s, a->sb, a->sn, T(a->st), a->rb, NULL, NULL, 0, T(a->rt), 1, a->rn);
   return fy_build_allgather(s, a->sb, a->sn, T(a->st), a->rb, a->rn, T(a->rt));
 }
 
@@ -217,6 +242,7 @@ FAMILY(alltoall,
        0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1) ? send_ok(sendbuf, sendcount, sendtype, 1) : no_alias(sendbuf, recvbuf, 1), XFIX(0))
 static int build_alltoall(fy_sched_t *s, void *a_) {
   args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_alltoallw(s, a->sb, NULL, NULL, T(a->st), NULL, a->rb, NULL, NULL, T(a->rt), NULL, 0, 1, a->sn, a->rn);
   return fy_build_alltoall(s, a->sb, a->sn, T(a->st), a->rb, a->rn, T(a->rt));
 }
 
@@ -224,11 +250,12 @@ static int build_alltoall(fy_sched_t *s, void *a_) {
 FAMILY(gatherv,
        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm),
        (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm),
-       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1),
+       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, gather_sends(comm, root)),
        (a = (args_x){.sb = sendbuf, .sn = sendcount, .st = sendtype, .rb = recvbuf, .rcnts = recvcounts,
                      .rdsp = displs, .rt = recvtype, .root = root, .w = W}))
 static int build_gatherv(fy_sched_t *s, void *a_) {
   args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_gatherv(s, a->sb, a->sn, T(a->st), a->rb, a->rcnts, a->rdsp, a->w, T(a->rt), a->root, 0, 0);
   return fy_build_gatherv(s, a->sb, a->sn, T(a->st), a->rb, a->rcnts, a->rdsp, a->w, T(a->rt), a->root);
 }
 
@@ -240,6 +267,7 @@ FAMILY(scatterv,
                      .rn = recvcount, .rt = recvtype, .root = root, .w = W}))
 static int build_scatterv(fy_sched_t *s, void *a_) {
   args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_scatterv(s, a->sb, a->scnts, a->sdsp, a->w, T(a->st), a->rb, a->rn, T(a->rt), a->root, 0, 0);
   return fy_build_scatterv(s, a->sb, a->scnts, a->sdsp, a->w, T(a->st), a->rb, a->rn, T(a->rt), a->root);
 }
 
@@ -251,6 +279,7 @@ FAMILY(allgatherv,
                      .rdsp = displs, .rt = recvtype, .w = W}))
 static int build_allgatherv(fy_sched_t *s, void *a_) {
   args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_allgatherv(s, a->sb, a->sn, T(a->st), a->rb, a->rcnts, a->rdsp, a->w, T(a->rt), 0, 0);
   return fy_build_allgatherv(s, a->sb, a->sn, T(a->st), a->rb, a->rcnts, a->rdsp, a->w, T(a->rt));
 }
 
@@ -262,6 +291,7 @@ FAMILY(alltoallv,
                      .rcnts = recvcounts, .rdsp = rdispls, .rt = recvtype, .w = W}))
 static int build_alltoallv(fy_sched_t *s, void *a_) {
   args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_alltoallw(s, a->sb, a->scnts, a->sdsp, T(a->st), NULL, a->rb, a->rcnts, a->rdsp, T(a->rt), NULL, a->w, 0, 0, 0);
   return fy_build_alltoallv(s, a->sb, a->scnts, a->sdsp, T(a->st), a->rb, a->rcnts, a->rdsp, T(a->rt), a->w);
 }
 
@@ -273,12 +303,63 @@ FAMILY(alltoallw,
                      .rcnts = recvcounts, .rdsp = rdispls, .rts = recvtypes, .w = W}))
 static int build_alltoallw(fy_sched_t *s, void *a_) {
   args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_alltoallw(s, a->sb, a->scnts, a->sdsp, NULL, a->sts, a->rb, a->rcnts, a->rdsp, NULL, a->rts, a->w, 0, 0, 0);
   return fy_build_alltoallw(s, a->sb, a->scnts, a->sdsp, a->sts, a->rb, a->rcnts, a->rdsp, a->rts, a->w);
+}
+
+/* ---- neighbourhood collectives ---- */
+FAMILY(neighbor_allgather,
+       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+       (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1), XFIX(0))
+static int build_neighbor_allgather(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  return fy_build_neighbor_allgatherv(s, a->sb, a->sn, T(a->st), a->rb, NULL, NULL, 0, T(a->rt), 1, a->rn);
+}
+FAMILY(neighbor_allgatherv,
+       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
+       (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm),
+       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1),
+       (a = (args_x){.sb = sendbuf, .sn = sendcount, .st = sendtype, .rb = recvbuf, .rcnts = recvcounts,
+                     .rdsp = displs, .rt = recvtype, .w = W}))
+static int build_neighbor_allgatherv(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  return fy_build_neighbor_allgatherv(s, a->sb, a->sn, T(a->st), a->rb, a->rcnts, a->rdsp, a->w, T(a->rt), 0, 0);
+}
+FAMILY(neighbor_alltoall,
+       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+       (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1), XFIX(0))
+static int build_neighbor_alltoall(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  return fy_build_neighbor_alltoallw(s, a->sb, NULL, NULL, T(a->st), NULL, a->rb, NULL, NULL, T(a->rt), NULL, 0, 1, a->sn, a->rn);
+}
+FAMILY(neighbor_alltoallv,
+       (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
+       (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
+       0, ALL_W, send_type_ok(sendbuf, sendtype, 1),
+       (a = (args_x){.sb = sendbuf, .scnts = sendcounts, .sdsp = sdispls, .st = sendtype, .rb = recvbuf,
+                     .rcnts = recvcounts, .rdsp = rdispls, .rt = recvtype, .w = W}))
+static int build_neighbor_alltoallv(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  return fy_build_neighbor_alltoallw(s, a->sb, a->scnts, a->sdsp, T(a->st), NULL, a->rb, a->rcnts, a->rdsp, T(a->rt), NULL, a->w, 0, 0, 0);
+}
+/* neighbor_alltoallw: MPI_Aint displacements in both forms */
+FAMILY(neighbor_alltoallw,
+       (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
+       (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
+       W_DSP, ALL_W, MPI_SUCCESS,
+       (a = (args_x){.sb = sendbuf, .scnts = sendcounts, .sdsp = sdispls, .sts = sendtypes, .rb = recvbuf,
+                     .rcnts = recvcounts, .rdsp = rdispls, .rts = recvtypes, .w = W}))
+static int build_neighbor_alltoallw(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  return fy_build_neighbor_alltoallw(s, a->sb, a->scnts, a->sdsp, NULL, a->sts, a->rb, a->rcnts, a->rdsp, NULL, a->rts, a->w, 0, 0, 0);
 }
 
 /* ---- barrier (the blocking one is barrier.c's direct version) ---- */
 static int build_barrier(fy_sched_t *s, void *a_) {
   (void)a_;
+  if (INTER(s)) return fy_build_inter_barrier(s);
   return fy_build_barrier(s);
 }
 int fy_mpi_ibarrier(MPI_Comm comm, MPI_Request *request) {

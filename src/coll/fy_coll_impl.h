@@ -73,4 +73,41 @@ int fy_build_reduce_scatter_block(fy_sched_t *s, const void *sbuf, void *rbuf, M
                                   fy_datatype_t *t, fy_op_t *op);
 int fy_build_scan(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Count count,
                   fy_datatype_t *t, fy_op_t *op, int exclusive);
+
+/* Intercommunicators (inter.c): uniform = fixed counts (rcount/scount)
+ * instead of arrays. */
+int fy_build_inter_barrier(fy_sched_t *s);
+int fy_build_inter_bcast(fy_sched_t *s, void *buf, MPI_Count count, fy_datatype_t *t, int root);
+int fy_build_inter_reduce(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Count count,
+                          fy_datatype_t *t, fy_op_t *op, int root);
+int fy_build_inter_allreduce(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Count count,
+                             fy_datatype_t *t, fy_op_t *op);
+int fy_build_inter_gatherv(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
+                           void *rbuf, const void *rcounts, const void *displs, int w,
+                           fy_datatype_t *rt, int root, int uniform, MPI_Count rcount);
+int fy_build_inter_scatterv(fy_sched_t *s, const void *sbuf, const void *scounts, const void *displs,
+                            int w, fy_datatype_t *st, void *rbuf, MPI_Count rcount,
+                            fy_datatype_t *rt, int root, int uniform, MPI_Count scount);
+int fy_build_inter_allgatherv(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
+                              void *rbuf, const void *rcounts, const void *displs, int w,
+                              fy_datatype_t *rt, int uniform, MPI_Count rcount);
+int fy_build_inter_alltoallw(fy_sched_t *s, const void *sbuf, const void *scounts,
+                             const void *sdispls, fy_datatype_t *st, const MPI_Datatype *stypes,
+                             void *rbuf, const void *rcounts, const void *rdispls,
+                             fy_datatype_t *rt, const MPI_Datatype *rtypes, int w,
+                             int uniform, MPI_Count scount, MPI_Count rcount);
+int fy_build_inter_reduce_scatter(fy_sched_t *s, const void *sbuf, void *rbuf, const void *rcounts,
+                                  int w, fy_datatype_t *t, fy_op_t *op);
+
+/* Neighbourhood collectives (neighbor.c). */
+int fy_build_neighbor_allgatherv(fy_sched_t *s, const void *sbuf, MPI_Count scount,
+                                 fy_datatype_t *st, void *rbuf, const void *rcounts,
+                                 const void *displs, int w, fy_datatype_t *rt, int uniform,
+                                 MPI_Count rcount);
+int fy_build_neighbor_alltoallw(fy_sched_t *s, const void *sbuf, const void *scounts,
+                                const void *sdispls, fy_datatype_t *st,
+                                const MPI_Datatype *stypes, void *rbuf, const void *rcounts,
+                                const void *rdispls, fy_datatype_t *rt,
+                                const MPI_Datatype *rtypes, int w, int uniform, MPI_Count scount,
+                                MPI_Count rcount);
 #endif

@@ -36,8 +36,13 @@ enum { FY_SCHED_BLOCKING = 0, FY_SCHED_NONBLOCKING, FY_SCHED_PERSISTENT };
 
 /* A schedule on communicator c (takes the next collective tag of c). */
 int fy_sched_create(fy_comm_t *c, fy_sched_t **out);
-/* The communicator the schedule runs on and its rank/size there. */
+/* The communicator new steps use (rank/size come from it); at first the
+ * one the schedule was created on. fy_sched_use_comm() switches (e.g. to
+ * an intercommunicator's local_comm) and returns the previous one; every
+ * communicator of a schedule carries its messages with the schedule's tag
+ * on its own ctx+1. */
 fy_comm_t *fy_sched_comm(fy_sched_t *s);
+fy_comm_t *fy_sched_use_comm(fy_sched_t *s, fy_comm_t *c);
 
 int fy_sched_send(fy_sched_t *s, const void *buf, MPI_Count count, fy_datatype_t *t, int peer);
 int fy_sched_recv(fy_sched_t *s, void *buf, MPI_Count count, fy_datatype_t *t, int peer);

@@ -23,7 +23,8 @@ typedef struct step {
 } step_t;
 
 struct fy_sched {
-  fy_comm_t *comm;
+  fy_comm_t *comm;     /* the communicator new steps use */
+  fy_comm_t *base;     /* the one the collective was called on */
   int tag;
   step_t *steps;
   int n, cap;
@@ -51,10 +52,16 @@ static int in_progress;        /* re-entrancy guard: starting a receive may poll
 
 fy_comm_t *fy_sched_comm(fy_sched_t *s) { return s->comm; }
 
+fy_comm_t *fy_sched_use_comm(fy_sched_t *s, fy_comm_t *c) {
+  fy_comm_t *old = s->comm;
+  s->comm = c;
+  return old;
+}
+
 int fy_sched_create(fy_comm_t *c, fy_sched_t **out) {
   fy_sched_t *s = calloc(1, sizeof *s);
   if (!s) return fy_err(MPI_ERR_NO_MEM, "out of memory for a collective schedule");
-  s->comm = c;
+  s->comm = s->base = c;
   s->tag = 16 + (int)(c->coll_seq++ & 0x03ffffffu) * 16; /* + offsets 0..15 */
   s->safe = 1;
   atomic_store(&s->done, 1);
@@ -413,7 +420,7 @@ int fy_sched_finish(fy_sched_t *s, int err, int how, MPI_Request *request) {
     sched_free(s);
     return fy_err(MPI_ERR_NO_MEM, "out of request objects");
   }
-  r->comm = s->comm;
+  r->comm = s->base;
   r->sched = s;
   s->req = r;
   fy_status_empty(&r->status);
