@@ -1,12 +1,21 @@
 /* MPI_Barrier: dissemination algorithm, ceil(log2 p) rounds of zero-byte
- * messages; each round's receive is posted before its send. */
+ * messages; each round's receive is posted before its send. This direct
+ * version (no schedule, fixed tag 1 of the reserved range) also serves
+ * MPI_Init/Finalize; intercommunicators go through the schedule engine. */
 #include "coll/fy_coll.h"
+#include "coll/fy_coll_impl.h"
 #include "pt2pt/fy_pt2pt.h"
 #include "datatype/fy_datatype.h"
 
 #define FY_TAG_BARRIER 1
 
 int fy_coll_barrier(fy_comm_t *c) {
+  if (c->is_inter) {
+    fy_sched_t *s;
+    int err = fy_sched_create(c, &s);
+    if (err) return err;
+    return fy_sched_finish(s, fy_build_inter_barrier(s), FY_SCHED_BLOCKING, NULL);
+  }
   int p = c->size, me = c->rank;
   fy_datatype_t *byte = fy_type_get(MPI_BYTE);
   for (int k = 1; k < p; k <<= 1) {

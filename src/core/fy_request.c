@@ -10,6 +10,7 @@
 #include "progress/fy_progress.h"
 #include "binding/fy_impl.h"
 #include "progress/async/fy_async.h"
+#include "coll/sched/fy_sched.h"
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,6 +51,7 @@ fy_request_t *fy_req_get(MPI_Request h) { return fy_htab_get(&req_tab, h); }
 void fy_req_release(fy_request_t *r) {
   fy_plock();
   fy_async_unwatch(r);
+  if (r->kind == FY_REQ_COLL) fy_sched_req_free(r);
   if (r->handle != MPI_REQUEST_NULL) fy_htab_remove(&req_tab, r->handle);
   if (r->tmp && r->tmp_owned) free(r->tmp);
   fy_type_release(r->type); /* taken by fy_req_setup */
@@ -415,6 +417,7 @@ int fy_mpi_start(MPI_Request *request) {
     return fy_err(MPI_ERR_REQUEST, "request = %#x is not a persistent request", (unsigned)*request);
   if (r->active)
     return fy_err(MPI_ERR_REQUEST, "request = %#x is already active", (unsigned)*request);
+  if (r->kind == FY_REQ_COLL) return fy_sched_req_start(r);
   if (r->kind == FY_REQ_RECV) return fy_recv_start(r);
   extern int fy_bsend_start(fy_request_t *r);
   if (r->mode == FY_MODE_BUF) return fy_bsend_start(r);

@@ -21,8 +21,9 @@
 struct fy_comm;
 struct fy_datatype;
 struct fy_unexp;
+struct fy_sched;
 
-enum { FY_REQ_SEND = 1, FY_REQ_RECV, FY_REQ_MSG, FY_REQ_BSEND };
+enum { FY_REQ_SEND = 1, FY_REQ_RECV, FY_REQ_MSG, FY_REQ_BSEND, FY_REQ_COLL };
 enum { FY_MODE_STD = 0, FY_MODE_SYNC, FY_MODE_BUF, FY_MODE_READY };
 enum { /* protocol state of an active request */
   FY_PS_IDLE = 0, FY_PS_QUEUED, FY_PS_EAGER_ACK, FY_PS_RNDV_WAIT_SLOT,
@@ -70,6 +71,7 @@ struct fy_request {
   fy_shm_pipe_t pipe;
   int share_out;               /* SHARE: this side has no chunk left to claim */
   void (*on_complete)(fy_request_t *r); /* internal requests (Bsend) */
+  struct fy_sched *sched;      /* FY_REQ_COLL: the collective schedule (src/coll/sched) */
   fy_request_t *lnext, *lprev; /* progress lists */
   fy_request_t *free_next;
 };

@@ -14,9 +14,7 @@ FERRY_API_PUBLIC int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Data
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Allgather"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (fy_err) goto fail;
@@ -35,9 +33,7 @@ FERRY_API_PUBLIC int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, 
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Allgather_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (fy_err) goto fail;
@@ -56,11 +52,9 @@ FERRY_API_PUBLIC int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Allgather_init"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
   if (fy_err) goto fail;
@@ -79,11 +73,9 @@ FERRY_API_PUBLIC int PMPI_Allgather_init_c(const void* sendbuf, MPI_Count sendco
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Allgather_init_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
   if (fy_err) goto fail;
@@ -102,9 +94,7 @@ FERRY_API_PUBLIC int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Dat
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Allgatherv"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   fy_err = fy_mpi_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   if (fy_err) goto fail;
   FY_API_EXIT();
@@ -122,9 +112,7 @@ FERRY_API_PUBLIC int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount,
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Allgatherv_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   fy_err = fy_mpi_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   if (fy_err) goto fail;
   FY_API_EXIT();
@@ -142,11 +130,9 @@ FERRY_API_PUBLIC int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MP
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Allgatherv_init"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   fy_err = fy_mpi_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
   if (fy_err) goto fail;
   FY_API_EXIT();
@@ -164,11 +150,9 @@ FERRY_API_PUBLIC int PMPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendc
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Allgatherv_init_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   fy_err = fy_mpi_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
   if (fy_err) goto fail;
   FY_API_EXIT();
@@ -270,9 +254,7 @@ FERRY_API_PUBLIC int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datat
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Alltoall"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (fy_err) goto fail;
@@ -291,9 +273,7 @@ FERRY_API_PUBLIC int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, M
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Alltoall_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (fy_err) goto fail;
@@ -312,11 +292,9 @@ FERRY_API_PUBLIC int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Alltoall_init"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
   if (fy_err) goto fail;
@@ -335,11 +313,9 @@ FERRY_API_PUBLIC int PMPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcou
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Alltoall_init_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
   if (fy_err) goto fail;
@@ -358,7 +334,6 @@ FERRY_API_PUBLIC int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[],
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Alltoallv"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   fy_err = fy_mpi_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   if (fy_err) goto fail;
@@ -377,7 +352,6 @@ FERRY_API_PUBLIC int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendc
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Alltoallv_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   fy_err = fy_mpi_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   if (fy_err) goto fail;
@@ -396,7 +370,6 @@ FERRY_API_PUBLIC int PMPI_Alltoallv_init(const void* sendbuf, const int sendcoun
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Alltoallv_init"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -417,7 +390,6 @@ FERRY_API_PUBLIC int PMPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count 
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Alltoallv_init_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -714,8 +686,6 @@ FERRY_API_PUBLIC int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatyp
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Gather"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   if (fy_err) goto fail;
@@ -734,8 +704,6 @@ FERRY_API_PUBLIC int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Gather_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   if (fy_err) goto fail;
@@ -754,10 +722,8 @@ FERRY_API_PUBLIC int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Da
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Gather_init"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
   if (fy_err) goto fail;
@@ -776,10 +742,8 @@ FERRY_API_PUBLIC int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Gather_init_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
   if (fy_err) goto fail;
@@ -798,8 +762,6 @@ FERRY_API_PUBLIC int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Dataty
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Gatherv"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
   if (fy_err) goto fail;
@@ -818,8 +780,6 @@ FERRY_API_PUBLIC int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MP
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Gatherv_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
   if (fy_err) goto fail;
@@ -838,10 +798,8 @@ FERRY_API_PUBLIC int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_D
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Gatherv_init"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
   if (fy_err) goto fail;
@@ -860,10 +818,8 @@ FERRY_API_PUBLIC int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcoun
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Gatherv_init_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
   if (fy_err) goto fail;
@@ -882,9 +838,7 @@ FERRY_API_PUBLIC int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount,
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Neighbor_allgather"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (fy_err) goto fail;
@@ -903,9 +857,7 @@ FERRY_API_PUBLIC int PMPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count se
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Neighbor_allgather_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (fy_err) goto fail;
@@ -924,11 +876,9 @@ FERRY_API_PUBLIC int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendc
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Neighbor_allgather_init"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
   if (fy_err) goto fail;
@@ -947,11 +897,9 @@ FERRY_API_PUBLIC int PMPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Cou
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Neighbor_allgather_init_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
   if (fy_err) goto fail;
@@ -970,9 +918,7 @@ FERRY_API_PUBLIC int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Neighbor_allgatherv"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   fy_err = fy_mpi_neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   if (fy_err) goto fail;
   FY_API_EXIT();
@@ -990,9 +936,7 @@ FERRY_API_PUBLIC int PMPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count s
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Neighbor_allgatherv_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   fy_err = fy_mpi_neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   if (fy_err) goto fail;
   FY_API_EXIT();
@@ -1010,11 +954,9 @@ FERRY_API_PUBLIC int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int send
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Neighbor_allgatherv_init"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   fy_err = fy_mpi_neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
   if (fy_err) goto fail;
   FY_API_EXIT();
@@ -1032,11 +974,9 @@ FERRY_API_PUBLIC int PMPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Co
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Neighbor_allgatherv_init_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   fy_err = fy_mpi_neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
   if (fy_err) goto fail;
   FY_API_EXIT();
@@ -1054,9 +994,7 @@ FERRY_API_PUBLIC int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, 
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Neighbor_alltoall"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (fy_err) goto fail;
@@ -1075,9 +1013,7 @@ FERRY_API_PUBLIC int PMPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sen
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Neighbor_alltoall_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (fy_err) goto fail;
@@ -1096,11 +1032,9 @@ FERRY_API_PUBLIC int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendco
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Neighbor_alltoall_init"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
   if (fy_err) goto fail;
@@ -1119,11 +1053,9 @@ FERRY_API_PUBLIC int PMPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Coun
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Neighbor_alltoall_init_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
   if (fy_err) goto fail;
@@ -1142,7 +1074,6 @@ FERRY_API_PUBLIC int PMPI_Neighbor_alltoallv(const void* sendbuf, const int send
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Neighbor_alltoallv"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   fy_err = fy_mpi_neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   if (fy_err) goto fail;
@@ -1161,7 +1092,6 @@ FERRY_API_PUBLIC int PMPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Co
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Neighbor_alltoallv_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   fy_err = fy_mpi_neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   if (fy_err) goto fail;
@@ -1180,7 +1110,6 @@ FERRY_API_PUBLIC int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Neighbor_alltoallv_init"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -1201,7 +1130,6 @@ FERRY_API_PUBLIC int PMPI_Neighbor_alltoallv_init_c(const void* sendbuf, const M
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Neighbor_alltoallv_init_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;

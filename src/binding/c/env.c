@@ -440,10 +440,8 @@ FERRY_API_PUBLIC int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Dat
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Iallgather"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   if (fy_err) goto fail;
@@ -462,10 +460,8 @@ FERRY_API_PUBLIC int PMPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount,
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Iallgather_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   if (fy_err) goto fail;
@@ -484,10 +480,8 @@ FERRY_API_PUBLIC int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Da
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Iallgatherv"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   fy_err = fy_mpi_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
   if (fy_err) goto fail;
   FY_API_EXIT();
@@ -505,10 +499,8 @@ FERRY_API_PUBLIC int PMPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Iallgatherv_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   fy_err = fy_mpi_iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
   if (fy_err) goto fail;
   FY_API_EXIT();
@@ -568,10 +560,8 @@ FERRY_API_PUBLIC int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Data
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ialltoall"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   if (fy_err) goto fail;
@@ -590,10 +580,8 @@ FERRY_API_PUBLIC int PMPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, 
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ialltoall_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   if (fy_err) goto fail;
@@ -612,7 +600,6 @@ FERRY_API_PUBLIC int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[]
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ialltoallv"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
   fy_err = fy_mpi_ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
@@ -632,7 +619,6 @@ FERRY_API_PUBLIC int PMPI_Ialltoallv_c(const void* sendbuf, const MPI_Count send
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ialltoallv_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
   fy_err = fy_mpi_ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
@@ -790,9 +776,7 @@ FERRY_API_PUBLIC int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Dataty
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Igather"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
   if (fy_err) goto fail;
@@ -811,9 +795,7 @@ FERRY_API_PUBLIC int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MP
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Igather_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
   if (fy_err) goto fail;
@@ -832,9 +814,7 @@ FERRY_API_PUBLIC int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datat
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Igatherv"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
   if (fy_err) goto fail;
@@ -853,9 +833,7 @@ FERRY_API_PUBLIC int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, M
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Igatherv_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
   if (fy_err) goto fail;
@@ -874,10 +852,8 @@ FERRY_API_PUBLIC int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ineighbor_allgather"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   if (fy_err) goto fail;
@@ -896,10 +872,8 @@ FERRY_API_PUBLIC int PMPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count s
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ineighbor_allgather_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   if (fy_err) goto fail;
@@ -918,10 +892,8 @@ FERRY_API_PUBLIC int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcoun
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ineighbor_allgatherv"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   fy_err = fy_mpi_ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
   if (fy_err) goto fail;
   FY_API_EXIT();
@@ -939,10 +911,8 @@ FERRY_API_PUBLIC int PMPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count 
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ineighbor_allgatherv_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   fy_err = fy_mpi_ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
   if (fy_err) goto fail;
   FY_API_EXIT();
@@ -960,10 +930,8 @@ FERRY_API_PUBLIC int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount,
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ineighbor_alltoall"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   if (fy_err) goto fail;
@@ -982,10 +950,8 @@ FERRY_API_PUBLIC int PMPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count se
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ineighbor_alltoall_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(sendcount, "sendcount"))) goto fail;
   if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   fy_err = fy_mpi_ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   if (fy_err) goto fail;
@@ -1004,7 +970,6 @@ FERRY_API_PUBLIC int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sen
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ineighbor_alltoallv"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
   fy_err = fy_mpi_ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
@@ -1024,7 +989,6 @@ FERRY_API_PUBLIC int PMPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_C
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ineighbor_alltoallv_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
   fy_err = fy_mpi_ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);

@@ -105,10 +105,15 @@ def select(f):
     first, later, bufs = [], [], []
     is_type_fn = base.startswith("MPI_Type_")
     has_source = "source" in names
+    # Collectives: with sendbuf = MPI_IN_PLACE the send count and type are
+    # ignored (often MPI_DATATYPE_NULL), so src/coll checks them itself.
+    in_place_coll = "sendbuf" in names and "recvbuf" in names and "dest" not in names
     for decl, name, ps, p in f.params:
         if not name or ps["optional"] or ps["root_only"]:
             continue
         if "%s:%s" % (base, name) in SKIP_PARAMS:
+            continue
+        if in_place_coll and name in ("sendtype", "sendcount"):
             continue
         kind, d = ps["kind"], ps["param_direction"]
         ptr = _is_ptr(p)

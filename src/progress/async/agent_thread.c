@@ -13,6 +13,7 @@
 #include "progress/async/fy_async.h"
 #include "progress/fy_progress.h"
 #include "transport/shm/fy_shm.h"
+#include "coll/sched/fy_sched.h"
 #include "runtime/fy_config.h"
 #include <pthread.h>
 #include <signal.h>
@@ -58,7 +59,7 @@ static void park(void) {
   unsigned v = atomic_load(&park_word);
   atomic_store(&parked, 1);
   /* Re-check after announcing: fy_intr_on_watch bumps the word. */
-  if (fy_async_watching() == 0 && atomic_load(&running)) {
+  if (fy_async_watching() == 0 && !fy_sched_pending() && atomic_load(&running)) {
     struct timespec ts = {0, 100 * 1000 * 1000};
     syscall(SYS_futex, &park_word, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
   }
@@ -74,9 +75,12 @@ void fy_intr_on_watch(void) {
 static void *intr_main(void *arg) {
   (void)arg;
   bind_cpu();
-  int wait_kind = FY_SHM_WAIT_RNDV;
   while (atomic_load(&running)) {
-    if (fy_config.intr_dynamic && fy_async_watching() == 0) {
+    /* A collective schedule in progress needs every packet it receives
+     * (not only rendezvous starts) to move to its next stage. */
+    int sched = fy_sched_pending();
+    int wait_kind = sched ? FY_SHM_WAIT_ANY : FY_SHM_WAIT_RNDV;
+    if (fy_config.intr_dynamic && fy_async_watching() == 0 && !sched) {
       park();
       continue;
     }

@@ -113,3 +113,12 @@ void fy_async_stats(FILE *f) {
           (unsigned long long)c->capped, (unsigned long long)c->wakeups, (unsigned long long)c->futile,
           (unsigned long long)c->deferred, (unsigned long long)c->pef_inside, (double)c->time_ns / 1e3);
 }
+
+void fy_async_sched_started(void) {
+  if (fy_async_mode == FY_ASYNC_PEF) fy_pef_on_sched();
+  else if (fy_async_mode == FY_ASYNC_INTERRUPT) fy_intr_on_watch(); /* unpark */
+}
+
+void fy_async_sched_idle(void) {
+  if (fy_async_mode == FY_ASYNC_PEF && fy_async_watching() == 0) fy_pef_on_idle();
+}

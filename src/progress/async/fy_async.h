@@ -60,6 +60,14 @@ void fy_async_unwatch(struct fy_request *r);
 void fy_async_triggered(struct fy_request *r);   /* matched: unwatch + hit */
 void fy_async_unwatch_locked(struct fy_request *r); /* takes the lock itself */
 
+/* Collective schedules (src/coll/sched): a nonblocking one started, or
+ * none left (progress lock held). The agents advance schedules while any
+ * is active: pef by timer turns (and kicks for rendezvous starts), interrupt
+ * by waking on any packet, thread by polling anyway. */
+void fy_async_sched_started(void);
+void fy_async_sched_idle(void);
+void fy_pef_on_sched(void);
+
 /* Mode hooks, called from the watch list. */
 void fy_pef_on_watch(void);
 void fy_pef_on_idle(void);

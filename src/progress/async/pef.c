@@ -28,6 +28,7 @@
 #include "transport/shm/fy_shm.h"
 #include "core/fy_api.h"
 #include "runtime/fy_config.h"
+#include "coll/sched/fy_sched.h"
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -40,6 +41,7 @@ typedef struct pef_flow {
   int created;
   int armed;
   double next_us;   /* interval to the turn after the coming one */
+  double sched_us;  /* interval between turns while a collective schedule runs */
   long futile;      /* consecutive signal turns outside the library that found nothing */
   pid_t tid;
 } pef_flow_t;
@@ -72,13 +74,26 @@ static void turn(int in_signal) {
   uint64_t t0 = fy_async_now_ns();
   uint64_t hits0 = fy_async_ctr.hits;
   FY_CTR_ADD(turns, 1);
+  int sched_ev = 0;
   if (in_signal) {
     if (fy_shm_pending()) fy_pt2pt_signal_poll();
+    if (fy_sched_pending()) sched_ev = fy_sched_signal_progress();
   } else {
-    fy_progress_poll_locked();
+    sched_ev = fy_progress_poll_locked();
   }
   int hit = fy_async_ctr.hits != hits0;
-  if (!hit) FY_CTR_ADD(misses, 1);
+  if (sched_ev && in_signal) FY_CTR_ADD(hits, 1);
+  if (!hit && !sched_ev) FY_CTR_ADD(misses, 1);
+  if (fy_sched_pending()) {
+    /* A schedule moves on when its messages arrive, which kick nothing
+     * unless they are rendezvous starts: turns by timer, from
+     * FERRY_PEF_PERIOD_US doubling while futile up to FERRY_COLL_PEF_MAX_US. */
+    if (sched_ev) flow.sched_us = fy_config.pef_period_us;
+    else if (flow.sched_us < fy_config.coll_pef_max_us) flow.sched_us *= 2;
+    if (flow.sched_us > fy_config.coll_pef_max_us) flow.sched_us = fy_config.coll_pef_max_us;
+    if (!flow.armed) arm(flow.sched_us);
+    goto out;
+  }
   if (!use_timer || fy_async_watching() == 0) goto out;
   if (hit) {
     flow.futile = 0;
@@ -146,14 +161,25 @@ void fy_pef_on_watch(void) {
 
 /* Nothing is watched any more (progress lock held). */
 void fy_pef_on_idle(void) {
-  if (use_kick) fy_shm_kick_unregister();
+  if (use_kick && !fy_sched_pending()) fy_shm_kick_unregister();
+}
+
+/* A nonblocking collective schedule started (progress lock held): register
+ * for kicks (its rendezvous messages) and start the timer turns that move
+ * it from stage to stage while the thread computes. */
+void fy_pef_on_sched(void) {
+  if (!installed) return;
+  if (!flow.created && flow_create() != 0) return;
+  fy_shm_kick_register(flow.tid, signo);
+  flow.sched_us = fy_config.pef_period_us;
+  if (!flow.armed) arm(fy_config.pef_phase_us);
 }
 
 /* A signal arrived while the thread was inside Ferry: take that turn now,
  * as the call returns (a signal costs microseconds; the inline turn costs
  * one progress pass). */
 void fy_async_on_api_exit(void) {
-  if (fy_async_mode != FY_ASYNC_PEF || !flow.created || fy_async_watching() == 0) return;
+  if (fy_async_mode != FY_ASYNC_PEF || !flow.created || (fy_async_watching() == 0 && !fy_sched_pending())) return;
   fy_tls.in_mpi++; /* the turn runs library code: keep the handler out */
   if (fy_ptrylock()) {
     turn(0);

@@ -1,0 +1,371 @@
+/* The MPI collective calls: each builds a schedule (fy_coll_impl.h) and
+ * runs it blocking, starts it (I*), or keeps it as a persistent request
+ * (*_init). Argument checks beyond the bindings' are done here. */
+#include "coll/fy_coll_impl.h"
+#include "binding/fy_impl.h"
+#include "core/fy_handle.h"
+#include "core/fy_check.h"
+#include <stdlib.h>
+
+#define T(h) fy_type_get(h)
+#define OP(h) fy_op_get(h)
+
+/* The reduction op must exist and be defined for the datatype. */
+static int op_ok(MPI_Op op, MPI_Datatype dt) {
+  fy_op_t *o = fy_op_get(op);
+  if (!o) return fy_err(MPI_ERR_OP, "op = %#x is not a valid operation", (unsigned)op);
+  return fy_op_check(o, fy_type_get(dt));
+}
+
+/* Buffers that must differ unless MPI_IN_PLACE is used. */
+static int no_alias(const void *sbuf, const void *rbuf, MPI_Count n) {
+  if (n > 0 && sbuf == rbuf && sbuf != MPI_IN_PLACE)
+    return fy_err(MPI_ERR_BUFFER, "sendbuf = recvbuf = %p: use MPI_IN_PLACE for an in-place operation", sbuf);
+  return MPI_SUCCESS;
+}
+
+/* The send count and type the bindings leave to us: ignored with
+ * MPI_IN_PLACE (and where the standard says they are insignificant). */
+static int send_ok(const void *sbuf, MPI_Count n, MPI_Datatype t, int significant) {
+  if (!significant || sbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+  int e = fy_check_datatype(t, "sendtype");
+  return e ? e : fy_check_count(n, "sendcount");
+}
+static int send_type_ok(const void *sbuf, MPI_Datatype t, int significant) {
+  if (!significant || sbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+  return fy_check_datatype(t, "sendtype");
+}
+static int is_root(MPI_Comm comm, int root) {
+  fy_comm_t *c = fy_comm_get(comm);
+  return c->is_inter ? root == MPI_ROOT : c->rank == root;
+}
+/* Gather: on an intercommunicator only the other group sends. */
+static int gather_sends(MPI_Comm comm, int root) {
+  return !fy_comm_get(comm)->is_inter || (root != MPI_ROOT && root != MPI_PROC_NULL);
+}
+
+static int intra_only(fy_comm_t *c, const char *what) {
+  if (c->is_inter)
+    return fy_err(MPI_ERR_COMM, "comm = %s is an intercommunicator: %s is defined on intracommunicators only",
+                  c->name, what);
+  return MPI_SUCCESS;
+}
+#define INTER(s) (fy_sched_comm(s)->is_inter)
+
+static int run(MPI_Comm comm, int check, int how, MPI_Request *req,
+               int (*build)(fy_sched_t *, void *), void *arg) {
+  if (check) return check;
+  fy_comm_t *c = fy_comm_get(comm);
+  fy_sched_t *s;
+  int e = fy_sched_create(c, &s);
+  if (e) return e;
+  return fy_sched_finish(s, build(s, arg), how, req);
+}
+
+/* Each family: an argument struct, a builder adapter, and the six entry
+ * points (blocking, _c, I, I_c, _init, _init_c). W is the width of the
+ * count/displacement arrays of that variant. */
+#define REQ_ARGS(...) (__VA_ARGS__, MPI_Request *request)
+#define INIT_ARGS(...) (__VA_ARGS__, MPI_Info info, MPI_Request *request)
+
+#define FAMILY(name, PI, PC, WI, WC, CHECK, FILL)                                        \
+  static int build_##name(fy_sched_t *s, void *a_);                                       \
+  int fy_mpi_##name PI {                                                                  \
+    const int W = WI; (void)W; args_##name a; FILL;                                       \
+    return run(comm, CHECK, FY_SCHED_BLOCKING, NULL, build_##name, &a);                   \
+  }                                                                                       \
+  int fy_mpi_##name##_c PC {                                                              \
+    const int W = WC; (void)W; args_##name a; FILL;                                       \
+    return run(comm, CHECK, FY_SCHED_BLOCKING, NULL, build_##name, &a);                   \
+  }                                                                                       \
+  int fy_mpi_i##name REQ_ARGS PI {                                                        \
+    const int W = WI; (void)W; args_##name a; FILL;                                       \
+    return run(comm, CHECK, FY_SCHED_NONBLOCKING, request, build_##name, &a);             \
+  }                                                                                       \
+  int fy_mpi_i##name##_c REQ_ARGS PC {                                                    \
+    const int W = WC; (void)W; args_##name a; FILL;                                       \
+    return run(comm, CHECK, FY_SCHED_NONBLOCKING, request, build_##name, &a);             \
+  }                                                                                       \
+  int fy_mpi_##name##_init INIT_ARGS PI {                                                 \
+    const int W = WI; (void)W; (void)info; args_##name a; FILL;                           \
+    return run(comm, CHECK, FY_SCHED_PERSISTENT, request, build_##name, &a);              \
+  }                                                                                       \
+  int fy_mpi_##name##_init_c INIT_ARGS PC {                                               \
+    const int W = WC; (void)W; (void)info; args_##name a; FILL;                           \
+    return run(comm, CHECK, FY_SCHED_PERSISTENT, request, build_##name, &a);              \
+  }
+
+#define ALL_W (W_CNT | W_DSP)
+
+/* ---- bcast ---- */
+typedef struct { void *buf; MPI_Count n; MPI_Datatype t; int root; } args_bcast;
+FAMILY(bcast,
+       (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),
+       (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm), 0, ALL_W,
+       MPI_SUCCESS, (a = (args_bcast){buffer, count, datatype, root}))
+static int build_bcast(fy_sched_t *s, void *a_) {
+  args_bcast *a = a_;
+  if (INTER(s)) return fy_build_inter_bcast(s, a->buf, a->n, T(a->t), a->root);
+  return fy_build_bcast(s, a->buf, a->n, T(a->t), a->root);
+}
+
+/* ---- reduce, allreduce, scan, exscan ---- */
+typedef struct { const void *sb; void *rb; MPI_Count n; MPI_Datatype t; MPI_Op op; int root; } args_red;
+typedef args_red args_reduce, args_allreduce, args_scan, args_exscan;
+
+FAMILY(reduce,
+       (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm),
+       (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm),
+       0, ALL_W,
+       op_ok(op, datatype) ? op_ok(op, datatype)
+           : (is_root(comm, root) ? no_alias(sendbuf, recvbuf, count) : MPI_SUCCESS),
+       (a = (args_red){sendbuf, recvbuf, count, datatype, op, root}))
+static int build_reduce(fy_sched_t *s, void *a_) {
+  args_red *a = a_;
+  if (INTER(s)) return fy_build_inter_reduce(s, a->sb, a->rb, a->n, T(a->t), OP(a->op), a->root);
+  return fy_build_reduce(s, a->sb, a->rb, a->n, T(a->t), OP(a->op), a->root);
+}
+
+FAMILY(allreduce,
+       (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+       (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+       0, ALL_W, op_ok(op, datatype) ? op_ok(op, datatype) : no_alias(sendbuf, recvbuf, count),
+       (a = (args_red){sendbuf, recvbuf, count, datatype, op, 0}))
+static int build_allreduce(fy_sched_t *s, void *a_) {
+  args_red *a = a_;
+  if (INTER(s)) return fy_build_inter_allreduce(s, a->sb, a->rb, a->n, T(a->t), OP(a->op));
+  return fy_build_allreduce(s, a->sb, a->rb, a->n, T(a->t), OP(a->op));
+}
+
+FAMILY(scan,
+       (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+       (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+       0, ALL_W, op_ok(op, datatype) ? op_ok(op, datatype) : no_alias(sendbuf, recvbuf, count),
+       (a = (args_red){sendbuf, recvbuf, count, datatype, op, 0}))
+static int build_scan(fy_sched_t *s, void *a_) {
+  args_red *a = a_;
+  TRY(intra_only(fy_sched_comm(s), "MPI_Scan"));
+  return fy_build_scan(s, a->sb, a->rb, a->n, T(a->t), OP(a->op), 0);
+}
+
+FAMILY(exscan,
+       (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+       (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+       0, ALL_W, op_ok(op, datatype) ? op_ok(op, datatype) : no_alias(sendbuf, recvbuf, count),
+       (a = (args_red){sendbuf, recvbuf, count, datatype, op, 0}))
+static int build_exscan(fy_sched_t *s, void *a_) {
+  args_red *a = a_;
+  TRY(intra_only(fy_sched_comm(s), "MPI_Exscan"));
+  return fy_build_scan(s, a->sb, a->rb, a->n, T(a->t), OP(a->op), 1);
+}
+
+/* ---- reduce_scatter(_block) ---- */
+typedef struct { const void *sb; void *rb; const void *cnts; MPI_Count n; MPI_Datatype t; MPI_Op op; int w; } args_rs;
+typedef args_rs args_reduce_scatter, args_reduce_scatter_block;
+FAMILY(reduce_scatter,
+       (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+       (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+       0, ALL_W, op_ok(op, datatype) ? op_ok(op, datatype) : no_alias(sendbuf, recvbuf, 1),
+       (a = (args_rs){sendbuf, recvbuf, recvcounts, 0, datatype, op, W}))
+static int build_reduce_scatter(fy_sched_t *s, void *a_) {
+  args_rs *a = a_;
+  if (INTER(s)) return fy_build_inter_reduce_scatter(s, a->sb, a->rb, a->cnts, a->w, T(a->t), OP(a->op));
+  return fy_build_reduce_scatter(s, a->sb, a->rb, a->cnts, a->w, T(a->t), OP(a->op));
+}
+FAMILY(reduce_scatter_block,
+       (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+       (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+       0, ALL_W, op_ok(op, datatype) ? op_ok(op, datatype) : no_alias(sendbuf, recvbuf, recvcount),
+       (a = (args_rs){sendbuf, recvbuf, NULL, recvcount, datatype, op, W}))
+static int build_reduce_scatter_block(fy_sched_t *s, void *a_) {
+  args_rs *a = a_;
+  if (INTER(s)) {
+    int n = fy_sched_comm(s)->size;
+    MPI_Count *c = malloc((size_t)n * sizeof *c);
+    if (!c) return fy_err(MPI_ERR_NO_MEM, "out of memory");
+    for (int i = 0; i < n; i++) c[i] = a->n;
+    int e = fy_build_inter_reduce_scatter(s, a->sb, a->rb, c, W_CNT, T(a->t), OP(a->op));
+    free(c);
+    return e;
+  }
+  return fy_build_reduce_scatter_block(s, a->sb, a->rb, a->n, T(a->t), OP(a->op));
+}
+
+/* ---- gather / scatter / allgather / alltoall (fixed counts) ---- */
+typedef struct {
+  const void *sb; MPI_Count sn; MPI_Datatype st;
+  void *rb; MPI_Count rn; MPI_Datatype rt;
+  const void *scnts, *sdsp, *rcnts, *rdsp;
+  const MPI_Datatype *sts, *rts;
+  int root, w;
+} args_x;
+typedef args_x args_gather, args_scatter, args_allgather, args_alltoall, args_gatherv,
+    args_scatterv, args_allgatherv, args_alltoallv, args_alltoallw, args_neighbor_allgather,
+    args_neighbor_allgatherv, args_neighbor_alltoall, args_neighbor_alltoallv, args_neighbor_alltoallw;
+
+#define XFIX(root_) (a = (args_x){.sb = sendbuf, .sn = sendcount, .st = sendtype, .rb = recvbuf, \
+                                  .rn = recvcount, .rt = recvtype, .root = (root_), .w = W})
+
+FAMILY(gather,
+       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+       (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, gather_sends(comm, root)), XFIX(root))
+static int build_gather(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_gatherv(s, a->sb, a->sn, T(a->st), a->rb, NULL, NULL, 0, T(a->rt), a->root, 1, a->rn);
+  return fy_build_gather(s, a->sb, a->sn, T(a->st), a->rb, a->rn, T(a->rt), a->root);
+}
+
+FAMILY(scatter,
+       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+       (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, is_root(comm, root)), XFIX(root))
+static int build_scatter(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_scatterv(s, a->sb, NULL, NULL, 0, T(a->st), a->rb, a->rn, T(a->rt), a->root, 1, a->sn);
+  return fy_build_scatter(s, a->sb, a->sn, T(a->st), a->rb, a->rn, T(a->rt), a->root);
+}
+
+FAMILY(allgather,
+       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+       (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1), XFIX(0))
+static int build_allgather(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_allgatherv(s, a->sb, a->sn, T(a->st), a->rb, NULL, NULL, 0, T(a->rt), 1, a->rn);
+  return fy_build_allgather(s, a->sb, a->sn, T(a->st), a->rb, a->rn, T(a->rt));
+}
+
+FAMILY(alltoall,
+       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+       (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1) ? send_ok(sendbuf, sendcount, sendtype, 1) : no_alias(sendbuf, recvbuf, 1), XFIX(0))
+static int build_alltoall(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_alltoallw(s, a->sb, NULL, NULL, T(a->st), NULL, a->rb, NULL, NULL, T(a->rt), NULL, 0, 1, a->sn, a->rn);
+  return fy_build_alltoall(s, a->sb, a->sn, T(a->st), a->rb, a->rn, T(a->rt));
+}
+
+/* ---- vector variants ---- */
+FAMILY(gatherv,
+       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm),
+       (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm),
+       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, gather_sends(comm, root)),
+       (a = (args_x){.sb = sendbuf, .sn = sendcount, .st = sendtype, .rb = recvbuf, .rcnts = recvcounts,
+                     .rdsp = displs, .rt = recvtype, .root = root, .w = W}))
+static int build_gatherv(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_gatherv(s, a->sb, a->sn, T(a->st), a->rb, a->rcnts, a->rdsp, a->w, T(a->rt), a->root, 0, 0);
+  return fy_build_gatherv(s, a->sb, a->sn, T(a->st), a->rb, a->rcnts, a->rdsp, a->w, T(a->rt), a->root);
+}
+
+FAMILY(scatterv,
+       (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+       (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+       0, ALL_W, send_type_ok(sendbuf, sendtype, is_root(comm, root)),
+       (a = (args_x){.sb = sendbuf, .scnts = sendcounts, .sdsp = displs, .st = sendtype, .rb = recvbuf,
+                     .rn = recvcount, .rt = recvtype, .root = root, .w = W}))
+static int build_scatterv(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_scatterv(s, a->sb, a->scnts, a->sdsp, a->w, T(a->st), a->rb, a->rn, T(a->rt), a->root, 0, 0);
+  return fy_build_scatterv(s, a->sb, a->scnts, a->sdsp, a->w, T(a->st), a->rb, a->rn, T(a->rt), a->root);
+}
+
+FAMILY(allgatherv,
+       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
+       (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm),
+       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1),
+       (a = (args_x){.sb = sendbuf, .sn = sendcount, .st = sendtype, .rb = recvbuf, .rcnts = recvcounts,
+                     .rdsp = displs, .rt = recvtype, .w = W}))
+static int build_allgatherv(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_allgatherv(s, a->sb, a->sn, T(a->st), a->rb, a->rcnts, a->rdsp, a->w, T(a->rt), 0, 0);
+  return fy_build_allgatherv(s, a->sb, a->sn, T(a->st), a->rb, a->rcnts, a->rdsp, a->w, T(a->rt));
+}
+
+FAMILY(alltoallv,
+       (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
+       (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
+       0, ALL_W, send_type_ok(sendbuf, sendtype, 1) ? send_type_ok(sendbuf, sendtype, 1) : no_alias(sendbuf, recvbuf, 1),
+       (a = (args_x){.sb = sendbuf, .scnts = sendcounts, .sdsp = sdispls, .st = sendtype, .rb = recvbuf,
+                     .rcnts = recvcounts, .rdsp = rdispls, .rt = recvtype, .w = W}))
+static int build_alltoallv(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_alltoallw(s, a->sb, a->scnts, a->sdsp, T(a->st), NULL, a->rb, a->rcnts, a->rdsp, T(a->rt), NULL, a->w, 0, 0, 0);
+  return fy_build_alltoallv(s, a->sb, a->scnts, a->sdsp, T(a->st), a->rb, a->rcnts, a->rdsp, T(a->rt), a->w);
+}
+
+FAMILY(alltoallw,
+       (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
+       (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
+       0, ALL_W, no_alias(sendbuf, recvbuf, 1),
+       (a = (args_x){.sb = sendbuf, .scnts = sendcounts, .sdsp = sdispls, .sts = sendtypes, .rb = recvbuf,
+                     .rcnts = recvcounts, .rdsp = rdispls, .rts = recvtypes, .w = W}))
+static int build_alltoallw(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  if (INTER(s)) return fy_build_inter_alltoallw(s, a->sb, a->scnts, a->sdsp, NULL, a->sts, a->rb, a->rcnts, a->rdsp, NULL, a->rts, a->w, 0, 0, 0);
+  return fy_build_alltoallw(s, a->sb, a->scnts, a->sdsp, a->sts, a->rb, a->rcnts, a->rdsp, a->rts, a->w);
+}
+
+/* ---- neighbourhood collectives ---- */
+FAMILY(neighbor_allgather,
+       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+       (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1), XFIX(0))
+static int build_neighbor_allgather(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  return fy_build_neighbor_allgatherv(s, a->sb, a->sn, T(a->st), a->rb, NULL, NULL, 0, T(a->rt), 1, a->rn);
+}
+FAMILY(neighbor_allgatherv,
+       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
+       (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm),
+       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1),
+       (a = (args_x){.sb = sendbuf, .sn = sendcount, .st = sendtype, .rb = recvbuf, .rcnts = recvcounts,
+                     .rdsp = displs, .rt = recvtype, .w = W}))
+static int build_neighbor_allgatherv(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  return fy_build_neighbor_allgatherv(s, a->sb, a->sn, T(a->st), a->rb, a->rcnts, a->rdsp, a->w, T(a->rt), 0, 0);
+}
+FAMILY(neighbor_alltoall,
+       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+       (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1), XFIX(0))
+static int build_neighbor_alltoall(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  return fy_build_neighbor_alltoallw(s, a->sb, NULL, NULL, T(a->st), NULL, a->rb, NULL, NULL, T(a->rt), NULL, 0, 1, a->sn, a->rn);
+}
+FAMILY(neighbor_alltoallv,
+       (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
+       (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
+       0, ALL_W, send_type_ok(sendbuf, sendtype, 1),
+       (a = (args_x){.sb = sendbuf, .scnts = sendcounts, .sdsp = sdispls, .st = sendtype, .rb = recvbuf,
+                     .rcnts = recvcounts, .rdsp = rdispls, .rt = recvtype, .w = W}))
+static int build_neighbor_alltoallv(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  return fy_build_neighbor_alltoallw(s, a->sb, a->scnts, a->sdsp, T(a->st), NULL, a->rb, a->rcnts, a->rdsp, T(a->rt), NULL, a->w, 0, 0, 0);
+}
+/* neighbor_alltoallw: MPI_Aint displacements in both forms */
+FAMILY(neighbor_alltoallw,
+       (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
+       (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
+       W_DSP, ALL_W, MPI_SUCCESS,
+       (a = (args_x){.sb = sendbuf, .scnts = sendcounts, .sdsp = sdispls, .sts = sendtypes, .rb = recvbuf,
+                     .rcnts = recvcounts, .rdsp = rdispls, .rts = recvtypes, .w = W}))
+static int build_neighbor_alltoallw(fy_sched_t *s, void *a_) {
+  args_x *a = a_;
+  return fy_build_neighbor_alltoallw(s, a->sb, a->scnts, a->sdsp, NULL, a->sts, a->rb, a->rcnts, a->rdsp, NULL, a->rts, a->w, 0, 0, 0);
+}
+
+/* ---- barrier (the blocking one is barrier.c's direct version) ---- */
+static int build_barrier(fy_sched_t *s, void *a_) {
+  (void)a_;
+  if (INTER(s)) return fy_build_inter_barrier(s);
+  return fy_build_barrier(s);
+}
+int fy_mpi_ibarrier(MPI_Comm comm, MPI_Request *request) {
+  return run(comm, MPI_SUCCESS, FY_SCHED_NONBLOCKING, request, build_barrier, NULL);
+}
+int fy_mpi_barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  (void)info;
+  return run(comm, MPI_SUCCESS, FY_SCHED_PERSISTENT, request, build_barrier, NULL);
+}

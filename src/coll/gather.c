@@ -1,0 +1,186 @@
+/* Gather(v), Scatter(v), Allgather(v) as schedules. Gathers and scatters
+ * are linear (the root posts every transfer at once: on one node the
+ * copies are the cost, and they proceed in parallel at the peers);
+ * allgather is a ring (large), recursive doubling (power-of-two sizes) or
+ * linear (small). */
+#include "coll/fy_coll_impl.h"
+#include <stdlib.h>
+
+int fy_build_gatherv(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
+                     void *rbuf, const void *rcounts, const void *displs, int w,
+                     fy_datatype_t *rt, int root) {
+  fy_comm_t *c = fy_sched_comm(s);
+  int p = c->size, me = c->rank;
+  TRY(fy_sched_fence(s));
+  if (me != root) {
+    if (scount) TRY(fy_sched_send(s, sbuf, scount, st, root));
+    return fy_sched_fence(s);
+  }
+  for (int i = 0; i < p; i++) {
+    MPI_Count ci = fy_cnt_at(rcounts, w, i);
+    char *dst = fy_at(rbuf, fy_dsp_at(displs, w, i), rt);
+    if (i == me) {
+      if (sbuf != MPI_IN_PLACE) TRY(fy_sched_copy(s, sbuf, scount, st, dst, ci, rt));
+    } else if (ci) {
+      TRY(fy_sched_recv(s, dst, ci, rt, i));
+    }
+  }
+  return fy_sched_fence(s);
+}
+
+int fy_build_gather(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
+                    void *rbuf, MPI_Count rcount, fy_datatype_t *rt, int root) {
+  fy_comm_t *c = fy_sched_comm(s);
+  int p = c->size, me = c->rank;
+  TRY(fy_sched_fence(s));
+  if (me != root) {
+    if (scount) TRY(fy_sched_send(s, sbuf, scount, st, root));
+    return fy_sched_fence(s);
+  }
+  for (int i = 0; i < p; i++) {
+    char *dst = fy_at(rbuf, (MPI_Aint)(i * rcount), rt);
+    if (i == me) {
+      if (sbuf != MPI_IN_PLACE) TRY(fy_sched_copy(s, sbuf, scount, st, dst, rcount, rt));
+    } else if (rcount) {
+      TRY(fy_sched_recv(s, dst, rcount, rt, i));
+    }
+  }
+  return fy_sched_fence(s);
+}
+
+int fy_build_scatterv(fy_sched_t *s, const void *sbuf, const void *scounts, const void *displs,
+                      int w, fy_datatype_t *st, void *rbuf, MPI_Count rcount,
+                      fy_datatype_t *rt, int root) {
+  fy_comm_t *c = fy_sched_comm(s);
+  int p = c->size, me = c->rank;
+  TRY(fy_sched_fence(s));
+  if (me != root) {
+    if (rcount) TRY(fy_sched_recv(s, rbuf, rcount, rt, root));
+    return fy_sched_fence(s);
+  }
+  for (int i = 0; i < p; i++) {
+    MPI_Count ci = fy_cnt_at(scounts, w, i);
+    const char *src = fy_at(sbuf, fy_dsp_at(displs, w, i), st);
+    if (i == me) {
+      if (rbuf != MPI_IN_PLACE) TRY(fy_sched_copy(s, src, ci, st, rbuf, rcount, rt));
+    } else if (ci) {
+      TRY(fy_sched_send(s, src, ci, st, i));
+    }
+  }
+  return fy_sched_fence(s);
+}
+
+int fy_build_scatter(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
+                     void *rbuf, MPI_Count rcount, fy_datatype_t *rt, int root) {
+  fy_comm_t *c = fy_sched_comm(s);
+  int p = c->size, me = c->rank;
+  TRY(fy_sched_fence(s));
+  if (me != root) {
+    if (rcount) TRY(fy_sched_recv(s, rbuf, rcount, rt, root));
+    return fy_sched_fence(s);
+  }
+  for (int i = 0; i < p; i++) {
+    const char *src = fy_at(sbuf, (MPI_Aint)(i * scount), st);
+    if (i == me) {
+      if (rbuf != MPI_IN_PLACE) TRY(fy_sched_copy(s, src, scount, st, rbuf, rcount, rt));
+    } else if (scount) {
+      TRY(fy_sched_send(s, src, scount, st, i));
+    }
+  }
+  return fy_sched_fence(s);
+}
+
+/* Allgatherv over a ring: in step k a rank passes on the block it got in
+ * step k-1 (its own first). Blocks are (pointer, count) pairs. */
+static int allgather_ring(fy_sched_t *s, void *rbuf, const MPI_Count *cnt, const MPI_Aint *dsp,
+                          fy_datatype_t *rt) {
+  fy_comm_t *c = fy_sched_comm(s);
+  int p = c->size, me = c->rank, right = (me + 1) % p, left = (me - 1 + p) % p;
+  for (int k = 0; k < p - 1; k++) {
+    int sb = (me - k + p) % p, rb = (me - k - 1 + 2 * p) % p;
+    if (cnt[sb]) TRY(fy_sched_send(s, fy_at(rbuf, dsp[sb], rt), cnt[sb], rt, right));
+    if (cnt[rb]) TRY(fy_sched_recv(s, fy_at(rbuf, dsp[rb], rt), cnt[rb], rt, left));
+    TRY(fy_sched_fence(s));
+  }
+  return MPI_SUCCESS;
+}
+
+static int allgather_linear(fy_sched_t *s, void *rbuf, const MPI_Count *cnt, const MPI_Aint *dsp,
+                            fy_datatype_t *rt) {
+  fy_comm_t *c = fy_sched_comm(s);
+  int p = c->size, me = c->rank;
+  for (int k = 1; k < p; k++) {
+    int to = (me + k) % p, from = (me - k + p) % p;
+    if (cnt[from]) TRY(fy_sched_recv(s, fy_at(rbuf, dsp[from], rt), cnt[from], rt, from));
+    if (cnt[me]) TRY(fy_sched_send(s, fy_at(rbuf, dsp[me], rt), cnt[me], rt, to));
+  }
+  return fy_sched_fence(s);
+}
+
+/* Recursive doubling (p a power of two, equal blocks at consecutive
+ * places): in round k partners swap the 2^k blocks each has. */
+static int allgather_recdbl(fy_sched_t *s, void *rbuf, MPI_Count rcount, fy_datatype_t *rt) {
+  fy_comm_t *c = fy_sched_comm(s);
+  int p = c->size, me = c->rank;
+  for (int mask = 1; mask < p; mask <<= 1) {
+    int dst = me ^ mask;
+    int mine = me & ~(mask - 1), theirs = dst & ~(mask - 1);
+    TRY(fy_sched_send(s, fy_at(rbuf, (MPI_Aint)(mine * rcount), rt), rcount * mask, rt, dst));
+    TRY(fy_sched_recv(s, fy_at(rbuf, (MPI_Aint)(theirs * rcount), rt), rcount * mask, rt, dst));
+    TRY(fy_sched_fence(s));
+  }
+  return MPI_SUCCESS;
+}
+
+static int allgather_common(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
+                            void *rbuf, const MPI_Count *cnt, const MPI_Aint *dsp,
+                            fy_datatype_t *rt, int uniform) {
+  fy_comm_t *c = fy_sched_comm(s);
+  int p = c->size, me = c->rank;
+  TRY(fy_sched_fence(s));
+  if (sbuf != MPI_IN_PLACE)
+    TRY(fy_sched_copy(s, sbuf, scount, st, fy_at(rbuf, dsp[me], rt), cnt[me], rt));
+  if (p == 1) return MPI_SUCCESS;
+  TRY(fy_sched_fence(s));
+  static const char *const names[] = {"auto", "ring", "recursive_doubling", "linear", NULL};
+  int a = fy_coll_pick(fy_config.coll_allgather, names);
+  int pow2 = (p & (p - 1)) == 0;
+  if (a == 0) {
+    MPI_Count bytes = cnt[me] * rt->size;
+    a = bytes >= fy_config.coll_large ? 1 : (uniform && pow2 ? 2 : 3);
+  }
+  if (a == 2 && uniform && pow2) return allgather_recdbl(s, rbuf, cnt[0], rt);
+  if (a == 3) return allgather_linear(s, rbuf, cnt, dsp, rt);
+  return allgather_ring(s, rbuf, cnt, dsp, rt);
+}
+
+int fy_build_allgatherv(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
+                        void *rbuf, const void *rcounts, const void *displs, int w,
+                        fy_datatype_t *rt) {
+  int p = fy_sched_comm(s)->size;
+  MPI_Count *cnt = malloc((size_t)p * (sizeof *cnt + sizeof(MPI_Aint)));
+  if (!cnt) return fy_err(MPI_ERR_NO_MEM, "out of memory in an allgather");
+  MPI_Aint *dsp = (MPI_Aint *)(cnt + p);
+  for (int i = 0; i < p; i++) {
+    cnt[i] = fy_cnt_at(rcounts, w, i);
+    dsp[i] = fy_dsp_at(displs, w, i);
+  }
+  int err = allgather_common(s, sbuf, scount, st, rbuf, cnt, dsp, rt, 0);
+  free(cnt);
+  return err;
+}
+
+int fy_build_allgather(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
+                       void *rbuf, MPI_Count rcount, fy_datatype_t *rt) {
+  int p = fy_sched_comm(s)->size;
+  MPI_Count *cnt = malloc((size_t)p * (sizeof *cnt + sizeof(MPI_Aint)));
+  if (!cnt) return fy_err(MPI_ERR_NO_MEM, "out of memory in an allgather");
+  MPI_Aint *dsp = (MPI_Aint *)(cnt + p);
+  for (int i = 0; i < p; i++) {
+    cnt[i] = rcount;
+    dsp[i] = (MPI_Aint)(i * rcount);
+  }
+  int err = allgather_common(s, sbuf, scount, st, rbuf, cnt, dsp, rt, 1);
+  free(cnt);
+  return err;
+}
