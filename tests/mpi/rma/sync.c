@@ -44,8 +44,8 @@ static void pscw(int nonblocking, int flavor)
                 CHECK_OK(MPI_Win_wait(w));
             }
         }
-        CHECK(base[round % 4] == left * 10 + round, "pscw nb=%d fl=%d round %d: %d", nonblocking, flavor, round,
-              base[round % 4]);
+        int got = base[round % 4];
+        CHECK(got == left * 10 + round, "pscw nb=%d fl=%d round %d: %d", nonblocking, flavor, round, got);
     }
     /* NOCHECK on both sides, synchronised by a barrier */
     MPI_Barrier(MPI_COMM_WORLD);
