@@ -151,6 +151,7 @@ struct fy_win {
   fy_win_t *next;          /* list of live windows (progress) */
   uint8_t *scratch;        /* [n] replay bookkeeping */
   int freeing;
+  int bg;                  /* counted in fy_progress_background (epochs pending) */
 };
 
 extern fy_win_t *fy_win_list;

@@ -404,6 +404,13 @@ static int advance(fy_win_t *w) {
     }
     ev += changed;
   } while (changed);
+  /* Epochs still pending: let the interrupt agent run the engine when a
+   * peer rings (a grant, a done, an unlock), packet or not. */
+  int want = w->q != NULL;
+  if (want != w->bg) {
+    w->bg = want;
+    fy_progress_background_add(want ? 1 : -1);
+  }
   return ev;
 }
 

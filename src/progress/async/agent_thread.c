@@ -58,7 +58,7 @@ static void park(void) {
   unsigned v = atomic_load(&park_word);
   atomic_store(&parked, 1);
   /* Re-check after announcing: fy_intr_on_watch bumps the word. */
-  if (fy_async_watching() == 0 && atomic_load(&running)) {
+  if (fy_async_watching() == 0 && !atomic_load(&fy_progress_background) && atomic_load(&running)) {
     struct timespec ts = {0, 100 * 1000 * 1000};
     syscall(SYS_futex, &park_word, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
   }
@@ -76,7 +76,7 @@ static void *intr_main(void *arg) {
   bind_cpu();
   int wait_kind = FY_SHM_WAIT_RNDV;
   while (atomic_load(&running)) {
-    if (fy_config.intr_dynamic && fy_async_watching() == 0) {
+    if (fy_config.intr_dynamic && fy_async_watching() == 0 && !atomic_load(&fy_progress_background)) {
       park();
       continue;
     }
@@ -84,7 +84,7 @@ static void *intr_main(void *arg) {
     if (!fy_shm_pending()) fy_shm_doorbell_sleep(v, 100000);
     fy_shm_doorbell_disarm(wait_kind);
     if (!atomic_load(&running)) break;
-    if (!fy_shm_pending()) continue; /* timeout */
+    if (!fy_shm_pending() && !atomic_load(&fy_progress_background)) continue; /* timeout */
     FY_CTR_ADD(wakeups, 1);
     uint64_t t0 = fy_async_now_ns();
     int total = 0, n;
