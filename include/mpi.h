@@ -1897,6 +1897,35 @@ double PMPI_Wtick(void) FERRY_API_PUBLIC;
 double MPI_Wtime(void) FERRY_API_PUBLIC;
 double PMPI_Wtime(void) FERRY_API_PUBLIC;
 
+/* ---- Ferry extensions (MPIX_ and PMPIX_): nonblocking RMA synchronization */
+#define FERRY_HAVE_MPIX_WIN_ISYNC 1
+int MPIX_Win_ifence(int assert, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int PMPIX_Win_ifence(int assert, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int MPIX_Win_ipost(MPI_Group group, int assert, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int PMPIX_Win_ipost(MPI_Group group, int assert, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int MPIX_Win_istart(MPI_Group group, int assert, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int PMPIX_Win_istart(MPI_Group group, int assert, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int MPIX_Win_icomplete(MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int PMPIX_Win_icomplete(MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int MPIX_Win_iwait(MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int PMPIX_Win_iwait(MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int MPIX_Win_ilock(int lock_type, int rank, int assert, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int PMPIX_Win_ilock(int lock_type, int rank, int assert, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int MPIX_Win_iunlock(int rank, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int PMPIX_Win_iunlock(int rank, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int MPIX_Win_ilock_all(int assert, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int PMPIX_Win_ilock_all(int assert, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int MPIX_Win_iunlock_all(MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int PMPIX_Win_iunlock_all(MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int MPIX_Win_iflush(int rank, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int PMPIX_Win_iflush(int rank, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int MPIX_Win_iflush_local(int rank, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int PMPIX_Win_iflush_local(int rank, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int MPIX_Win_iflush_all(MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int PMPIX_Win_iflush_all(MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int MPIX_Win_iflush_local_all(MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int PMPIX_Win_iflush_local_all(MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+
 #ifdef __cplusplus
 }
 #endif

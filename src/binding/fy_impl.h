@@ -657,5 +657,18 @@ int fy_mpi_win_unlock_all(MPI_Win win);
 int fy_mpi_win_wait(MPI_Win win);
 double fy_mpi_wtick(void);
 double fy_mpi_wtime(void);
+int fy_mpix_win_ifence(int assert, MPI_Win win, MPI_Request *request);
+int fy_mpix_win_ipost(MPI_Group group, int assert, MPI_Win win, MPI_Request *request);
+int fy_mpix_win_istart(MPI_Group group, int assert, MPI_Win win, MPI_Request *request);
+int fy_mpix_win_icomplete(MPI_Win win, MPI_Request *request);
+int fy_mpix_win_iwait(MPI_Win win, MPI_Request *request);
+int fy_mpix_win_ilock(int lock_type, int rank, int assert, MPI_Win win, MPI_Request *request);
+int fy_mpix_win_iunlock(int rank, MPI_Win win, MPI_Request *request);
+int fy_mpix_win_ilock_all(int assert, MPI_Win win, MPI_Request *request);
+int fy_mpix_win_iunlock_all(MPI_Win win, MPI_Request *request);
+int fy_mpix_win_iflush(int rank, MPI_Win win, MPI_Request *request);
+int fy_mpix_win_iflush_local(int rank, MPI_Win win, MPI_Request *request);
+int fy_mpix_win_iflush_all(MPI_Win win, MPI_Request *request);
+int fy_mpix_win_iflush_local_all(MPI_Win win, MPI_Request *request);
 
 #endif

@@ -34,6 +34,14 @@ void fy_progress_wait(int (*done)(void *), void *arg);
  * turn, it triggers transfers and never copies bulk data itself. */
 extern __thread int fy_progress_agent;
 
+/* Work a hook has pending that no packet will announce (RMA epochs waiting
+ * for a grant that a peer publishes in shared memory and rings the doorbell
+ * for): while nonzero, the interrupt agent does not park and runs the
+ * engine on every doorbell wake-up, packet or not. Hooks adjust it with
+ * fy_progress_background_add(). */
+extern _Atomic int fy_progress_background;
+void fy_progress_background_add(int delta);
+
 typedef int (*fy_progress_hook_t)(void);
 int fy_progress_hook_add(fy_progress_hook_t hook);
 void fy_progress_hook_remove(fy_progress_hook_t hook);

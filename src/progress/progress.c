@@ -62,6 +62,11 @@ void fy_punlock(void) {
 }
 
 
+_Atomic int fy_progress_background;
+void fy_progress_background_add(int delta) {
+  if (atomic_fetch_add(&fy_progress_background, delta) == 0 && delta > 0) fy_intr_on_watch();
+}
+
 #define MAX_HOOKS 8
 static fy_progress_hook_t hooks[MAX_HOOKS];
 static int nhooks;

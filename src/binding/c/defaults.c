@@ -3246,3 +3246,68 @@ __attribute__((weak)) double fy_mpi_wtime(void)
 {
   return 0.0;
 }
+
+__attribute__((weak)) int fy_mpix_win_ifence(int assert, MPI_Win win, MPI_Request *request)
+{
+  return fy_err_unsupported("MPIX_Win_ifence");
+}
+
+__attribute__((weak)) int fy_mpix_win_ipost(MPI_Group group, int assert, MPI_Win win, MPI_Request *request)
+{
+  return fy_err_unsupported("MPIX_Win_ipost");
+}
+
+__attribute__((weak)) int fy_mpix_win_istart(MPI_Group group, int assert, MPI_Win win, MPI_Request *request)
+{
+  return fy_err_unsupported("MPIX_Win_istart");
+}
+
+__attribute__((weak)) int fy_mpix_win_icomplete(MPI_Win win, MPI_Request *request)
+{
+  return fy_err_unsupported("MPIX_Win_icomplete");
+}
+
+__attribute__((weak)) int fy_mpix_win_iwait(MPI_Win win, MPI_Request *request)
+{
+  return fy_err_unsupported("MPIX_Win_iwait");
+}
+
+__attribute__((weak)) int fy_mpix_win_ilock(int lock_type, int rank, int assert, MPI_Win win, MPI_Request *request)
+{
+  return fy_err_unsupported("MPIX_Win_ilock");
+}
+
+__attribute__((weak)) int fy_mpix_win_iunlock(int rank, MPI_Win win, MPI_Request *request)
+{
+  return fy_err_unsupported("MPIX_Win_iunlock");
+}
+
+__attribute__((weak)) int fy_mpix_win_ilock_all(int assert, MPI_Win win, MPI_Request *request)
+{
+  return fy_err_unsupported("MPIX_Win_ilock_all");
+}
+
+__attribute__((weak)) int fy_mpix_win_iunlock_all(MPI_Win win, MPI_Request *request)
+{
+  return fy_err_unsupported("MPIX_Win_iunlock_all");
+}
+
+__attribute__((weak)) int fy_mpix_win_iflush(int rank, MPI_Win win, MPI_Request *request)
+{
+  return fy_err_unsupported("MPIX_Win_iflush");
+}
+
+__attribute__((weak)) int fy_mpix_win_iflush_local(int rank, MPI_Win win, MPI_Request *request)
+{
+  return fy_err_unsupported("MPIX_Win_iflush_local");
+}
+
+__attribute__((weak)) int fy_mpix_win_iflush_all(MPI_Win win, MPI_Request *request)
+{
+  return fy_err_unsupported("MPIX_Win_iflush_all");
+}
+
+__attribute__((weak)) int fy_mpix_win_iflush_local_all(MPI_Win win, MPI_Request *request)
+{
+  return fy_err_unsupported("MPIX_Win_iflush_local_all");
+}

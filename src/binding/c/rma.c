@@ -1150,3 +1150,239 @@ fail:
   FY_API_EXIT();
   return fy_err;
 }
+
+#pragma weak MPIX_Win_ifence = PMPIX_Win_ifence
+FERRY_API_PUBLIC int PMPIX_Win_ifence(int assert, MPI_Win win, MPI_Request *request)
+{
+  int fy_err;
+  FY_API_ENTER();
+  if ((fy_err = fy_check_initialized("MPIX_Win_ifence"))) goto fail;
+  if ((fy_err = fy_check_win(win, "win"))) goto fail;
+  if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
+  fy_err = fy_mpix_win_ifence(assert, win, request);
+  if (fy_err) goto fail;
+  FY_API_EXIT();
+  return MPI_SUCCESS;
+fail:
+  fy_err = fy_err_raise(fy_err, FY_OBJ_WIN, win, "MPIX_Win_ifence");
+  FY_API_EXIT();
+  return fy_err;
+}
+
+#pragma weak MPIX_Win_ipost = PMPIX_Win_ipost
+FERRY_API_PUBLIC int PMPIX_Win_ipost(MPI_Group group, int assert, MPI_Win win, MPI_Request *request)
+{
+  int fy_err;
+  FY_API_ENTER();
+  if ((fy_err = fy_check_initialized("MPIX_Win_ipost"))) goto fail;
+  if ((fy_err = fy_check_group(group, "group"))) goto fail;
+  if ((fy_err = fy_check_win(win, "win"))) goto fail;
+  if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
+  fy_err = fy_mpix_win_ipost(group, assert, win, request);
+  if (fy_err) goto fail;
+  FY_API_EXIT();
+  return MPI_SUCCESS;
+fail:
+  fy_err = fy_err_raise(fy_err, FY_OBJ_WIN, win, "MPIX_Win_ipost");
+  FY_API_EXIT();
+  return fy_err;
+}
+
+#pragma weak MPIX_Win_istart = PMPIX_Win_istart
+FERRY_API_PUBLIC int PMPIX_Win_istart(MPI_Group group, int assert, MPI_Win win, MPI_Request *request)
+{
+  int fy_err;
+  FY_API_ENTER();
+  if ((fy_err = fy_check_initialized("MPIX_Win_istart"))) goto fail;
+  if ((fy_err = fy_check_group(group, "group"))) goto fail;
+  if ((fy_err = fy_check_win(win, "win"))) goto fail;
+  if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
+  fy_err = fy_mpix_win_istart(group, assert, win, request);
+  if (fy_err) goto fail;
+  FY_API_EXIT();
+  return MPI_SUCCESS;
+fail:
+  fy_err = fy_err_raise(fy_err, FY_OBJ_WIN, win, "MPIX_Win_istart");
+  FY_API_EXIT();
+  return fy_err;
+}
+
+#pragma weak MPIX_Win_icomplete = PMPIX_Win_icomplete
+FERRY_API_PUBLIC int PMPIX_Win_icomplete(MPI_Win win, MPI_Request *request)
+{
+  int fy_err;
+  FY_API_ENTER();
+  if ((fy_err = fy_check_initialized("MPIX_Win_icomplete"))) goto fail;
+  if ((fy_err = fy_check_win(win, "win"))) goto fail;
+  if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
+  fy_err = fy_mpix_win_icomplete(win, request);
+  if (fy_err) goto fail;
+  FY_API_EXIT();
+  return MPI_SUCCESS;
+fail:
+  fy_err = fy_err_raise(fy_err, FY_OBJ_WIN, win, "MPIX_Win_icomplete");
+  FY_API_EXIT();
+  return fy_err;
+}
+
+#pragma weak MPIX_Win_iwait = PMPIX_Win_iwait
+FERRY_API_PUBLIC int PMPIX_Win_iwait(MPI_Win win, MPI_Request *request)
+{
+  int fy_err;
+  FY_API_ENTER();
+  if ((fy_err = fy_check_initialized("MPIX_Win_iwait"))) goto fail;
+  if ((fy_err = fy_check_win(win, "win"))) goto fail;
+  if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
+  fy_err = fy_mpix_win_iwait(win, request);
+  if (fy_err) goto fail;
+  FY_API_EXIT();
+  return MPI_SUCCESS;
+fail:
+  fy_err = fy_err_raise(fy_err, FY_OBJ_WIN, win, "MPIX_Win_iwait");
+  FY_API_EXIT();
+  return fy_err;
+}
+
+#pragma weak MPIX_Win_ilock = PMPIX_Win_ilock
+FERRY_API_PUBLIC int PMPIX_Win_ilock(int lock_type, int rank, int assert, MPI_Win win, MPI_Request *request)
+{
+  int fy_err;
+  FY_API_ENTER();
+  if ((fy_err = fy_check_initialized("MPIX_Win_ilock"))) goto fail;
+  if ((fy_err = fy_check_win(win, "win"))) goto fail;
+  if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
+  fy_err = fy_mpix_win_ilock(lock_type, rank, assert, win, request);
+  if (fy_err) goto fail;
+  FY_API_EXIT();
+  return MPI_SUCCESS;
+fail:
+  fy_err = fy_err_raise(fy_err, FY_OBJ_WIN, win, "MPIX_Win_ilock");
+  FY_API_EXIT();
+  return fy_err;
+}
+
+#pragma weak MPIX_Win_iunlock = PMPIX_Win_iunlock
+FERRY_API_PUBLIC int PMPIX_Win_iunlock(int rank, MPI_Win win, MPI_Request *request)
+{
+  int fy_err;
+  FY_API_ENTER();
+  if ((fy_err = fy_check_initialized("MPIX_Win_iunlock"))) goto fail;
+  if ((fy_err = fy_check_win(win, "win"))) goto fail;
+  if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
+  fy_err = fy_mpix_win_iunlock(rank, win, request);
+  if (fy_err) goto fail;
+  FY_API_EXIT();
+  return MPI_SUCCESS;
+fail:
+  fy_err = fy_err_raise(fy_err, FY_OBJ_WIN, win, "MPIX_Win_iunlock");
+  FY_API_EXIT();
+  return fy_err;
+}
+
+#pragma weak MPIX_Win_ilock_all = PMPIX_Win_ilock_all
+FERRY_API_PUBLIC int PMPIX_Win_ilock_all(int assert, MPI_Win win, MPI_Request *request)
+{
+  int fy_err;
+  FY_API_ENTER();
+  if ((fy_err = fy_check_initialized("MPIX_Win_ilock_all"))) goto fail;
+  if ((fy_err = fy_check_win(win, "win"))) goto fail;
+  if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
+  fy_err = fy_mpix_win_ilock_all(assert, win, request);
+  if (fy_err) goto fail;
+  FY_API_EXIT();
+  return MPI_SUCCESS;
+fail:
+  fy_err = fy_err_raise(fy_err, FY_OBJ_WIN, win, "MPIX_Win_ilock_all");
+  FY_API_EXIT();
+  return fy_err;
+}
+
+#pragma weak MPIX_Win_iunlock_all = PMPIX_Win_iunlock_all
+FERRY_API_PUBLIC int PMPIX_Win_iunlock_all(MPI_Win win, MPI_Request *request)
+{
+  int fy_err;
+  FY_API_ENTER();
+  if ((fy_err = fy_check_initialized("MPIX_Win_iunlock_all"))) goto fail;
+  if ((fy_err = fy_check_win(win, "win"))) goto fail;
+  if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
+  fy_err = fy_mpix_win_iunlock_all(win, request);
+  if (fy_err) goto fail;
+  FY_API_EXIT();
+  return MPI_SUCCESS;
+fail:
+  fy_err = fy_err_raise(fy_err, FY_OBJ_WIN, win, "MPIX_Win_iunlock_all");
+  FY_API_EXIT();
+  return fy_err;
+}
+
+#pragma weak MPIX_Win_iflush = PMPIX_Win_iflush
+FERRY_API_PUBLIC int PMPIX_Win_iflush(int rank, MPI_Win win, MPI_Request *request)
+{
+  int fy_err;
+  FY_API_ENTER();
+  if ((fy_err = fy_check_initialized("MPIX_Win_iflush"))) goto fail;
+  if ((fy_err = fy_check_win(win, "win"))) goto fail;
+  if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
+  fy_err = fy_mpix_win_iflush(rank, win, request);
+  if (fy_err) goto fail;
+  FY_API_EXIT();
+  return MPI_SUCCESS;
+fail:
+  fy_err = fy_err_raise(fy_err, FY_OBJ_WIN, win, "MPIX_Win_iflush");
+  FY_API_EXIT();
+  return fy_err;
+}
+
+#pragma weak MPIX_Win_iflush_local = PMPIX_Win_iflush_local
+FERRY_API_PUBLIC int PMPIX_Win_iflush_local(int rank, MPI_Win win, MPI_Request *request)
+{
+  int fy_err;
+  FY_API_ENTER();
+  if ((fy_err = fy_check_initialized("MPIX_Win_iflush_local"))) goto fail;
+  if ((fy_err = fy_check_win(win, "win"))) goto fail;
+  if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
+  fy_err = fy_mpix_win_iflush_local(rank, win, request);
+  if (fy_err) goto fail;
+  FY_API_EXIT();
+  return MPI_SUCCESS;
+fail:
+  fy_err = fy_err_raise(fy_err, FY_OBJ_WIN, win, "MPIX_Win_iflush_local");
+  FY_API_EXIT();
+  return fy_err;
+}
+
+#pragma weak MPIX_Win_iflush_all = PMPIX_Win_iflush_all
+FERRY_API_PUBLIC int PMPIX_Win_iflush_all(MPI_Win win, MPI_Request *request)
+{
+  int fy_err;
+  FY_API_ENTER();
+  if ((fy_err = fy_check_initialized("MPIX_Win_iflush_all"))) goto fail;
+  if ((fy_err = fy_check_win(win, "win"))) goto fail;
+  if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
+  fy_err = fy_mpix_win_iflush_all(win, request);
+  if (fy_err) goto fail;
+  FY_API_EXIT();
+  return MPI_SUCCESS;
+fail:
+  fy_err = fy_err_raise(fy_err, FY_OBJ_WIN, win, "MPIX_Win_iflush_all");
+  FY_API_EXIT();
+  return fy_err;
+}
+
+#pragma weak MPIX_Win_iflush_local_all = PMPIX_Win_iflush_local_all
+FERRY_API_PUBLIC int PMPIX_Win_iflush_local_all(MPI_Win win, MPI_Request *request)
+{
+  int fy_err;
+  FY_API_ENTER();
+  if ((fy_err = fy_check_initialized("MPIX_Win_iflush_local_all"))) goto fail;
+  if ((fy_err = fy_check_win(win, "win"))) goto fail;
+  if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
+  fy_err = fy_mpix_win_iflush_local_all(win, request);
+  if (fy_err) goto fail;
+  FY_API_EXIT();
+  return MPI_SUCCESS;
+fail:
+  fy_err = fy_err_raise(fy_err, FY_OBJ_WIN, win, "MPIX_Win_iflush_local_all");
+  FY_API_EXIT();
+  return fy_err;
+}

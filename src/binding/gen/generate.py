@@ -83,6 +83,35 @@ def load_standard():
     return funcs, sorted(set(callbacks))
 
 
+# ---------------------------------------------------------------- extensions
+# Ferry's MPIX_ functions, which the standard does not list: the nonblocking
+# RMA synchronization calls of seed 002 ch. 5. Each takes the parameters of
+# its blocking counterpart plus a trailing `MPI_Request *request`.
+EXTENSIONS = [("MPIX_Win_i" + n[8:], n) for n in (
+    "MPI_Win_fence", "MPI_Win_post", "MPI_Win_start", "MPI_Win_complete", "MPI_Win_wait",
+    "MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_lock_all", "MPI_Win_unlock_all",
+    "MPI_Win_flush", "MPI_Win_flush_local", "MPI_Win_flush_all", "MPI_Win_flush_local_all")]
+
+
+class ExtFunc(Func):
+    """An MPIX_ function derived from a standard one."""
+
+    def __init__(self, base, name):
+        import types
+        self.proc = base.proc
+        self.name = name
+        self.ret = base.ret
+        ps = {"kind": "REQUEST", "param_direction": "out", "optional": False,
+              "root_only": False, "length": None}
+        self.params = list(base.params) + [
+            ("MPI_Request *request", "request", ps, types.SimpleNamespace(pointer_level=1))]
+
+
+def extensions(funcs):
+    by_name = {f.name: f for f in funcs}
+    return [ExtFunc(by_name[b], n) for n, b in EXTENSIONS]
+
+
 # ---------------------------------------------------------------- mpi.h
 SECTIONS = [
     ("Null handles", lambda n, c: c["kind"] == "handle" and n.endswith("_NULL")),
@@ -218,8 +247,16 @@ def gen_header(abi, funcs, callbacks):
         w("extern %s%s%s%s FERRY_API_PUBLIC;" % (ty, "" if ty.endswith("*") else " ", n, e["array"]))
     w("\n/* ---- Functions (MPI_ and the profiling PMPI_ names) */")
     for f in funcs:
+        if f.name.startswith("MPIX_"):
+            continue
         for pre in ("MPI_", "PMPI_"):
             w("%s %s%s(%s) FERRY_API_PUBLIC;" % (f.ret, pre, f.name[4:], f.decl_params()))
+    w("\n/* ---- Ferry extensions (MPIX_ and PMPIX_): nonblocking RMA synchronization */")
+    w("#define FERRY_HAVE_MPIX_WIN_ISYNC 1")
+    for f in funcs:
+        if f.name.startswith("MPIX_"):
+            for pre in ("", "P"):
+                w("%s %s%s(%s) FERRY_API_PUBLIC;" % (f.ret, pre, f.name, f.decl_params()))
     w('\n#ifdef __cplusplus\n}\n#endif\n#endif /* MPI_INCLUDED */')
     return "\n".join(o) + "\n"
 
@@ -228,7 +265,7 @@ def gen_header(abi, funcs, callbacks):
 CHAPTERS = [
     ("tools", r"MPI_T_"),
     ("io", r"MPI_File_|MPI_Register_datarep"),
-    ("rma", r"MPI_Win_|MPI_(R?[Pp]ut|R?[Gg]et|R?[Aa]ccumulate|R?get_accumulate|Fetch_and_op|Compare_and_swap|Alloc_mem|Free_mem)(_c)?$|MPI_Raccumulate|MPI_Rget"),
+    ("rma", r"MPIX_Win_|MPI_Win_|MPI_(R?[Pp]ut|R?[Gg]et|R?[Aa]ccumulate|R?get_accumulate|Fetch_and_op|Compare_and_swap|Alloc_mem|Free_mem)(_c)?$|MPI_Raccumulate|MPI_Rget"),
     ("datatype", r"MPI_Type_|MPI_(Pack|Unpack|Get_address|Get_elements|Get_count|Aint_|Address|Status_set_elements)"),
     ("coll", r"MPI_(I?(Allgather|Allgatherv|Allreduce|Alltoall|Alltoallv|Alltoallw|Barrier|Bcast|Exscan|Gather|Gatherv|Reduce|Reduce_local|Reduce_scatter|Reduce_scatter_block|Scan|Scatter|Scatterv)|I?Neighbor_\w+|Op_\w+)"),
     ("pt2pt", r"MPI_(I|B|S|R|P)?(send|Send|recv|Recv|Sendrecv|Ibsend|Issend|Irsend|Probe|Iprobe|Mprobe|Improbe|Mrecv|Imrecv|Wait|Test|Start|Request_|Cancel|Buffer_|Grequest_|Bsend|Ssend|Rsend|Psend|Precv|Pready|Parrived|Isendrecv)|MPI_(Wait|Test)(all|any|some)|MPI_Startall|MPI_\w+_attach_buffer|MPI_\w+_detach_buffer|MPI_\w+flush_buffer|MPI_Status_"),
@@ -355,6 +392,7 @@ def main():
     with open(ABI_JSON) as fh:
         abi = json.load(fh)
     funcs, callbacks = load_standard()
+    funcs += extensions(funcs)
     out = {"include/mpi.h": gen_header(abi, funcs, callbacks),
            "tests/unit/bindings/abi_print.c": gen_abi_printer(abi)}
     out.update(gen_c_files(funcs))

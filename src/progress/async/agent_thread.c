@@ -59,7 +59,8 @@ static void park(void) {
   unsigned v = atomic_load(&park_word);
   atomic_store(&parked, 1);
   /* Re-check after announcing: fy_intr_on_watch bumps the word. */
-  if (fy_async_watching() == 0 && !fy_sched_pending() && atomic_load(&running)) {
+  if (fy_async_watching() == 0 && !fy_sched_pending() && !atomic_load(&fy_progress_background) &&
+      atomic_load(&running)) {
     struct timespec ts = {0, 100 * 1000 * 1000};
     syscall(SYS_futex, &park_word, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
   }
@@ -77,10 +78,12 @@ static void *intr_main(void *arg) {
   bind_cpu();
   while (atomic_load(&running)) {
     /* A collective schedule in progress needs every packet it receives
-     * (not only rendezvous starts) to move to its next stage. */
+     * (not only rendezvous starts) to move to its next stage; RMA work
+     * pending (fy_progress_background) needs the engine on every wake-up. */
     int sched = fy_sched_pending();
+    int bg = atomic_load(&fy_progress_background);
     int wait_kind = sched ? FY_SHM_WAIT_ANY : FY_SHM_WAIT_RNDV;
-    if (fy_config.intr_dynamic && fy_async_watching() == 0 && !sched) {
+    if (fy_config.intr_dynamic && fy_async_watching() == 0 && !sched && !bg) {
       park();
       continue;
     }
@@ -88,7 +91,7 @@ static void *intr_main(void *arg) {
     if (!fy_shm_pending()) fy_shm_doorbell_sleep(v, 100000);
     fy_shm_doorbell_disarm(wait_kind);
     if (!atomic_load(&running)) break;
-    if (!fy_shm_pending()) continue; /* timeout */
+    if (!fy_shm_pending() && !atomic_load(&fy_progress_background)) continue; /* timeout */
     FY_CTR_ADD(wakeups, 1);
     uint64_t t0 = fy_async_now_ns();
     int total = 0, n;

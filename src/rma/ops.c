@@ -1,0 +1,541 @@
+/* RMA operations: Put, Get, Accumulate, Get_accumulate, Fetch_and_op,
+ * Compare_and_swap and their request-based forms. The origin moves the
+ * data itself: memcpy into mapped windows, cross-memory attach into
+ * Win_create / dynamic windows. Accumulates are atomic per element: CPU
+ * atomics (a compare-and-swap loop per element) on mapped windows for
+ * elements of 1, 2, 4 or 8 bytes, else under the target's accumulate lock
+ * (one spinlock word in the target's rank block, so every origin agrees). */
+#include "rma/fy_rma.h"
+#include "core/fy_error.h"
+#include "progress/fy_progress.h"
+#include "transport/shm/fy_shm.h"
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+int fy_rma_atomic_kind(const fy_datatype_t *b);
+
+/* ---- target addresses ---- */
+
+static MPI_Aint span_of(const fy_datatype_t *t, MPI_Count count) {
+  if (count == 0) return 0;
+  return (MPI_Aint)(count - 1) * t->extent + t->true_extent;
+}
+
+/* Dynamic windows: find the attached region of target t holding
+ * [lo, lo+len) (seqlock read of its table). */
+static int dyn_lookup(fy_win_t *w, int t, uint64_t lo, uint64_t len) {
+  fy_win_rankblk_t *b = &w->blk[t];
+  for (;;) {
+    uint32_t s0 = atomic_load_explicit(&b->dyn_seq, memory_order_acquire);
+    if (s0 & 1) {
+      sched_yield();
+      continue;
+    }
+    int found = 0;
+    uint32_t nd = b->ndyn;
+    for (uint32_t i = 0; i < nd && i < FY_RMA_DYN_MAX; i++)
+      if (lo >= b->dyn[i].base && lo + len <= b->dyn[i].base + b->dyn[i].size) found = 1;
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&b->dyn_seq, memory_order_relaxed) == s0) return found;
+  }
+}
+
+int fy_rma_target_range(fy_win_t *w, int t, MPI_Aint disp, MPI_Count count, fy_datatype_t *tt,
+                        uint64_t *addr_out) {
+  fy_win_peer_t *p = &w->peer[t];
+  MPI_Aint span = span_of(tt, count);
+  if (w->flavor == FY_WIN_DYNAMIC) {
+    uint64_t lo = (uint64_t)disp + (uint64_t)tt->true_lb;
+    if (count > 0 && !dyn_lookup(w, t, lo, (uint64_t)span))
+      return fy_err(MPI_ERR_RMA_RANGE, "target_disp = %#lx (+%ld bytes) is not in a region attached by rank %d",
+                    (unsigned long)disp, (long)span, t);
+    *addr_out = (uint64_t)disp;
+    return MPI_SUCCESS;
+  }
+  if (disp < 0) return fy_err(MPI_ERR_DISP, "target_disp = %ld is negative", (long)disp);
+  MPI_Aint off = disp * p->disp_unit;
+  if (count > 0 && (off + tt->true_lb < 0 || (uint64_t)(off + tt->true_lb + span) > p->size))
+    return fy_err(MPI_ERR_RMA_RANGE,
+                  "target_disp = %ld, %ld bytes: outside rank %d's window of %lu bytes", (long)disp, (long)span, t,
+                  (unsigned long)p->size);
+  *addr_out = (uint64_t)off;
+  return MPI_SUCCESS;
+}
+
+/* The target's memory at offset/address a: a local pointer when it is
+ * mapped (or my own), NULL when it must be reached by cross-memory attach
+ * (then *remote is the address in the target). */
+static char *local_ptr(fy_win_t *w, int t, uint64_t a, uint64_t *remote) {
+  fy_win_peer_t *p = &w->peer[t];
+  if (w->flavor == FY_WIN_DYNAMIC) {
+    *remote = a;
+    return t == w->rank ? (char *)(uintptr_t)a : NULL;
+  }
+  *remote = p->raddr + a;
+  if (p->addr) return p->addr + a;
+  return NULL;
+}
+
+/* ---- cross-memory block walks for non-contiguous target types ---- */
+typedef struct {
+  int local, write;
+  uint64_t rbase;
+  char *buf;          /* packed stream */
+  size_t pos;
+  uint64_t run_off;   /* pending block being merged */
+  size_t run_len;
+  int err;
+} cwalk_t;
+
+static void cw_flush(cwalk_t *c) {
+  if (!c->run_len || c->err) {
+    c->run_len = 0;
+    return;
+  }
+  int rc = c->write ? fy_shm_cma_write(c->local, (void *)(uintptr_t)(c->rbase + c->run_off), c->buf + c->pos, c->run_len)
+                    : fy_shm_cma_read(c->local, c->buf + c->pos, (const void *)(uintptr_t)(c->rbase + c->run_off),
+                                      c->run_len);
+  if (rc) c->err = 1;
+  c->pos += c->run_len;
+  c->run_len = 0;
+}
+
+static void cw_block(cwalk_t *c, uint64_t off, size_t len) {
+  if (c->run_len && c->run_off + c->run_len == off) {
+    c->run_len += len;
+    return;
+  }
+  cw_flush(c);
+  c->run_off = off;
+  c->run_len = len;
+}
+
+static void cw_item(cwalk_t *c, const fy_datatype_t *t, uint64_t off) {
+  if (t->base) {
+    for (MPI_Count i = 0; i < t->rep; i++) cw_item(c, t->base, off + (uint64_t)(i * t->base->extent));
+    return;
+  }
+  for (int e = 0; e < t->nelem; e++) cw_block(c, off + (uint64_t)t->elem_off[e], (size_t)t->elem_size[e]);
+}
+
+/* Move count items of type tt at remote address ra of target t to/from the
+ * packed stream buf. */
+static int remote_io(fy_win_t *w, int t, uint64_t ra, fy_datatype_t *tt, MPI_Count count, char *buf, int write) {
+  int local = w->peer[t].local;
+  int rc = 0;
+  if (tt->is_contig) {
+    size_t n = (size_t)(count * tt->size);
+    if (!n) return MPI_SUCCESS;
+    void *r = (void *)(uintptr_t)(ra + (uint64_t)tt->true_lb);
+    rc = write ? fy_shm_cma_write(local, r, buf, n) : fy_shm_cma_read(local, buf, r, n);
+  } else {
+    cwalk_t c = {.local = local, .write = write, .rbase = ra, .buf = buf};
+    for (MPI_Count i = 0; i < count; i++) cw_item(&c, tt, (uint64_t)(i * tt->extent));
+    cw_flush(&c);
+    rc = c.err ? -1 : 0;
+  }
+  if (rc) return fy_err(MPI_ERR_OTHER, "cross-memory access to rank %d's window failed", t);
+  return MPI_SUCCESS;
+}
+
+/* Gather (read) or scatter (write) the target data as a packed stream. */
+static int target_io(fy_win_t *w, int t, uint64_t a, fy_datatype_t *tt, MPI_Count count, char *buf, int write) {
+  uint64_t ra;
+  char *lp = local_ptr(w, t, a, &ra);
+  if (lp) {
+    if (write) fy_type_unpack(tt, count, buf, (size_t)(count * tt->size), lp);
+    else fy_type_pack(tt, count, lp, buf);
+    return MPI_SUCCESS;
+  }
+  return remote_io(w, t, ra, tt, count, buf, write);
+}
+
+/* ---- the accumulate lock ---- */
+static void acc_lock(fy_win_t *w, int t) {
+  _Atomic uint32_t *l = &w->blk[t].acc;
+  int spins = 0;
+  for (;;) {
+    uint32_t z = 0;
+    if (atomic_compare_exchange_weak_explicit(l, &z, 1, memory_order_acquire, memory_order_relaxed)) return;
+    if (++spins > 64) {
+      sched_yield();
+      spins = 0;
+    } else {
+      __builtin_ia32_pause();
+    }
+  }
+}
+static void acc_unlock(fy_win_t *w, int t) { atomic_store_explicit(&w->blk[t].acc, 0, memory_order_release); }
+
+/* One element updated by a CPU compare-and-swap loop; *old gets the value
+ * before the update. */
+static void atomic_elem(char *p, fy_datatype_t *b, MPI_Op op, const void *in, void *old) {
+  size_t s = (size_t)b->size;
+#define AELEM(T)                                                                              \
+  do {                                                                                        \
+    T *q = (T *)(void *)p, o, nv;                                                             \
+    if (op == MPI_NO_OP) {                                                                    \
+      o = __atomic_load_n(q, __ATOMIC_ACQUIRE);                                               \
+    } else if (op == MPI_REPLACE) {                                                           \
+      memcpy(&nv, in, sizeof nv);                                                             \
+      o = __atomic_exchange_n(q, nv, __ATOMIC_ACQ_REL);                                       \
+    } else {                                                                                  \
+      o = __atomic_load_n(q, __ATOMIC_RELAXED);                                               \
+      do {                                                                                    \
+        nv = o;                                                                               \
+        fy_rma_apply(op, b, in, &nv, 1);                                                      \
+      } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)); \
+    }                                                                                         \
+    if (old) memcpy(old, &o, sizeof o);                                                       \
+  } while (0)
+  if (s == 1) AELEM(uint8_t);
+  else if (s == 2) AELEM(uint16_t);
+  else if (s == 4) AELEM(uint32_t);
+  else AELEM(uint64_t);
+#undef AELEM
+}
+
+/* Element addresses of count items of tt at local pointer lp, in stream order. */
+static void elem_walk(const fy_datatype_t *t, char *p, char ***out) {
+  if (t->base) {
+    for (MPI_Count i = 0; i < t->rep; i++) elem_walk(t->base, p + i * t->base->extent, out);
+    return;
+  }
+  *(*out)++ = p + t->elem_off[0];
+}
+
+/* Can this accumulate use CPU atomics? The decision depends only on the
+ * window flavor, the basic type and the address, so every origin makes the
+ * same one for a given location. */
+static int use_atomics(fy_win_t *w, fy_datatype_t *b) { return w->mapped && fy_rma_atomic_kind(b); }
+
+/* Accumulate / get-accumulate / fetch-and-op core: origin stream `in` (n
+ * basic elements, NULL for NO_OP), result stream `res` (or NULL). */
+static int acc_core(fy_win_t *w, int t, uint64_t a, fy_datatype_t *tt, MPI_Count tcount, MPI_Op op,
+                    const char *in, char *res) {
+  fy_datatype_t *b;
+  MPI_Count per;
+  fy_type_reduce_basic(tt, &b, &per);
+  MPI_Count n = tcount * per;
+  if (!n) return MPI_SUCCESS;
+  uint64_t ra;
+  char *lp = local_ptr(w, t, a, &ra);
+  if (use_atomics(w, b) && lp) {
+    int aligned = 1;
+    char **addrs = NULL, *one[1];
+    char **ap = one;
+    if (n > 1) {
+      addrs = malloc(sizeof(char *) * (size_t)n);
+      if (!addrs) return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
+      ap = addrs;
+    }
+    char **fill = ap;
+    for (MPI_Count i = 0; i < tcount; i++) elem_walk(tt, lp + i * tt->extent, &fill);
+    for (MPI_Count i = 0; i < n; i++)
+      if ((uintptr_t)ap[i] % (uintptr_t)b->size) aligned = 0;
+    if (aligned) {
+      for (MPI_Count i = 0; i < n; i++)
+        atomic_elem(ap[i], b, op, in ? in + i * b->size : NULL, res ? res + i * b->size : NULL);
+      free(addrs);
+      return MPI_SUCCESS;
+    }
+    free(addrs);
+  }
+  /* locked read-modify-write of the packed target data */
+  size_t bytes = (size_t)(n * b->size);
+  char *tmp = malloc(bytes);
+  if (!tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
+  acc_lock(w, t);
+  int err = target_io(w, t, a, tt, tcount, tmp, 0);
+  if (!err) {
+    if (res) memcpy(res, tmp, bytes);
+    if (op != MPI_NO_OP) {
+      fy_rma_apply(op, b, in, tmp, n);
+      err = target_io(w, t, a, tt, tcount, tmp, 1);
+    }
+  }
+  acc_unlock(w, t);
+  free(tmp);
+  return err;
+}
+
+/* ---- run one operation ---- */
+int fy_rma_exec(fy_win_t *w, fy_rmaop_t *op) {
+  int t = op->target, err = MPI_SUCCESS;
+  uint64_t a;
+  err = fy_rma_target_range(w, t, op->tdisp, op->tcount, op->ttype, &a);
+  if (err) return err;
+  size_t bytes = (size_t)(op->tcount * op->ttype->size);
+  switch (op->kind) {
+    case FY_OP_PUT: {
+      uint64_t ra;
+      char *lp = local_ptr(w, t, a, &ra);
+      if (op->otype->is_contig && op->ttype->is_contig) {
+        const char *src = (const char *)op->oaddr + op->otype->true_lb;
+        if (lp) memcpy(lp + op->ttype->true_lb, src, bytes);
+        else err = remote_io(w, t, ra, op->ttype, op->tcount, (char *)src, 1);
+        break;
+      }
+      char *tmp = malloc(bytes ? bytes : 1);
+      if (!tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory in MPI_Put");
+      fy_type_pack(op->otype, op->ocount, op->oaddr, tmp);
+      err = target_io(w, t, a, op->ttype, op->tcount, tmp, 1);
+      free(tmp);
+      break;
+    }
+    case FY_OP_GET: {
+      uint64_t ra;
+      char *lp = local_ptr(w, t, a, &ra);
+      if (op->otype->is_contig && op->ttype->is_contig) {
+        char *dst = (char *)op->raddr + op->otype->true_lb;
+        if (lp) memcpy(dst, lp + op->ttype->true_lb, bytes);
+        else err = remote_io(w, t, ra, op->ttype, op->tcount, dst, 0);
+        break;
+      }
+      char *tmp = malloc(bytes ? bytes : 1);
+      if (!tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory in MPI_Get");
+      err = target_io(w, t, a, op->ttype, op->tcount, tmp, 0);
+      if (!err) fy_type_unpack(op->otype, op->ocount, tmp, bytes, op->raddr);
+      free(tmp);
+      break;
+    }
+    case FY_OP_ACC:
+    case FY_OP_GACC:
+    case FY_OP_FOP: {
+      char *in = NULL, *res = NULL;
+      int gets = op->kind != FY_OP_ACC;
+      if (op->op != MPI_NO_OP) {
+        in = malloc(bytes ? bytes : 1);
+        if (!in) return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
+        fy_type_pack(op->otype, op->ocount, op->oaddr, in);
+      }
+      if (gets) {
+        res = malloc(bytes ? bytes : 1);
+        if (!res) {
+          free(in);
+          return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
+        }
+      }
+      err = acc_core(w, t, a, op->ttype, op->tcount, op->op, in, res);
+      if (!err && gets) fy_type_unpack(op->rtype, op->rcount, res, bytes, op->raddr);
+      free(in);
+      free(res);
+      break;
+    }
+    case FY_OP_CAS: {
+      fy_datatype_t *b = op->ttype;
+      size_t s = (size_t)b->size;
+      uint64_t ra;
+      char *lp = local_ptr(w, t, a, &ra);
+      if (use_atomics(w, b) && lp && (uintptr_t)lp % s == 0) {
+#define ACAS(T)                                                                             \
+  do {                                                                                      \
+    T cmp, nv;                                                                              \
+    memcpy(&cmp, op->caddr, s);                                                             \
+    memcpy(&nv, op->oaddr, s);                                                              \
+    __atomic_compare_exchange_n((T *)(void *)lp, &cmp, nv, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE); \
+    memcpy(op->raddr, &cmp, s);                                                             \
+  } while (0)
+        if (s == 1) ACAS(uint8_t);
+        else if (s == 2) ACAS(uint16_t);
+        else if (s == 4) ACAS(uint32_t);
+        else ACAS(uint64_t);
+#undef ACAS
+        break;
+      }
+      char cur[64];
+      acc_lock(w, t);
+      err = target_io(w, t, a, b, 1, cur, 0);
+      if (!err && memcmp(cur, op->caddr, s) == 0) err = target_io(w, t, a, b, 1, (char *)op->oaddr, 1);
+      acc_unlock(w, t);
+      if (!err) memcpy(op->raddr, cur, s);
+      break;
+    }
+  }
+  return err;
+}
+
+/* ---- entry points ---- */
+
+static int check_target(fy_win_t *w, int t) {
+  if (t == MPI_PROC_NULL) return MPI_SUCCESS;
+  if (t < 0 || t >= w->size)
+    return fy_err(MPI_ERR_RANK, "target_rank = %d is not a rank of the window (size %d)", t, w->size);
+  return MPI_SUCCESS;
+}
+
+/* Common path: bind, validate, issue (or complete at once for PROC_NULL). */
+static int start_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *request) {
+  int err = check_target(w, op->target);
+  if (err) return err;
+  fy_request_t *r = NULL;
+  if (request) {
+    r = fy_req_alloc(FY_REQ_RMA, 1);
+    if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
+    fy_status_empty(&r->status);
+    op->req = r;
+  }
+  fy_plock();
+  fy_epoch_t *e = fy_rma_bind(w, op->target == MPI_PROC_NULL ? -1 : op->target, passive_only, &err);
+  if (!e) goto fail;
+  if (op->target == MPI_PROC_NULL) {
+    if (r) fy_req_complete(r);
+    fy_punlock();
+    if (request) *request = r->handle;
+    return MPI_SUCCESS;
+  }
+  uint64_t a;
+  err = fy_rma_target_range(w, op->target, op->tdisp, op->tcount, op->ttype, &a);
+  if (err && w->flavor != FY_WIN_DYNAMIC) goto fail; /* dynamic: checked again when run */
+  err = fy_rma_issue(w, e, op);
+  if (err) goto fail;
+  fy_punlock();
+  if (request) *request = r->handle;
+  return MPI_SUCCESS;
+fail:
+  fy_punlock();
+  if (r) fy_req_release(r);
+  return err;
+}
+
+static int same_size(fy_datatype_t *ot, MPI_Count oc, fy_datatype_t *tt, MPI_Count tc) {
+  if (ot->size * oc != tt->size * tc)
+    return fy_err(MPI_ERR_TYPE, "origin (%lld bytes) and target (%lld bytes) data differ in size",
+                  (long long)(ot->size * oc), (long long)(tt->size * tc));
+  return MPI_SUCCESS;
+}
+
+static int same_basic(fy_datatype_t *ot, fy_datatype_t *tt) {
+  fy_datatype_t *b1, *b2;
+  MPI_Count p1, p2;
+  fy_type_reduce_basic(ot, &b1, &p1);
+  fy_type_reduce_basic(tt, &b2, &p2);
+  if (b1 != b2)
+    return fy_err(MPI_ERR_TYPE, "accumulate: origin (%s) and target (%s) basic types differ", b1->name, b2->name);
+  return MPI_SUCCESS;
+}
+
+static int put_get(int kind, const void *oaddr, MPI_Count oc, MPI_Datatype otype, int t, MPI_Aint disp,
+                   MPI_Count tc, MPI_Datatype ttype, MPI_Win win, MPI_Request *req) {
+  fy_win_t *w = fy_win_get(win);
+  fy_datatype_t *ot = fy_type_get(otype), *tt = fy_type_get(ttype);
+  if (!tt || !tt->committed) return fy_err(MPI_ERR_TYPE, "target_datatype = %#x is not a committed datatype", (unsigned)ttype);
+  if (tc < 0) return fy_err(MPI_ERR_COUNT, "target_count = %lld is negative", (long long)tc);
+  int err = same_size(ot, oc, tt, tc);
+  if (err) return err;
+  fy_rmaop_t op = {.kind = kind, .target = t, .ocount = oc, .otype = ot, .tdisp = disp, .tcount = tc, .ttype = tt};
+  if (kind == FY_OP_PUT) op.oaddr = oaddr;
+  else op.raddr = (void *)oaddr;
+  return start_op(w, &op, req != NULL, req);
+}
+
+int fy_mpi_put_c(const void *oa, MPI_Count oc, MPI_Datatype ot, int t, MPI_Aint d, MPI_Count tc, MPI_Datatype tt,
+                 MPI_Win win) {
+  return put_get(FY_OP_PUT, oa, oc, ot, t, d, tc, tt, win, NULL);
+}
+int fy_mpi_put(const void *oa, int oc, MPI_Datatype ot, int t, MPI_Aint d, int tc, MPI_Datatype tt, MPI_Win win) {
+  return put_get(FY_OP_PUT, oa, oc, ot, t, d, tc, tt, win, NULL);
+}
+int fy_mpi_get_c(void *oa, MPI_Count oc, MPI_Datatype ot, int t, MPI_Aint d, MPI_Count tc, MPI_Datatype tt,
+                 MPI_Win win) {
+  return put_get(FY_OP_GET, oa, oc, ot, t, d, tc, tt, win, NULL);
+}
+int fy_mpi_get(void *oa, int oc, MPI_Datatype ot, int t, MPI_Aint d, int tc, MPI_Datatype tt, MPI_Win win) {
+  return put_get(FY_OP_GET, oa, oc, ot, t, d, tc, tt, win, NULL);
+}
+int fy_mpi_rput_c(const void *oa, MPI_Count oc, MPI_Datatype ot, int t, MPI_Aint d, MPI_Count tc,
+                  MPI_Datatype tt, MPI_Win win, MPI_Request *r) {
+  return put_get(FY_OP_PUT, oa, oc, ot, t, d, tc, tt, win, r);
+}
+int fy_mpi_rput(const void *oa, int oc, MPI_Datatype ot, int t, MPI_Aint d, int tc, MPI_Datatype tt, MPI_Win win,
+                MPI_Request *r) {
+  return put_get(FY_OP_PUT, oa, oc, ot, t, d, tc, tt, win, r);
+}
+int fy_mpi_rget_c(void *oa, MPI_Count oc, MPI_Datatype ot, int t, MPI_Aint d, MPI_Count tc, MPI_Datatype tt,
+                  MPI_Win win, MPI_Request *r) {
+  return put_get(FY_OP_GET, oa, oc, ot, t, d, tc, tt, win, r);
+}
+int fy_mpi_rget(void *oa, int oc, MPI_Datatype ot, int t, MPI_Aint d, int tc, MPI_Datatype tt, MPI_Win win,
+                MPI_Request *r) {
+  return put_get(FY_OP_GET, oa, oc, ot, t, d, tc, tt, win, r);
+}
+
+static int gacc(int kind, const void *oa, MPI_Count oc, MPI_Datatype otype, void *ra, MPI_Count rc,
+                MPI_Datatype rtype, int t, MPI_Aint d, MPI_Count tc, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
+                MPI_Request *req) {
+  fy_win_t *w = fy_win_get(win);
+  fy_datatype_t *tt = fy_type_get(ttype), *ot = NULL, *rt = NULL;
+  if (!tt || !tt->committed) return fy_err(MPI_ERR_TYPE, "target_datatype = %#x is not a committed datatype", (unsigned)ttype);
+  if (tc < 0) return fy_err(MPI_ERR_COUNT, "target_count = %lld is negative", (long long)tc);
+  int err = fy_rma_op_check(op, tt, kind != FY_OP_ACC);
+  if (err) return err;
+  if (op != MPI_NO_OP) {
+    ot = fy_type_get(otype);
+    if (!ot || !ot->committed) return fy_err(MPI_ERR_TYPE, "origin_datatype = %#x is not a committed datatype", (unsigned)otype);
+    if (oc < 0) return fy_err(MPI_ERR_COUNT, "origin_count = %lld is negative", (long long)oc);
+    if ((err = same_basic(ot, tt)) || (err = same_size(ot, oc, tt, tc))) return err;
+  }
+  if (kind != FY_OP_ACC) {
+    rt = fy_type_get(rtype);
+    if (!rt || !rt->committed) return fy_err(MPI_ERR_TYPE, "result_datatype = %#x is not a committed datatype", (unsigned)rtype);
+    if (rc < 0) return fy_err(MPI_ERR_COUNT, "result_count = %lld is negative", (long long)rc);
+    if ((err = same_basic(rt, tt)) || (err = same_size(rt, rc, tt, tc))) return err;
+  }
+  fy_rmaop_t o = {.kind = kind, .target = t, .oaddr = oa, .ocount = oc, .otype = ot, .raddr = ra, .rcount = rc,
+                  .rtype = rt, .tdisp = d, .tcount = tc, .ttype = tt, .op = op};
+  return start_op(w, &o, req != NULL, req);
+}
+
+int fy_mpi_accumulate_c(const void *oa, MPI_Count oc, MPI_Datatype ot, int t, MPI_Aint d, MPI_Count tc,
+                        MPI_Datatype tt, MPI_Op op, MPI_Win win) {
+  return gacc(FY_OP_ACC, oa, oc, ot, NULL, 0, MPI_DATATYPE_NULL, t, d, tc, tt, op, win, NULL);
+}
+int fy_mpi_accumulate(const void *oa, int oc, MPI_Datatype ot, int t, MPI_Aint d, int tc, MPI_Datatype tt,
+                      MPI_Op op, MPI_Win win) {
+  return gacc(FY_OP_ACC, oa, oc, ot, NULL, 0, MPI_DATATYPE_NULL, t, d, tc, tt, op, win, NULL);
+}
+int fy_mpi_raccumulate_c(const void *oa, MPI_Count oc, MPI_Datatype ot, int t, MPI_Aint d, MPI_Count tc,
+                         MPI_Datatype tt, MPI_Op op, MPI_Win win, MPI_Request *r) {
+  return gacc(FY_OP_ACC, oa, oc, ot, NULL, 0, MPI_DATATYPE_NULL, t, d, tc, tt, op, win, r);
+}
+int fy_mpi_raccumulate(const void *oa, int oc, MPI_Datatype ot, int t, MPI_Aint d, int tc, MPI_Datatype tt,
+                       MPI_Op op, MPI_Win win, MPI_Request *r) {
+  return gacc(FY_OP_ACC, oa, oc, ot, NULL, 0, MPI_DATATYPE_NULL, t, d, tc, tt, op, win, r);
+}
+int fy_mpi_get_accumulate_c(const void *oa, MPI_Count oc, MPI_Datatype ot, void *ra, MPI_Count rc,
+                            MPI_Datatype rt, int t, MPI_Aint d, MPI_Count tc, MPI_Datatype tt, MPI_Op op,
+                            MPI_Win win) {
+  return gacc(FY_OP_GACC, oa, oc, ot, ra, rc, rt, t, d, tc, tt, op, win, NULL);
+}
+int fy_mpi_get_accumulate(const void *oa, int oc, MPI_Datatype ot, void *ra, int rc, MPI_Datatype rt, int t,
+                          MPI_Aint d, int tc, MPI_Datatype tt, MPI_Op op, MPI_Win win) {
+  return gacc(FY_OP_GACC, oa, oc, ot, ra, rc, rt, t, d, tc, tt, op, win, NULL);
+}
+int fy_mpi_rget_accumulate_c(const void *oa, MPI_Count oc, MPI_Datatype ot, void *ra, MPI_Count rc,
+                             MPI_Datatype rt, int t, MPI_Aint d, MPI_Count tc, MPI_Datatype tt, MPI_Op op,
+                             MPI_Win win, MPI_Request *r) {
+  return gacc(FY_OP_GACC, oa, oc, ot, ra, rc, rt, t, d, tc, tt, op, win, r);
+}
+int fy_mpi_rget_accumulate(const void *oa, int oc, MPI_Datatype ot, void *ra, int rc, MPI_Datatype rt, int t,
+                           MPI_Aint d, int tc, MPI_Datatype tt, MPI_Op op, MPI_Win win, MPI_Request *r) {
+  return gacc(FY_OP_GACC, oa, oc, ot, ra, rc, rt, t, d, tc, tt, op, win, r);
+}
+int fy_mpi_fetch_and_op(const void *oa, void *ra, MPI_Datatype dt, int t, MPI_Aint d, MPI_Op op, MPI_Win win) {
+  fy_datatype_t *b = fy_type_get(dt);
+  if (!b || !b->builtin || b->base)
+    return fy_err(MPI_ERR_TYPE, "datatype = %#x: MPI_Fetch_and_op takes a predefined datatype", (unsigned)dt);
+  return gacc(FY_OP_FOP, oa, 1, dt, ra, 1, dt, t, d, 1, dt, op, win, NULL);
+}
+int fy_mpi_compare_and_swap(const void *oa, const void *ca, void *ra, MPI_Datatype dt, int t, MPI_Aint d,
+                            MPI_Win win) {
+  fy_win_t *w = fy_win_get(win);
+  fy_datatype_t *b = fy_type_get(dt);
+  if (!b || !b->builtin || b->base || b->nelem != 1 || b->size > 64)
+    return fy_err(MPI_ERR_TYPE, "datatype = %#x: MPI_Compare_and_swap takes a predefined integer type",
+                  (unsigned)dt);
+  if (!oa || !ca || !ra) return fy_err(MPI_ERR_ARG, "MPI_Compare_and_swap: NULL buffer");
+  fy_rmaop_t o = {.kind = FY_OP_CAS, .target = t, .oaddr = oa, .ocount = 1, .otype = b, .caddr = ca, .raddr = ra,
+                  .rcount = 1, .rtype = b, .tdisp = d, .tcount = 1, .ttype = b};
+  return start_op(w, &o, 0, NULL);
+}

@@ -1,0 +1,119 @@
+/* Every RMA operation on every window flavor, contiguous and derived
+ * datatypes, under fence and lock epochs. */
+#include "rma_test.h"
+
+#define N 64
+
+static void test_flavor(int fl, int me, int np)
+{
+    int *base;
+    MPI_Win w = make_win(fl, N * sizeof(int) * (np < 4 ? 4 : np), sizeof(int), (void **)&base);
+    int right = (me + 1) % np, left = (me + np - 1) % np;
+    int src[N], dst[N];
+
+    /* Put under fence: rank r writes r*1000+i into right's slot r */
+    for (int i = 0; i < N; i++) src[i] = me * 1000 + i;
+    CHECK_OK(MPI_Win_fence(0, w));
+    CHECK_OK(MPI_Put(src, N, MPI_INT, right, me * N, N, MPI_INT, w));
+    CHECK_OK(MPI_Win_fence(0, w));
+    for (int i = 0; i < N; i++)
+        CHECK(base[left * N + i] == left * 1000 + i, "flavor %d put: [%d] = %d", fl, i, base[left * N + i]);
+
+    /* Get back what left wrote into right's memory */
+    memset(dst, 0, sizeof dst);
+    CHECK_OK(MPI_Get(dst, N, MPI_INT, right, me * N, N, MPI_INT, w));
+    CHECK_OK(MPI_Win_fence(0, w));
+    for (int i = 0; i < N; i++) CHECK(dst[i] == me * 1000 + i, "flavor %d get: [%d] = %d", fl, i, dst[i]);
+
+    /* Accumulate SUM from everybody into rank 0, slot 0 */
+    int one[N];
+    for (int i = 0; i < N; i++) one[i] = i;
+    if (me == 0) memset(base, 0, N * sizeof(int));
+    CHECK_OK(MPI_Win_fence(0, w));
+    CHECK_OK(MPI_Accumulate(one, N, MPI_INT, 0, 0, N, MPI_INT, MPI_SUM, w));
+    CHECK_OK(MPI_Win_fence(0, w));
+    if (me == 0)
+        for (int i = 0; i < N; i++) CHECK(base[i] == np * i, "flavor %d acc: [%d] = %d", fl, i, base[i]);
+    CHECK_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w));
+
+    /* Fetch_and_op / Compare_and_swap under lock: a counter at rank 0 slot N */
+    if (me == 0) base[N] = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int k = 0; k < 10; k++) {
+        int inc = 1, old = -1;
+        CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w));
+        CHECK_OK(MPI_Fetch_and_op(&inc, &old, MPI_INT, 0, N, MPI_SUM, w));
+        CHECK_OK(MPI_Win_unlock(0, w));
+        CHECK(old >= 0 && old < 10 * np, "flavor %d fop old = %d", fl, old);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) CHECK(base[N] == 10 * np, "flavor %d fop total = %d", fl, base[N]);
+    /* CAS: each rank tries to swap 0 -> me+1 at slot N+1; exactly one wins */
+    if (me == 0) base[N + 1] = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    int cmp = 0, nv = me + 1, res = -1, wins = 0, total = 0;
+    CHECK_OK(MPI_Win_lock_all(0, w));
+    CHECK_OK(MPI_Compare_and_swap(&nv, &cmp, &res, MPI_INT, 0, N + 1, w));
+    CHECK_OK(MPI_Win_flush(0, w));
+    wins = res == 0;
+    /* Get_accumulate with NO_OP reads atomically */
+    int rd = -1;
+    CHECK_OK(MPI_Get_accumulate(NULL, 0, MPI_INT, &rd, 1, MPI_INT, 0, N + 1, 1, MPI_INT, MPI_NO_OP, w));
+    CHECK_OK(MPI_Win_flush_all(w));
+    CHECK(rd >= 1 && rd <= np, "flavor %d cas result read %d", fl, rd);
+    CHECK_OK(MPI_Win_unlock_all(w));
+    total = sum_all(wins);
+    if (me == 0) CHECK(total == 1, "flavor %d: %d CAS winners", fl, total);
+
+    /* Request-based operations in a lock_all epoch */
+    CHECK_OK(MPI_Win_lock_all(0, w));
+    MPI_Request rq[3];
+    int v = 7 + me, got = 0, gacc = -1;
+    CHECK_OK(MPI_Rput(&v, 1, MPI_INT, right, N + 2 + me % 2, 1, MPI_INT, w, &rq[0]));
+    CHECK_OK(MPI_Waitall(1, rq, MPI_STATUSES_IGNORE));
+    CHECK_OK(MPI_Win_flush(right, w));
+    CHECK_OK(MPI_Rget(&got, 1, MPI_INT, right, N + 2 + me % 2, 1, MPI_INT, w, &rq[1]));
+    CHECK_OK(MPI_Raccumulate(&v, 1, MPI_INT, right, N + 4, 1, MPI_INT, MPI_MAX, w, &rq[0]));
+    CHECK_OK(MPI_Rget_accumulate(&v, 1, MPI_INT, &gacc, 1, MPI_INT, right, N + 5, 1, MPI_INT, MPI_REPLACE, w,
+                                 &rq[2]));
+    CHECK_OK(MPI_Waitall(3, rq, MPI_STATUSES_IGNORE));
+    if (np <= 2) CHECK(got == v, "flavor %d rget %d", fl, got);
+    CHECK_OK(MPI_Win_unlock_all(w));
+
+    /* Derived types: a contiguous of 2 ints and MPI_2INT pair type */
+    MPI_Datatype pair2;
+    MPI_Type_contiguous(2, MPI_INT, &pair2);
+    MPI_Type_commit(&pair2);
+    int s4[4] = {me, me + 1, me + 2, me + 3};
+    CHECK_OK(MPI_Win_fence(0, w));
+    CHECK_OK(MPI_Put(s4, 2, pair2, right, 2 * N, 4, MPI_INT, w));
+    CHECK_OK(MPI_Win_fence(0, w));
+    for (int i = 0; i < 4; i++) CHECK(base[2 * N + i] == left + i, "flavor %d derived put [%d]=%d", fl, i, base[2 * N + i]);
+    struct { int v, i; } loc = {me, me}, locres = {-1, -1};
+    if (me == 0) base[2 * N + 4] = base[2 * N + 5] = -1;
+    CHECK_OK(MPI_Win_fence(0, w));
+    CHECK_OK(MPI_Accumulate(&loc, 1, MPI_2INT, 0, 2 * N + 4, 1, MPI_2INT, MPI_MAXLOC, w));
+    CHECK_OK(MPI_Win_fence(0, w));
+    CHECK_OK(MPI_Get(&locres, 1, MPI_2INT, 0, 2 * N + 4, 1, MPI_2INT, w));
+    CHECK_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w));
+    CHECK(locres.v == np - 1 && locres.i == np - 1, "flavor %d maxloc (%d,%d)", fl, locres.v, locres.i);
+    MPI_Type_free(&pair2);
+
+    /* doubles: sum under exclusive lock at the left */
+    double dv = 0.5;
+    CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, left, 0, w));
+    CHECK_OK(MPI_Accumulate(&dv, 1, MPI_DOUBLE, left, 3 * N, 1, MPI_DOUBLE, MPI_SUM, w));
+    CHECK_OK(MPI_Win_unlock(left, w));
+    free_win(fl, &w, base);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    fy_init("rma_ops");
+    int me, np;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    for (int fl = 0; fl < 4; fl++) test_flavor(fl, me, np);
+    return fy_finish();
+}
