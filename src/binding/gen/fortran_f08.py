@@ -233,6 +233,10 @@ def gen_constants(fabi, abi):
             o.append("  logical, parameter :: %s = %s" % (n, ".true." if c["value"] else ".false."))
         elif c["type"] == "INTEGER*8":
             o.append("  integer(kind=8), parameter :: %s = %d" % (n, c["value"]))
+        elif n.startswith("MPI_MAX_") and n in abi["constants"]:
+            # mpi_f08 uses the C lengths (mpif.h one less), as MPICH's does:
+            # they size the CHARACTER dummies of the f08 procedures
+            o.append("  integer, parameter :: %s = %d" % (n, abi["constants"][n]["value"]))
         else:
             o.append("  integer, parameter :: %s = %d" % (n, c["value"]))
     o.append("end module mpi_f08_compile_constants")
