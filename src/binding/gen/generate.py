@@ -396,6 +396,8 @@ def main():
     out = {"include/mpi.h": gen_header(abi, funcs, callbacks),
            "tests/unit/bindings/abi_print.c": gen_abi_printer(abi)}
     out.update(gen_c_files(funcs))
+    import fortran  # mpif.h, the mpi and mpi_f08 modules, libmpifort's C layer
+    out.update(fortran.generate(abi, funcs, chapter_of))
     for rel, text in sorted(out.items()):
         path = os.path.join(a.out, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
