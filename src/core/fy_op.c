@@ -263,6 +263,17 @@ static void user_apply(const fy_op_t *op, const void *in, void *inout, MPI_Count
   }
 }
 
+/* Offset of the index in a MAXLOC/MINLOC pair type, in its native layout or
+ * packed. The flattened layout keeps runs of different basic types apart
+ * (value, index) and merges a pair of one type (MPI_2INT) into one run of two
+ * elements; for every other type the offset is unused. */
+static MPI_Aint pair_index_off(const fy_datatype_t *b, int packed) {
+  const fy_flat_t *f = &b->flat;
+  if (f->nsegs > 1) return packed ? f->segs[0].len : f->segs[1].disp;
+  if (f->nsegs == 1 && f->segs[0].len > f->segs[0].esize) return f->segs[0].esize;
+  return 0;
+}
+
 void fy_op_apply(const fy_op_t *op, const void *in, void *inout, MPI_Count count,
                  fy_datatype_t *t, void *scratch) {
   if (count == 0) return;
@@ -277,7 +288,7 @@ void fy_op_apply(const fy_op_t *op, const void *in, void *inout, MPI_Count count
   MPI_Count n = count * per;
   if (t->is_contig) {
     /* Native layout = packed layout here (no gaps). */
-    MPI_Aint ioff = basic->nelem > 1 ? basic->elem_off[1] : 0;
+    MPI_Aint ioff = pair_index_off(basic, 0);
     kernel(op->builtin, ti.ct, (const char *)in + t->true_lb, (char *)inout + t->true_lb, n,
            basic->size, ioff, (size_t)basic->size);
     return;
@@ -286,7 +297,7 @@ void fy_op_apply(const fy_op_t *op, const void *in, void *inout, MPI_Count count
   char *pa = scratch, *pb = (char *)scratch + bytes;
   fy_type_pack(t, count, in, pa);
   fy_type_pack(t, count, inout, pb);
-  MPI_Aint ioff = basic->nelem > 1 ? basic->elem_size[0] : 0;
+  MPI_Aint ioff = pair_index_off(basic, 1);
   kernel(op->builtin, ti.ct, pa, pb, n, basic->size, ioff, (size_t)basic->size);
   fy_type_unpack(t, count, pb, bytes, inout);
 }

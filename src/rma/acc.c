@@ -33,7 +33,7 @@ static int kind_of(const fy_datatype_t *b) {
       h == MPI_UNSIGNED_LONG_LONG || h == MPI_UINT8_T || h == MPI_UINT16_T || h == MPI_UINT32_T ||
       h == MPI_UINT64_T || h == MPI_WCHAR || h == MPI_AINT || h == MPI_COUNT || h == MPI_OFFSET)
     return K_UINT;
-  if (b->nelem == 1) return K_SINT;
+  if (b->builtin) return K_SINT;
   return 0;
 }
 

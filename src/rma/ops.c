@@ -111,12 +111,15 @@ static void cw_block(cwalk_t *c, uint64_t off, size_t len) {
   c->run_len = len;
 }
 
+/* Every block of one item of t at off, in stream order (the byte layout). */
 static void cw_item(cwalk_t *c, const fy_datatype_t *t, uint64_t off) {
-  if (t->base) {
-    for (MPI_Count i = 0; i < t->rep; i++) cw_item(c, t->base, off + (uint64_t)(i * t->base->extent));
-    return;
-  }
-  for (int e = 0; e < t->nelem; e++) cw_block(c, off + (uint64_t)t->elem_off[e], (size_t)t->elem_size[e]);
+  const fy_flat_t *f = &t->pk;
+  for (MPI_Count r = 0; r < f->rep; r++)
+    for (MPI_Count i = 0; i < f->nsegs; i++) {
+      const fy_seg_t *g = &f->segs[i];
+      for (MPI_Count k = 0; k < g->n; k++)
+        cw_block(c, off + (uint64_t)(r * f->rep_stride + g->disp + k * g->stride), (size_t)g->len);
+    }
 }
 
 /* Move count items of type tt at remote address ra of target t to/from the
@@ -198,11 +201,14 @@ static void atomic_elem(char *p, fy_datatype_t *b, MPI_Op op, const void *in, vo
 
 /* Element addresses of count items of tt at local pointer lp, in stream order. */
 static void elem_walk(const fy_datatype_t *t, char *p, char ***out) {
-  if (t->base) {
-    for (MPI_Count i = 0; i < t->rep; i++) elem_walk(t->base, p + i * t->base->extent, out);
-    return;
-  }
-  *(*out)++ = p + t->elem_off[0];
+  const fy_flat_t *f = &t->flat;  /* runs of one basic type: element by element */
+  for (MPI_Count r = 0; r < f->rep; r++)
+    for (MPI_Count i = 0; i < f->nsegs; i++) {
+      const fy_seg_t *g = &f->segs[i];
+      for (MPI_Count k = 0; k < g->n; k++)
+        for (MPI_Aint e = 0; e < g->len; e += g->esize)
+          *(*out)++ = p + r * f->rep_stride + g->disp + k * g->stride + e;
+    }
 }
 
 /* Can this accumulate use CPU atomics? The decision depends only on the
@@ -523,7 +529,7 @@ int fy_mpi_rget_accumulate(const void *oa, int oc, MPI_Datatype ot, void *ra, in
 }
 int fy_mpi_fetch_and_op(const void *oa, void *ra, MPI_Datatype dt, int t, MPI_Aint d, MPI_Op op, MPI_Win win) {
   fy_datatype_t *b = fy_type_get(dt);
-  if (!b || !b->builtin || b->base)
+  if (!b || !b->builtin)
     return fy_err(MPI_ERR_TYPE, "datatype = %#x: MPI_Fetch_and_op takes a predefined datatype", (unsigned)dt);
   return gacc(FY_OP_FOP, oa, 1, dt, ra, 1, dt, t, d, 1, dt, op, win, NULL);
 }
@@ -531,7 +537,7 @@ int fy_mpi_compare_and_swap(const void *oa, const void *ca, void *ra, MPI_Dataty
                             MPI_Win win) {
   fy_win_t *w = fy_win_get(win);
   fy_datatype_t *b = fy_type_get(dt);
-  if (!b || !b->builtin || b->base || b->nelem != 1 || b->size > 64)
+  if (!b || !b->builtin || b->flat.nsegs != 1 || b->flat.segs[0].len != b->flat.segs[0].esize || b->size > 64)
     return fy_err(MPI_ERR_TYPE, "datatype = %#x: MPI_Compare_and_swap takes a predefined integer type",
                   (unsigned)dt);
   if (!oa || !ca || !ra) return fy_err(MPI_ERR_ARG, "MPI_Compare_and_swap: NULL buffer");
