@@ -45,6 +45,10 @@ for i in $(seq "$runs"); do
     fail=$((fail + 1))
     names=$(printf '%s\n' "$out" | sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (.*/\1/p')
     echo "run $i: FAIL (${t} s):" $names
+    # keep what the failing tests printed: the next run overwrites LastTest.log
+    printf '%s\n' "$out" > "$build/stress-run$i.log"
+    cp "$build/Testing/Temporary/LastTest.log" "$build/stress-run$i.LastTest.log" 2>/dev/null
+    echo "  output: $build/stress-run$i.log, $build/stress-run$i.LastTest.log"
     for n in $names; do failed[$n]=$(( ${failed[$n]:-0} + 1 )); done
   fi
 done
