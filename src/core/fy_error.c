@@ -1,6 +1,8 @@
 /* Error codes and messages: see fy_error.h. */
 #include "core/fy_error.h"
 #include "core/fy_api.h"
+#include "binding/fy_impl.h"
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -78,6 +80,23 @@ static const char *const class_text[] = {
   [MPI_ERR_SESSION] = "Invalid session",
   [MPI_ERR_PROC_ABORTED] = "Peer process aborted",
   [MPI_ERR_VALUE_TOO_LARGE] = "Value too large for its output argument",
+  [MPI_T_ERR_MEMORY] = "Tool interface: out of memory",
+  [MPI_T_ERR_NOT_INITIALIZED] = "Tool interface not initialized",
+  [MPI_T_ERR_CANNOT_INIT] = "Tool interface cannot be initialized",
+  [MPI_T_ERR_INVALID_INDEX] = "Tool interface: invalid index",
+  [MPI_T_ERR_INVALID_ITEM] = "Tool interface: invalid item",
+  [MPI_T_ERR_INVALID_HANDLE] = "Tool interface: invalid handle",
+  [MPI_T_ERR_OUT_OF_HANDLES] = "Tool interface: out of handles",
+  [MPI_T_ERR_OUT_OF_SESSIONS] = "Tool interface: out of sessions",
+  [MPI_T_ERR_INVALID_SESSION] = "Tool interface: invalid session",
+  [MPI_T_ERR_CVAR_SET_NOT_NOW] = "Tool interface: control variable cannot be set now",
+  [MPI_T_ERR_CVAR_SET_NEVER] = "Tool interface: control variable cannot be set",
+  [MPI_T_ERR_PVAR_NO_STARTSTOP] = "Tool interface: performance variable cannot be started or stopped",
+  [MPI_T_ERR_PVAR_NO_WRITE] = "Tool interface: performance variable cannot be written",
+  [MPI_T_ERR_PVAR_NO_ATOMIC] = "Tool interface: performance variable cannot be read and written atomically",
+  [MPI_T_ERR_INVALID_NAME] = "Tool interface: invalid name",
+  [MPI_T_ERR_INVALID] = "Tool interface: invalid use",
+  [MPI_T_ERR_NOT_SUPPORTED] = "Tool interface: not supported",
 };
 #define NCLASS ((int)(sizeof class_text / sizeof class_text[0]))
 
@@ -86,16 +105,119 @@ const char *fy_err_class_text(int cls) {
   return NULL;
 }
 
+/* User error classes and codes (MPI_Add_error_class/code) are numbered
+ * from FY_DYN_BASE, above MPI_ERR_LASTCODE as MPICH numbers them (the
+ * standard wants MPI_LASTUSEDCODE >= MPI_ERR_LASTCODE); codes with a
+ * recorded message stay below MPI_ERR_LASTCODE, so the two never meet. */
+#define FY_DYN_BASE 0x40000000
+#define FY_DYN_MAX 4096
+typedef struct {
+  int cls;      /* its class: itself for a class, -1 once removed */
+  int is_class;
+  int ncodes;   /* a class: codes still added to it */
+  char *text;
+} dyn_t;
+static dyn_t dyn[FY_DYN_MAX];
+static int ndyn;
+
+static dyn_t *dyn_of(int code) {
+  if (code < FY_DYN_BASE || code >= FY_DYN_BASE + ndyn) return NULL;
+  dyn_t *d = &dyn[code - FY_DYN_BASE];
+  return d->cls == -1 ? NULL : d;
+}
+
+int fy_err_last_used(void) { return ndyn ? FY_DYN_BASE + ndyn - 1 : MPI_ERR_LASTCODE; }
+
 int fy_err_class_of(int code) {
   if (code < 0) return MPI_ERR_UNKNOWN;
+  if (code >= FY_DYN_BASE) {
+    dyn_t *d = dyn_of(code);
+    return d ? d->cls : MPI_ERR_UNKNOWN;
+  }
   return code & 0x7f;
 }
 
 int fy_err_valid_code(int code) {
   if (code < 0) return 0;
+  if (code >= FY_DYN_BASE) return dyn_of(code) != NULL;
   int cls = code & 0x7f;
-  if (cls < NCLASS && class_text[cls]) return 1;
-  return cls >= 80; /* user classes: checked by the caller */
+  return cls < NCLASS && class_text[cls];
+}
+
+static int dyn_add(int cls, int is_class, int *out) {
+  if (ndyn == FY_DYN_MAX)
+    return fy_err(MPI_ERR_OTHER, "no more user error classes and codes (at most %d)", FY_DYN_MAX);
+  int code = FY_DYN_BASE + ndyn;
+  dyn[ndyn++] = (dyn_t){.cls = is_class ? code : cls, .is_class = is_class};
+  *out = code;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_add_error_class(int *errorclass) { return dyn_add(0, 1, errorclass); }
+
+int fy_mpi_add_error_code(int errorclass, int *errorcode) {
+  dyn_t *d = dyn_of(errorclass);
+  int predefined = errorclass >= 0 && errorclass < NCLASS && class_text[errorclass];
+  if (!predefined && !(d && d->is_class))
+    return fy_err(MPI_ERR_ARG, "errorclass = %d is not an error class", errorclass);
+  int err = dyn_add(errorclass, 0, errorcode);
+  if (!err && d) d->ncodes++;
+  return err;
+}
+
+int fy_mpi_add_error_string(int errorcode, const char *string) {
+  dyn_t *d = dyn_of(errorcode);
+  if (!d)
+    return fy_err(MPI_ERR_ARG, "errorcode = %d is not a user error class or code (predefined strings cannot be changed)", errorcode);
+  if (!string) return fy_err(MPI_ERR_ARG, "string = NULL");
+  if (strlen(string) >= MPI_MAX_ERROR_STRING)
+    return fy_err(MPI_ERR_ARG, "string is %zu characters long, longer than MPI_MAX_ERROR_STRING - 1", strlen(string));
+  char *t = strdup(string);
+  if (!t) return fy_err(MPI_ERR_NO_MEM, "out of memory");
+  free(d->text);
+  d->text = t;
+  return MPI_SUCCESS;
+}
+
+static int dyn_remove(int code, int want_class) {
+  dyn_t *d = dyn_of(code);
+  if (!d || d->is_class != want_class)
+    return fy_err(MPI_ERR_ARG, "%s = %d is not a user error %s", want_class ? "errorclass" : "errorcode", code,
+                  want_class ? "class" : "code");
+  if (want_class && d->ncodes)
+    return fy_err(MPI_ERR_ARG, "errorclass = %d still has %d error code(s)", code, d->ncodes);
+  if (!want_class) {
+    dyn_t *c = dyn_of(d->cls);
+    if (c) c->ncodes--;
+  }
+  free(d->text);
+  d->text = NULL;
+  d->cls = -1;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_remove_error_class(int errorclass) { return dyn_remove(errorclass, 1); }
+int fy_mpi_remove_error_code(int errorcode) { return dyn_remove(errorcode, 0); }
+int fy_mpi_remove_error_string(int errorcode) {
+  dyn_t *d = dyn_of(errorcode);
+  if (!d) return fy_err(MPI_ERR_ARG, "errorcode = %d is not a user error class or code", errorcode);
+  free(d->text);
+  d->text = NULL;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_error_class(int errorcode, int *errorclass) {
+  if (!fy_err_valid_code(errorcode))
+    return fy_err(MPI_ERR_ARG, "errorcode = %d is not a valid error code", errorcode);
+  *errorclass = fy_err_class_of(errorcode);
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_error_string(int errorcode, char *string, int *resultlen) {
+  if (!fy_err_valid_code(errorcode))
+    return fy_err(MPI_ERR_ARG, "errorcode = %d is not a valid error code", errorcode);
+  fy_err_string(errorcode, string, resultlen);
+  return MPI_SUCCESS;
 }
 
 int fy_err(int cls, const char *fmt, ...) {
@@ -111,12 +233,11 @@ int fy_err(int cls, const char *fmt, ...) {
   return cls | (int)(s << 8);
 }
 
-extern const char *fy_user_err_string(int code);
-
 void fy_err_string(int code, char *buf, int *len) {
   int cls = fy_err_class_of(code);
   const char *ct = fy_err_class_text(cls);
-  const char *user = fy_user_err_string(code);
+  dyn_t *d = dyn_of(code);
+  const char *user = d ? (d->text ? d->text : "") : NULL;
   unsigned s = (unsigned)code >> 8;
   const char *msg = NULL;
   if (s && ring[s % RING].serial == s) msg = ring[s % RING].msg;

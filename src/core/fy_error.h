@@ -8,7 +8,9 @@
  * - fy_err(cls, fmt, ...) records a message and returns the new code. The
  *   message should name the argument and the value ("dest = 7 is not a rank
  *   of MPI_COMM_WORLD (size 4)").
- * - User error classes/codes (MPI_Add_error_class) occupy classes 80..127. */
+ * - User error classes and codes (MPI_Add_error_class/code) are numbered
+ *   from 0x40000000, above MPI_ERR_LASTCODE; fy_err_last_used() is the
+ *   value of the MPI_LASTUSEDCODE attribute. */
 #ifndef FY_ERROR_H
 #define FY_ERROR_H
 #include <mpi.h>
@@ -19,4 +21,5 @@ int fy_err_class_of(int code);
 void fy_err_string(int code, char *buf, int *len);
 const char *fy_err_class_text(int cls);
 int fy_err_valid_code(int code);
+int fy_err_last_used(void);
 #endif
