@@ -213,34 +213,6 @@ int fy_attr_set_predefined(fy_attr_t **list, int keyval, void *value) {
 
 /* ---- where the lists are ---- */
 
-typedef struct { int handle; fy_attr_t *list; } side_t;
-static side_t *side;
-static int nside, capside;
-
-__attribute__((weak)) fy_attr_t **fy_type_attrs(MPI_Datatype type) {
-  for (int i = 0; i < nside; i++)
-    if (side[i].handle == type) return &side[i].list;
-  for (int i = 0; i < nside; i++)
-    if (!side[i].list) {
-      side[i].handle = type;
-      return &side[i].list;
-    }
-  if (nside == capside) {
-    int nc = capside ? capside * 2 : 16;
-    side_t *ns = realloc(side, (size_t)nc * sizeof *ns);
-    if (!ns) return NULL;
-    side = ns;
-    capside = nc;
-  }
-  side[nside].handle = type;
-  side[nside].list = NULL;
-  return &side[nside++].list;
-}
-
-__attribute__((weak)) fy_attr_t **fy_win_attrs(MPI_Win win) {
-  (void)win;
-  return NULL;
-}
 
 static fy_attr_t **list_of(int objkind, int h) {
   if (objkind == FY_OK_COMM) {

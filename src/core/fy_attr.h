@@ -19,9 +19,8 @@
  *   attribute is deleted.
  * - Where the list lives: communicators use fy_comm_t.attrs; datatypes and
  *   windows are found through fy_type_attrs()/fy_win_attrs(), which the
- *   datatype and RMA layers define (strong symbols: return &obj->attrs, or
- *   NULL for an invalid handle). Until they do, weak versions here keep the
- *   lists in a side table keyed by handle (types) / report no window.
+ *   datatype and RMA layers define (return &obj->attrs, or NULL for an
+ *   invalid handle).
  * - Predefined attributes: communicators answer MPI_TAG_UB, MPI_HOST,
  *   MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_UNIVERSE_SIZE, MPI_APPNUM and
  *   MPI_LASTUSEDCODE (values as pointers to int). The RMA layer stores its
