@@ -43,7 +43,9 @@ for i in $(seq "$runs"); do
     pass=$((pass + 1)); echo "run $i: pass (${t} s)"
   else
     fail=$((fail + 1))
-    names=$(printf '%s\n' "$out" | sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (.*/\1/p')
+    # failed tests only: ctest lists skipped ones the same way
+    names=$(printf '%s\n' "$out" | grep -v '(Skipped)\|(Not Run)\|(Disabled)' |
+            sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (.*/\1/p')
     echo "run $i: FAIL (${t} s):" $names
     # keep what the failing tests printed: the next run overwrites LastTest.log
     printf '%s\n' "$out" > "$build/stress-run$i.log"
