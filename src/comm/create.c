@@ -412,3 +412,10 @@ int fy_mpi_comm_get_info(MPI_Comm comm, MPI_Info *info_used) {
   if (c->info != MPI_INFO_NULL) return fy_info_copy(c->info, info_used);
   return fy_mpi_info_create(info_used);
 }
+
+/* No process of a Ferry job was spawned (MPI_Comm_spawn is not offered). */
+int fy_mpi_comm_get_parent(MPI_Comm *parent) {
+  if (!parent) return fy_err(MPI_ERR_ARG, "parent = NULL");
+  *parent = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
