@@ -419,3 +419,11 @@ int fy_mpi_comm_get_parent(MPI_Comm *parent) {
   *parent = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
+
+/* MPI_Finalize's first step (MPI 4.1 11.2.2): MPI_COMM_SELF's attributes
+ * are deleted, newest first, as if it were freed; then MPI_COMM_WORLD's. */
+int fy_comm_finalize_attrs(void) {
+  int err = fy_attr_delete_all(FY_OK_COMM, MPI_COMM_SELF, &fy_comm_self.attrs);
+  int err2 = fy_attr_delete_all(FY_OK_COMM, MPI_COMM_WORLD, &fy_comm_world.attrs);
+  return err ? err : err2;
+}
