@@ -206,6 +206,8 @@ int fy_mpi_comm_set_name(MPI_Comm comm, const char *comm_name) {
   return MPI_SUCCESS;
 }
 
+int fy_err_last_used(void); /* fy_errhandler.c */
+
 /* Predefined attributes (the standard returns a pointer to the value, so
  * the values live in static storage). */
 static int attr_tag_ub = 0x7fffffff, attr_host = MPI_PROC_NULL, attr_io = MPI_ANY_SOURCE,
@@ -222,7 +224,7 @@ int fy_comm_predef_attr(int keyval, void *attribute_val, int *flag) {
     case MPI_WTIME_IS_GLOBAL: p = &attr_wtime_global; break;
     case MPI_UNIVERSE_SIZE: p = &attr_universe; break;
     case MPI_APPNUM: p = &attr_appnum; break;
-    case MPI_LASTUSEDCODE: attr_lastused = MPI_ERR_LASTCODE; p = &attr_lastused; break; /* user codes lie below it */
+    case MPI_LASTUSEDCODE: attr_lastused = fy_err_last_used(); p = &attr_lastused; break;
     default: return 0;
   }
   *(int **)attribute_val = p;

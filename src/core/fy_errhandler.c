@@ -243,53 +243,114 @@ int fy_mpi_errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler) {
 
 /* ---- error classes and strings ---- */
 
-#define USER_FIRST 80
-#define USER_MAX 48
-static char *user_text[USER_MAX];
-static int user_last = USER_FIRST - 1; /* last user class allocated */
+/* User classes and codes take the values above MPI_ERR_LASTCODE (as MPICH's
+ * do), in the order they were added: value MPI_ERR_LASTCODE + 1 + i is
+ * entry i. A class is its own class; a code names its class (which may be
+ * a predefined one). Removed entries leave a hole. */
+typedef struct {
+  int cls;      /* the class of this value (itself for a class); -1 removed */
+  int is_class;
+  char *text;
+} user_err_t;
+
+static user_err_t *uerr;
+static int nuerr, capuerr;
+
+static user_err_t *uerr_get(int code) {
+  if (code <= MPI_ERR_LASTCODE) return NULL;
+  long i = (long)code - MPI_ERR_LASTCODE - 1;
+  return i < nuerr && uerr[i].cls >= 0 ? &uerr[i] : NULL;
+}
 
 const char *fy_user_err_string(int code) {
-  int cls = code & 0x7f;
-  if (code >= 0 && cls >= USER_FIRST && cls <= user_last && (code >> 8) == 0)
-    return user_text[cls - USER_FIRST] ? user_text[cls - USER_FIRST] : "";
-  return NULL;
+  user_err_t *u = uerr_get(code);
+  return u ? (u->text ? u->text : "") : NULL;
 }
 
-int fy_mpi_add_error_class(int *errorclass) {
-  if (user_last + 1 >= USER_FIRST + USER_MAX)
-    return fy_err(MPI_ERR_OTHER, "no more user error classes (at most %d)", USER_MAX);
-  *errorclass = ++user_last;
+int fy_user_err_class(int code) {
+  user_err_t *u = uerr_get(code);
+  return u ? u->cls : -1;
+}
+
+/* MPI_LASTUSEDCODE: the largest value handed out, else MPI_ERR_LASTCODE. */
+int fy_err_last_used(void) { return MPI_ERR_LASTCODE + nuerr; }
+
+static int uerr_add(int cls, int is_class, int *out) {
+  if (nuerr >= 0x3fff0000)
+    return fy_err(MPI_ERR_OTHER, "no more user error classes and codes");
+  if (nuerr == capuerr) {
+    int nc = capuerr ? capuerr * 2 : 32;
+    user_err_t *nu = realloc(uerr, (size_t)nc * sizeof *nu);
+    if (!nu) return fy_err(MPI_ERR_NO_MEM, "out of memory adding an error class");
+    uerr = nu;
+    capuerr = nc;
+  }
+  int v = MPI_ERR_LASTCODE + 1 + nuerr;
+  uerr[nuerr].cls = is_class ? v : cls;
+  uerr[nuerr].is_class = is_class;
+  uerr[nuerr].text = NULL;
+  nuerr++;
+  *out = v;
   return MPI_SUCCESS;
 }
+
+static int is_class_value(int c) {
+  if (c >= 0 && c <= MPI_ERR_LASTCODE) return fy_err_class_text(c) != NULL && c < 128;
+  user_err_t *u = uerr_get(c);
+  return u && u->is_class;
+}
+
+int fy_mpi_add_error_class(int *errorclass) { return uerr_add(0, 1, errorclass); }
 
 int fy_mpi_add_error_code(int errorclass, int *errorcode) {
-  if (errorclass < USER_FIRST || errorclass > user_last)
-    return fy_err(MPI_ERR_ARG, "errorclass = %d is not a user error class", errorclass);
-  /* Ferry keeps one code per user class: the class itself. */
-  *errorcode = errorclass;
-  return MPI_SUCCESS;
+  if (!is_class_value(errorclass))
+    return fy_err(MPI_ERR_ARG, "errorclass = %d is not an error class", errorclass);
+  return uerr_add(errorclass, 0, errorcode);
 }
 
 int fy_mpi_add_error_string(int errorcode, const char *string) {
-  int cls = errorcode & 0x7f;
-  if (errorcode < USER_FIRST || cls > user_last)
-    return fy_err(MPI_ERR_ARG, "errorcode = %d is not a user error code", errorcode);
-  free(user_text[cls - USER_FIRST]);
-  user_text[cls - USER_FIRST] = strndup(string, MPI_MAX_ERROR_STRING - 1);
+  user_err_t *u = uerr_get(errorcode);
+  if (!u) return fy_err(MPI_ERR_ARG, "errorcode = %d is not a user error class or code", errorcode);
+  if (!string) return fy_err(MPI_ERR_ARG, "string = NULL");
+  free(u->text);
+  u->text = strndup(string, MPI_MAX_ERROR_STRING - 1);
+  return MPI_SUCCESS;
+}
+
+static int remove_value(int v, int want_class) {
+  user_err_t *u = uerr_get(v);
+  if (!u || u->is_class != want_class)
+    return fy_err(MPI_ERR_ARG, "%d is not a user error %s", v, want_class ? "class" : "code");
+  /* MPI 4.1: a class or code goes only once its string and codes are gone */
+  if (u->text)
+    return fy_err(MPI_ERR_ARG, "%d still has an error string (MPI_Remove_error_string it first)", v);
+  if (want_class)
+    for (int i = 0; i < nuerr; i++)
+      if (!uerr[i].is_class && uerr[i].cls == v)
+        return fy_err(MPI_ERR_ARG, "error class %d still has codes (MPI_Remove_error_code them first)", v);
+  u->cls = -1;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_remove_error_class(int errorclass) { return remove_value(errorclass, 1); }
+int fy_mpi_remove_error_code(int errorcode) { return remove_value(errorcode, 0); }
+int fy_mpi_remove_error_string(int errorcode) {
+  user_err_t *u = uerr_get(errorcode);
+  if (!u) return fy_err(MPI_ERR_ARG, "errorcode = %d is not a user error class or code", errorcode);
+  free(u->text);
+  u->text = NULL;
   return MPI_SUCCESS;
 }
 
 int fy_mpi_error_class(int errorcode, int *errorclass) {
-  if (!fy_err_valid_code(errorcode) ||
-      ((errorcode & 0x7f) >= USER_FIRST && (errorcode & 0x7f) > user_last))
+  if (!fy_err_valid_code(errorcode))
     return fy_err(MPI_ERR_ARG, "errorcode = %d is not a valid error code", errorcode);
   *errorclass = fy_err_class_of(errorcode);
   return MPI_SUCCESS;
 }
 
 int fy_mpi_error_string(int errorcode, char *string, int *resultlen) {
-  if (!fy_err_valid_code(errorcode) ||
-      ((errorcode & 0x7f) >= USER_FIRST && (errorcode & 0x7f) > user_last))
+  if (!fy_err_valid_code(errorcode))
     return fy_err(MPI_ERR_ARG, "errorcode = %d is not a valid error code", errorcode);
   fy_err_string(errorcode, string, resultlen);
   return MPI_SUCCESS;

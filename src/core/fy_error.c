@@ -78,6 +78,7 @@ static const char *const class_text[] = {
   [MPI_ERR_SESSION] = "Invalid session",
   [MPI_ERR_PROC_ABORTED] = "Peer process aborted",
   [MPI_ERR_VALUE_TOO_LARGE] = "Value too large for its output argument",
+  [80] = "Invalid error handler", /* MPI_ERR_ERRHANDLER (MPI 4.1), MPICH's value; not in the 4.0 header */
 };
 #define NCLASS ((int)(sizeof class_text / sizeof class_text[0]))
 
@@ -86,16 +87,22 @@ const char *fy_err_class_text(int cls) {
   return NULL;
 }
 
+extern int fy_user_err_class(int code); /* user classes/codes: fy_errhandler.c */
+
 int fy_err_class_of(int code) {
   if (code < 0) return MPI_ERR_UNKNOWN;
+  if (code > MPI_ERR_LASTCODE) {
+    int c = fy_user_err_class(code);
+    return c >= 0 ? c : MPI_ERR_UNKNOWN;
+  }
   return code & 0x7f;
 }
 
 int fy_err_valid_code(int code) {
   if (code < 0) return 0;
+  if (code > MPI_ERR_LASTCODE) return fy_user_err_class(code) >= 0;
   int cls = code & 0x7f;
-  if (cls < NCLASS && class_text[cls]) return 1;
-  return cls >= 80; /* user classes: checked by the caller */
+  return cls < NCLASS && class_text[cls];
 }
 
 int fy_err(int cls, const char *fmt, ...) {

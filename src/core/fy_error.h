@@ -8,7 +8,9 @@
  * - fy_err(cls, fmt, ...) records a message and returns the new code. The
  *   message should name the argument and the value ("dest = 7 is not a rank
  *   of MPI_COMM_WORLD (size 4)").
- * - User error classes/codes (MPI_Add_error_class) occupy classes 80..127. */
+ * - User error classes and codes (MPI_Add_error_class/_code) are the values
+ *   above MPI_ERR_LASTCODE, in the order they were added (fy_errhandler.c);
+ *   a user code names its class, which may be predefined. */
 #ifndef FY_ERROR_H
 #define FY_ERROR_H
 #include <mpi.h>
