@@ -412,3 +412,18 @@ int fy_mpi_comm_get_info(MPI_Comm comm, MPI_Info *info_used) {
   if (c->info != MPI_INFO_NULL) return fy_info_copy(c->info, info_used);
   return fy_mpi_info_create(info_used);
 }
+
+/* No process of a Ferry job was spawned (MPI_Comm_spawn is not offered). */
+int fy_mpi_comm_get_parent(MPI_Comm *parent) {
+  if (!parent) return fy_err(MPI_ERR_ARG, "parent = NULL");
+  *parent = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+
+/* MPI_Finalize's first step (MPI 4.1 11.2.2): MPI_COMM_SELF's attributes
+ * are deleted, newest first, as if it were freed; then MPI_COMM_WORLD's. */
+int fy_comm_finalize_attrs(void) {
+  int err = fy_attr_delete_all(FY_OK_COMM, MPI_COMM_SELF, &fy_comm_self.attrs);
+  int err2 = fy_attr_delete_all(FY_OK_COMM, MPI_COMM_WORLD, &fy_comm_world.attrs);
+  return err ? err : err2;
+}

@@ -47,8 +47,8 @@ static void drop_local(fy_comm_t *local) {
 
 /* Publish an intercommunicator: local (unpublished, open) becomes its
  * local intracommunicator, remote its remote world ranks; both owned. */
-static int make_inter(fy_comm_t *parent, fy_comm_t *local, int *remote, int nremote, uint32_t ctx,
-                      fy_comm_t **out) {
+static int make_inter_eh(MPI_Errhandler eh, fy_comm_t *local, int *remote, int nremote, uint32_t ctx,
+                         fy_comm_t **out) {
   fy_comm_t *n = fy_comm_new(ctx, local->rank, local->size, remote);
   if (!n) {
     drop_local(local);
@@ -59,7 +59,7 @@ static int make_inter(fy_comm_t *parent, fy_comm_t *local, int *remote, int nrem
   n->is_inter = 1;
   n->remote_size = nremote;
   n->local_comm = local;
-  n->errhandler = parent->errhandler;
+  n->errhandler = eh;
   fy_errhandler_retain(n->errhandler);
   int err = fy_comm_publish(n);
   if (err) {
@@ -70,6 +70,11 @@ static int make_inter(fy_comm_t *parent, fy_comm_t *local, int *remote, int nrem
   fy_commc_open(n); /* opens the intercommunicator's context only: local is open */
   *out = n;
   return MPI_SUCCESS;
+}
+
+static int make_inter(fy_comm_t *parent, fy_comm_t *local, int *remote, int nremote, uint32_t ctx,
+                      fy_comm_t **out) {
+  return make_inter_eh(parent->errhandler, local, remote, nremote, ctx, out);
 }
 
 int fy_mpi_intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
@@ -262,4 +267,99 @@ done:
   if (local) fy_commc_release(local);
   free(rem);
   return err;
+}
+
+/* ---- from groups (MPI 4): MPI_COMM_WORLD's construction tags carry the
+ * exchanges, addressed by world rank; the string tag is not needed to tell
+ * concurrent calls apart as long as they are made in the same order. ---- */
+
+static int check_eh(MPI_Errhandler eh) {
+  if (!fy_errhandler_valid(eh))
+    return fy_err(MPI_ERR_ARG, "errhandler = %#x is not a valid error handler", (unsigned)eh);
+  return MPI_SUCCESS;
+}
+
+/* An unpublished, open intracommunicator over g (the caller a member). */
+static int local_over_group(const fy_cx_t *d, fy_group_t *g, fy_comm_t **out) {
+  uint32_t ctx;
+  int err = fy_cx_agree_ctx(d, NULL, 0, &ctx);
+  if (err) return err;
+  int *w = malloc((size_t)g->size * sizeof *w);
+  fy_comm_t *n = w ? fy_comm_new(ctx, g->rank, g->size, w) : NULL;
+  if (!n) {
+    free(w);
+    fy_ctx_release(ctx);
+    return fy_err(MPI_ERR_NO_MEM, "out of memory creating a communicator");
+  }
+  memcpy(w, g->world_of, (size_t)g->size * sizeof *w);
+  n->errhandler = MPI_ERRORS_RETURN;
+  fy_pt2pt_ctx_open(n);
+  *out = n;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
+                                  MPI_Comm *newcomm) {
+  fy_group_t *g = fy_group_get(group);
+  fy_comm_t *n;
+  int err;
+  if (!g) return fy_err(MPI_ERR_GROUP, "group = %#x is not a valid group", (unsigned)group);
+  if (g->rank == MPI_UNDEFINED) return fy_err(MPI_ERR_GROUP, "the calling process is not in group");
+  if (!stringtag) return fy_err(MPI_ERR_ARG, "stringtag = NULL");
+  if ((err = check_eh(errhandler))) return err;
+  fy_cx_t d = {.c = &fy_comm_world, .n = g->size, .me = g->rank, .root = 0, .members = g->world_of};
+  uint32_t ctx;
+  if ((err = fy_cx_agree_ctx(&d, NULL, 0, &ctx))) return err;
+  int *w = malloc((size_t)g->size * sizeof *w);
+  if (!w) {
+    fy_ctx_release(ctx);
+    return fy_err(MPI_ERR_NO_MEM, "out of memory creating a communicator");
+  }
+  memcpy(w, g->world_of, (size_t)g->size * sizeof *w);
+  if ((err = fy_commc_finish(&fy_comm_world, w, g->size, g->rank, ctx, &n))) return err;
+  fy_errhandler_retain(errhandler);
+  fy_errhandler_release(n->errhandler);
+  n->errhandler = errhandler;
+  if (info != MPI_INFO_NULL) fy_info_copy(info, &n->info);
+  *newcomm = n->handle;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                        int remote_leader, const char *stringtag, MPI_Info info,
+                                        MPI_Errhandler errhandler, MPI_Comm *newintercomm) {
+  fy_group_t *lg = fy_group_get(local_group), *rg = fy_group_get(remote_group);
+  fy_comm_t *local = NULL, *n;
+  int err;
+  if (!lg) return fy_err(MPI_ERR_GROUP, "local_group = %#x is not a valid group", (unsigned)local_group);
+  if (!rg) return fy_err(MPI_ERR_GROUP, "remote_group = %#x is not a valid group", (unsigned)remote_group);
+  if (lg->rank == MPI_UNDEFINED) return fy_err(MPI_ERR_GROUP, "the calling process is not in local_group");
+  if (local_leader < 0 || local_leader >= lg->size)
+    return fy_err(MPI_ERR_RANK, "local_leader = %d is not a rank of local_group (size %d)", local_leader, lg->size);
+  if (remote_leader < 0 || remote_leader >= rg->size)
+    return fy_err(MPI_ERR_RANK, "remote_leader = %d is not a rank of remote_group (size %d)", remote_leader,
+                  rg->size);
+  if (!stringtag) return fy_err(MPI_ERR_ARG, "stringtag = NULL");
+  if ((err = check_eh(errhandler))) return err;
+  for (int i = 0; i < rg->size; i++)
+    if (fy_group_rank_of(lg, rg->world_of[i]) != MPI_UNDEFINED)
+      return fy_err(MPI_ERR_GROUP, "local_group and remote_group overlap (world rank %d)", rg->world_of[i]);
+  fy_cx_t d = {.c = &fy_comm_world, .n = lg->size, .me = lg->rank, .root = local_leader, .members = lg->world_of};
+  if ((err = local_over_group(&d, lg, &local))) return err;
+  uint32_t ctx;
+  if ((err = fy_cx_agree_ctx(&d, &fy_comm_world, rg->world_of[remote_leader], &ctx))) {
+    drop_local(local);
+    return err;
+  }
+  int *rw = malloc((size_t)rg->size * sizeof *rw);
+  if (!rw) {
+    drop_local(local);
+    fy_ctx_release(ctx);
+    return fy_err(MPI_ERR_NO_MEM, "out of memory creating an intercommunicator");
+  }
+  memcpy(rw, rg->world_of, (size_t)rg->size * sizeof *rw);
+  if ((err = make_inter_eh(errhandler, local, rw, rg->size, ctx, &n))) return err;
+  if (info != MPI_INFO_NULL) fy_info_copy(info, &n->info);
+  *newintercomm = n->handle;
+  return MPI_SUCCESS;
 }

@@ -17,6 +17,7 @@
 #endif
 
 int fy_commc_split_intra(fy_comm_t *c, int color, int key, fy_comm_t **out);
+int fy_commc_split_inter(fy_comm_t *c, int color, int key, fy_comm_t **out);
 
 #ifdef FY_HAVE_HWLOC
 static hwloc_topology_t topo;
@@ -58,7 +59,6 @@ int fy_mpi_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info
   fy_comm_t *c = fy_comm_get(comm), *n = NULL;
   int color;
   char v[MPI_MAX_INFO_VAL];
-  if (c->is_inter) return fy_err(MPI_ERR_COMM, "comm = %s is an intercommunicator", c->name);
   switch (split_type) {
     case MPI_UNDEFINED: color = MPI_UNDEFINED; break;
     case MPI_COMM_TYPE_SHARED: color = 0; break; /* one node */
@@ -72,7 +72,9 @@ int fy_mpi_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info
       return fy_err(MPI_ERR_ARG, "split_type = %d is not MPI_UNDEFINED or an MPI_COMM_TYPE_ constant",
                     split_type);
   }
-  int err = fy_commc_split_intra(c, color, key, &n);
+  /* on an intercommunicator: the same split of both groups, paired up
+   * (the result is an intercommunicator) */
+  int err = c->is_inter ? fy_commc_split_inter(c, color, key, &n) : fy_commc_split_intra(c, color, key, &n);
   if (err) return err;
   *newcomm = n ? n->handle : MPI_COMM_NULL;
   return MPI_SUCCESS;

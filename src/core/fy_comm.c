@@ -206,6 +206,7 @@ int fy_mpi_comm_set_name(MPI_Comm comm, const char *comm_name) {
   return MPI_SUCCESS;
 }
 
+
 /* Predefined attributes (the standard returns a pointer to the value, so
  * the values live in static storage). */
 static int attr_tag_ub = 0x7fffffff, attr_host = MPI_PROC_NULL, attr_io = MPI_ANY_SOURCE,

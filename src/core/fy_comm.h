@@ -59,6 +59,9 @@ extern fy_comm_t fy_comm_world, fy_comm_self;
  * predefined ones with this and opens their contexts. */
 void fy_comm_predefined_init(int world_rank, int world_size);
 int fy_comm_init(int world_rank, int world_size);   /* defined in src/comm/create.c */
+/* MPI_Finalize calls it first: deletes MPI_COMM_SELF's then MPI_COMM_WORLD's
+ * attributes (callbacks newest first); returns the first callback error. */
+int fy_comm_finalize_attrs(void);                   /* defined in src/comm/create.c */
 fy_comm_t *fy_comm_get(MPI_Comm h);
 static inline int fy_comm_world_rank(const fy_comm_t *c, int rank) {
   return c->world_of ? c->world_of[rank] : rank;

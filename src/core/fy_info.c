@@ -325,3 +325,18 @@ int fy_mpi_info_get_nthkey(MPI_Info info, int n, char *key) {
   snprintf(key, MPI_MAX_INFO_KEY, "%s", in->p[n].key);
   return MPI_SUCCESS;
 }
+
+/* MPI 4.1: what this process runs on. The one resource type every Ferry
+ * process can name to MPI_Comm_split_type(MPI_COMM_TYPE_HW_GUIDED). */
+int fy_mpi_get_hw_resource_info(MPI_Info *hw_info) {
+  if (!hw_info) return fy_err(MPI_ERR_ARG, "hw_info = NULL");
+  info_t *in;
+  int err = info_new(&in);
+  if (err) return err;
+  if ((err = info_set(in, "mpi_hw_resource_type", "mpi_shared_memory"))) {
+    fy_info_release(in->handle);
+    return err;
+  }
+  *hw_info = in->handle;
+  return MPI_SUCCESS;
+}

@@ -119,6 +119,10 @@ int fy_mpi_init_thread(int *argc, char ***argv, int required, int *provided) {
 }
 
 int fy_mpi_finalize(void) {
+  /* First, MPI_COMM_SELF's attributes are deleted as if it were freed (the
+   * standard's hook for libraries to clean up); a failing delete callback
+   * is reported once the library is finalized. */
+  int attr_err = fy_comm_finalize_attrs();
   /* Every process must be done with its peers' memory (rendezvous copies)
    * before any of them unmaps: a barrier orders that. */
   fy_coll_barrier(&fy_comm_world);
@@ -131,7 +135,7 @@ int fy_mpi_finalize(void) {
   fy_type_finalize();
   fy_shm_finalize();
   fy_pmi_finalize();
-  return MPI_SUCCESS;
+  return attr_err;
 }
 
 int fy_mpi_initialized(int *flag) {

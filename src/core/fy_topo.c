@@ -102,6 +102,9 @@ fy_topo_t *fy_topo_new_graph(int nnodes, const int *index, const int *edges, int
 
 fy_topo_t *fy_topo_new_dist(int indeg, const int *in, const int *inw, int outdeg, const int *out,
                             const int *outw, int weighted) {
+  /* the sentinels are not arrays */
+  if (inw == MPI_UNWEIGHTED || inw == MPI_WEIGHTS_EMPTY) inw = NULL;
+  if (outw == MPI_UNWEIGHTED || outw == MPI_WEIGHTS_EMPTY) outw = NULL;
   fy_topo_t *t = calloc(1, sizeof *t);
   if (!t) return NULL;
   t->kind = MPI_DIST_GRAPH;

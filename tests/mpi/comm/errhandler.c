@@ -5,6 +5,7 @@
  * refused; MPI_FILE_NULL has MPI_ERRORS_RETURN and takes file handlers;
  * window and session handlers can be created. */
 #include "fytest.h"
+#include <string.h>
 
 static int calls, last_code;
 static MPI_Comm last_comm;
@@ -85,6 +86,27 @@ int main(int argc, char **argv) {
   CHECK_OK(MPI_File_call_errhandler(MPI_FILE_NULL, MPI_ERR_IO));
   CHECK(fcalls == 1 && last_code == MPI_ERR_IO, "file handler calls %d", fcalls);
   CHECK_OK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
+  /* user error classes and codes: above MPI_ERR_LASTCODE, MPI_LASTUSEDCODE follows */
+  int ucls, ucode, ocode, *last, flag;
+  char str[MPI_MAX_ERROR_STRING];
+  int slen;
+  CHECK_OK(MPI_Add_error_class(&ucls));
+  CHECK(ucls > MPI_ERR_LASTCODE, "user class %d", ucls);
+  CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
+  CHECK(flag && *last == ucls, "MPI_LASTUSEDCODE %d, class %d", *last, ucls);
+  CHECK_OK(MPI_Add_error_code(ucls, &ucode));
+  CHECK_OK(MPI_Add_error_code(MPI_ERR_OTHER, &ocode));
+  MPI_Error_class(ucode, &cls);
+  CHECK(cls == ucls, "class of the user code %d", cls);
+  MPI_Error_class(ocode, &cls);
+  CHECK(cls == MPI_ERR_OTHER, "class of a code of MPI_ERR_OTHER: %d", cls);
+  CHECK_OK(MPI_Add_error_string(ucode, "my code"));
+  MPI_Error_string(ucode, str, &slen);
+  CHECK(strcmp(str, "my code") == 0, "string '%s'", str);
+  MPI_Error_string(ucls, str, &slen);
+  CHECK(slen == 0, "class string '%s'", str);
+  rc = MPI_Add_error_code(12345678, &ucode);
+  CHECK_CLASS(rc, MPI_ERR_ARG);
   CHECK_OK(MPI_Errhandler_free(&weh));
   CHECK_OK(MPI_Errhandler_free(&feh));
   CHECK_OK(MPI_Errhandler_free(&seh));

@@ -145,6 +145,33 @@ int main(int argc, char **argv) {
   MPI_Group_free(&g0);
   MPI_Group_free(&lg0);
 
+  /* MPI 4 constructors from groups (no parent communicator) */
+  {
+    MPI_Group lgrp, rgrp;
+    MPI_Comm_group(ic, &lgrp);
+    MPI_Comm_remote_group(ic, &rgrp);
+    MPI_Comm fg;
+    /* leaders: the last rank of each group */
+    int rsz;
+    MPI_Group_size(rgrp, &rsz);
+    CHECK_OK(MPI_Intercomm_create_from_groups(lgrp, ls - 1, rgrp, rsz - 1, "fytest", MPI_INFO_NULL,
+                                              MPI_ERRORS_RETURN, &fg));
+    MPI_Comm_compare(ic, fg, &res);
+    CHECK(res == MPI_CONGRUENT, "from_groups vs Intercomm_create: %d", res);
+    if (lr == 0) {
+      int x = rank, y = -1;
+      CHECK_OK(MPI_Sendrecv(&x, 1, MPI_INT, 0, 6, &y, 1, MPI_INT, 0, 6, fg, MPI_STATUS_IGNORE));
+      CHECK(y == (low ? lowsz : 0), "from_groups sendrecv got %d", y);
+    }
+    MPI_Comm_free(&fg);
+    CHECK_OK(MPI_Comm_create_from_group(lgrp, "fytest-local", MPI_INFO_NULL, MPI_ERRORS_RETURN, &fg));
+    MPI_Comm_compare(local, fg, &res);
+    CHECK(res == MPI_CONGRUENT, "create_from_group vs local: %d", res);
+    MPI_Comm_free(&fg);
+    MPI_Group_free(&lgrp);
+    MPI_Group_free(&rgrp);
+  }
+
   /* errors */
   rc = MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &m);
   CHECK_CLASS(rc, MPI_ERR_COMM);
