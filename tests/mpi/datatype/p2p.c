@@ -178,6 +178,34 @@ int main(int argc, char **argv)
         MPI_Type_free(&tv);
         MPI_Type_free(&tn);
     }
+    /* odd block sizes (7-byte blocks sent, 5-byte blocks received): pipe
+     * chunks and copy pieces end inside blocks */
+    {
+        const int nb7 = 60000, nb5 = 84000; /* 420000 bytes each */
+        char *s8 = malloc((size_t)nb7 * 11), *r8 = malloc((size_t)nb5 * 9);
+        MPI_Datatype t7, t5;
+        MPI_Type_vector(nb7, 7, 11, MPI_CHAR, &t7); MPI_Type_commit(&t7);
+        MPI_Type_vector(nb5, 5, 9, MPI_CHAR, &t5); MPI_Type_commit(&t5);
+        for (long i = 0; i < (long)nb7 * 11; i++) s8[i] = 0;
+        for (long i = 0; i < (long)nb7 * 7; i++) s8[(i / 7) * 11 + i % 7] = (char)(i * 7 + rank);
+        for (int mode = 0; mode < 2; mode++) {
+            memset(r8, -1, (size_t)nb5 * 9);
+            if (mode == 0) {
+                CHECK_OK(MPI_Sendrecv(s8, 1, t7, next, 11, r8, 1, t5, prev, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            } else {
+                MPI_Request q[2];
+                CHECK_OK(MPI_Irecv(r8, 1, t5, prev, 12, MPI_COMM_WORLD, &q[0]));
+                MPI_Barrier(MPI_COMM_WORLD);
+                CHECK_OK(MPI_Isend(s8, 1, t7, next, 12, MPI_COMM_WORLD, &q[1]));
+                CHECK_OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+            }
+            for (long i = 0; i < (long)nb5 * 5; i++)
+                if (r8[(i / 5) * 9 + i % 5] != (char)(i * 7 + prev)) { CHECK(0, "odd blocks mode %d: byte %ld", mode, i); break; }
+            CHECK(r8[5] == -1 && r8[8] == -1, "odd blocks: gap written");
+        }
+        MPI_Type_free(&t7); MPI_Type_free(&t5);
+        free(s8); free(r8);
+    }
     /* MPI_BOTTOM: a struct of absolute addresses of three separate objects */
     {
         int a = rank, c[3] = {rank, rank * 2, rank * 3};
