@@ -146,7 +146,8 @@ out:
 
 /* A sender that packs as it copies: pack a cache-sized piece into a bounce
  * buffer, write it to the receiver (its buffer or its layout), repeat. */
-int fy_zc_pack_write(fy_request_t *r, int peer_local, const fy_zdesc_t *peer, uint64_t raddr, size_t n) {
+int fy_zc_pack_write(fy_request_t *r, int peer_local, const fy_zdesc_t *peer, uint64_t raddr, size_t from,
+                     size_t n) {
   static char *bounce;
   static size_t bounce_len;
   size_t chunk = fy_config.cma_chunk > 0 ? (size_t)fy_config.cma_chunk : (size_t)128 << 10;
@@ -156,7 +157,7 @@ int fy_zc_pack_write(fy_request_t *r, int peer_local, const fy_zdesc_t *peer, ui
     if (!(bounce = malloc(chunk))) return -1;
     bounce_len = chunk;
   }
-  for (size_t off = 0; off < n; off += chunk) {
+  for (size_t off = from; off < n; off += chunk) {
     size_t len = n - off < chunk ? n - off : chunk;
     fy_type_pack_range(r->type, r->count, r->sbuf, off, len, bounce);
     /* seen from the copy loop, the bounce buffer holds bytes [off, off+len) */
