@@ -90,6 +90,12 @@ walk(const fy_flat_t *f, MPI_Count count, uintptr_t base, size_t off, size_t len
         else if (blen == 16) {
           typedef struct { uint64_t a, b; } u128;
           COPY_RUN(u128);
+        } else if (blen == 32) {
+          typedef struct { uint64_t a, b, c, d; } u256;
+          COPY_RUN(u256);
+        } else if (blen == 24) {
+          typedef struct { uint64_t a, b, c; } u192;
+          COPY_RUN(u192);
         } else if (op == OP_PACK) {
           for (MPI_Count x = 0; x < nb; x++, p += st, s += blen) memcpy(s, p, blen);
         } else {
