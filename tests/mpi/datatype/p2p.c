@@ -148,16 +148,16 @@ int main(int argc, char **argv)
             MPI_Buffer_detach(&bb, &bsz);
             free(bb);
         }
-        /* large blocks (moved in place by cross-memory attach): 160 x 250
-         * doubles stride 500 <-> 320 x 125 doubles stride 375, both ways */
+        /* large blocks (moved in place by cross-memory attach): 100 x 400
+         * doubles stride 800 <-> 320 x 125 doubles stride 375 (staged), both ways */
         if (n == N) {
             MPI_Datatype big, mid;
-            MPI_Type_vector(160, 250, 500, MPI_DOUBLE, &big); MPI_Type_commit(&big);
+            MPI_Type_vector(100, 400, 800, MPI_DOUBLE, &big); MPI_Type_commit(&big);
             MPI_Type_vector(320, 125, 375, MPI_DOUBLE, &mid); MPI_Type_commit(&mid);
             for (int dir = 0; dir < 4; dir++) {
                 MPI_Datatype ts = dir % 2 ? mid : big, tr = dir % 2 ? big : mid;
                 int o = dir % 2;
-                long ss = o ? 375 : 500, sb = o ? 125 : 250, rs = o ? 500 : 375, rb = o ? 250 : 125;
+                long ss = o ? 375 : 800, sb = o ? 125 : 400, rs = o ? 800 : 375, rb = o ? 400 : 125;
                 for (long i = 0; i < 3 * n + 8; i++) { sbuf[i] = -2; rbuf[i] = -1; }
                 for (long i = 0; i < n; i++) sbuf[(i / sb) * ss + i % sb] = val(rank, i);
                 if (dir < 2) {
