@@ -224,6 +224,35 @@ int main(int argc, char **argv)
         CHECK(ra == prev && rb == prev + 0.5 && rc3[2] == prev * 3, "MPI_BOTTOM struct: %d %g %d", ra, rb, rc3[2]);
         MPI_Type_free(&ts); MPI_Type_free(&tr);
     }
+    /* MPI_BOTTOM at rendezvous sizes: two separate arrays of 20000 doubles
+     * (moved in place) and 20000 ints at stride 2 (packed while copied) */
+    {
+        double *x = malloc(20000 * sizeof *x), *y = malloc(20000 * sizeof *y);
+        double *rx = calloc(20000, sizeof *rx), *ry = calloc(20000, sizeof *ry);
+        int *z = malloc(40000 * sizeof *z), *rz = calloc(40000, sizeof *rz);
+        for (int i = 0; i < 20000; i++) { x[i] = rank + i; y[i] = -rank - i; z[2 * i] = rank * 100000 + i; }
+        MPI_Datatype vz, ts, tr, tt[2];
+        MPI_Type_vector(20000, 1, 2, MPI_INT, &vz);
+        MPI_Aint d[3], e[3];
+        int bl[3] = {20000, 20000, 1};
+        MPI_Get_address(x, &d[0]); MPI_Get_address(y, &d[1]); MPI_Get_address(z, &d[2]);
+        MPI_Get_address(rx, &e[0]); MPI_Get_address(ry, &e[1]); MPI_Get_address(rz, &e[2]);
+        MPI_Datatype ty[3] = {MPI_DOUBLE, MPI_DOUBLE, vz};
+        MPI_Type_create_struct(2, bl, d, ty, &ts);
+        MPI_Type_create_struct(2, bl, e, ty, &tr);
+        MPI_Type_create_struct(1, bl + 2, d + 2, ty + 2, &tt[0]);
+        MPI_Type_create_struct(1, bl + 2, e + 2, ty + 2, &tt[1]);
+        MPI_Type_commit(&ts); MPI_Type_commit(&tr); MPI_Type_commit(&tt[0]); MPI_Type_commit(&tt[1]);
+        CHECK_OK(MPI_Sendrecv(MPI_BOTTOM, 1, ts, next, 13, MPI_BOTTOM, 1, tr, prev, 13, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK_OK(MPI_Sendrecv(MPI_BOTTOM, 1, tt[0], next, 14, MPI_BOTTOM, 1, tt[1], prev, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        for (int i = 0; i < 20000; i++)
+            if (rx[i] != prev + i || ry[i] != -prev - i || rz[2 * i] != prev * 100000 + i || rz[2 * i + 1] != 0) {
+                CHECK(0, "MPI_BOTTOM rendezvous: element %d", i);
+                break;
+            }
+        MPI_Type_free(&ts); MPI_Type_free(&tr); MPI_Type_free(&tt[0]); MPI_Type_free(&tt[1]); MPI_Type_free(&vz);
+        free(x); free(y); free(rx); free(ry); free(z); free(rz);
+    }
     free(sbuf);
     free(rbuf);
     return fy_finish();
