@@ -4,7 +4,8 @@
  * three types. Two ranks; prints '#' comments and one CSV table
  * (kind,type,bytes,iters,MBps), MB = 1e6 bytes, data bytes per direction.
  *
- *   ddt [-n doubles] [-i iterations] [-q]   (-q: fewer iterations) */
+ *   ddt [-n doubles] [-i iterations] [-b blocklength] [-q]
+ *   (-q: fewer iterations; -b: the vector's blocks, in doubles, stride 2b) */
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -29,11 +30,12 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     long n = 1L << 20;
-    int iters = 20;
+    int iters = 20, blk = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc) n = atol(argv[++i]);
         else if (!strcmp(argv[i], "-i") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-q")) iters = 6;
+        else if (!strcmp(argv[i], "-b") && i + 1 < argc) blk = atoi(argv[++i]);
     }
     if (size < 2) {
         if (!rank) fprintf(stderr, "ddt: needs 2 ranks\n");
@@ -42,7 +44,7 @@ int main(int argc, char **argv) {
     }
     /* types: all carry n doubles (the struct: n/4 particles of 28 bytes ~ same size) */
     MPI_Datatype tvec, tidx, tstr, tpart;
-    MPI_Type_vector((int)n, 1, 2, MPI_DOUBLE, &tvec);
+    MPI_Type_vector((int)(n / blk), blk, 2 * blk, MPI_DOUBLE, &tvec);
     long nb = n / 4; /* indexed: blocks of 4 doubles at irregular gaps (1-3 doubles) */
     int *bl = malloc(nb * sizeof *bl), *dp = malloc(nb * sizeof *dp);
     long at = 0;
@@ -77,8 +79,8 @@ int main(int argc, char **argv) {
         {"contig", MPI_DOUBLE, (int)n}, {"vector", tvec, 1}, {"indexed", tidx, 1}, {"struct", tstr, 1}};
     double *tt = malloc((iters + 2) * sizeof *tt);
     if (!rank) {
-        printf("# ddt: %ld doubles; vector stride 2; indexed blocks of 4 with 1-3 gaps; struct %ld particles "
-               "(32 of 48 bytes)\n", n, np);
+        printf("# ddt: %ld doubles; vector blocks of %d, stride %d; indexed blocks of 4 with 1-3 gaps; struct %ld particles "
+               "(32 of 48 bytes)\n", n, blk, 2 * blk, np);
         printf("kind,type,bytes,iters,MBps\n");
     }
     for (int k = 0; k < 4; k++) {

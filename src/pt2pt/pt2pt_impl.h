@@ -96,7 +96,9 @@ void fy_zc_unpack_cb(void *r, size_t off, void *data, size_t len);
 /* Move packed bytes [from, n) between my side (mine) and the peer's. */
 int fy_zc_copy(int peer_local, const fy_zdesc_t *mine, const fy_zdesc_t *peer, size_t from, size_t n,
                int write);
-/* Sender of FY_ZD_LAZY data: pack piece by piece and write n bytes to the
- * receiver (its layout `peer`, or its buffer at raddr when contiguous). */
-int fy_zc_pack_write(fy_request_t *r, int peer_local, const fy_zdesc_t *peer, uint64_t raddr, size_t n);
+/* Sender of FY_ZD_LAZY data: pack piece by piece and write packed bytes
+ * [from, n) to the receiver (its layout `peer`, or its buffer at raddr when
+ * contiguous). */
+int fy_zc_pack_write(fy_request_t *r, int peer_local, const fy_zdesc_t *peer, uint64_t raddr, size_t from,
+                     size_t n);
 #endif

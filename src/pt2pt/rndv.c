@@ -122,8 +122,9 @@ static int both_mode(fy_request_t *r) {
   if (fy_pt2pt_in_signal || fy_progress_agent || !fy_req_waited(r) || r->peer_local == my_local ||
       !atomic_load_explicit(fy_shm_in_mpi_word(r->peer_local), memory_order_relaxed))
     return 0;
-  /* a sender that packs as it goes streams through the pipe at any size */
-  if (lazy || r->xfer_len <= (size_t)fy_config.pipe_threshold) return pipe_recv.head ? 0 : FY_SLOT_PIPE;
+  /* (a sender that packs as it goes writes every piece itself in SHARE,
+   * while the receiver unpacks what has arrived) */
+  if (r->xfer_len <= (size_t)fy_config.pipe_threshold) return pipe_recv.head ? 0 : FY_SLOT_PIPE;
   return FY_SLOT_SHARE;
 }
 
@@ -142,6 +143,7 @@ static void set_both(fy_request_t *r, fy_rndv_slot_t *s, int mode) {
     atomic_store_explicit(&s->next, 0, memory_order_relaxed);
     atomic_store_explicit(&s->done, 0, memory_order_relaxed);
     r->share_out = 0;
+    r->pipe.done = 0; /* bytes unpacked so far (a packing sender, see progress) */
     r->pstate = FY_PS_RNDV_SHARE;
     pipe_push(&share_recv, r);
     fy_pt2pt_stats.rndv_share++;
@@ -299,7 +301,7 @@ void fy_rndv_on_cts(const fy_pkt_t *h) {
   if (!n)
     rc = 0;
   else if (z->s.flags & FY_ZD_LAZY) /* pack piece by piece as it copies */
-    rc = fy_zc_pack_write(r, r->peer_local, &z->r, s->raddr, n);
+    rc = fy_zc_pack_write(r, r->peer_local, &z->r, s->raddr, 0, n);
   else if (z->s.nsegs || z->r.nsegs)
     rc = fy_zc_copy(r->peer_local, &z->s, &z->r, 0, n, 1);
   else
@@ -334,6 +336,23 @@ void fy_rndv_on_fin_r(const fy_pkt_t *h) {
 static int share_copy(fy_request_t *r, fy_rndv_slot_t *s, int sender) {
   if (r->share_out) return 0;
   size_t n = (size_t)s->rcap, chunk = fy_config.cma_chunk > 0 ? (size_t)fy_config.cma_chunk : n;
+  if (sender && sender_lazy(my_local, r->slot)) {
+    /* Only the sender can pack its data: it claims every piece, in order,
+     * so `done` is a prefix the receiver unpacks while the rest arrives. */
+    fy_zpair_t *z = zpair_at(my_local, r->slot);
+    int did = 0;
+    for (;;) {
+      size_t off = (size_t)atomic_fetch_add_explicit(&s->next, chunk, memory_order_relaxed);
+      if (off >= n) break;
+      size_t len = n - off < chunk ? n - off : chunk;
+      if (fy_zc_pack_write(r, r->peer_local, &z->r, s->raddr, off, off + len) != 0)
+        fy_abort(MPI_ERR_INTERN, "cross-memory copy failed during a shared rendezvous copy");
+      atomic_fetch_add_explicit(&s->done, len, memory_order_release);
+      did = 1;
+    }
+    r->share_out = 1;
+    return did;
+  }
   char *dst = (char *)(uintptr_t)s->raddr;
   const char *src = sender ? (const char *)fy_send_data(r) : (const char *)(uintptr_t)r->saddr;
   int did = 0;
@@ -388,7 +407,22 @@ int fy_rndv_progress(void) {
   for (fy_request_t *r = share_recv.head, *nx; r && !fy_progress_agent; r = nx) {
     nx = r->lnext;
     fy_rndv_slot_t *s = slot_at(r->peer_local, r->slot);
-    n += share_copy(r, s, 0);
+    if (!sender_lazy(r->peer_local, r->slot)) {
+      n += share_copy(r, s, 0);
+    } else if (r->tmp) {
+      /* the sender packs and writes in order: unpack what is there (pipe.done
+       * counts the bytes unpacked; the pipe is unused in this mode) */
+      size_t avail = (size_t)atomic_load_explicit(&s->done, memory_order_acquire);
+      if (avail > r->pipe.done) {
+        fy_type_unpack_range(r->type, r->count, r->rbuf, r->pipe.done, avail - r->pipe.done,
+                             (char *)r->tmp + r->pipe.done);
+        r->pipe.done = avail;
+        n++;
+      }
+      if (avail < s->rcap) continue;
+      free(r->tmp); /* all unpacked already */
+      r->tmp = NULL;
+    }
     if (atomic_load_explicit(&s->done, memory_order_acquire) < s->rcap) continue;
     /* All of it is here, whoever copied it: we never touch the slot again. */
     fy_pkt_t fin = {.type = FY_PKT_FIN_S, .sreq = r->sreq, .slot = r->slot, .gen = (uint32_t)r->gen};

@@ -1,11 +1,14 @@
-/* Zero-copy rendezvous for derived datatypes: the layout descriptors and
- * the iovec copy loop. See pt2pt_impl.h.
+/* Rendezvous of derived datatypes: the layout descriptors, the iovec copy
+ * loop and the packing sender's pieces. See pt2pt_impl.h and
+ * docs/datatypes.md.
  *
  * A side moves its data in place when cross-memory attach works and its
  * blocks average at least FERRY_ZC_MIN_BLOCK bytes (a kernel iovec costs
- * more than copying a few bytes twice); otherwise it packs (sender) or
- * stages and unpacks (receiver), and the copy sees a contiguous buffer on
- * that side. Both in place is the common large-block case. */
+ * more than copying a few bytes twice). Otherwise a sender is "lazy": it
+ * packs while it copies (bounce-buffer pieces, or straight into pipe
+ * slots), and a receiver stages the data and unpacks it (or unpacks
+ * straight from pipe slots); the copy then sees a contiguous buffer on
+ * that side. */
 #include "pt2pt/pt2pt_impl.h"
 #include "datatype/fy_datatype.h"
 #include "runtime/fy_config.h"
@@ -35,7 +38,7 @@ void fy_zc_describe(fy_zdesc_t *d, const fy_request_t *r, const void *data, int 
   const fy_datatype_t *t = r->type;
   if (t->is_contig || r->tmp || !fy_zc_in_place(r)) {
     d->base = (uint64_t)(uintptr_t)data;
-    if (sender && !t->is_contig) d->flags = FY_ZD_LAZY;
+    if (sender && !t->is_contig && !r->tmp) d->flags = FY_ZD_LAZY; /* not packed yet */
     return;
   }
   d->base = (uint64_t)(uintptr_t)r->rbuf; /* sbuf and rbuf are the user buffer */
@@ -146,7 +149,8 @@ out:
 
 /* A sender that packs as it copies: pack a cache-sized piece into a bounce
  * buffer, write it to the receiver (its buffer or its layout), repeat. */
-int fy_zc_pack_write(fy_request_t *r, int peer_local, const fy_zdesc_t *peer, uint64_t raddr, size_t n) {
+int fy_zc_pack_write(fy_request_t *r, int peer_local, const fy_zdesc_t *peer, uint64_t raddr, size_t from,
+                     size_t n) {
   static char *bounce;
   static size_t bounce_len;
   size_t chunk = fy_config.cma_chunk > 0 ? (size_t)fy_config.cma_chunk : (size_t)128 << 10;
@@ -156,7 +160,7 @@ int fy_zc_pack_write(fy_request_t *r, int peer_local, const fy_zdesc_t *peer, ui
     if (!(bounce = malloc(chunk))) return -1;
     bounce_len = chunk;
   }
-  for (size_t off = 0; off < n; off += chunk) {
+  for (size_t off = from; off < n; off += chunk) {
     size_t len = n - off < chunk ? n - off : chunk;
     fy_type_pack_range(r->type, r->count, r->sbuf, off, len, bounce);
     /* seen from the copy loop, the bounce buffer holds bytes [off, off+len) */

@@ -113,6 +113,34 @@ int main(int argc, char **argv)
       CHECK(l[0] == 1 && l[1] == 2 && l[2] == 5 && ty[0] == MPI_INT, "contents_c"); }
     MPI_Type_free(&u);
 
+    { MPI_Count bl[] = {1, 2}, d[] = {16, 0}, a, b, c, e, l[8]; int comb; MPI_Datatype tt[] = {MPI_DOUBLE, MPI_INT};
+      CHECK_OK(MPI_Type_create_struct_c(2, bl, d, tt, &u));
+      CHECK_OK(MPI_Type_get_envelope_c(u, &a, &b, &c, &e, &comb));
+      CHECK(a == 0 && b == 0 && c == 5 && e == 2 && comb == MPI_COMBINER_STRUCT, "struct_c envelope");
+      CHECK_OK(MPI_Type_get_contents_c(u, 0, 0, 5, 2, ints, addrs, l, ty));
+      CHECK(l[0] == 2 && l[1] == 1 && l[2] == 2 && l[3] == 16 && l[4] == 0 && ty[1] == MPI_INT, "struct_c contents");
+      { MPI_Count lb, ext; MPI_Type_get_extent_c(u, &lb, &ext); CHECK(lb == 0 && ext == 24, "struct_c extent %lld", (long long)ext); }
+      MPI_Type_free(&u);
+      MPI_Count sz[] = {10, 20}, ss[] = {3, 4}, st[] = {2, 5};
+      CHECK_OK(MPI_Type_create_subarray_c(2, sz, ss, st, MPI_ORDER_C, MPI_FLOAT, &u));
+      CHECK_OK(MPI_Type_get_envelope_c(u, &a, &b, &c, &e, &comb));
+      CHECK(a == 2 && c == 6 && e == 1 && comb == MPI_COMBINER_SUBARRAY, "subarray_c envelope");
+      CHECK_OK(MPI_Type_get_contents_c(u, 2, 0, 6, 1, ints, addrs, l, ty));
+      CHECK(ints[0] == 2 && ints[1] == MPI_ORDER_C && l[0] == 10 && l[3] == 4 && l[5] == 5, "subarray_c contents");
+      { MPI_Count s2; MPI_Type_size_c(u, &s2); CHECK(s2 == 48, "subarray_c size"); }
+      MPI_Type_free(&u);
+      CHECK_OK(MPI_Type_create_resized_c(MPI_INT, -4, 12, &u));
+      CHECK_OK(MPI_Type_get_contents_c(u, 0, 0, 2, 1, ints, addrs, l, ty));
+      CHECK(l[0] == -4 && l[1] == 12, "resized_c contents");
+      MPI_Type_free(&u);
+      MPI_Count g[] = {8}; int di[] = {MPI_DISTRIBUTE_BLOCK}, da[] = {MPI_DISTRIBUTE_DFLT_DARG}, p[] = {2};
+      CHECK_OK(MPI_Type_create_darray_c(2, 1, 1, g, di, da, p, MPI_ORDER_C, MPI_INT, &u));
+      CHECK_OK(MPI_Type_get_envelope_c(u, &a, &b, &c, &e, &comb));
+      CHECK(a == 7 && c == 1 && comb == MPI_COMBINER_DARRAY, "darray_c envelope %lld %lld", (long long)a, (long long)c);
+      { MPI_Count lb, ext, tlb, text; MPI_Type_get_extent_c(u, &lb, &ext); MPI_Type_get_true_extent_c(u, &tlb, &text);
+        CHECK(ext == 32 && tlb == 16 && text == 16, "darray_c bounds"); }
+      MPI_Type_free(&u); }
+
     /* dup: combiner, attributes copied and deleted, names */
     /* attributes (the keyval functions live in core/fy_attr.c: skipped
      * while that reports MPI_ERR_UNSUPPORTED_OPERATION) */

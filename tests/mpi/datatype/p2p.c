@@ -148,16 +148,16 @@ int main(int argc, char **argv)
             MPI_Buffer_detach(&bb, &bsz);
             free(bb);
         }
-        /* large blocks (moved in place by cross-memory attach): 160 x 250
-         * doubles stride 500 <-> 320 x 125 doubles stride 375, both ways */
+        /* large blocks (moved in place by cross-memory attach): 100 x 400
+         * doubles stride 800 <-> 320 x 125 doubles stride 375 (staged), both ways */
         if (n == N) {
             MPI_Datatype big, mid;
-            MPI_Type_vector(160, 250, 500, MPI_DOUBLE, &big); MPI_Type_commit(&big);
+            MPI_Type_vector(100, 400, 800, MPI_DOUBLE, &big); MPI_Type_commit(&big);
             MPI_Type_vector(320, 125, 375, MPI_DOUBLE, &mid); MPI_Type_commit(&mid);
             for (int dir = 0; dir < 4; dir++) {
                 MPI_Datatype ts = dir % 2 ? mid : big, tr = dir % 2 ? big : mid;
                 int o = dir % 2;
-                long ss = o ? 375 : 500, sb = o ? 125 : 250, rs = o ? 500 : 375, rb = o ? 250 : 125;
+                long ss = o ? 375 : 800, sb = o ? 125 : 400, rs = o ? 800 : 375, rb = o ? 400 : 125;
                 for (long i = 0; i < 3 * n + 8; i++) { sbuf[i] = -2; rbuf[i] = -1; }
                 for (long i = 0; i < n; i++) sbuf[(i / sb) * ss + i % sb] = val(rank, i);
                 if (dir < 2) {
@@ -178,6 +178,34 @@ int main(int argc, char **argv)
         MPI_Type_free(&tv);
         MPI_Type_free(&tn);
     }
+    /* odd block sizes (7-byte blocks sent, 5-byte blocks received): pipe
+     * chunks and copy pieces end inside blocks */
+    {
+        const int nb7 = 60000, nb5 = 84000; /* 420000 bytes each */
+        char *s8 = malloc((size_t)nb7 * 11), *r8 = malloc((size_t)nb5 * 9);
+        MPI_Datatype t7, t5;
+        MPI_Type_vector(nb7, 7, 11, MPI_CHAR, &t7); MPI_Type_commit(&t7);
+        MPI_Type_vector(nb5, 5, 9, MPI_CHAR, &t5); MPI_Type_commit(&t5);
+        for (long i = 0; i < (long)nb7 * 11; i++) s8[i] = 0;
+        for (long i = 0; i < (long)nb7 * 7; i++) s8[(i / 7) * 11 + i % 7] = (char)(i * 7 + rank);
+        for (int mode = 0; mode < 2; mode++) {
+            memset(r8, -1, (size_t)nb5 * 9);
+            if (mode == 0) {
+                CHECK_OK(MPI_Sendrecv(s8, 1, t7, next, 11, r8, 1, t5, prev, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            } else {
+                MPI_Request q[2];
+                CHECK_OK(MPI_Irecv(r8, 1, t5, prev, 12, MPI_COMM_WORLD, &q[0]));
+                MPI_Barrier(MPI_COMM_WORLD);
+                CHECK_OK(MPI_Isend(s8, 1, t7, next, 12, MPI_COMM_WORLD, &q[1]));
+                CHECK_OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+            }
+            for (long i = 0; i < (long)nb5 * 5; i++)
+                if (r8[(i / 5) * 9 + i % 5] != (char)(i * 7 + prev)) { CHECK(0, "odd blocks mode %d: byte %ld", mode, i); break; }
+            CHECK(r8[5] == -1 && r8[8] == -1, "odd blocks: gap written");
+        }
+        MPI_Type_free(&t7); MPI_Type_free(&t5);
+        free(s8); free(r8);
+    }
     /* MPI_BOTTOM: a struct of absolute addresses of three separate objects */
     {
         int a = rank, c[3] = {rank, rank * 2, rank * 3};
@@ -195,6 +223,35 @@ int main(int argc, char **argv)
         CHECK_OK(MPI_Sendrecv(MPI_BOTTOM, 1, ts, next, 8, MPI_BOTTOM, 1, tr, prev, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         CHECK(ra == prev && rb == prev + 0.5 && rc3[2] == prev * 3, "MPI_BOTTOM struct: %d %g %d", ra, rb, rc3[2]);
         MPI_Type_free(&ts); MPI_Type_free(&tr);
+    }
+    /* MPI_BOTTOM at rendezvous sizes: two separate arrays of 20000 doubles
+     * (moved in place) and 20000 ints at stride 2 (packed while copied) */
+    {
+        double *x = malloc(20000 * sizeof *x), *y = malloc(20000 * sizeof *y);
+        double *rx = calloc(20000, sizeof *rx), *ry = calloc(20000, sizeof *ry);
+        int *z = malloc(40000 * sizeof *z), *rz = calloc(40000, sizeof *rz);
+        for (int i = 0; i < 20000; i++) { x[i] = rank + i; y[i] = -rank - i; z[2 * i] = rank * 100000 + i; }
+        MPI_Datatype vz, ts, tr, tt[2];
+        MPI_Type_vector(20000, 1, 2, MPI_INT, &vz);
+        MPI_Aint d[3], e[3];
+        int bl[3] = {20000, 20000, 1};
+        MPI_Get_address(x, &d[0]); MPI_Get_address(y, &d[1]); MPI_Get_address(z, &d[2]);
+        MPI_Get_address(rx, &e[0]); MPI_Get_address(ry, &e[1]); MPI_Get_address(rz, &e[2]);
+        MPI_Datatype ty[3] = {MPI_DOUBLE, MPI_DOUBLE, vz};
+        MPI_Type_create_struct(2, bl, d, ty, &ts);
+        MPI_Type_create_struct(2, bl, e, ty, &tr);
+        MPI_Type_create_struct(1, bl + 2, d + 2, ty + 2, &tt[0]);
+        MPI_Type_create_struct(1, bl + 2, e + 2, ty + 2, &tt[1]);
+        MPI_Type_commit(&ts); MPI_Type_commit(&tr); MPI_Type_commit(&tt[0]); MPI_Type_commit(&tt[1]);
+        CHECK_OK(MPI_Sendrecv(MPI_BOTTOM, 1, ts, next, 13, MPI_BOTTOM, 1, tr, prev, 13, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK_OK(MPI_Sendrecv(MPI_BOTTOM, 1, tt[0], next, 14, MPI_BOTTOM, 1, tt[1], prev, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        for (int i = 0; i < 20000; i++)
+            if (rx[i] != prev + i || ry[i] != -prev - i || rz[2 * i] != prev * 100000 + i || rz[2 * i + 1] != 0) {
+                CHECK(0, "MPI_BOTTOM rendezvous: element %d", i);
+                break;
+            }
+        MPI_Type_free(&ts); MPI_Type_free(&tr); MPI_Type_free(&tt[0]); MPI_Type_free(&tt[1]); MPI_Type_free(&vz);
+        free(x); free(y); free(rx); free(ry); free(z); free(rz);
     }
     free(sbuf);
     free(rbuf);
