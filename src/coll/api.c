@@ -19,7 +19,7 @@ static int op_ok(MPI_Op op, MPI_Datatype dt) {
 
 /* Buffers that must differ unless MPI_IN_PLACE is used. */
 static int no_alias(const void *sbuf, const void *rbuf, MPI_Count n) {
-  if (n > 0 && sbuf == rbuf && sbuf != MPI_IN_PLACE)
+  if (n > 0 && sbuf == rbuf && sbuf != MPI_IN_PLACE && sbuf != MPI_BOTTOM)
     return fy_err(MPI_ERR_BUFFER, "sendbuf = recvbuf = %p: use MPI_IN_PLACE for an in-place operation", sbuf);
   return MPI_SUCCESS;
 }
@@ -30,6 +30,12 @@ static int send_ok(const void *sbuf, MPI_Count n, MPI_Datatype t, int significan
   if (!significant || sbuf == MPI_IN_PLACE) return MPI_SUCCESS;
   int e = fy_check_datatype(t, "sendtype");
   return e ? e : fy_check_count(n, "sendcount");
+}
+/* Scatter(v): the receive side, ignored with MPI_IN_PLACE at the root. */
+static int recv_ok(const void *rbuf, MPI_Count n, MPI_Datatype t) {
+  if (rbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+  int e = fy_check_datatype(t, "recvtype");
+  return e ? e : fy_check_count(n, "recvcount");
 }
 static int send_type_ok(const void *sbuf, MPI_Datatype t, int significant) {
   if (!significant || sbuf == MPI_IN_PLACE) return MPI_SUCCESS;
@@ -219,7 +225,7 @@ static int build_gather(fy_sched_t *s, void *a_) {
 FAMILY(scatter,
        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
        (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
-       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, is_root(comm, root)), XFIX(root))
+       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, is_root(comm, root)) ? send_ok(sendbuf, sendcount, sendtype, is_root(comm, root)) : recv_ok(recvbuf, recvcount, recvtype), XFIX(root))
 static int build_scatter(fy_sched_t *s, void *a_) {
   args_x *a = a_;
   if (INTER(s)) return fy_build_inter_scatterv(s, a->sb, NULL, NULL, 0, T(a->st), a->rb, a->rn, T(a->rt), a->root, 1, a->sn);
@@ -262,7 +268,7 @@ static int build_gatherv(fy_sched_t *s, void *a_) {
 FAMILY(scatterv,
        (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
        (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
-       0, ALL_W, send_type_ok(sendbuf, sendtype, is_root(comm, root)),
+       0, ALL_W, send_type_ok(sendbuf, sendtype, is_root(comm, root)) ? send_type_ok(sendbuf, sendtype, is_root(comm, root)) : recv_ok(recvbuf, recvcount, recvtype),
        (a = (args_x){.sb = sendbuf, .scnts = sendcounts, .sdsp = displs, .st = sendtype, .rb = recvbuf,
                      .rn = recvcount, .rt = recvtype, .root = root, .w = W}))
 static int build_scatterv(fy_sched_t *s, void *a_) {
@@ -286,7 +292,7 @@ static int build_allgatherv(fy_sched_t *s, void *a_) {
 FAMILY(alltoallv,
        (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
        (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
-       0, ALL_W, send_type_ok(sendbuf, sendtype, 1) ? send_type_ok(sendbuf, sendtype, 1) : no_alias(sendbuf, recvbuf, 1),
+       0, ALL_W, send_type_ok(sendbuf, sendtype, 1),
        (a = (args_x){.sb = sendbuf, .scnts = sendcounts, .sdsp = sdispls, .st = sendtype, .rb = recvbuf,
                      .rcnts = recvcounts, .rdsp = rdispls, .rt = recvtype, .w = W}))
 static int build_alltoallv(fy_sched_t *s, void *a_) {
@@ -298,7 +304,7 @@ static int build_alltoallv(fy_sched_t *s, void *a_) {
 FAMILY(alltoallw,
        (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
        (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
-       0, ALL_W, no_alias(sendbuf, recvbuf, 1),
+       0, ALL_W, MPI_SUCCESS,
        (a = (args_x){.sb = sendbuf, .scnts = sendcounts, .sdsp = sdispls, .sts = sendtypes, .rb = recvbuf,
                      .rcnts = recvcounts, .rdsp = rdispls, .rts = recvtypes, .w = W}))
 static int build_alltoallw(fy_sched_t *s, void *a_) {

@@ -240,6 +240,18 @@ static void kernel(int o, int ct, const void *in, void *io, MPI_Count n, MPI_Ain
   }
 }
 
+/* Bytes of the value of a pair type (where its index starts). */
+static MPI_Aint pair_index_offset(int ct) {
+  switch (ct) {
+    case CT_P_FLOAT_INT: case CT_P_INT_INT: case CT_P_FLOAT_FLOAT: return 4;
+    case CT_P_DOUBLE_INT: case CT_P_DOUBLE_DOUBLE: return 8;
+    case CT_P_LONG_INT: return (MPI_Aint)sizeof(long);
+    case CT_P_SHORT_INT: return (MPI_Aint)sizeof(short);
+    case CT_P_LD_INT: return (MPI_Aint)sizeof(long double);
+    default: return 0;
+  }
+}
+
 size_t fy_op_scratch(const fy_op_t *op, const fy_datatype_t *t, MPI_Count count) {
   if (!op->builtin || t->is_contig) return 0;
   return (size_t)(2 * count * t->size);
@@ -263,17 +275,6 @@ static void user_apply(const fy_op_t *op, const void *in, void *inout, MPI_Count
   }
 }
 
-/* Offset of the index in a MAXLOC/MINLOC pair type, in its native layout or
- * packed. The flattened layout keeps runs of different basic types apart
- * (value, index) and merges a pair of one type (MPI_2INT) into one run of two
- * elements; for every other type the offset is unused. */
-static MPI_Aint pair_index_off(const fy_datatype_t *b, int packed) {
-  const fy_flat_t *f = &b->flat;
-  if (f->nsegs > 1) return packed ? f->segs[0].len : f->segs[1].disp;
-  if (f->nsegs == 1 && f->segs[0].len > f->segs[0].esize) return f->segs[0].esize;
-  return 0;
-}
-
 void fy_op_apply(const fy_op_t *op, const void *in, void *inout, MPI_Count count,
                  fy_datatype_t *t, void *scratch) {
   if (count == 0) return;
@@ -286,9 +287,10 @@ void fy_op_apply(const fy_op_t *op, const void *in, void *inout, MPI_Count count
   fy_type_reduce_basic(t, &basic, &per);
   tinfo_t ti = type_info(basic);
   MPI_Count n = count * per;
+  /* Pairs: the index follows the value; packed (and contiguous, which has
+   * no gaps) pairs are basic->size bytes apart. */
+  MPI_Aint ioff = pair_index_offset(ti.ct);
   if (t->is_contig) {
-    /* Native layout = packed layout here (no gaps). */
-    MPI_Aint ioff = pair_index_off(basic, 0);
     kernel(op->builtin, ti.ct, (const char *)in + t->true_lb, (char *)inout + t->true_lb, n,
            basic->size, ioff, (size_t)basic->size);
     return;
@@ -297,7 +299,6 @@ void fy_op_apply(const fy_op_t *op, const void *in, void *inout, MPI_Count count
   char *pa = scratch, *pb = (char *)scratch + bytes;
   fy_type_pack(t, count, in, pa);
   fy_type_pack(t, count, inout, pb);
-  MPI_Aint ioff = pair_index_off(basic, 1);
   kernel(op->builtin, ti.ct, pa, pb, n, basic->size, ioff, (size_t)basic->size);
   fy_type_unpack(t, count, pb, bytes, inout);
 }

@@ -1689,8 +1689,6 @@ FERRY_API_PUBLIC int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Dataty
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Scatter"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
-  if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   if (fy_err) goto fail;
@@ -1709,8 +1707,6 @@ FERRY_API_PUBLIC int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MP
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Scatter_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
-  if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   if (fy_err) goto fail;
@@ -1729,10 +1725,8 @@ FERRY_API_PUBLIC int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_D
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Scatter_init"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
   if (fy_err) goto fail;
@@ -1751,10 +1745,8 @@ FERRY_API_PUBLIC int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcoun
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Scatter_init_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
   if (fy_err) goto fail;
@@ -1773,8 +1765,6 @@ FERRY_API_PUBLIC int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], 
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Scatterv"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
-  if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
   if (fy_err) goto fail;
@@ -1793,8 +1783,6 @@ FERRY_API_PUBLIC int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendco
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Scatterv_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
-  if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
   if (fy_err) goto fail;
@@ -1813,10 +1801,8 @@ FERRY_API_PUBLIC int PMPI_Scatterv_init(const void* sendbuf, const int sendcount
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Scatterv_init"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
   if (fy_err) goto fail;
@@ -1835,10 +1821,8 @@ FERRY_API_PUBLIC int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Count s
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Scatterv_init_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
   if (fy_err) goto fail;

@@ -1480,9 +1480,7 @@ FERRY_API_PUBLIC int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datat
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Iscatter"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
   if (fy_err) goto fail;
@@ -1501,9 +1499,7 @@ FERRY_API_PUBLIC int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, M
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Iscatter_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
   if (fy_err) goto fail;
@@ -1522,9 +1518,7 @@ FERRY_API_PUBLIC int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[],
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Iscatterv"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
   if (fy_err) goto fail;
@@ -1543,9 +1537,7 @@ FERRY_API_PUBLIC int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendc
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Iscatterv_c"))) goto fail;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
-  if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(recvcount, "recvcount"))) goto fail;
   if ((fy_err = fy_check_rank_root(comm, root, "root"))) goto fail;
   fy_err = fy_mpi_iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
   if (fy_err) goto fail;

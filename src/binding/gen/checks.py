@@ -115,6 +115,9 @@ def select(f):
             continue
         if in_place_coll and name in ("sendtype", "sendcount"):
             continue
+        # Scatter(v): recvbuf = MPI_IN_PLACE at the root ignores recvcount/recvtype.
+        if in_place_coll and re.match(r"MPI_(I?[Ss]catterv?)(_init)?$", base) and name in ("recvtype", "recvcount"):
+            continue
         kind, d = ps["kind"], ps["param_direction"]
         ptr = _is_ptr(p)
         arr = not _scalar(ps)

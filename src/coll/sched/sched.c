@@ -281,6 +281,11 @@ static int advance(fy_sched_t *s, int sig) {
   for (;;) {
     if (!s->started) {
       if (sig && !s->safe) return ev;
+      /* A signal turn may not grow the matching queue (malloc): a receive
+       * whose context has no room yet waits for the next progress pass. */
+      for (int i = s->cur; sig && i < s->end; i++)
+        if (s->steps[i].kind == ST_RECV && !fy_mq_arrive_alloc_free(fy_mq, s->steps[i].req->ctx))
+          return ev;
       for (int i = s->cur; i < s->end; i++) {
         step_t *st = &s->steps[i];
         if (st->kind == ST_SEND) {
