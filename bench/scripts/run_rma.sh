@@ -32,11 +32,13 @@ for cfg in $configs; do
   [ "$cfg" = ferry-interrupt ] && modes=nb
   for m in $modes; do
     run1() { # np test sizes
-      local np=$1 t=$2 s=$3 tmp
+      local np=$1 t=$2 s=$3 tmp it=$iters
+      [ "$t" = tx ] && it=5   # 400 transactions per iteration
       tmp=$(mktemp)
-      launch "$cfg" "$np" "$exe" -t "$t" -m "$m" -s "$s" -i "$iters" >"$tmp" 2>/dev/null \
-        || fy_note "$cfg $t -m $m failed"
-      grep -v '^#' "$tmp" | tail -n +2 | sed "s/^/$cfg,/" >>"$out"
+      FY_RUN_TIMEOUT=${FY_RUN_TIMEOUT_RMA:-120} launch "$cfg" "$np" "$exe" -t "$t" -m "$m" -s "$s" -i "$it" >"$tmp" 2>"$tmp.err" \
+        || { fy_note "$cfg $t -np $np -m $m failed:"; tail -3 "$tmp.err" >&2; }
+      rm -f "$tmp.err"
+      grep -E '^[a-z-]+,(blocking|nonblocking),' "$tmp" | sed "s/^/$cfg,/" >>"$out"
       rm -f "$tmp"
     }
     [ -s "$out" ] || echo "config,test,mode,bytes,np,median_us,p25_us,p75_us" >"$out"

@@ -50,7 +50,8 @@ enum { FY_RO_AAA = 1, FY_RO_AAE = 2, FY_RO_EAE = 4, FY_RO_EAA = 8 };
  * words written by different processes). */
 typedef struct fy_win_rankblk {
   _Atomic uint64_t lock;      /* bit 63: exclusive holder; low bits: shared holders */
-  char pad0[120];
+  _Atomic uint32_t waiters;   /* processes waiting for this lock (unlock rings only then) */
+  char pad0[116];
   _Atomic uint64_t fence;     /* fence calls of this rank whose earlier epochs are done */
   char pad1[120];
   _Atomic uint32_t acc;       /* accumulate spinlock (cross-memory windows, wide types) */
@@ -104,6 +105,8 @@ struct fy_epoch {
   uint64_t *ids;                   /* START/POST: access/exposure number per member */
   uint8_t *granted;                /* access epochs: grant seen per member */
   uint8_t *held;                   /* LOCK/LOCK_ALL: lock word taken per member */
+  uint8_t *waiting;                /* LOCK/LOCK_ALL: counted in the target's waiters */
+  uint8_t one[3];                  /* LOCK: inline granted/held/waiting */
   int all_granted;
   uint64_t open_seq, close_seq;    /* application order of the open/close calls */
   fy_rmaop_t *ops, *ops_tail;      /* recorded operations (and flushes) */
