@@ -15,6 +15,11 @@
  *   wait-at-fence (2): origin works DELAY before its closing fence; target's
  *       total for fence + its own DELAY of work
  *   late-unlock (3): O0 holds an exclusive lock DELAY after its put; O1's epoch
+ *   reorder-aaa (3, nonblocking): origin's epoch toward a late target, then
+ *       one toward a punctual one: time until the second completes (run with
+ *       FERRY_RMA_REORDER=1 to let it pass: mode "nonblocking+reorder")
+ *   reorder-eae (3, nonblocking): exposure to a late origin, then to a
+ *       punctual one: time until the second completes (FERRY_RMA_REORDER=4)
  *   tx (any): exclusive-lock accumulate transactions (256 B) to random
  *       targets: transactions per second per process
  * Work is a spin on MPI_Wtime outside MPI; a late peer of a 3-rank test
@@ -70,7 +75,9 @@ static void report(const char *test, long bytes, double *v, int n, int reporter)
         if (reporter != 0) MPI_Recv(s, n, MPI_DOUBLE, reporter, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         else memcpy(s, v, sizeof(double) * (size_t)n);
         qsort(s, (size_t)n, sizeof(double), cmpd);
-        printf("%s,%s,%ld,%d,%.2f,%.2f,%.2f\n", test, nb ? "nonblocking" : "blocking", bytes, np, s[n / 2],
+        const char *ro = getenv("FERRY_RMA_REORDER");
+        const char *mode = !nb ? "blocking" : (ro && atoi(ro)) ? "nonblocking+reorder" : "nonblocking";
+        printf("%s,%s,%ld,%d,%.2f,%.2f,%.2f\n", test, mode, bytes, np, s[n / 2],
                s[n / 4], s[(3 * n) / 4]);
         fflush(stdout);
     }
@@ -251,6 +258,55 @@ static void run(const char *test, long bytes, char *buf, MPI_Win w)
                 t = MPI_Wtime() - t0;
             }
             reporter = 1;
+        } else if (!strcmp(test, "reorder-aaa")) {
+            /* origin 0: epoch toward 1 (posts DELAY late), then toward 2;
+             * time until the second epoch is complete */
+            MPI_Group g1 = one(1), g2 = one(2), g0 = one(0);
+            MPI_Request rr[4];
+            if (me == 0) {
+                istart(g1, w, &rr[0]);
+                MPI_Put(sbuf, (int)bytes, MPI_BYTE, 1, 0, (int)bytes, MPI_BYTE, w);
+                icomplete(w, &rr[1]);
+                istart(g2, w, &rr[2]);
+                MPI_Put(sbuf, (int)bytes, MPI_BYTE, 2, 0, (int)bytes, MPI_BYTE, w);
+                icomplete(w, &rr[3]);
+                MPI_Wait(&rr[3], MPI_STATUS_IGNORE);
+                t = MPI_Wtime() - t0;
+                MPI_Waitall(3, rr, MPI_STATUSES_IGNORE);
+            } else {
+                if (me == 1) late(delay_us);
+                if (me <= 2) {
+                    ipost(g0, w, &rr[0]);
+                    iwait(w, &rr[1]);
+                    MPI_Waitall(2, rr, MPI_STATUSES_IGNORE);
+                }
+            }
+            MPI_Group_free(&g0);
+            MPI_Group_free(&g1);
+            MPI_Group_free(&g2);
+        } else if (!strcmp(test, "reorder-eae")) {
+            /* target 0 exposes to 1 (accesses DELAY late), then to 2;
+             * time until the second exposure is complete */
+            MPI_Group g1 = one(1), g2 = one(2), g0 = one(0);
+            MPI_Request rr[4];
+            if (me == 0) {
+                ipost(g1, w, &rr[0]);
+                iwait(w, &rr[1]);
+                ipost(g2, w, &rr[2]);
+                iwait(w, &rr[3]);
+                MPI_Wait(&rr[3], MPI_STATUS_IGNORE);
+                t = MPI_Wtime() - t0;
+                MPI_Waitall(3, rr, MPI_STATUSES_IGNORE);
+            } else if (me <= 2) {
+                if (me == 1) late(delay_us);
+                istart(g0, w, &rr[0]);
+                MPI_Put(sbuf, (int)bytes, MPI_BYTE, 0, me * 8, (int)bytes, MPI_BYTE, w);
+                icomplete(w, &rr[1]);
+                MPI_Waitall(2, rr, MPI_STATUSES_IGNORE);
+            }
+            MPI_Group_free(&g0);
+            MPI_Group_free(&g1);
+            MPI_Group_free(&g2);
         } else if (!strcmp(test, "late-unlock")) {
             /* 0 and 1 lock 2 exclusively, 0 first */
             if (me == 0) {
@@ -332,7 +388,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    int need = (!strcmp(test, "late-post") || !strcmp(test, "late-unlock")) ? 3 : 2;
+    int need = (!strcmp(test, "late-post") || !strcmp(test, "late-unlock") || !strncmp(test, "reorder", 7)) ? 3 : 2;
     if (np < need) {
         if (me == 0) fprintf(stderr, "rma_bench: %s needs %d ranks\n", test, need);
         MPI_Finalize();

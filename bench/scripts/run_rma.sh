@@ -58,6 +58,16 @@ for cfg in $configs; do
     run1 2 early-fence 262144,1048576
     run1 2 wait-at-fence 4,1048576
     run1 3 late-unlock 1,1048576
+    if [ "$cfg" = ferry ] && [ "$m" = nb ]; then
+      # the reorder keys: without, then with (FERRY_RMA_REORDER: all four)
+      run1 3 reorder-aaa 1,1048576
+      run1 3 reorder-eae 1,1048576
+      export FERRY_RMA_REORDER=15
+      run1 3 reorder-aaa 1,1048576
+      run1 3 reorder-eae 1,1048576
+      for np in 2 4; do run1 $np tx 256; done
+      unset FERRY_RMA_REORDER
+    fi
     if [ "$cfg" != ferry-interrupt ]; then
       for np in 2 4; do run1 $np tx 256; done
       [ $quick = 1 ] || run1 8 tx 256
