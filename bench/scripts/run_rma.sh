@@ -45,7 +45,7 @@ for cfg in $configs; do
         || { fy_note "$cfg $t -np $np -m $m failed:"; tail -3 "$tmp.err" >&2; }
       fi
       rm -f "$tmp.err"
-      grep -E '^[a-z-]+,(blocking|nonblocking),' "$tmp" | sed "s/^/$cfg,/" >>"$out"
+      grep -E '^[a-z-]+,(blocking|nonblocking[a-z+]*),' "$tmp" | sed "s/^/$cfg,/" >>"$out"
       rm -f "$tmp"
     }
     [ -s "$out" ] || echo "config,test,mode,bytes,np,median_us,p25_us,p75_us" >"$out"
