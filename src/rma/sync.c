@@ -406,7 +406,11 @@ static void complete(fy_win_t *w, fy_epoch_t *e) {
 /* Epochs still pending: let the interrupt agent run the engine when a
  * peer rings (a grant, a done, an unlock), packet or not. */
 static void bg_update(fy_win_t *w) {
-  int want = w->q != NULL;
+  /* an open epoch that holds its grants and has nothing recorded needs
+   * nobody: its operations run inside the calls */
+  int want = 0;
+  for (fy_epoch_t *e = w->q; e && !want; e = e->next)
+    want = e->state != FY_EPS_ACTIVE || !e->all_granted || e->ops || e->closed;
   if (want != w->bg) {
     w->bg = want;
     fy_progress_background_add(want ? 1 : -1);
