@@ -23,6 +23,15 @@
 
 #define LOCK_EXCL (1ull << 63)
 
+/* D words only grow: both the origin and (for delegated epochs) the target
+ * write them, and with the reorder keys a later epoch may finish first. */
+static void done_max(_Atomic uint64_t *d, uint64_t id) {
+  uint64_t cur = atomic_load_explicit(d, memory_order_relaxed);
+  while (cur < id &&
+         !atomic_compare_exchange_weak_explicit(d, &cur, id, memory_order_release, memory_order_relaxed)) {
+  }
+}
+
 static int hook_added;
 void fy_rma_hook_ensure(void) {
   if (!hook_added) {
@@ -194,6 +203,19 @@ static int replay(fy_win_t *w, fy_epoch_t *e) {
       w->scratch[op->target] = 1;
       any_blocked = 1;
       run = 0;
+    } else if (op->ds) {
+      /* published: claim it, or see whether the target ran it */
+      uint32_t st = FY_DS_POSTED;
+      if (atomic_compare_exchange_strong_explicit(&op->ds->state, &st, FY_DS_CLAIMED, memory_order_acq_rel,
+                                                  memory_order_acquire)) {
+        run = 1;
+      } else if (st == FY_DS_DONE) {
+        run = 2; /* the target copied it */
+      } else {
+        w->scratch[op->target] = 1; /* the target is copying it */
+        any_blocked = 1;
+        run = 0;
+      }
     } else {
       run = 1;
     }
@@ -204,8 +226,11 @@ static int replay(fy_win_t *w, fy_epoch_t *e) {
     }
     if (op->kind == FY_OP_FLUSH) {
       flush_done(op);
+    } else if (run == 2) {
+      atomic_store_explicit(&op->ds->state, FY_DS_FREE, memory_order_release);
     } else {
       int err = fy_rma_exec(w, op);
+      if (op->ds) atomic_store_explicit(&op->ds->state, FY_DS_FREE, memory_order_release);
       if (err && !e->err) e->err = err;
       if (op->req) {
         op->req->status.MPI_ERROR = err;
@@ -216,6 +241,88 @@ static int replay(fy_win_t *w, fy_epoch_t *e) {
     if (e->ops_tail == op) e->ops_tail = prev;
     op_free(op);
     ev++;
+  }
+  return ev;
+}
+
+/* ---- delegated puts (see fy_rma_dslot_t) ---- */
+
+
+static void delegate(fy_win_t *w, fy_epoch_t *e, fy_rmaop_t *c) {
+  int t = c->target, me = w->rank, i = member_idx(e, t);
+  if (c->kind != FY_OP_PUT || !w->mapped || t == me || i < 0 || c->req || !c->otype->is_contig ||
+      !c->ttype->is_contig || !fy_shm_cma_available())
+    return;
+  fy_rma_dpair_t *p = &w->dp[(size_t)t * w->size + me];
+  for (int k = 0; k < FY_RMA_DSLOTS; k++) {
+    fy_rma_dslot_t *d = &p->slot[k];
+    if (atomic_load_explicit(&d->state, memory_order_acquire) != FY_DS_FREE) continue;
+    d->seq = p->next_seq++;
+    d->id = e->ids[i];
+    d->oaddr = (uint64_t)(uintptr_t)((const char *)c->oaddr + c->otype->true_lb);
+    d->len = (uint64_t)(c->tcount * c->ttype->size);
+    d->toff = (uint64_t)(c->tdisp * w->peer[t].disp_unit + c->ttype->true_lb);
+    atomic_store_explicit(&d->state, FY_DS_POSTED, memory_order_release);
+    c->ds = d;
+    fy_rma_wake(w, t);
+    return;
+  }
+}
+
+/* Origin, closing an access epoch: toward each target all of whose recorded
+ * operations are delegated, let the target count the epoch as done. */
+static void delegate_close(fy_win_t *w, fy_epoch_t *e) {
+  if (e->kind != FY_EP_START || e->state != FY_EPS_ACTIVE) return;
+  for (int i = 0; i < e->n; i++) {
+    int t = e->ranks[i], all = 1;
+    if (t == w->rank) continue;
+    for (fy_rmaop_t *op = e->ops; op; op = op->next)
+      if (op->target == t && !op->ds) all = 0;
+    if (!all) continue;
+    atomic_store_explicit(&w->dp[(size_t)t * w->size + w->rank].closed, e->ids[i], memory_order_release);
+    fy_rma_wake(w, t);
+  }
+}
+
+/* Target, exposure e active: run the delegated puts of each origin's
+ * matching access epoch in order, and count that epoch done when the origin
+ * closed it with everything delegated. */
+static int run_delegated(fy_win_t *w, fy_epoch_t *e) {
+  int n = w->size, me = w->rank, ev = 0;
+  for (int i = 0; i < e->n; i++) {
+    int o = e->ranks[i];
+    uint64_t id = e->ids[i];
+    if (o == me || atomic_load_explicit(&w->dn[(size_t)me * n + o].v, memory_order_acquire) >= id) continue;
+    fy_rma_dpair_t *p = &w->dp[(size_t)me * n + o];
+    /* read `closed` first: every slot of a closed epoch was posted before it */
+    uint64_t closed = atomic_load_explicit(&p->closed, memory_order_acquire);
+    int left = 0;
+    for (;;) {
+      fy_rma_dslot_t *first = NULL;
+      left = 0;
+      for (int k = 0; k < FY_RMA_DSLOTS; k++) {
+        fy_rma_dslot_t *d = &p->slot[k];
+        uint32_t st = atomic_load_explicit(&d->state, memory_order_acquire);
+        if ((st == FY_DS_POSTED || st == FY_DS_CLAIMED) && d->id == id) {
+          left = 1;
+          if (!first || (int32_t)(d->seq - first->seq) < 0) first = d;
+        }
+      }
+      if (!first) break;
+      uint32_t expect = FY_DS_POSTED;
+      if (!atomic_compare_exchange_strong_explicit(&first->state, &expect, FY_DS_CLAIMED, memory_order_acq_rel,
+                                                   memory_order_acquire))
+        break; /* the origin runs it (and the ones after it) itself */
+      int rc = fy_shm_cma_read(w->peer[o].local, w->peer[me].addr + first->toff,
+                               (const void *)(uintptr_t)first->oaddr, (size_t)first->len);
+      atomic_store_explicit(&first->state, rc == 0 ? FY_DS_DONE : FY_DS_POSTED, memory_order_release);
+      if (rc) break;
+      ev++;
+    }
+    if (!left && closed >= id) {
+      done_max(&w->dn[(size_t)me * n + o].v, id);
+      ev++;
+    }
   }
   return ev;
 }
@@ -238,6 +345,8 @@ int fy_rma_issue(fy_win_t *w, fy_epoch_t *e, fy_rmaop_t *op) {
   if (!c) return fy_err(MPI_ERR_NO_MEM, "out of memory recording an RMA operation");
   *c = *op;
   c->next = NULL;
+  c->ds = NULL;
+  if (e->kind == FY_EP_START && e->state == FY_EPS_ACTIVE) delegate(w, e, c);
   if (c->otype) fy_type_retain(c->otype);
   if (c->rtype) fy_type_retain(c->rtype);
   if (c->ttype) fy_type_retain(c->ttype);
@@ -370,7 +479,7 @@ static void complete(fy_win_t *w, fy_epoch_t *e) {
   switch (e->kind) {
     case FY_EP_START:
       for (int i = 0; i < e->n; i++) {
-        atomic_store_explicit(&w->dn[(size_t)e->ranks[i] * n + me].v, e->ids[i], memory_order_release);
+        done_max(&w->dn[(size_t)e->ranks[i] * n + me].v, e->ids[i]);
         fy_rma_wake(w, e->ranks[i]);
       }
       break;
@@ -433,6 +542,7 @@ static int advance(fy_win_t *w) {
       if (e->state != FY_EPS_ACTIVE) continue;
       if (update_grants(w, e)) changed = 1;
       if (replay(w, e)) changed = 1;
+      if (e->kind == FY_EP_POST && w->mapped && run_delegated(w, e)) changed = 1;
       if (can_complete(w, e)) {
         complete(w, e);
         changed = 1;
@@ -675,6 +785,7 @@ static int do_close(int kind, MPI_Win win, MPI_Request *user, const char *fname)
   }
   e->close_req = r;
   ep_close(w, e);
+  delegate_close(w, e);
   advance(w);
   fy_punlock();
   return finish_req(r, user);
