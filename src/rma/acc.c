@@ -9,12 +9,6 @@
 
 enum { K_SINT = 1, K_UINT, K_FLOAT, K_COMPLEX, K_BYTE, K_BOOL, K_PAIR };
 
-typedef struct { float v; int i; } p_float_int;
-typedef struct { double v; int i; } p_double_int;
-typedef struct { long v; int i; } p_long_int;
-typedef struct { int v; int i; } p_2int;
-typedef struct { short v; int i; } p_short_int;
-typedef struct { long double v; int i; } p_ldouble_int;
 
 static int kind_of(const fy_datatype_t *b) {
   MPI_Datatype h = b->handle;
@@ -97,14 +91,23 @@ int fy_rma_op_check(MPI_Op op, fy_datatype_t *t, int allow_noop) {
     else ORDERED(T);                                                                            \
     return 1;                                                                                   \
   } while (0)
-#define LOC(T)                                                                            \
+/* Pair types travel packed (value then int, no padding: 12 bytes for
+ * MPI_DOUBLE_INT), so elements are read and written by memcpy. */
+#define LOC(V)                                                                            \
   do {                                                                                    \
-    T *a = (T *)inout;                                                                    \
-    const T *x = (const T *)in;                                                           \
+    size_t es = sizeof(V) + sizeof(int);                                                  \
     for (MPI_Count i = 0; i < n; i++) {                                                   \
-      int better = op == MPI_MAXLOC ? x[i].v > a[i].v : x[i].v < a[i].v;                  \
-      if (better) a[i] = x[i];                                                            \
-      else if (x[i].v == a[i].v && x[i].i < a[i].i) a[i].i = x[i].i;                      \
+      char *pa = (char *)inout + i * es;                                                  \
+      const char *px = (const char *)in + i * es;                                         \
+      V av, xv;                                                                           \
+      int ai, xi;                                                                         \
+      memcpy(&av, pa, sizeof av);                                                         \
+      memcpy(&ai, pa + sizeof av, sizeof ai);                                             \
+      memcpy(&xv, px, sizeof xv);                                                         \
+      memcpy(&xi, px + sizeof xv, sizeof xi);                                             \
+      int better = op == MPI_MAXLOC ? xv > av : xv < av;                                  \
+      if (better) memcpy(pa, px, es);                                                     \
+      else if (xv == av && xi < ai) memcpy(pa + sizeof av, &xi, sizeof xi);               \
     }                                                                                     \
     return 1;                                                                             \
   } while (0)
@@ -142,12 +145,12 @@ int fy_rma_apply(MPI_Op op, fy_datatype_t *b, const void *in, void *inout, MPI_C
       if (s == sizeof(double complex)) ARITH(double complex);
       ARITH(long double complex);
     case K_PAIR:
-      if (h == MPI_FLOAT_INT) LOC(p_float_int);
-      if (h == MPI_DOUBLE_INT) LOC(p_double_int);
-      if (h == MPI_LONG_INT) LOC(p_long_int);
-      if (h == MPI_2INT) LOC(p_2int);
-      if (h == MPI_SHORT_INT) LOC(p_short_int);
-      LOC(p_ldouble_int);
+      if (h == MPI_FLOAT_INT) LOC(float);
+      if (h == MPI_DOUBLE_INT) LOC(double);
+      if (h == MPI_LONG_INT) LOC(long);
+      if (h == MPI_2INT) LOC(int);
+      if (h == MPI_SHORT_INT) LOC(short);
+      LOC(long double);
   }
   return 0;
 }

@@ -50,7 +50,8 @@ enum { FY_RO_AAA = 1, FY_RO_AAE = 2, FY_RO_EAE = 4, FY_RO_EAA = 8 };
  * words written by different processes). */
 typedef struct fy_win_rankblk {
   _Atomic uint64_t lock;      /* bit 63: exclusive holder; low bits: shared holders */
-  char pad0[120];
+  _Atomic uint32_t waiters;   /* processes waiting for this lock (unlock rings only then) */
+  char pad0[116];
   _Atomic uint64_t fence;     /* fence calls of this rank whose earlier epochs are done */
   char pad1[120];
   _Atomic uint32_t acc;       /* accumulate spinlock (cross-memory windows, wide types) */
@@ -77,6 +78,29 @@ typedef struct fy_win_seg {
 
 typedef struct { _Atomic uint64_t v; char pad[56]; } fy_rma_ctr_t;
 
+/* Delegated puts (PSCW): an origin that records a contiguous put toward a
+ * mapped window while it waits for the grant also publishes it here, so
+ * that the target, once it has granted, can copy it itself (cross-memory
+ * read of the origin's buffer) while the origin computes. Either side
+ * claims a slot by CAS (POSTED -> CLAIMED); the origin frees it. Per pair
+ * (t, o): FY_RMA_DSLOTS slots and `closed`, the access number of the
+ * origin's last closed epoch whose operations toward t were all published
+ * here: then the target may also count that epoch as done. */
+#define FY_RMA_DSLOTS 8
+enum { FY_DS_FREE = 0, FY_DS_POSTED, FY_DS_CLAIMED, FY_DS_DONE };
+typedef struct fy_rma_dslot {
+  _Atomic uint32_t state;
+  uint32_t seq;
+  uint64_t id, oaddr, len, toff;
+  char pad[24];
+} fy_rma_dslot_t;
+typedef struct fy_rma_dpair {
+  _Atomic uint64_t closed;
+  uint32_t next_seq;          /* origin-private: next slot sequence */
+  char pad[52];
+  fy_rma_dslot_t slot[FY_RMA_DSLOTS];
+} fy_rma_dpair_t;
+
 enum { FY_EP_FENCE = 1, FY_EP_START, FY_EP_POST, FY_EP_LOCK, FY_EP_LOCK_ALL };
 enum { FY_EPS_DEFERRED = 0, FY_EPS_ACTIVE, FY_EPS_DONE };
 enum { FY_OP_PUT = 1, FY_OP_GET, FY_OP_ACC, FY_OP_GACC, FY_OP_FOP, FY_OP_CAS, FY_OP_FLUSH };
@@ -89,6 +113,7 @@ struct fy_rmaop {
   const void *caddr;               /* compare-and-swap: compare value */
   MPI_Aint tdisp; MPI_Count tcount; fy_datatype_t *ttype;
   MPI_Op op;
+  fy_rma_dslot_t *ds;              /* published for the target to run (delegated put) */
   fy_request_t *req;               /* request-based operations and flushes */
   fy_rmaop_t *next;
 };
@@ -104,6 +129,8 @@ struct fy_epoch {
   uint64_t *ids;                   /* START/POST: access/exposure number per member */
   uint8_t *granted;                /* access epochs: grant seen per member */
   uint8_t *held;                   /* LOCK/LOCK_ALL: lock word taken per member */
+  uint8_t *waiting;                /* LOCK/LOCK_ALL: counted in the target's waiters */
+  uint8_t one[3];                  /* LOCK: inline granted/held/waiting */
   int all_granted;
   uint64_t open_seq, close_seq;    /* application order of the open/close calls */
   fy_rmaop_t *ops, *ops_tail;      /* recorded operations (and flushes) */
@@ -137,6 +164,7 @@ struct fy_win {
   fy_win_rankblk_t *blk;   /* [n] */
   fy_rma_ctr_t *ce;        /* [t*n + o]: exposures t granted o (written by t) */
   fy_rma_ctr_t *dn;        /* [t*n + o]: accesses o completed toward t (written by o) */
+  fy_rma_dpair_t *dp;      /* [t*n + o]: delegated puts from o to t */
   uint64_t *acc_issued;    /* per target */
   uint64_t *exp_issued;    /* per origin */
   int fence_calls;

@@ -391,10 +391,7 @@ static int start_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *
     if (request) *request = r->handle;
     return MPI_SUCCESS;
   }
-  uint64_t a;
-  err = fy_rma_target_range(w, op->target, op->tdisp, op->tcount, op->ttype, &a);
-  if (err && w->flavor != FY_WIN_DYNAMIC) goto fail; /* dynamic: checked again when run */
-  err = fy_rma_issue(w, e, op);
+  err = fy_rma_issue(w, e, op); /* checks the target range */
   if (err) goto fail;
   fy_punlock();
   if (request) *request = r->handle;

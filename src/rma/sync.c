@@ -23,6 +23,15 @@
 
 #define LOCK_EXCL (1ull << 63)
 
+/* D words only grow: both the origin and (for delegated epochs) the target
+ * write them, and with the reorder keys a later epoch may finish first. */
+static void done_max(_Atomic uint64_t *d, uint64_t id) {
+  uint64_t cur = atomic_load_explicit(d, memory_order_relaxed);
+  while (cur < id &&
+         !atomic_compare_exchange_weak_explicit(d, &cur, id, memory_order_release, memory_order_relaxed)) {
+  }
+}
+
 static int hook_added;
 void fy_rma_hook_ensure(void) {
   if (!hook_added) {
@@ -75,9 +84,27 @@ static int try_lock(fy_win_t *w, int t, int excl) {
   return 0;
 }
 
+/* Take the lock, or register as a waiter (so that the unlocker rings our
+ * doorbell) and try once more: waiter store, fence, lock load here against
+ * unlock store, fence, waiters load there (one of the two sees the other). */
+static int lock_or_wait(fy_win_t *w, int t, int excl, uint8_t *waiting) {
+  int got = try_lock(w, t, excl);
+  if (!got && !*waiting) {
+    atomic_fetch_add_explicit(&w->blk[t].waiters, 1, memory_order_seq_cst);
+    *waiting = 1;
+    got = try_lock(w, t, excl);
+  }
+  if (got && *waiting) {
+    atomic_fetch_sub_explicit(&w->blk[t].waiters, 1, memory_order_relaxed);
+    *waiting = 0;
+  }
+  return got;
+}
+
 static void unlock(fy_win_t *w, int t, int excl) {
-  if (excl) atomic_store_explicit(&w->blk[t].lock, 0, memory_order_release);
-  else atomic_fetch_sub_explicit(&w->blk[t].lock, 1, memory_order_release);
+  if (excl) atomic_store_explicit(&w->blk[t].lock, 0, memory_order_seq_cst);
+  else atomic_fetch_sub_explicit(&w->blk[t].lock, 1, memory_order_seq_cst);
+  if (atomic_load_explicit(&w->blk[t].waiters, memory_order_seq_cst)) wake_all(w);
 }
 
 static int granted(fy_win_t *w, fy_epoch_t *e, int t) {
@@ -116,7 +143,8 @@ static int update_grants(fy_win_t *w, fy_epoch_t *e) {
       e->all_granted = all;
       break;
     case FY_EP_LOCK:
-      if (e->target < 0 || (e->assert_ & MPI_MODE_NOCHECK) || try_lock(w, e->target, e->lock_type == MPI_LOCK_EXCLUSIVE)) {
+      if (e->target < 0 || (e->assert_ & MPI_MODE_NOCHECK) ||
+          lock_or_wait(w, e->target, e->lock_type == MPI_LOCK_EXCLUSIVE, &e->waiting[0])) {
         if (e->target >= 0 && !(e->assert_ & MPI_MODE_NOCHECK)) e->held[0] = 1;
         e->all_granted = 1;
         ev = 1;
@@ -125,7 +153,7 @@ static int update_grants(fy_win_t *w, fy_epoch_t *e) {
     case FY_EP_LOCK_ALL:
       for (int t = 0; t < n; t++) {
         if (e->granted[t]) continue;
-        if ((e->assert_ & MPI_MODE_NOCHECK) || try_lock(w, t, 0)) {
+        if ((e->assert_ & MPI_MODE_NOCHECK) || lock_or_wait(w, t, 0, &e->waiting[t])) {
           if (!(e->assert_ & MPI_MODE_NOCHECK)) e->held[t] = 1;
           e->granted[t] = 1;
           ev++;
@@ -175,6 +203,19 @@ static int replay(fy_win_t *w, fy_epoch_t *e) {
       w->scratch[op->target] = 1;
       any_blocked = 1;
       run = 0;
+    } else if (op->ds) {
+      /* published: claim it, or see whether the target ran it */
+      uint32_t st = FY_DS_POSTED;
+      if (atomic_compare_exchange_strong_explicit(&op->ds->state, &st, FY_DS_CLAIMED, memory_order_acq_rel,
+                                                  memory_order_acquire)) {
+        run = 1;
+      } else if (st == FY_DS_DONE) {
+        run = 2; /* the target copied it */
+      } else {
+        w->scratch[op->target] = 1; /* the target is copying it */
+        any_blocked = 1;
+        run = 0;
+      }
     } else {
       run = 1;
     }
@@ -185,8 +226,11 @@ static int replay(fy_win_t *w, fy_epoch_t *e) {
     }
     if (op->kind == FY_OP_FLUSH) {
       flush_done(op);
+    } else if (run == 2) {
+      atomic_store_explicit(&op->ds->state, FY_DS_FREE, memory_order_release);
     } else {
       int err = fy_rma_exec(w, op);
+      if (op->ds) atomic_store_explicit(&op->ds->state, FY_DS_FREE, memory_order_release);
       if (err && !e->err) e->err = err;
       if (op->req) {
         op->req->status.MPI_ERROR = err;
@@ -201,6 +245,88 @@ static int replay(fy_win_t *w, fy_epoch_t *e) {
   return ev;
 }
 
+/* ---- delegated puts (see fy_rma_dslot_t) ---- */
+
+
+static void delegate(fy_win_t *w, fy_epoch_t *e, fy_rmaop_t *c) {
+  int t = c->target, me = w->rank, i = member_idx(e, t);
+  if (c->kind != FY_OP_PUT || !w->mapped || t == me || i < 0 || c->req || !c->otype->is_contig ||
+      !c->ttype->is_contig || !fy_shm_cma_available())
+    return;
+  fy_rma_dpair_t *p = &w->dp[(size_t)t * w->size + me];
+  for (int k = 0; k < FY_RMA_DSLOTS; k++) {
+    fy_rma_dslot_t *d = &p->slot[k];
+    if (atomic_load_explicit(&d->state, memory_order_acquire) != FY_DS_FREE) continue;
+    d->seq = p->next_seq++;
+    d->id = e->ids[i];
+    d->oaddr = (uint64_t)(uintptr_t)((const char *)c->oaddr + c->otype->true_lb);
+    d->len = (uint64_t)(c->tcount * c->ttype->size);
+    d->toff = (uint64_t)(c->tdisp * w->peer[t].disp_unit + c->ttype->true_lb);
+    atomic_store_explicit(&d->state, FY_DS_POSTED, memory_order_release);
+    c->ds = d;
+    fy_rma_wake(w, t);
+    return;
+  }
+}
+
+/* Origin, closing an access epoch: toward each target all of whose recorded
+ * operations are delegated, let the target count the epoch as done. */
+static void delegate_close(fy_win_t *w, fy_epoch_t *e) {
+  if (e->kind != FY_EP_START || e->state != FY_EPS_ACTIVE) return;
+  for (int i = 0; i < e->n; i++) {
+    int t = e->ranks[i], all = 1;
+    if (t == w->rank) continue;
+    for (fy_rmaop_t *op = e->ops; op; op = op->next)
+      if (op->target == t && !op->ds) all = 0;
+    if (!all) continue;
+    atomic_store_explicit(&w->dp[(size_t)t * w->size + w->rank].closed, e->ids[i], memory_order_release);
+    fy_rma_wake(w, t);
+  }
+}
+
+/* Target, exposure e active: run the delegated puts of each origin's
+ * matching access epoch in order, and count that epoch done when the origin
+ * closed it with everything delegated. */
+static int run_delegated(fy_win_t *w, fy_epoch_t *e) {
+  int n = w->size, me = w->rank, ev = 0;
+  for (int i = 0; i < e->n; i++) {
+    int o = e->ranks[i];
+    uint64_t id = e->ids[i];
+    if (o == me || atomic_load_explicit(&w->dn[(size_t)me * n + o].v, memory_order_acquire) >= id) continue;
+    fy_rma_dpair_t *p = &w->dp[(size_t)me * n + o];
+    /* read `closed` first: every slot of a closed epoch was posted before it */
+    uint64_t closed = atomic_load_explicit(&p->closed, memory_order_acquire);
+    int left = 0;
+    for (;;) {
+      fy_rma_dslot_t *first = NULL;
+      left = 0;
+      for (int k = 0; k < FY_RMA_DSLOTS; k++) {
+        fy_rma_dslot_t *d = &p->slot[k];
+        uint32_t st = atomic_load_explicit(&d->state, memory_order_acquire);
+        if ((st == FY_DS_POSTED || st == FY_DS_CLAIMED) && d->id == id) {
+          left = 1;
+          if (!first || (int32_t)(d->seq - first->seq) < 0) first = d;
+        }
+      }
+      if (!first) break;
+      uint32_t expect = FY_DS_POSTED;
+      if (!atomic_compare_exchange_strong_explicit(&first->state, &expect, FY_DS_CLAIMED, memory_order_acq_rel,
+                                                   memory_order_acquire))
+        break; /* the origin runs it (and the ones after it) itself */
+      int rc = fy_shm_cma_read(w->peer[o].local, w->peer[me].addr + first->toff,
+                               (const void *)(uintptr_t)first->oaddr, (size_t)first->len);
+      atomic_store_explicit(&first->state, rc == 0 ? FY_DS_DONE : FY_DS_POSTED, memory_order_release);
+      if (rc) break;
+      ev++;
+    }
+    if (!left && closed >= id) {
+      done_max(&w->dn[(size_t)me * n + o].v, id);
+      ev++;
+    }
+  }
+  return ev;
+}
+
 int fy_rma_issue(fy_win_t *w, fy_epoch_t *e, fy_rmaop_t *op) {
   if (!e->ops && granted(w, e, op->target)) {
     int err = fy_rma_exec(w, op);
@@ -210,10 +336,17 @@ int fy_rma_issue(fy_win_t *w, fy_epoch_t *e, fy_rmaop_t *op) {
     }
     return err;
   }
+  if (op->kind != FY_OP_FLUSH && w->flavor != FY_WIN_DYNAMIC) { /* dynamic: checked when it runs */
+    uint64_t a;
+    int err = fy_rma_target_range(w, op->target, op->tdisp, op->tcount, op->ttype, &a);
+    if (err) return err;
+  }
   fy_rmaop_t *c = malloc(sizeof *c);
   if (!c) return fy_err(MPI_ERR_NO_MEM, "out of memory recording an RMA operation");
   *c = *op;
   c->next = NULL;
+  c->ds = NULL;
+  if (e->kind == FY_EP_START && e->state == FY_EPS_ACTIVE) delegate(w, e, c);
   if (c->otype) fy_type_retain(c->otype);
   if (c->rtype) fy_type_retain(c->rtype);
   if (c->ttype) fy_type_retain(c->ttype);
@@ -321,6 +454,9 @@ static int can_complete(fy_win_t *w, fy_epoch_t *e) {
   return 0;
 }
 
+/* One spare epoch, so that a lock/unlock pair does not go to malloc. */
+static fy_epoch_t *spare_epoch;
+
 static void ep_free(fy_epoch_t *e) {
   while (e->ops) {
     fy_rmaop_t *op = e->ops;
@@ -329,9 +465,13 @@ static void ep_free(fy_epoch_t *e) {
   }
   free(e->ranks);
   free(e->ids);
-  free(e->granted);
-  free(e->held);
-  free(e);
+  if (e->kind != FY_EP_LOCK) {
+    free(e->granted);
+    free(e->held);
+    free(e->waiting);
+  }
+  if (!spare_epoch) spare_epoch = e;
+  else free(e);
 }
 
 static void complete(fy_win_t *w, fy_epoch_t *e) {
@@ -339,26 +479,17 @@ static void complete(fy_win_t *w, fy_epoch_t *e) {
   switch (e->kind) {
     case FY_EP_START:
       for (int i = 0; i < e->n; i++) {
-        atomic_store_explicit(&w->dn[(size_t)e->ranks[i] * n + me].v, e->ids[i], memory_order_release);
+        done_max(&w->dn[(size_t)e->ranks[i] * n + me].v, e->ids[i]);
         fy_rma_wake(w, e->ranks[i]);
       }
       break;
     case FY_EP_LOCK:
-      if (e->held[0]) {
-        unlock(w, e->target, e->lock_type == MPI_LOCK_EXCLUSIVE);
-        wake_all(w);
-      }
+      if (e->held[0]) unlock(w, e->target, e->lock_type == MPI_LOCK_EXCLUSIVE);
       break;
-    case FY_EP_LOCK_ALL: {
-      int any = 0;
+    case FY_EP_LOCK_ALL:
       for (int t = 0; t < n; t++)
-        if (e->held[t]) {
-          unlock(w, t, 0);
-          any = 1;
-        }
-      if (any) wake_all(w);
+        if (e->held[t]) unlock(w, t, 0);
       break;
-    }
     default:
       break;
   }
@@ -381,6 +512,20 @@ static void complete(fy_win_t *w, fy_epoch_t *e) {
   ep_free(e);
 }
 
+/* Epochs still pending: let the interrupt agent run the engine when a
+ * peer rings (a grant, a done, an unlock), packet or not. */
+static void bg_update(fy_win_t *w) {
+  /* an open epoch that holds its grants and has nothing recorded needs
+   * nobody: its operations run inside the calls */
+  int want = 0;
+  for (fy_epoch_t *e = w->q; e && !want; e = e->next)
+    want = e->state != FY_EPS_ACTIVE || !e->all_granted || e->ops || e->closed;
+  if (want != w->bg) {
+    w->bg = want;
+    fy_progress_background_add(want ? 1 : -1);
+  }
+}
+
 static int advance(fy_win_t *w) {
   int ev = 0, changed;
   do {
@@ -397,6 +542,7 @@ static int advance(fy_win_t *w) {
       if (e->state != FY_EPS_ACTIVE) continue;
       if (update_grants(w, e)) changed = 1;
       if (replay(w, e)) changed = 1;
+      if (e->kind == FY_EP_POST && w->mapped && run_delegated(w, e)) changed = 1;
       if (can_complete(w, e)) {
         complete(w, e);
         changed = 1;
@@ -404,13 +550,7 @@ static int advance(fy_win_t *w) {
     }
     ev += changed;
   } while (changed);
-  /* Epochs still pending: let the interrupt agent run the engine when a
-   * peer rings (a grant, a done, an unlock), packet or not. */
-  int want = w->q != NULL;
-  if (want != w->bg) {
-    w->bg = want;
-    fy_progress_background_add(want ? 1 : -1);
-  }
+  bg_update(w);
   return ev;
 }
 
@@ -424,8 +564,14 @@ int fy_rma_progress(void) {
 /* ---- opening and closing ---- */
 
 static fy_epoch_t *ep_new(fy_win_t *w, int kind, int assert_) {
-  fy_epoch_t *e = calloc(1, sizeof *e);
-  if (!e) return NULL;
+  fy_epoch_t *e = spare_epoch;
+  if (e) {
+    spare_epoch = NULL;
+    memset(e, 0, sizeof *e);
+  } else {
+    e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+  }
   e->kind = kind;
   e->assert_ = assert_;
   e->target = -1;
@@ -481,10 +627,36 @@ fy_epoch_t *fy_rma_bind(fy_win_t *w, int t, int passive_only, int *err) {
   return found;
 }
 
-static fy_request_t *new_req(MPI_Request *user) {
-  fy_request_t *r = fy_req_alloc(FY_REQ_RMA, user != NULL);
-  if (r) fy_status_empty(&r->status);
+/* The request of a call: a user request for an i-call, else the caller's
+ * stack request (a blocking call waits for it before returning, and the
+ * engine forgets a request once it completes it). */
+static fy_request_t *new_req(MPI_Request *user, fy_request_t *local) {
+  fy_request_t *r;
+  if (user) {
+    r = fy_req_alloc(FY_REQ_RMA, 1);
+    if (!r) return NULL;
+    fy_status_empty(&r->status);
+    return r;
+  }
+  /* only what completion and a wait read (the request is large) */
+  r = local;
+  r->kind = FY_REQ_RMA;
+  r->handle = MPI_REQUEST_NULL;
+  r->persistent = r->active = 0;
+  atomic_store_explicit(&r->done, 0, memory_order_relaxed);
+  r->user_freed = 0;
+  r->tmp = NULL;
+  r->tmp_owned = 0;
+  r->type = NULL;
+  r->watch_idx = 0;
+  r->waited = 0;
+  r->on_complete = NULL;
+  r->status.MPI_ERROR = MPI_SUCCESS;
   return r;
+}
+
+static void drop_req(fy_request_t *r, MPI_Request *user) {
+  if (user) fy_req_release(r);
 }
 
 /* Finish an i-call: hand out the request (user) or wait for it (blocking). */
@@ -493,10 +665,8 @@ static int finish_req(fy_request_t *r, MPI_Request *user) {
     *user = r->handle;
     return MPI_SUCCESS;
   }
-  fy_req_wait_done(r);
-  int err = r->status.MPI_ERROR;
-  fy_req_release(r);
-  return err;
+  if (!fy_req_done(r)) fy_req_wait_done(r);
+  return r->status.MPI_ERROR;
 }
 
 static int group_ranks(fy_win_t *w, MPI_Group group, fy_epoch_t *e) {
@@ -529,13 +699,13 @@ static int do_fence(int assert_, MPI_Win win, MPI_Request *user) {
   fy_win_t *w = fy_win_get(win);
   int err = check_assert(assert_, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED);
   if (err) return err;
-  fy_request_t *r = new_req(user);
+  fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
   fy_plock();
   for (fy_epoch_t *e = w->q; e; e = e->next)
     if (!e->closed && e->kind != FY_EP_FENCE) {
       fy_punlock();
-      fy_req_release(r);
+      drop_req(r, user);
       return fy_err(MPI_ERR_RMA_SYNC, "MPI_Win_fence: a %s epoch is open on this window",
                     e->kind == FY_EP_POST ? "post" : e->kind == FY_EP_START ? "start" : "lock");
     }
@@ -544,7 +714,7 @@ static int do_fence(int assert_, MPI_Win win, MPI_Request *user) {
   fy_epoch_t *e = ep_new(w, FY_EP_FENCE, assert_);
   if (!e) {
     fy_punlock();
-    fy_req_release(r);
+    drop_req(r, user);
     return fy_err(MPI_ERR_NO_MEM, "out of memory");
   }
   e->fence_no = ++w->fence_calls;
@@ -563,7 +733,7 @@ static int do_start_post(int kind, MPI_Group group, int assert_, MPI_Win win, MP
   int err = check_assert(assert_, kind == FY_EP_START ? MPI_MODE_NOCHECK
                                                       : MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT);
   if (err) return err;
-  fy_request_t *r = new_req(user);
+  fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
   fy_plock();
   fy_epoch_t *e = NULL;
@@ -589,7 +759,7 @@ static int do_start_post(int kind, MPI_Group group, int assert_, MPI_Win win, MP
   fy_punlock();
   if (!user) { /* blocking start/post: return once activated */
     fy_req_wait_done(r);
-    fy_req_release(r);
+    drop_req(r, user);
     return MPI_SUCCESS;
   }
   *user = r->handle;
@@ -597,24 +767,25 @@ static int do_start_post(int kind, MPI_Group group, int assert_, MPI_Win win, MP
 fail:
   if (e) ep_free(e);
   fy_punlock();
-  fy_req_release(r);
+  drop_req(r, user);
   return err;
 }
 
 static int do_close(int kind, MPI_Win win, MPI_Request *user, const char *fname) {
   fy_win_t *w = fy_win_get(win);
-  fy_request_t *r = new_req(user);
+  fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
   fy_plock();
   fy_epoch_t *e = open_of(w, kind, -2);
   if (!e) {
     fy_punlock();
-    fy_req_release(r);
+    drop_req(r, user);
     return fy_err(MPI_ERR_RMA_SYNC, "%s: no %s epoch is open on this window", fname,
                   kind == FY_EP_START ? "access (start)" : kind == FY_EP_POST ? "exposure (post)" : "lock_all");
   }
   e->close_req = r;
   ep_close(w, e);
+  delegate_close(w, e);
   advance(w);
   fy_punlock();
   return finish_req(r, user);
@@ -631,7 +802,7 @@ static int do_lock(int kind, int lock_type, int rank, int assert_, MPI_Win win, 
       return fy_err(MPI_ERR_RANK, "rank = %d is not a rank of the window (size %d)", rank, w->size);
   }
   if (w->no_locks) return fy_err(MPI_ERR_RMA_SYNC, "the window was created with no_locks = true");
-  fy_request_t *r = new_req(user);
+  fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
   fy_plock();
   fy_epoch_t *e = NULL;
@@ -650,23 +821,35 @@ static int do_lock(int kind, int lock_type, int rank, int assert_, MPI_Win win, 
   }
   e->lock_type = kind == FY_EP_LOCK ? lock_type : MPI_LOCK_SHARED;
   e->target = kind == FY_EP_LOCK && rank != MPI_PROC_NULL ? rank : -1;
-  int slots = kind == FY_EP_LOCK_ALL ? w->size : 1;
   e->n = kind == FY_EP_LOCK_ALL ? w->size : 1;
-  e->held = calloc((size_t)slots, 1);
-  e->granted = calloc((size_t)slots, 1);
-  if (!e->held || !e->granted) {
-    err = fy_err(MPI_ERR_NO_MEM, "out of memory");
-    goto fail;
+  if (kind == FY_EP_LOCK) {
+    e->granted = &e->one[0];
+    e->held = &e->one[1];
+    e->waiting = &e->one[2];
+  } else {
+    e->held = calloc((size_t)w->size, 1);
+    e->granted = calloc((size_t)w->size, 1);
+    e->waiting = calloc((size_t)w->size, 1);
+    if (!e->held || !e->granted || !e->waiting) {
+      err = fy_err(MPI_ERR_NO_MEM, "out of memory");
+      goto fail;
+    }
   }
   e->open_req = r;
   ep_append(w, e);
-  advance(w);
+  if (w->q == e) { /* alone: activate and try the lock(s) at once */
+    activate(w, e);
+    update_grants(w, e);
+    bg_update(w);
+  } else {
+    advance(w);
+  }
   fy_punlock();
   return finish_req(r, user);
 fail:
   if (e) ep_free(e);
   fy_punlock();
-  fy_req_release(r);
+  drop_req(r, user);
   return err;
 }
 
@@ -674,21 +857,26 @@ static int do_unlock(int kind, int rank, MPI_Win win, MPI_Request *user) {
   fy_win_t *w = fy_win_get(win);
   if (kind == FY_EP_LOCK && rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size))
     return fy_err(MPI_ERR_RANK, "rank = %d is not a rank of the window (size %d)", rank, w->size);
-  fy_request_t *r = new_req(user);
+  fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
   fy_plock();
   fy_epoch_t *e = kind == FY_EP_LOCK ? open_of(w, FY_EP_LOCK, rank == MPI_PROC_NULL ? -1 : rank)
                                      : open_of(w, FY_EP_LOCK_ALL, -2);
   if (!e) {
     fy_punlock();
-    fy_req_release(r);
+    drop_req(r, user);
     if (kind == FY_EP_LOCK)
       return fy_err(MPI_ERR_RMA_SYNC, "MPI_Win_unlock: rank %d is not locked by this process", rank);
     return fy_err(MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all: no lock_all epoch is open");
   }
   e->close_req = r;
   ep_close(w, e);
-  advance(w);
+  if (w->q == e && !e->next && can_complete(w, e)) { /* alone and done: complete it now */
+    complete(w, e);
+    bg_update(w);
+  } else {
+    advance(w);
+  }
   fy_punlock();
   return finish_req(r, user);
 }
@@ -699,7 +887,7 @@ static int do_flush(int rank, MPI_Win win, MPI_Request *user, const char *fname)
   fy_win_t *w = fy_win_get(win);
   if (rank >= w->size || (rank < 0 && rank != -1))
     return fy_err(MPI_ERR_RANK, "rank = %d is not a rank of the window (size %d)", rank, w->size);
-  fy_request_t *r = new_req(user);
+  fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
   fy_plock();
   int found = 0, err = MPI_SUCCESS;
@@ -718,7 +906,7 @@ static int do_flush(int rank, MPI_Win win, MPI_Request *user, const char *fname)
   }
   if (!found) {
     fy_punlock();
-    fy_req_release(r);
+    drop_req(r, user);
     if (rank >= 0) return fy_err(MPI_ERR_RMA_SYNC, "%s: rank %d is not locked by this process", fname, rank);
     return fy_err(MPI_ERR_RMA_SYNC, "%s: no passive-target epoch is open", fname);
   }
@@ -726,7 +914,8 @@ static int do_flush(int rank, MPI_Win win, MPI_Request *user, const char *fname)
   advance(w);
   fy_punlock();
   if (err) {
-    finish_req(r, NULL);
+    if (!fy_req_done(r)) fy_req_wait_done(r);
+    drop_req(r, user);
     return err;
   }
   return finish_req(r, user);

@@ -172,6 +172,7 @@ static int win_build(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
     size_t off = sizeof(fy_win_seg_t);
     off = round_up(off + (size_t)n * sizeof(fy_win_rankblk_t), 128);
     off += 2 * (size_t)n * (size_t)n * sizeof(fy_rma_ctr_t);
+    off += (size_t)n * (size_t)n * sizeof(fy_rma_dpair_t);
     off = round_up(off, 4096);
     uint64_t *doff = calloc((size_t)n, sizeof *doff);
     if (!doff) return fy_err(MPI_ERR_NO_MEM, "out of memory creating a window");
@@ -244,6 +245,7 @@ static int win_build(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
     size_t off = round_up(sizeof(fy_win_seg_t) + (size_t)n * sizeof(fy_win_rankblk_t), 128);
     w->ce = (fy_rma_ctr_t *)((char *)w->seg + off);
     w->dn = w->ce + (size_t)n * (size_t)n;
+    w->dp = (fy_rma_dpair_t *)(w->dn + (size_t)n * (size_t)n);
   }
   for (int r = 0; r < n; r++) {
     fy_win_peer_t *p = &w->peer[r];

@@ -99,12 +99,48 @@ static void test_flavor(int fl, int me, int np)
     CHECK(locres.v == np - 1 && locres.i == np - 1, "flavor %d maxloc (%d,%d)", fl, locres.v, locres.i);
     MPI_Type_free(&pair2);
 
+    /* non-contiguous target type (MPI_DOUBLE_INT has a gap): put, then MINLOC */
+    struct di { double v; int i; } dis[3] = {{me + 0.5, me}, {me + 1.5, me}, {-me, me}}, dres[3];
+    int dslot = 3 * N + 8; /* byte offset = dslot * 4, 8-aligned */
+    CHECK_OK(MPI_Win_fence(0, w));
+    CHECK_OK(MPI_Put(dis, 3, MPI_DOUBLE_INT, right, dslot, 3, MPI_DOUBLE_INT, w));
+    CHECK_OK(MPI_Win_fence(0, w));
+    CHECK_OK(MPI_Accumulate(dis, 3, MPI_DOUBLE_INT, left, dslot, 3, MPI_DOUBLE_INT, MPI_MINLOC, w));
+    CHECK_OK(MPI_Win_fence(0, w));
+    CHECK_OK(MPI_Get(dres, 3, MPI_DOUBLE_INT, me, dslot, 3, MPI_DOUBLE_INT, w));
+    CHECK_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w));
+    {
+        /* left put its values here, then right's MINLOC went over them */
+        double lv0 = left + 0.5, rv0 = right + 0.5;
+        double want0 = lv0 < rv0 ? lv0 : rv0;
+        CHECK(dres[0].v == want0, "flavor %d double_int minloc [0] = %g want %g", fl, dres[0].v, want0);
+        CHECK(dres[2].v == (-left < -right ? -left : -right), "flavor %d minloc [2] = %g", fl, dres[2].v);
+    }
+
     /* doubles: sum under exclusive lock at the left */
     double dv = 0.5;
     CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, left, 0, w));
     CHECK_OK(MPI_Accumulate(&dv, 1, MPI_DOUBLE, left, 3 * N, 1, MPI_DOUBLE, MPI_SUM, w));
     CHECK_OK(MPI_Win_unlock(left, w));
     free_win(fl, &w, base);
+
+    /* 1 MiB through every flavor: put to the right, get back */
+    size_t big = 1 << 20;
+    char *bb, *src2 = malloc(big), *dst2 = malloc(big);
+    MPI_Win wb = make_win(fl, (MPI_Aint)big, 1, (void **)&bb);
+    fy_fill(src2, big, (unsigned)me + 7);
+    CHECK_OK(MPI_Win_lock_all(0, wb));
+    CHECK_OK(MPI_Put(src2, (int)big, MPI_BYTE, right, 0, (int)big, MPI_BYTE, wb));
+    CHECK_OK(MPI_Win_flush(right, wb));
+    CHECK_OK(MPI_Get(dst2, (int)big, MPI_BYTE, right, 0, (int)big, MPI_BYTE, wb));
+    CHECK_OK(MPI_Win_unlock_all(wb));
+    /* with one rank or two the right also wrote there: only check np == 1 */
+    if (np == 1) CHECK(fy_verify(dst2, big, (unsigned)me + 7) == (size_t)-1, "flavor %d 1 MiB round trip", fl);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(fy_verify(bb, big, (unsigned)left + 7) == (size_t)-1, "flavor %d 1 MiB put from the left", fl);
+    free_win(fl, &wb, bb);
+    free(src2);
+    free(dst2);
 }
 
 int main(int argc, char **argv)

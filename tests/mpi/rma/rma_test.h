@@ -27,6 +27,7 @@ static inline MPI_Win make_win(int flavor, MPI_Aint bytes, int disp, void **base
         CHECK_OK(MPI_Win_create(*base, bytes, disp, MPI_INFO_NULL, MPI_COMM_WORLD, &w));
         break;
     }
+    MPI_Barrier(MPI_COMM_WORLD); /* nobody writes before everybody cleared its memory */
     return w;
 }
 

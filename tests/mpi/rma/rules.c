@@ -585,6 +585,46 @@ static void computing_target(void)
     done(&w);
 }
 
+/* An origin computing outside MPI after closing its epoch does not hold the
+ * target back: the target copies the origin's recorded put itself. The
+ * origin makes no MPI call until the target says (through shared memory)
+ * that its Win_wait returned. */
+static void computing_origin(void)
+{
+    int *b;
+    MPI_Win w;
+    CHECK_OK(MPI_Win_allocate_shared(16 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &b, &w));
+    memset(b, 0, 16 * sizeof(int));
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Group g = g1(me == 0 ? 1 : 0);
+    if (me == 0) {
+        volatile int *flag;
+        MPI_Aint sz;
+        int du;
+        CHECK_OK(MPI_Win_shared_query(w, 1, &sz, &du, (void *)&flag));
+        MPI_Request r[2];
+        int v[64];
+        for (int i = 0; i < 64 && i < 8; i++) v[i] = 500 + i;
+        CHECK_OK(MPIX_Win_istart(g, 0, w, &r[0]));
+        CHECK_OK(MPI_Put(v, 8, MPI_INT, 1, 0, 8, MPI_INT, w));
+        CHECK_OK(MPIX_Win_icomplete(w, &r[1]));
+        go_send(1);
+        double t0 = MPI_Wtime();
+        while (!flag[15] && MPI_Wtime() - t0 < 20) {
+        }
+        CHECK(flag[15] == 1, "the target's epoch did not complete while the origin computed");
+        CHECK_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    } else if (me == 1) {
+        go_recv(0);
+        CHECK_OK(MPI_Win_post(g, 0, w));
+        CHECK_OK(MPI_Win_wait(w));
+        CHECK(b[0] == 500 && b[7] == 507, "delegated put: %d %d", b[0], b[7]);
+        ((volatile int *)b)[15] = 1;
+    }
+    MPI_Group_free(&g);
+    done(&w);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -600,6 +640,7 @@ int main(int argc, char **argv)
         rule2(); rule3(); rule4(); rule5(); rule6(); rule7(); rule8(); rule9(); rule10(); rule11();
         rule18();
         computing_target();
+        computing_origin();
     }
     if (np >= 3) {
         rule12_13(0); rule12_13(1);

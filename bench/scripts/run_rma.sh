@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Seed 002 ch. 5's one-sided suite (bench/rma/rma_bench.c) against every
+# installed MPI: latency per synchronization mode, overlap, the five
+# inefficiency patterns (1000 us delays, 1 B or 4 B and 1 MiB), and the
+# exclusive-lock accumulate transactions. Ferry runs blocking and
+# nonblocking (MPIX_Win_i*), the latter also with FERRY_PROGRESS=interrupt;
+# the peers run blocking only (they have no MPIX_Win_i*).
+#   bench/scripts/run_rma.sh [--iters N] [--quick]
+# Output: bench/results/rma.csv and a markdown table on stdout.
+set -u
+. "$(dirname "$0")/common.sh"
+iters=30
+quick=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --iters) iters=$2; shift ;;
+    --quick) quick=1 ;;
+  esac
+  shift
+done
+out=$FY_RESULTS/rma.csv
+mkdir -p "$FY_RESULTS"
+rm -f "$out"
+configs=$(filter_configs ferry ferry-interrupt mpich ompi)
+lat_sizes=1,4,256,4096,65536,262144,1048576
+[ $quick = 1 ] && lat_sizes=4,65536,1048576
+for cfg in $configs; do
+  impl=$(impl_of "$cfg")
+  exe=$(build "$impl" rma_bench "$FY_BENCH/rma/rma_bench.c") || continue
+  modes=b
+  [ "$impl" = ferry ] && modes="b nb"
+  [ "$cfg" = ferry-interrupt ] && modes=nb
+  for m in $modes; do
+    run1() { # np test sizes
+      local np=$1 t=$2 s=$3 tmp it=$iters
+      [ "$t" = tx ] && it=5   # 400 transactions per iteration
+      tmp=$(mktemp)
+      if [ "$impl" = ompi ] && [ "$np" -gt "$(nproc)" ]; then
+        # Open MPI refuses to bind more ranks than cores to cores
+        env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout "${FY_RUN_TIMEOUT_RMA:-120}" \
+          mpirun.openmpi -n "$np" --bind-to none --oversubscribe "$exe" -t "$t" -m "$m" -s "$s" -i "$it" \
+          >"$tmp" 2>"$tmp.err" || { fy_note "$cfg $t -np $np failed:"; tail -3 "$tmp.err" >&2; }
+      else
+      FY_RUN_TIMEOUT=${FY_RUN_TIMEOUT_RMA:-120} launch "$cfg" "$np" "$exe" -t "$t" -m "$m" -s "$s" -i "$it" >"$tmp" 2>"$tmp.err" \
+        || { fy_note "$cfg $t -np $np -m $m failed:"; tail -3 "$tmp.err" >&2; }
+      fi
+      rm -f "$tmp.err"
+      grep -E '^[a-z-]+,(blocking|nonblocking[a-z+]*),' "$tmp" | sed "s/^/$cfg,/" >>"$out"
+      rm -f "$tmp"
+    }
+    [ -s "$out" ] || echo "config,test,mode,bytes,np,median_us,p25_us,p75_us" >"$out"
+    if [ "$cfg" != ferry-interrupt ]; then
+      for t in lat-gats lat-fence lat-lock; do run1 2 $t $lat_sizes; done
+      run1 2 overlap-lock 4,1048576
+    fi
+    run1 3 late-post 1,1048576
+    run1 2 late-complete 4,1048576
+    run1 2 early-fence 262144,1048576
+    run1 2 wait-at-fence 4,1048576
+    run1 3 late-unlock 1,1048576
+    if [ "$cfg" = ferry ] && [ "$m" = nb ]; then
+      # the reorder keys: without, then with (FERRY_RMA_REORDER: all four)
+      run1 3 reorder-aaa 1,1048576
+      run1 3 reorder-eae 1,1048576
+      export FERRY_RMA_REORDER=15
+      run1 3 reorder-aaa 1,1048576
+      run1 3 reorder-eae 1,1048576
+      for np in 2 4; do run1 $np tx 256; done
+      unset FERRY_RMA_REORDER
+    fi
+    if [ "$cfg" != ferry-interrupt ]; then
+      for np in 2 4; do run1 $np tx 256; done
+      [ $quick = 1 ] || run1 8 tx 256
+    fi
+  done
+done
+py=$(command -v python3)
+"$py" "$FY_BENCH/scripts/rma_table.py" "$out"
