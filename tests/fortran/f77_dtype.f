@@ -11,6 +11,7 @@
       integer blens(2), types(2)
       integer(kind=MPI_ADDRESS_KIND) disps(2)
       integer(kind=MPI_ADDRESS_KIND) lb, ext
+      integer iext, ia1, ia2, old
       call MPI_INIT(ierr)
       call fyt_init('fortran_f77_dtype')
       call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
@@ -35,6 +36,19 @@
       call fyt_ok(ierr, 'MPI_SENDRECV(vector)')
       call fyt_check(b(5) .eq. left * 100 + 25, 'vector row')
       call MPI_TYPE_FREE(row, ierr)
+! MPI-1 procedures removed from the standard, still in mpif.h programs
+      call MPI_TYPE_EXTENT(MPI_DOUBLE_PRECISION, iext, ierr)
+      call fyt_ok(ierr, 'MPI_TYPE_EXTENT')
+      call fyt_check(iext .eq. 8, 'MPI_TYPE_EXTENT')
+      call MPI_TYPE_HVECTOR(5, 1, 32, MPI_DOUBLE_PRECISION, old, ierr)
+      call fyt_ok(ierr, 'MPI_TYPE_HVECTOR')
+      call MPI_TYPE_EXTENT(old, iext, ierr)
+      call fyt_check(iext .eq. 4 * 32 + 8, 'hvector extent')
+      call MPI_TYPE_FREE(old, ierr)
+      call MPI_ADDRESS(a(1, 1), ia1, ierr)
+      call MPI_ADDRESS(a(1, 2), ia2, ierr)
+      if (ierr .eq. MPI_SUCCESS) call fyt_check(ia2 - ia1 .eq. 32,
+     &     'MPI_ADDRESS')
 ! MPI_BOTTOM: absolute addresses
       n1 = rank
       x1 = rank + 0.25d0
