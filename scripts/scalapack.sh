@@ -1,0 +1,89 @@
+#!/bin/sh
+# Debian's ScaLAPACK test suite, MPICH build (package scalapack-mpi-test,
+# directory mpich-tests: BLACS, PBLAS and ScaLAPACK testers linked against
+# libmpich.so.12 and libmpichfort.so.12), run unchanged on Ferry through
+# LD_LIBRARY_PATH, and on MPICH itself as the reference.
+#
+#   scripts/scalapack.sh [-R REGEX] [--ferry-only] [--timeout SECONDS]
+#
+# The CTest files are Debian's, copied to bench/results/scalapack/<mpi>/
+# with the launcher replaced (Ferry: install/bin/mpiexec with
+# LD_LIBRARY_PATH=install/lib, where libmpich.so.12 and libmpichfort.so.12
+# are Ferry's) and the BLACS testers run directly (their runtest.cmake is not
+# packaged; a run fails when a line reports a non-zero FAILED count).
+# Prints the pass counts and every test that passes on MPICH but not on
+# Ferry. -R limits the tests (ctest -R); the whole suite takes about an hour
+# per MPI on 2 cores.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+regex= only_ferry=no timeout_s=1800
+while [ $# -gt 0 ]; do
+  case $1 in
+    -R) regex=$2; shift ;;
+    --ferry-only) only_ferry=yes ;;
+    --timeout) timeout_s=$2; shift ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    *) echo "scalapack.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+pkgs="scalapack-mpi-test scalapack-test-common mpich cmake"
+missing=
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  echo "scalapack: installing$missing"
+  $SUDO apt-get update -qq
+  # shellcheck disable=SC2086
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi
+tests=$(ls -d /usr/lib/*/scalapack/mpich-tests 2>/dev/null | head -1)
+[ -n "$tests" ] || { echo "scalapack: mpich-tests directory not found" >&2; exit 1; }
+ferry=${FERRY_PREFIX:-$root/install}
+[ -x "$ferry/bin/mpiexec" ] && [ -e "$ferry/lib/libmpichfort.so.12" ] \
+  || { echo "scalapack: Ferry with Fortran not installed in $ferry (make, with gfortran)" >&2; exit 1; }
+out=$root/bench/results/scalapack
+mkdir -p "$out"
+
+# Copy the test tree for one MPI with its launcher in the CTest files.
+setup() {
+  mpi=$1 launcher=$2
+  d=$out/$mpi
+  rm -rf "$d"
+  cp -RL "$tests" "$d" 2>/dev/null || cp -R "$tests" "$d"
+  cp -f --remove-destination /usr/share/scalapack/BLACS/*.dat "$d/BLACS/"
+  find "$d" -name CTestTestfile.cmake | while read -r f; do
+    sed -i "s|\"/usr/bin/mpiexec.mpich\"|\"$launcher\"|g" "$f"
+    # BLACS: run the tester in BLACS/ (where its .dat inputs are).
+    sed -i -E "s|^add_test\\((x[CF]btest) \"/usr/bin/cmake\".*\$|add_test(\\1 \"$launcher\" \"-n\" \"4\" \"../\\1\")\\nset_tests_properties(\\1 PROPERTIES FAIL_REGULAR_EXPRESSION \" [1-9][0-9]* FAILED\")|" "$f"
+  done
+}
+
+run() {
+  mpi=$1
+  shift
+  log=$out/$mpi.log
+  echo "== $mpi: ctest in $out/$mpi (log $log)"
+  # shellcheck disable=SC2086
+  (cd "$out/$mpi" && env "$@" ctest --output-on-failure --timeout "$timeout_s" ${regex:+-R "$regex"}) >"$log" 2>&1 || true
+  grep -E "tests passed|tests failed" "$log" | tail -1
+  sed -n 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: \([^ ]*\) .*Passed.*/\1/p' "$log" | sort > "$out/$mpi.passed"
+}
+
+if [ $only_ferry = no ]; then
+  setup mpich /usr/bin/mpiexec.mpich
+  run mpich LD_LIBRARY_PATH=
+fi
+setup ferry "$ferry/bin/mpiexec"
+run ferry LD_LIBRARY_PATH="$ferry/lib"
+if [ $only_ferry = no ]; then
+  regress=$(comm -23 "$out/mpich.passed" "$out/ferry.passed")
+  if [ -n "$regress" ]; then
+    echo "passing on MPICH, not on Ferry:"
+    echo "$regress" | sed 's/^/  /'
+    exit 1
+  fi
+  echo "every test that passes on MPICH passes on Ferry"
+fi
