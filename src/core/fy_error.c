@@ -97,6 +97,7 @@ static const char *const class_text[] = {
   [MPI_T_ERR_INVALID_NAME] = "Tool interface: invalid name",
   [MPI_T_ERR_INVALID] = "Tool interface: invalid use",
   [MPI_T_ERR_NOT_SUPPORTED] = "Tool interface: not supported",
+  [80] = "Invalid error handler", /* MPI_ERR_ERRHANDLER (MPI 4.1), MPICH's value; not in the 4.0 header */
 };
 #define NCLASS ((int)(sizeof class_text / sizeof class_text[0]))
 
