@@ -528,3 +528,92 @@ int fy_mpi_status_set_error(MPI_Status *status, int err) {
   status->MPI_ERROR = err;
   return MPI_SUCCESS;
 }
+
+/* MPI 4.1 Request_get_status_all/any/some: Testall/any/some that leave the
+ * requests alone (nothing freed or deactivated). */
+static int peek_all(int n, const MPI_Request reqs[], fy_request_t **objs) {
+  for (int i = 0; i < n; i++) {
+    int err = req_check_at(reqs[i], &objs[i], i);
+    if (err) return err;
+  }
+  return MPI_SUCCESS;
+}
+
+static int peek_setup(int n, const MPI_Request reqs[], fy_request_t ***objs) {
+  if (n < 0) return fy_err(MPI_ERR_COUNT, "count = %d is negative", n);
+  if (n > 0 && !reqs) return fy_err(MPI_ERR_ARG, "array_of_requests = NULL with count %d", n);
+  *objs = malloc(sizeof(fy_request_t *) * (size_t)(n ? n : 1));
+  if (!*objs) return fy_err(MPI_ERR_NO_MEM, "out of memory");
+  int err = peek_all(n, reqs, *objs);
+  if (err) {
+    free(*objs);
+    return err;
+  }
+  fy_progress_poll();
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_request_get_status_all(int count, const MPI_Request reqs[], int *flag, MPI_Status st[]) {
+  fy_request_t **o;
+  int err = peek_setup(count, reqs, &o), in_status = 0;
+  if (err) return err;
+  *flag = 1;
+  for (int i = 0; i < count; i++)
+    if (!inactive(o[i]) && !fy_req_done(o[i])) *flag = 0;
+  for (int i = 0; *flag && i < count; i++) {
+    MPI_Status *s = st == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &st[i];
+    if (inactive(o[i])) {
+      empty_status(s);
+      if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = MPI_SUCCESS;
+    } else {
+      fy_status_out(s, &o[i]->status, 1);
+      if (o[i]->status.MPI_ERROR) in_status = 1;
+    }
+  }
+  free(o);
+  return in_status ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+int fy_mpi_request_get_status_any(int count, const MPI_Request reqs[], int *index, int *flag, MPI_Status *status) {
+  fy_request_t **o;
+  int err = peek_setup(count, reqs, &o), active = 0;
+  if (err) return err;
+  *flag = 0;
+  *index = MPI_UNDEFINED;
+  for (int i = 0; i < count; i++) {
+    if (inactive(o[i])) continue;
+    active++;
+    if (fy_req_done(o[i])) {
+      *flag = 1;
+      *index = i;
+      err = o[i]->status.MPI_ERROR;
+      fy_status_out(status, &o[i]->status, 0);
+      break;
+    }
+  }
+  if (!active) {
+    *flag = 1;
+    empty_status(status);
+  }
+  free(o);
+  return err;
+}
+
+int fy_mpi_request_get_status_some(int incount, const MPI_Request reqs[], int *outcount, int indices[],
+                                   MPI_Status st[]) {
+  fy_request_t **o;
+  int err = peek_setup(incount, reqs, &o), active = 0, n = 0, in_status = 0;
+  if (err) return err;
+  for (int i = 0; i < incount; i++) {
+    if (inactive(o[i])) continue;
+    active++;
+    if (!fy_req_done(o[i])) continue;
+    MPI_Status *s = st == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &st[n];
+    fy_status_out(s, &o[i]->status, 1);
+    if (o[i]->status.MPI_ERROR) in_status = 1;
+    indices[n++] = i;
+  }
+  *outcount = active ? n : MPI_UNDEFINED;
+  free(o);
+  return in_status ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
