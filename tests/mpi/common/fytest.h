@@ -43,10 +43,22 @@ static inline void fy_fail(const char *file, int line, const char *fmt, ...)
     fflush(stderr);
 }
 
+/* The condition's text goes through "%s", never into the format: a `%`
+ * in it (x % np) must not be read as a conversion. */
+static inline void fy_fail_cond(const char *file, int line, const char *cond, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fy_fail(file, line, "(%s) %s", cond, msg);
+}
+
 /* CHECK(cond, "fmt", args...): count and report a failure, keep going. */
 #define CHECK(cond, ...)                                                       \
     do {                                                                       \
-        if (!(cond)) fy_fail(__FILE__, __LINE__, "(" #cond ") " __VA_ARGS__);  \
+        if (!(cond)) fy_fail_cond(__FILE__, __LINE__, #cond, __VA_ARGS__);     \
     } while (0)
 
 /* CHECK_OK(MPI_Call(...)): the call must return MPI_SUCCESS. */
