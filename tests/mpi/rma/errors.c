@@ -14,7 +14,7 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_Win_allocate(-1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w), MPI_ERR_SIZE);
     CHECK_CLASS(MPI_Win_allocate(8, 0, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w), MPI_ERR_DISP);
     CHECK_OK(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w));
-    MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN); /* may not exist yet */
+    CHECK_OK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN)); /* a window's default is fatal */
     CHECK_CLASS(MPI_Win_fence(0, (MPI_Win)0x12345678), MPI_ERR_WIN);
     CHECK_CLASS(MPI_Win_fence(0, MPI_WIN_NULL), MPI_ERR_WIN);
 
@@ -81,9 +81,11 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Win_free(&w));
     int buf[4];
     CHECK_OK(MPI_Win_create(buf, sizeof buf, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+    CHECK_OK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN)); /* a window's default is fatal */
     CHECK_CLASS(MPI_Win_shared_query(w, 0, &sz, &du, &p), MPI_ERR_RMA_FLAVOR);
     CHECK_OK(MPI_Win_free(&w));
     CHECK_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+    CHECK_OK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
     CHECK_OK(MPI_Win_attach(w, buf, sizeof buf));
     CHECK_CLASS(MPI_Win_attach(w, buf + 1, sizeof(int)), MPI_ERR_RMA_ATTACH);
     CHECK_CLASS(MPI_Win_detach(w, buf + 2), MPI_ERR_RMA_ATTACH);
