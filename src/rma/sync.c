@@ -293,6 +293,9 @@ static int run_delegated(fy_win_t *w, fy_epoch_t *e) {
     int o = e->ranks[i];
     uint64_t id = e->ids[i];
     if (o == me || atomic_load_explicit(&w->dn[(size_t)me * n + o].v, memory_order_acquire) >= id) continue;
+    /* an origin waiting inside MPI copies faster itself (memcpy, no system
+     * call): take its puts only while it is away */
+    if (atomic_load_explicit(fy_shm_in_mpi_word(w->peer[o].local), memory_order_acquire)) continue;
     fy_rma_dpair_t *p = &w->dp[(size_t)me * n + o];
     /* read `closed` first: every slot of a closed epoch was posted before it */
     uint64_t closed = atomic_load_explicit(&p->closed, memory_order_acquire);
