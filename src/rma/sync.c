@@ -774,7 +774,20 @@ fail:
   return err;
 }
 
+static int do_close_inner(int kind, MPI_Win win, MPI_Request *user, const char *fname);
+
+/* A blocking complete says "waiting in MPI" from the start, so that a
+ * target leaves this origin's delegated puts to it (memcpy beats the
+ * target's cross-memory read when the origin is here anyway). */
 static int do_close(int kind, MPI_Win win, MPI_Request *user, const char *fname) {
+  int mark = !user && kind == FY_EP_START;
+  if (mark) fy_shm_set_in_mpi(1);
+  int err = do_close_inner(kind, win, user, fname);
+  if (mark) fy_shm_set_in_mpi(0);
+  return err;
+}
+
+static int do_close_inner(int kind, MPI_Win win, MPI_Request *user, const char *fname) {
   fy_win_t *w = fy_win_get(win);
   fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
