@@ -293,6 +293,9 @@ static int run_delegated(fy_win_t *w, fy_epoch_t *e) {
     int o = e->ranks[i];
     uint64_t id = e->ids[i];
     if (o == me || atomic_load_explicit(&w->dn[(size_t)me * n + o].v, memory_order_acquire) >= id) continue;
+    /* an origin waiting inside MPI copies faster itself (memcpy, no system
+     * call): take its puts only while it is away */
+    if (atomic_load_explicit(fy_shm_in_mpi_word(w->peer[o].local), memory_order_acquire)) continue;
     fy_rma_dpair_t *p = &w->dp[(size_t)me * n + o];
     /* read `closed` first: every slot of a closed epoch was posted before it */
     uint64_t closed = atomic_load_explicit(&p->closed, memory_order_acquire);
@@ -771,7 +774,20 @@ fail:
   return err;
 }
 
+static int do_close_inner(int kind, MPI_Win win, MPI_Request *user, const char *fname);
+
+/* A blocking complete says "waiting in MPI" from the start, so that a
+ * target leaves this origin's delegated puts to it (memcpy beats the
+ * target's cross-memory read when the origin is here anyway). */
 static int do_close(int kind, MPI_Win win, MPI_Request *user, const char *fname) {
+  int mark = !user && kind == FY_EP_START;
+  if (mark) fy_shm_set_in_mpi(1);
+  int err = do_close_inner(kind, win, user, fname);
+  if (mark) fy_shm_set_in_mpi(0);
+  return err;
+}
+
+static int do_close_inner(int kind, MPI_Win win, MPI_Request *user, const char *fname) {
   fy_win_t *w = fy_win_get(win);
   fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
