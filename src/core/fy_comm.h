@@ -49,6 +49,7 @@ typedef struct fy_comm {
   char name[MPI_MAX_OBJECT_NAME];
   /* added by the communicator work */
   struct fy_attr *attrs;  /* cached attributes (core/fy_attr.h) */
+  struct fy_bpool *bpool; /* MPI_Comm_attach_buffer (pt2pt/bsend.c); NULL: none */
   struct fy_topo *topo;   /* Cartesian/graph/dist-graph topology, or NULL */
   MPI_Info info;          /* hints set by the user (a private copy), or MPI_INFO_NULL */
 } fy_comm_t;

@@ -72,6 +72,7 @@ struct fy_request {
   fy_shm_pipe_t pipe;
   int share_out;               /* SHARE: this side has no chunk left to claim */
   void (*on_complete)(fy_request_t *r); /* internal requests (Bsend) */
+  void *cb_arg;                /* on_complete's context */
   struct fy_sched *sched;      /* FY_REQ_COLL: the collective schedule (src/coll/sched) */
   fy_request_t *parent;        /* a child of an FY_REQ_MULTI request */
   atomic_int nchild;           /* FY_REQ_MULTI: children not yet complete */

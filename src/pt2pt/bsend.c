@@ -1,5 +1,7 @@
-/* Buffered mode: MPI_Buffer_attach/detach and the copy of each buffered
- * message into the attached buffer, from which an internal standard send
+/* Buffered mode: MPI_Buffer_attach/detach/flush (the process's buffer),
+ * MPI_Comm_attach/detach/flush_buffer (a communicator's own, MPI 4.1, used
+ * by buffered sends on that communicator in preference), and the copy of
+ * each buffered message into a buffer, from which an internal standard send
  * moves it. Space is managed first-fit over the blocks in use, each block
  * charged MPI_BSEND_OVERHEAD bytes as the standard describes. */
 #include "pt2pt/pt2pt_impl.h"
@@ -15,13 +17,18 @@ typedef struct block {
   fy_request_t *req;
 } block_t;
 
-static char *buf_base;
-static size_t buf_size;
-static block_t *blocks;
-static int pending;
+typedef struct fy_bpool {
+  char *base;        /* NULL: nothing attached */
+  size_t size;
+  block_t *blocks;
+  int pending;       /* internal sends not yet complete */
+} fy_bpool_t;
+
+static fy_bpool_t proc_pool;
 
 static void on_sent(fy_request_t *r) {
-  block_t **pp = &blocks;
+  fy_bpool_t *pool = r->cb_arg;
+  block_t **pp = &pool->blocks;
   while (*pp && (*pp)->req != r) pp = &(*pp)->next;
   if (*pp) {
     block_t *b = *pp;
@@ -30,16 +37,17 @@ static void on_sent(fy_request_t *r) {
   }
   /* release: detach, which reads it without the lock, may reuse the
    * buffer once it sees 0 */
-  __atomic_store_n(&pending, pending - 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&pool->pending, pool->pending - 1, __ATOMIC_RELEASE);
   r->user_freed = 1; /* internal: released at completion */
 }
 
 /* First fit: returns the block or NULL. */
-static block_t *alloc_block(size_t need) {
+static block_t *alloc_block(fy_bpool_t *pool, size_t need) {
+  if (!pool->base) return NULL;
   size_t at = 0;
-  block_t **pp = &blocks;
+  block_t **pp = &pool->blocks;
   while (1) {
-    size_t end = *pp ? (*pp)->off : buf_size;
+    size_t end = *pp ? (*pp)->off : pool->size;
     if (end >= at && end - at >= need) break;
     if (!*pp) return NULL;
     at = (*pp)->off + (*pp)->size;
@@ -59,22 +67,24 @@ int fy_bsend_start(fy_request_t *r) {
   size_t bytes = r->bytes;
   size_t need = bytes + MPI_BSEND_OVERHEAD; /* exactly what the standard tells users to reserve */
   fy_plock();
-  block_t *b = buf_base ? alloc_block(need) : NULL;
-  if (!b && pending) {
+  /* The communicator's buffer if it has one, else the process's. */
+  fy_bpool_t *pool = r->comm->bpool && r->comm->bpool->base ? r->comm->bpool : &proc_pool;
+  block_t *b = alloc_block(pool, need);
+  if (!b && pool->pending) {
     /* Let earlier buffered sends drain, then try again. */
     fy_progress_poll_locked();
-    b = buf_base ? alloc_block(need) : NULL;
+    b = alloc_block(pool, need);
   }
   if (!b) {
     fy_punlock();
-    if (!buf_base)
+    if (!pool->base)
       return fy_err(MPI_ERR_BUFFER, "buffered send of %zu bytes to rank %d with no buffer attached (MPI_Buffer_attach)",
                     bytes, r->peer);
     return fy_err(MPI_ERR_BUFFER,
                   "buffered send of %zu bytes (+%d overhead) to rank %d does not fit in the attached buffer of %zu bytes",
-                  bytes, MPI_BSEND_OVERHEAD, r->peer, buf_size);
+                  bytes, MPI_BSEND_OVERHEAD, r->peer, pool->size);
   }
-  char *data = buf_base + b->off;
+  char *data = pool->base + b->off;
   fy_type_pack(r->type, r->count, r->sbuf, data);
   fy_request_t *s = fy_req_alloc(FY_REQ_SEND, 0);
   if (!s) fy_abort(MPI_ERR_NO_MEM, "out of request objects");
@@ -82,49 +92,93 @@ int fy_bsend_start(fy_request_t *r) {
                r->tag, r->comm, 0);
   s->ctx = r->ctx;
   s->on_complete = on_sent;
+  s->cb_arg = pool;
   b->req = s;
-  __atomic_store_n(&pending, pending + 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&pool->pending, pool->pending + 1, __ATOMIC_RELAXED);
   fy_punlock();
   fy_send_start(s);
   fy_req_complete(r);
   return MPI_SUCCESS;
 }
 
-int fy_mpi_buffer_attach(void *buffer, int size) {
-  if (buf_base)
-    return fy_err(MPI_ERR_BUFFER, "a buffer of %zu bytes is already attached", buf_size);
-  if (size < 0) return fy_err(MPI_ERR_ARG, "size = %d is negative", size);
-  buf_base = buffer;
-  buf_size = (size_t)size;
+static int attach(fy_bpool_t *pool, void *buffer, MPI_Count size, const char *what) {
+  if (pool->base)
+    return fy_err(MPI_ERR_BUFFER, "a buffer of %zu bytes is already attached to %s", pool->size, what);
+  if (size < 0) return fy_err(MPI_ERR_ARG, "size = %lld is negative", (long long)size);
+  if (!buffer && size > 0) return fy_err(MPI_ERR_BUFFER, "buffer = NULL with size %lld", (long long)size);
+  pool->base = buffer;
+  pool->size = (size_t)size;
   return MPI_SUCCESS;
 }
 
-int fy_mpi_buffer_attach_c(void *buffer, MPI_Count size) {
-  if (size > INT32_MAX) size = INT32_MAX;
-  return fy_mpi_buffer_attach(buffer, (int)size);
+static int no_pending(void *arg) {
+  fy_bpool_t *pool = arg;
+  return __atomic_load_n(&pool->pending, __ATOMIC_ACQUIRE) == 0;
 }
 
-static int no_pending(void *arg) { return __atomic_load_n(&pending, __ATOMIC_ACQUIRE) == 0; }
+/* Every buffered send from the pool has been moved out of it. */
+static int flush(fy_bpool_t *pool) {
+  if (__atomic_load_n(&pool->pending, __ATOMIC_ACQUIRE)) fy_progress_wait(no_pending, pool);
+  return MPI_SUCCESS;
+}
 
-static int detach(void *buffer_addr, MPI_Count *size) {
-  if (!buf_base) {
+static int detach(fy_bpool_t *pool, void *buffer_addr, MPI_Count *size) {
+  if (!pool->base) {
     *(void **)buffer_addr = NULL;
     *size = 0;
     return MPI_SUCCESS;
   }
-  fy_progress_wait(no_pending, NULL);
-  *(void **)buffer_addr = buf_base;
-  *size = (MPI_Count)buf_size;
-  buf_base = NULL;
-  buf_size = 0;
+  flush(pool);
+  *(void **)buffer_addr = pool->base;
+  *size = (MPI_Count)pool->size;
+  pool->base = NULL;
+  pool->size = 0;
   return MPI_SUCCESS;
 }
 
-int fy_mpi_buffer_detach(void *buffer_addr, int *size) {
-  MPI_Count s;
-  int err = detach(buffer_addr, &s);
-  *size = (int)s;
-  return err;
+/* A communicator's pool is made at its first attach and kept with it (a
+ * send still in flight may point at it). */
+static fy_bpool_t *comm_pool(MPI_Comm comm, int create) {
+  fy_comm_t *c = fy_comm_get(comm);
+  if (!c->bpool && create) c->bpool = calloc(1, sizeof *c->bpool);
+  return c->bpool;
 }
 
-int fy_mpi_buffer_detach_c(void *buffer_addr, MPI_Count *size) { return detach(buffer_addr, size); }
+int fy_mpi_buffer_attach(void *buffer, int size) { return attach(&proc_pool, buffer, size, "the process"); }
+int fy_mpi_buffer_attach_c(void *buffer, MPI_Count size) { return attach(&proc_pool, buffer, size, "the process"); }
+int fy_mpi_buffer_detach(void *buffer_addr, int *size) {
+  MPI_Count s;
+  int err = detach(&proc_pool, buffer_addr, &s);
+  *size = s > INT32_MAX ? INT32_MAX : (int)s;
+  return err;
+}
+int fy_mpi_buffer_detach_c(void *buffer_addr, MPI_Count *size) { return detach(&proc_pool, buffer_addr, size); }
+int fy_mpi_buffer_flush(void) { return flush(&proc_pool); }
+
+int fy_mpi_comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size) {
+  fy_bpool_t *pool = comm_pool(comm, 1);
+  if (!pool) return fy_err(MPI_ERR_NO_MEM, "out of memory");
+  return attach(pool, buffer, size, fy_comm_get(comm)->name[0] ? fy_comm_get(comm)->name : "the communicator");
+}
+int fy_mpi_comm_attach_buffer(MPI_Comm comm, void *buffer, int size) {
+  return fy_mpi_comm_attach_buffer_c(comm, buffer, size);
+}
+int fy_mpi_comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size) {
+  fy_bpool_t *pool = comm_pool(comm, 0);
+  if (!pool) {
+    *(void **)buffer_addr = NULL;
+    *size = 0;
+    return MPI_SUCCESS;
+  }
+  return detach(pool, buffer_addr, size);
+}
+int fy_mpi_comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size) {
+  MPI_Count s;
+  int err = fy_mpi_comm_detach_buffer_c(comm, buffer_addr, &s);
+  *size = s > INT32_MAX ? INT32_MAX : (int)s;
+  return err;
+}
+int fy_mpi_comm_flush_buffer(MPI_Comm comm) {
+  fy_bpool_t *pool = comm_pool(comm, 0);
+  return pool ? flush(pool) : MPI_SUCCESS;
+}
