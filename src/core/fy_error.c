@@ -187,6 +187,9 @@ static int dyn_remove(int code, int want_class) {
                   want_class ? "class" : "code");
   if (want_class && d->ncodes)
     return fy_err(MPI_ERR_ARG, "errorclass = %d still has %d error code(s)", code, d->ncodes);
+  if (d->text)
+    return fy_err(MPI_ERR_ARG, "%s = %d still has an error string (MPI_Remove_error_string first)",
+                  want_class ? "errorclass" : "errorcode", code);
   if (!want_class) {
     dyn_t *c = dyn_of(d->cls);
     if (c) c->ncodes--;

@@ -594,6 +594,7 @@ int fy_mpi_request_get_status_any(int count, const MPI_Request reqs[], int *inde
   if (!active) {
     *flag = 1;
     empty_status(status);
+    if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = MPI_SUCCESS;
   }
   free(o);
   return err;

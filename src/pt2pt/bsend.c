@@ -22,6 +22,8 @@ typedef struct fy_bpool {
   size_t size;
   block_t *blocks;
   int pending;       /* internal sends not yet complete */
+  fy_request_t *flushers[8]; /* MPI_*_iflush_buffer requests waiting for pending == 0 */
+  int nflush;
 } fy_bpool_t;
 
 static fy_bpool_t proc_pool;
@@ -39,6 +41,10 @@ static void on_sent(fy_request_t *r) {
    * buffer once it sees 0 */
   __atomic_store_n(&pool->pending, pool->pending - 1, __ATOMIC_RELEASE);
   r->user_freed = 1; /* internal: released at completion */
+  if (pool->pending == 0) {
+    for (int i = 0; i < pool->nflush; i++) fy_req_complete(pool->flushers[i]);
+    pool->nflush = 0;
+  }
 }
 
 /* First fit: returns the block or NULL. */
@@ -122,6 +128,31 @@ static int flush(fy_bpool_t *pool) {
   return MPI_SUCCESS;
 }
 
+/* A request that completes once every buffered send from the pool has left
+ * it (at once if none is pending). */
+static int iflush(fy_bpool_t *pool, MPI_Request *request) {
+  fy_request_t *r = fy_req_alloc(FY_REQ_MULTI, 1);
+  if (!r) return fy_err(MPI_ERR_NO_MEM, "out of request objects");
+  fy_status_empty(&r->status);
+  r->status.MPI_ERROR = MPI_SUCCESS;
+  int err = MPI_SUCCESS;
+  fy_plock();
+  if (!pool || pool->pending == 0) {
+    fy_req_complete(r);
+  } else if (pool->nflush == (int)(sizeof pool->flushers / sizeof pool->flushers[0])) {
+    err = fy_err(MPI_ERR_OTHER, "too many nonblocking buffer flushes pending at once (%d)", pool->nflush);
+  } else {
+    pool->flushers[pool->nflush++] = r;
+  }
+  fy_punlock();
+  if (err) {
+    fy_req_release(r);
+    return err;
+  }
+  *request = r->handle;
+  return MPI_SUCCESS;
+}
+
 static int detach(fy_bpool_t *pool, void *buffer_addr, MPI_Count *size) {
   if (!pool->base) {
     *(void **)buffer_addr = NULL;
@@ -154,6 +185,7 @@ int fy_mpi_buffer_detach(void *buffer_addr, int *size) {
 }
 int fy_mpi_buffer_detach_c(void *buffer_addr, MPI_Count *size) { return detach(&proc_pool, buffer_addr, size); }
 int fy_mpi_buffer_flush(void) { return flush(&proc_pool); }
+int fy_mpi_buffer_iflush(MPI_Request *request) { return iflush(&proc_pool, request); }
 
 int fy_mpi_comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size) {
   fy_bpool_t *pool = comm_pool(comm, 1);
@@ -181,4 +213,7 @@ int fy_mpi_comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size) {
 int fy_mpi_comm_flush_buffer(MPI_Comm comm) {
   fy_bpool_t *pool = comm_pool(comm, 0);
   return pool ? flush(pool) : MPI_SUCCESS;
+}
+int fy_mpi_comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) {
+  return iflush(comm_pool(comm, 0), request);
 }

@@ -47,10 +47,13 @@ int main(int argc, char **argv) {
   CHECK_CLASS(MPI_Remove_error_class(cls), MPI_ERR_ARG);       /* it still has a code */
   CHECK_CLASS(MPI_Remove_error_class(code), MPI_ERR_ARG);      /* not a class */
 
+  CHECK_CLASS(MPI_Remove_error_code(code2), MPI_ERR_ARG);     /* it still has a string */
   CHECK_OK(MPI_Remove_error_string(code));
   CHECK_OK(MPI_Remove_error_code(code));
   CHECK_CLASS(MPI_Error_class(code, &c), MPI_ERR_ARG);
+  CHECK_OK(MPI_Remove_error_string(cls));
   CHECK_OK(MPI_Remove_error_class(cls));
+  CHECK_OK(MPI_Remove_error_string(code2));
   CHECK_OK(MPI_Remove_error_code(code2));
   return fy_finish();
 }

@@ -25,6 +25,9 @@ int main(int argc, char **argv) {
   if (peer < size) {
     CHECK_OK(MPI_Bsend(msg, n, MPI_INT, peer, 1, c));
     CHECK_CLASS(MPI_Bsend(msg, n, MPI_INT, peer, 1, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    MPI_Request fr;
+    CHECK_OK(MPI_Comm_iflush_buffer(c, &fr));
+    CHECK_OK(MPI_Wait(&fr, MPI_STATUS_IGNORE));
     CHECK_OK(MPI_Comm_flush_buffer(c));
     CHECK_OK(MPI_Buffer_flush());
     int *in = malloc(sizeof(int) * (size_t)n);
