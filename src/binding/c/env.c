@@ -1781,7 +1781,6 @@ FERRY_API_PUBLIC int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info inf
   FY_API_ENTER();
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
   if ((fy_err = fy_check_ptr(pset_len, "pset_len"))) goto fail;
-  if ((fy_err = fy_check_ptr(pset_name, "pset_name"))) goto fail;
   fy_err = fy_mpi_session_get_nth_pset(session, info, n, pset_len, pset_name);
   if (fy_err) goto fail;
   FY_API_EXIT();

@@ -1,0 +1,142 @@
+/* Sessions (MPI 4.1 ch. 11.3), within the world model: a session is a
+ * handle with its own error handler and info, and the process sets it
+ * offers are the two the standard names, "mpi://WORLD" and "mpi://SELF";
+ * groups made from them build communicators through
+ * MPI_Comm_create_from_group. Ferry brings its runtime up in MPI_Init, so a
+ * session can be opened only between MPI_Init and MPI_Finalize; before,
+ * MPI_Session_init says so (MPI_ERR_UNSUPPORTED_OPERATION). Buffers
+ * attached to a session are not offered either. */
+#include "core/fy_comm.h"
+#include "core/fy_error.h"
+#include "core/fy_errhandler.h"
+#include "core/fy_group.h"
+#include "core/fy_handle.h"
+#include "core/fy_info.h"
+#include "core/fy_init.h"
+#include "binding/fy_impl.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  int handle;
+  MPI_Errhandler errhandler;
+  MPI_Info info;
+} fy_session_t;
+
+static fy_htab_t session_tab = {.obj = FY_OK_SESSION};
+static const char *const psets[] = {"mpi://WORLD", "mpi://SELF"};
+#define NPSETS 2
+
+static int get(MPI_Session h, fy_session_t **out) {
+  *out = h == MPI_SESSION_NULL ? NULL : fy_htab_get(&session_tab, h);
+  if (!*out) return fy_err(MPI_ERR_SESSION, "session = %#x is not a valid session", (unsigned)h);
+  return MPI_SUCCESS;
+}
+
+MPI_Errhandler *fy_session_errhandler_slot(MPI_Session h) {
+  fy_session_t *s = h == MPI_SESSION_NULL ? NULL : fy_htab_get(&session_tab, h);
+  return s ? &s->errhandler : NULL;
+}
+
+int fy_mpi_session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session) {
+  if (!fy_state.initialized || fy_state.finalized)
+    return fy_err(MPI_ERR_UNSUPPORTED_OPERATION,
+                  "MPI_Session_init outside MPI_Init ... MPI_Finalize is not supported by Ferry yet "
+                  "(its runtime starts in MPI_Init)");
+  fy_session_t *s = calloc(1, sizeof *s);
+  if (!s) return fy_err(MPI_ERR_NO_MEM, "out of memory");
+  s->info = MPI_INFO_NULL;
+  int err = MPI_SUCCESS;
+  if (info != MPI_INFO_NULL && (err = fy_info_copy(info, &s->info))) goto fail;
+  s->handle = fy_htab_add(&session_tab, s);
+  if (!s->handle) {
+    err = fy_err(MPI_ERR_NO_MEM, "out of session handles");
+    goto fail;
+  }
+  s->errhandler = errhandler;
+  fy_errhandler_retain(errhandler);
+  *session = s->handle;
+  return MPI_SUCCESS;
+fail:
+  if (s->info != MPI_INFO_NULL) fy_info_release(s->info);
+  free(s);
+  return err;
+}
+
+int fy_mpi_session_finalize(MPI_Session *session) {
+  fy_session_t *s;
+  int err = get(*session, &s);
+  if (err) return err;
+  fy_htab_remove(&session_tab, s->handle);
+  fy_errhandler_release(s->errhandler);
+  if (s->info != MPI_INFO_NULL) fy_info_release(s->info);
+  free(s);
+  *session = MPI_SESSION_NULL;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_session_get_info(MPI_Session session, MPI_Info *info_used) {
+  fy_session_t *s;
+  int err = get(session, &s);
+  if (err) return err;
+  *info_used = MPI_INFO_NULL;
+  if (s->info != MPI_INFO_NULL && (err = fy_info_copy(s->info, info_used))) return err;
+  /* the thread level the session runs at: the world model's */
+  static const char *const level[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
+                                      "MPI_THREAD_MULTIPLE"};
+  int l = fy_state.thread_level;
+  return fy_info_put(info_used, "mpi_thread_support_level", level[l >= 0 && l <= 3 ? l : 0]);
+}
+
+int fy_mpi_session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names) {
+  fy_session_t *s;
+  int err = get(session, &s);
+  if (err) return err;
+  *npset_names = NPSETS;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name) {
+  fy_session_t *s;
+  int err = get(session, &s);
+  if (err) return err;
+  if (n < 0 || n >= NPSETS) return fy_err(MPI_ERR_ARG, "n = %d: the session has %d process sets", n, NPSETS);
+  int need = (int)strlen(psets[n]) + 1;
+  if (*pset_len == 0) { /* a query of the length */
+    *pset_len = need;
+    return MPI_SUCCESS;
+  }
+  if (*pset_len < 0) return fy_err(MPI_ERR_ARG, "pset_len = %d is negative", *pset_len);
+  if (!pset_name) return fy_err(MPI_ERR_ARG, "pset_name = NULL with pset_len = %d", *pset_len);
+  snprintf(pset_name, (size_t)*pset_len, "%s", psets[n]);
+  *pset_len = need;
+  return MPI_SUCCESS;
+}
+
+static int pset_index(const char *name) {
+  for (int i = 0; i < NPSETS; i++)
+    if (name && strcmp(name, psets[i]) == 0) return i;
+  return -1;
+}
+
+int fy_mpi_session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info) {
+  fy_session_t *s;
+  int err = get(session, &s);
+  if (err) return err;
+  int i = pset_index(pset_name);
+  if (i < 0) return fy_err(MPI_ERR_ARG, "pset_name = \"%s\" is not a process set of the session", pset_name ? pset_name : "(null)");
+  char v[16];
+  snprintf(v, sizeof v, "%d", i == 0 ? fy_comm_world.size : 1);
+  *info = MPI_INFO_NULL;
+  return fy_info_put(info, "mpi_size", v);
+}
+
+int fy_mpi_group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup) {
+  fy_session_t *s;
+  int err = get(session, &s);
+  if (err) return err;
+  int i = pset_index(pset_name);
+  if (i < 0) return fy_err(MPI_ERR_ARG, "pset_name = \"%s\" is not a process set of the session", pset_name ? pset_name : "(null)");
+  return fy_mpi_comm_group(i == 0 ? MPI_COMM_WORLD : MPI_COMM_SELF, newgroup);
+}
