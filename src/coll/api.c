@@ -245,7 +245,7 @@ static int build_allgather(fy_sched_t *s, void *a_) {
 FAMILY(alltoall,
        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
        (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
-       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1) ? send_ok(sendbuf, sendcount, sendtype, 1) : no_alias(sendbuf, recvbuf, 1), XFIX(0))
+       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1) ? send_ok(sendbuf, sendcount, sendtype, 1) : no_alias(sendbuf, recvbuf, sendcount && recvcount), XFIX(0))
 static int build_alltoall(fy_sched_t *s, void *a_) {
   args_x *a = a_;
   if (INTER(s)) return fy_build_inter_alltoallw(s, a->sb, NULL, NULL, T(a->st), NULL, a->rb, NULL, NULL, T(a->rt), NULL, 0, 1, a->sn, a->rn);
