@@ -106,7 +106,7 @@ int fy_build_reduce(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Count count
     return MPI_SUCCESS;
   }
   static const char *const names[] = {"auto", "binomial", "linear", NULL};
-  int a = fy_coll_pick(fy_config.coll_reduce, names);
+  int a = FY_COLL_PICK(fy_config.coll_reduce, names);
   if (a == 2) return reduce_linear(s, sbuf, rbuf, count, t, op, root);
   return reduce_binomial(s, sbuf, rbuf, count, t, op, root);
 }
@@ -280,7 +280,7 @@ int fy_build_allreduce(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Count co
   TRY(fy_sched_fence(s));
   static const char *const names[] = {"auto", "recursive_doubling", "rabenseifner", "ring",
                                       "reduce_bcast", NULL};
-  int a = fy_coll_pick(fy_config.coll_allreduce, names);
+  int a = FY_COLL_PICK(fy_config.coll_allreduce, names);
   int big_ok = op->commute && t->is_contig && count >= p;
   if (a == 0) a = big_ok && count * t->size >= fy_config.coll_large ? 2 : 1;
   if (a == 2 && big_ok && count >= pof2_below(p)) return allreduce_rabenseifner(s, rbuf, count, t, op);

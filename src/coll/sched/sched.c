@@ -58,8 +58,30 @@ fy_comm_t *fy_sched_use_comm(fy_sched_t *s, fy_comm_t *c) {
   return old;
 }
 
+/* A few freed schedules are kept with their step and temporary arrays, so a
+ * blocking collective allocates nothing but its temporaries (progress lock:
+ * agents free nonblocking schedules). */
+#define CACHE_MAX 4
+static fy_sched_t *cache[CACHE_MAX];
+static int ncache;
+
 int fy_sched_create(fy_comm_t *c, fy_sched_t **out) {
-  fy_sched_t *s = calloc(1, sizeof *s);
+  fy_sched_t *s = NULL;
+  fy_plock();
+  if (ncache) s = cache[--ncache];
+  fy_punlock();
+  if (s) {
+    step_t *steps = s->steps;
+    void **tmps = s->tmps;
+    int cap = s->cap, tmpcap = s->tmpcap;
+    memset(s, 0, sizeof *s);
+    s->steps = steps;
+    s->cap = cap;
+    s->tmps = tmps;
+    s->tmpcap = tmpcap;
+  } else {
+    s = calloc(1, sizeof *s);
+  }
   if (!s) return fy_err(MPI_ERR_NO_MEM, "out of memory for a collective schedule");
   s->comm = s->base = c;
   s->tag = 16 + (int)(c->coll_seq++ & 0x03ffffffu) * 16; /* + offsets 0..15 */
@@ -194,10 +216,26 @@ static void sched_free(fy_sched_t *s) {
     if (st->rt) fy_type_release(st->rt);
   }
   for (int i = 0; i < s->ntmp; i++) free(s->tmps[i]);
+  free(s->scratch);
+  fy_plock();
+  if (ncache < CACHE_MAX) {
+    cache[ncache++] = s;
+    s = NULL;
+  }
+  fy_punlock();
+  if (!s) return;
   free(s->tmps);
   free(s->steps);
-  free(s->scratch);
   free(s);
+}
+
+void fy_sched_finalize(void) {
+  while (ncache) {
+    fy_sched_t *s = cache[--ncache];
+    free(s->tmps);
+    free(s->steps);
+    free(s);
+  }
 }
 
 /* ---- running ---- */
