@@ -22,6 +22,13 @@ static int reduce_binomial(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Coun
   int troot = commute ? root : 0;
   int vr = (me - troot + p) % p;
   const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+  if (vr & 1) {
+    /* A leaf sends its input as it is: no copy, no temporary. */
+    TRY(fy_sched_send(s, in, count, t, (vr - 1 + troot) % p));
+    TRY(fy_sched_fence(s));
+    if (commute) return MPI_SUCCESS;
+    goto tail;
+  }
   void *acc, *tmp = fy_sched_tmp(s, count, t);
   if (!tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory in a reduction");
   if (commute && me == root) {
@@ -58,8 +65,12 @@ static int reduce_binomial(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Coun
     if (me == 0) TRY(fy_sched_copy(s, acc, count, t, rbuf, count, t));
   } else if (me == 0) {
     TRY(fy_sched_send(s, acc, count, t, root));
-  } else if (me == root) {
+  }
+tail:
+  /* Non-commutative with root != 0: rank 0 holds the result. */
+  if (!commute && root != 0 && me == root) {
     TRY(fy_sched_recv(s, rbuf, count, t, 0));
+    TRY(fy_sched_fence(s));
   }
   return fy_sched_fence(s);
 }
