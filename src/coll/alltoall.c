@@ -92,7 +92,7 @@ static int run(fy_sched_t *s, blk_t *sb, const blk_t *rb, int in_place, int unif
   TRY(fy_sched_fence(s));
   if (in_place) TRY(copy_out(s, sb, rb));
   static const char *const names[] = {"auto", "bruck", "pairwise", "linear", NULL};
-  int a = fy_coll_pick(fy_config.coll_alltoall, names);
+  int a = FY_COLL_PICK(fy_config.coll_alltoall, names);
   size_t B = (size_t)(rb[me].n * rb[me].t->size);
   int bruck_ok = uniform && p > 1;
   if (a == 0) {

@@ -16,6 +16,15 @@ static int op_ok(MPI_Op op, MPI_Datatype dt) {
   if (!o) return fy_err(MPI_ERR_OP, "op = %#x is not a valid operation", (unsigned)op);
   return fy_op_check(o, fy_type_get(dt));
 }
+/* ... where the data is significant: not for an empty vector, nor at a
+ * process of an intercommunicator's root group other than the root. */
+static int op_ok_n(MPI_Op op, MPI_Datatype dt, MPI_Count n, MPI_Comm comm, int root) {
+  if (n == 0 || (fy_comm_get(comm)->is_inter && root == MPI_PROC_NULL)) {
+    if (!fy_op_get(op)) return fy_err(MPI_ERR_OP, "op = %#x is not a valid operation", (unsigned)op);
+    return MPI_SUCCESS;
+  }
+  return op_ok(op, dt);
+}
 
 /* Buffers that must differ unless MPI_IN_PLACE is used. */
 static int no_alias(const void *sbuf, const void *rbuf, MPI_Count n) {
@@ -123,7 +132,7 @@ FAMILY(reduce,
        (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm),
        (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm),
        0, ALL_W,
-       op_ok(op, datatype) ? op_ok(op, datatype)
+       op_ok_n(op, datatype, count, comm, root) ? op_ok_n(op, datatype, count, comm, root)
            : (is_root(comm, root) ? no_alias(sendbuf, recvbuf, count) : MPI_SUCCESS),
        (a = (args_red){sendbuf, recvbuf, count, datatype, op, root}))
 static int build_reduce(fy_sched_t *s, void *a_) {
@@ -135,7 +144,7 @@ static int build_reduce(fy_sched_t *s, void *a_) {
 FAMILY(allreduce,
        (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
        (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
-       0, ALL_W, op_ok(op, datatype) ? op_ok(op, datatype) : no_alias(sendbuf, recvbuf, count),
+       0, ALL_W, op_ok_n(op, datatype, count, comm, 0) ? op_ok_n(op, datatype, count, comm, 0) : no_alias(sendbuf, recvbuf, count),
        (a = (args_red){sendbuf, recvbuf, count, datatype, op, 0}))
 static int build_allreduce(fy_sched_t *s, void *a_) {
   args_red *a = a_;
@@ -146,7 +155,7 @@ static int build_allreduce(fy_sched_t *s, void *a_) {
 FAMILY(scan,
        (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
        (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
-       0, ALL_W, op_ok(op, datatype) ? op_ok(op, datatype) : no_alias(sendbuf, recvbuf, count),
+       0, ALL_W, op_ok_n(op, datatype, count, comm, 0) ? op_ok_n(op, datatype, count, comm, 0) : no_alias(sendbuf, recvbuf, count),
        (a = (args_red){sendbuf, recvbuf, count, datatype, op, 0}))
 static int build_scan(fy_sched_t *s, void *a_) {
   args_red *a = a_;
@@ -157,7 +166,7 @@ static int build_scan(fy_sched_t *s, void *a_) {
 FAMILY(exscan,
        (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
        (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
-       0, ALL_W, op_ok(op, datatype) ? op_ok(op, datatype) : no_alias(sendbuf, recvbuf, count),
+       0, ALL_W, op_ok_n(op, datatype, count, comm, 0) ? op_ok_n(op, datatype, count, comm, 0) : no_alias(sendbuf, recvbuf, count),
        (a = (args_red){sendbuf, recvbuf, count, datatype, op, 0}))
 static int build_exscan(fy_sched_t *s, void *a_) {
   args_red *a = a_;
@@ -181,7 +190,7 @@ static int build_reduce_scatter(fy_sched_t *s, void *a_) {
 FAMILY(reduce_scatter_block,
        (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
        (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
-       0, ALL_W, op_ok(op, datatype) ? op_ok(op, datatype) : no_alias(sendbuf, recvbuf, recvcount),
+       0, ALL_W, op_ok_n(op, datatype, recvcount, comm, 0) ? op_ok_n(op, datatype, recvcount, comm, 0) : no_alias(sendbuf, recvbuf, recvcount),
        (a = (args_rs){sendbuf, recvbuf, NULL, recvcount, datatype, op, W}))
 static int build_reduce_scatter_block(fy_sched_t *s, void *a_) {
   args_rs *a = a_;
@@ -245,7 +254,7 @@ static int build_allgather(fy_sched_t *s, void *a_) {
 FAMILY(alltoall,
        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
        (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
-       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1) ? send_ok(sendbuf, sendcount, sendtype, 1) : no_alias(sendbuf, recvbuf, 1), XFIX(0))
+       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1) ? send_ok(sendbuf, sendcount, sendtype, 1) : no_alias(sendbuf, recvbuf, sendcount && recvcount), XFIX(0))
 static int build_alltoall(fy_sched_t *s, void *a_) {
   args_x *a = a_;
   if (INTER(s)) return fy_build_inter_alltoallw(s, a->sb, NULL, NULL, T(a->st), NULL, a->rb, NULL, NULL, T(a->rt), NULL, 0, 1, a->sn, a->rn);

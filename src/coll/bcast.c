@@ -77,7 +77,7 @@ int fy_build_bcast(fy_sched_t *s, void *buf, MPI_Count count, fy_datatype_t *t, 
   if (c->size == 1 || count == 0) return MPI_SUCCESS;
   TRY(fy_sched_fence(s));
   static const char *const names[] = {"auto", "binomial", "scatter_allgather", NULL};
-  int a = fy_coll_pick(fy_config.coll_bcast, names);
+  int a = FY_COLL_PICK(fy_config.coll_bcast, names);
   MPI_Count bytes = count * t->size;
   int sa_ok = t->is_contig && bytes >= c->size;
   if (a == 0) a = (sa_ok && bytes >= fy_config.coll_large && c->size > 2) ? 2 : 1;

@@ -36,6 +36,13 @@ static inline char *fy_at(const void *buf, MPI_Aint i, const fy_datatype_t *t) {
 /* Algorithm chosen by a FERRY_COLL_* setting: the index in names (NULL
  * terminated) or 0 for "auto" and unknown values. */
 int fy_coll_pick(const char *setting, const char *const *names);
+/* The same, read once per call site (settings are fixed after MPI_Init). */
+#define FY_COLL_PICK(setting, names)                      \
+  ({                                                      \
+    static int pick_ = -1;                                \
+    if (pick_ < 0) pick_ = fy_coll_pick(setting, names);  \
+    pick_;                                                \
+  })
 
 int fy_build_barrier(fy_sched_t *s);
 int fy_build_bcast(fy_sched_t *s, void *buf, MPI_Count count, fy_datatype_t *t, int root);

@@ -143,7 +143,7 @@ static int allgather_common(fy_sched_t *s, const void *sbuf, MPI_Count scount, f
   if (p == 1) return MPI_SUCCESS;
   TRY(fy_sched_fence(s));
   static const char *const names[] = {"auto", "ring", "recursive_doubling", "linear", NULL};
-  int a = fy_coll_pick(fy_config.coll_allgather, names);
+  int a = FY_COLL_PICK(fy_config.coll_allgather, names);
   int pow2 = (p & (p - 1)) == 0;
   if (a == 0) {
     MPI_Count bytes = cnt[me] * rt->size;

@@ -22,6 +22,13 @@ static int reduce_binomial(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Coun
   int troot = commute ? root : 0;
   int vr = (me - troot + p) % p;
   const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+  if (vr & 1) {
+    /* A leaf sends its input as it is: no copy, no temporary. */
+    TRY(fy_sched_send(s, in, count, t, (vr - 1 + troot) % p));
+    TRY(fy_sched_fence(s));
+    if (commute) return MPI_SUCCESS;
+    goto tail;
+  }
   void *acc, *tmp = fy_sched_tmp(s, count, t);
   if (!tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory in a reduction");
   if (commute && me == root) {
@@ -58,8 +65,12 @@ static int reduce_binomial(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Coun
     if (me == 0) TRY(fy_sched_copy(s, acc, count, t, rbuf, count, t));
   } else if (me == 0) {
     TRY(fy_sched_send(s, acc, count, t, root));
-  } else if (me == root) {
+  }
+tail:
+  /* Non-commutative with root != 0: rank 0 holds the result. */
+  if (!commute && root != 0 && me == root) {
     TRY(fy_sched_recv(s, rbuf, count, t, 0));
+    TRY(fy_sched_fence(s));
   }
   return fy_sched_fence(s);
 }
@@ -106,7 +117,7 @@ int fy_build_reduce(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Count count
     return MPI_SUCCESS;
   }
   static const char *const names[] = {"auto", "binomial", "linear", NULL};
-  int a = fy_coll_pick(fy_config.coll_reduce, names);
+  int a = FY_COLL_PICK(fy_config.coll_reduce, names);
   if (a == 2) return reduce_linear(s, sbuf, rbuf, count, t, op, root);
   return reduce_binomial(s, sbuf, rbuf, count, t, op, root);
 }
@@ -280,7 +291,7 @@ int fy_build_allreduce(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Count co
   TRY(fy_sched_fence(s));
   static const char *const names[] = {"auto", "recursive_doubling", "rabenseifner", "ring",
                                       "reduce_bcast", NULL};
-  int a = fy_coll_pick(fy_config.coll_allreduce, names);
+  int a = FY_COLL_PICK(fy_config.coll_allreduce, names);
   int big_ok = op->commute && t->is_contig && count >= p;
   if (a == 0) a = big_ok && count * t->size >= fy_config.coll_large ? 2 : 1;
   if (a == 2 && big_ok && count >= pof2_below(p)) return allreduce_rabenseifner(s, rbuf, count, t, op);

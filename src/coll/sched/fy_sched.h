@@ -70,6 +70,8 @@ void *fy_sched_tmp_bytes(fy_sched_t *s, size_t bytes);
 int fy_sched_finish(fy_sched_t *s, int err, int how, MPI_Request *request);
 
 int fy_sched_progress(void);
+/* Free the cached schedule objects (MPI_Finalize). */
+void fy_sched_finalize(void);
 int fy_sched_pending(void);
 /* A PEF turn (signal context, progress lock held): advance what needs no
  * allocation; returns events handled. */

@@ -36,6 +36,7 @@ struct fy_sched {
   int err;
   int how;
   void **tmps;
+  size_t *tmpsz;
   int ntmp, tmpcap;
   void *scratch;
   size_t scratch_bytes;
@@ -58,8 +59,32 @@ fy_comm_t *fy_sched_use_comm(fy_sched_t *s, fy_comm_t *c) {
   return old;
 }
 
+/* A few freed schedules are kept with their step and temporary arrays, so a
+ * blocking collective allocates nothing but its temporaries (progress lock:
+ * agents free nonblocking schedules). */
+#define CACHE_MAX 4
+static fy_sched_t *cache[CACHE_MAX];
+static int ncache;
+
 int fy_sched_create(fy_comm_t *c, fy_sched_t **out) {
-  fy_sched_t *s = calloc(1, sizeof *s);
+  fy_sched_t *s = NULL;
+  fy_plock();
+  if (ncache) s = cache[--ncache];
+  fy_punlock();
+  if (s) {
+    step_t *steps = s->steps;
+    void **tmps = s->tmps;
+    size_t *tmpsz = s->tmpsz;
+    int cap = s->cap, tmpcap = s->tmpcap;
+    memset(s, 0, sizeof *s);
+    s->steps = steps;
+    s->cap = cap;
+    s->tmps = tmps;
+    s->tmpsz = tmpsz;
+    s->tmpcap = tmpcap;
+  } else {
+    s = calloc(1, sizeof *s);
+  }
   if (!s) return fy_err(MPI_ERR_NO_MEM, "out of memory for a collective schedule");
   s->comm = s->base = c;
   s->tag = 16 + (int)(c->coll_seq++ & 0x03ffffffu) * 16; /* + offsets 0..15 */
@@ -165,16 +190,75 @@ int fy_sched_fence(fy_sched_t *s) {
   return add(s, ST_FENCE) ? MPI_SUCCESS : nomem();
 }
 
+/* Large temporaries of finished schedules are kept for the next ones:
+ * fresh memory of that size comes from mmap, and its page faults (and
+ * those of the peers writing into it) cost more than the transfer. */
+#define BIG_TMP (64 * 1024)
+#define BIG_KEEP 4
+static struct { void *p; size_t n; } big[BIG_KEEP];
+
+static void *big_get(size_t bytes) {
+  void *p = NULL;
+  fy_plock();
+  for (int i = 0; i < BIG_KEEP; i++)
+    if (big[i].p && big[i].n >= bytes && big[i].n <= 4 * bytes) {
+      p = big[i].p;
+      big[i].p = NULL;
+      break;
+    }
+  fy_punlock();
+  return p;
+}
+
+/* Keep p (bytes long) or free it. */
+static void big_put(void *p, size_t bytes) {
+  if (bytes >= BIG_TMP) {
+    fy_plock();
+    int slot = -1;
+    for (int i = 0; i < BIG_KEEP && slot < 0; i++)
+      if (!big[i].p) slot = i;
+    if (slot < 0) { /* replace the smallest kept one */
+      slot = 0;
+      for (int i = 1; i < BIG_KEEP; i++)
+        if (big[i].n < big[slot].n) slot = i;
+      if (big[slot].n < bytes) {
+        void *old = big[slot].p;
+        big[slot].p = NULL;
+        fy_punlock();
+        free(old);
+        fy_plock();
+      } else {
+        slot = -1;
+      }
+    }
+    if (slot >= 0 && !big[slot].p) {
+      big[slot].p = p;
+      big[slot].n = bytes;
+      p = NULL;
+    }
+    fy_punlock();
+  }
+  free(p);
+}
+
 void *fy_sched_tmp_bytes(fy_sched_t *s, size_t bytes) {
   if (s->ntmp == s->tmpcap) {
     int cap = s->tmpcap ? 2 * s->tmpcap : 8;
     void **nt = realloc(s->tmps, (size_t)cap * sizeof *nt);
     if (!nt) return NULL;
     s->tmps = nt;
+    size_t *ns = realloc(s->tmpsz, (size_t)cap * sizeof *ns);
+    if (!ns) return NULL;
+    s->tmpsz = ns;
     s->tmpcap = cap;
   }
-  void *p = malloc(bytes ? bytes : 1);
-  if (p) s->tmps[s->ntmp++] = p;
+  if (!bytes) bytes = 1;
+  void *p = bytes >= BIG_TMP ? big_get(bytes) : NULL;
+  if (!p) p = malloc(bytes);
+  if (p) {
+    s->tmps[s->ntmp] = p;
+    s->tmpsz[s->ntmp++] = bytes;
+  }
   return p;
 }
 
@@ -193,11 +277,33 @@ static void sched_free(fy_sched_t *s) {
     if (st->st) fy_type_release(st->st);
     if (st->rt) fy_type_release(st->rt);
   }
-  for (int i = 0; i < s->ntmp; i++) free(s->tmps[i]);
-  free(s->tmps);
-  free(s->steps);
+  for (int i = 0; i < s->ntmp; i++) big_put(s->tmps[i], s->tmpsz[i]);
   free(s->scratch);
+  fy_plock();
+  if (ncache < CACHE_MAX) {
+    cache[ncache++] = s;
+    s = NULL;
+  }
+  fy_punlock();
+  if (!s) return;
+  free(s->tmps);
+  free(s->tmpsz);
+  free(s->steps);
   free(s);
+}
+
+void fy_sched_finalize(void) {
+  while (ncache) {
+    fy_sched_t *s = cache[--ncache];
+    free(s->tmps);
+    free(s->tmpsz);
+    free(s->steps);
+    free(s);
+  }
+  for (int i = 0; i < BIG_KEEP; i++) {
+    free(big[i].p);
+    big[i].p = NULL;
+  }
 }
 
 /* ---- running ---- */

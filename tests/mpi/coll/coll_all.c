@@ -348,6 +348,20 @@ static void test_noncontig(void) {
   for (int r = 0; r < size; r++)
     for (long i = 0; i < N; i++)
       if (y[r * N + i].v != r + i || y[r * N + i].i != r) { FAIL_AT("allgather double_int", r * N + i, y[r * N + i].i, r); r = size; break; }
+  for (int r = 0; r < size; r++)
+    for (long i = 0; i < N; i++) { x[r * N + i].v = rank * 1000 + r + i * 0.25; x[r * N + i].i = rank; }
+  CHECK_OK(MPI_Alltoall(x, (int)N, MPI_DOUBLE_INT, y, (int)N, MPI_DOUBLE_INT, MPI_COMM_WORLD));
+  for (int r = 0; r < size; r++)
+    for (long i = 0; i < N; i++)
+      if (y[r * N + i].v != r * 1000 + rank + i * 0.25 || y[r * N + i].i != r) { FAIL_AT("alltoall double_int", r * N + i, y[r * N + i].i, r); r = size; break; }
+  /* Scatter in place at the root: recvcount and recvtype are ignored there */
+  for (int r = 0; r < size; r++) for (long i = 0; i < N; i++) A[r * N + i] = rank == root ? val(r, i) : -1;
+  if (rank == root)
+    CHECK_OK(MPI_Scatter(A, (int)N, MPI_INT, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, root, MPI_COMM_WORLD));
+  else
+    CHECK_OK(MPI_Scatter(NULL, 0, MPI_DATATYPE_NULL, A, (int)N, MPI_INT, root, MPI_COMM_WORLD));
+  for (long i = 0; i < N; i++)
+    if (A[(rank == root ? rank * N : 0) + i] != val(rank, i)) { FAIL_AT("scatter in place, null types", i, A[i], val(rank, i)); break; }
   free(x); free(y);
 }
 
