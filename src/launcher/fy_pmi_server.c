@@ -23,6 +23,7 @@ struct fy_pmi_server {
   conn_t *c;
   int barrier_count;
   int no_mapping;
+  char *mapping;
   kv_t *kvs;
   size_t nkvs, cap;
   fy_pmi_msg_t msg;
@@ -55,6 +56,7 @@ void fy_pmi_server_destroy(fy_pmi_server_t *s) {
     free(s->kvs[i].val);
   }
   free(s->kvs);
+  free(s->mapping);
   free(s->c);
   free(s);
 }
@@ -68,6 +70,11 @@ const fy_pmi_rank_state_t *fy_pmi_server_rank(const fy_pmi_server_t *s, int rank
 const char *fy_pmi_server_error(const fy_pmi_server_t *s) { return s->err; }
 
 void fy_pmi_server_set_mapping(fy_pmi_server_t *s, int on) { s->no_mapping = !on; }
+
+void fy_pmi_server_set_mapping_string(fy_pmi_server_t *s, const char *map) {
+  free(s->mapping);
+  s->mapping = map ? strdup(map) : NULL;
+}
 
 static int fail(fy_pmi_server_t *s, int rank, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(fy_pmi_server_t *s, int rank, const char *fmt, ...) {
@@ -205,6 +212,8 @@ static int handle_cmd(fy_pmi_server_t *s, int rank) {
     if (!strcmp(key, "PMI_process_mapping") && !s->no_mapping) {
       char map[64];
       snprintf(map, sizeof map, "(vector,(0,1,%d))", s->size);
+      if (s->mapping)
+        return REPLY(s, rank, "cmd", "get_result", "rc", "0", "msg", "success", "value", s->mapping);
       return REPLY(s, rank, "cmd", "get_result", "rc", "0", "msg", "success", "value", map);
     }
     const char *val = kvs_find(s, key);

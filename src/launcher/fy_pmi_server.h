@@ -10,7 +10,7 @@
  *   (message in fy_pmi_server_error(); the fd is closed).
  * - Commands: init, initack, get_maxes, get_appnum, get_my_kvsname,
  *   get_universe_size, put, get (PMI_process_mapping answered as
- *   "(vector,(0,1,size))"; rc=-1 with a msg for a missing key), barrier_in
+ *   "(vector,(0,1,size))" or the string set for a multi-host job; rc=-1 with a msg for a missing key), barrier_in
  *   (barrier_out to all once every rank entered), finalize, abort
  *   (exitcode=N). Anything else gets rc=-1.
  * - State per rank is read with fy_pmi_server_rank(). */
@@ -36,4 +36,7 @@ const char *fy_pmi_server_error(const fy_pmi_server_t *s);
 /* on = 0: answer PMI_process_mapping like any missing key (for testing the
  * clients' fallback). Default on. */
 void fy_pmi_server_set_mapping(fy_pmi_server_t *s, int on);
+/* The PMI_process_mapping value to answer (copied; NULL: the one-node
+ * default). For jobs placed on several hosts. */
+void fy_pmi_server_set_mapping_string(fy_pmi_server_t *s, const char *map);
 #endif
