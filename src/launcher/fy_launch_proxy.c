@@ -274,11 +274,12 @@ int fy_proxy_main(const char *word) {
         }
         kill(-pid, sig);
         if (sig == SIGUSR1 || sig == SIGUSR2) continue;
+        /* mpiexec sends a signal twice (to the group and to the pid), so a
+         * repeat is no reason to hurry; mpiexec's own SIGKILL ends the
+         * proxy, and the rank with it (PR_SET_PDEATHSIG). */
         if (!terminating) {
           terminating = 1;
           kill_at = now() + (double)(s.kill_timeout < 0 ? 0 : s.kill_timeout);
-        } else if (!killed) {
-          kill_at = now();
         }
       }
       if (done) break;

@@ -96,6 +96,22 @@ net_death)
   run --rc 137 --timeout 20 --match "rank 1 \(pid [0-9]+\) on host $H2 killed by signal 9" \
       -- $M -hosts "$H1,$H2,$H3" -n 3 sh -c '[ $PMI_RANK = 1 ] && kill -9 $$; sleep 30'
   no_leftovers
+  # SIGTERM to mpiexec reaches every remote rank; mpiexec ends with 143.
+  out=$(mktemp)
+  $M -hosts "$H1,$H2,$H3" -n 3 sh -c 'trap "echo got TERM on \$(hostname); exit 5" TERM; echo up; sleep 30 & wait' >"$out" 2>&1 &
+  p=$!
+  try=0
+  while [ "$(grep -c '^up$' "$out")" -lt 3 ] && [ $try -lt 100 ]; do sleep 0.1; try=$((try + 1)); done
+  kill -TERM $p
+  wait $p
+  rc=$?
+  cat "$out"
+  [ $rc -eq 143 ] || { echo "FAIL: SIGTERM: exit status $rc, expected 143"; fail=1; }
+  for h in $H1 $H2 $H3; do
+    grep -q "^got TERM on $h$" "$out" || { echo "FAIL: SIGTERM did not reach the rank on $h"; fail=1; }
+  done
+  rm -f "$out"
+  no_leftovers
   ;;
 net_timeout)
   run --rc 124 --timeout 20 --match "time limit of 2 s" \
