@@ -1,5 +1,6 @@
 /* mpiexec's remote side: see fy_launch_proxy.h. */
 #include "launcher/fy_launch_proxy.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -139,6 +140,19 @@ static int want_bind(int mode, int local_size) {
   cpu_set_t allowed;
   if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return 0;
   return local_size <= CPU_COUNT(&allowed);
+}
+
+/* A failed rank may leave its host's shared-memory segments of the job
+ * behind (mpiexec cleans only its own host). */
+static void cleanup_shm(const char *kvsname) {
+  char pfx[300];
+  int pl = snprintf(pfx, sizeof pfx, "fy-%s-", kvsname);
+  DIR *d = opendir("/dev/shm");
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (!strncmp(e->d_name, pfx, (size_t)pl)) unlinkat(dirfd(d), e->d_name, 0);
+  closedir(d);
 }
 
 int fy_proxy_main(const char *word) {
@@ -285,6 +299,7 @@ int fy_proxy_main(const char *word) {
       if (done) break;
     }
   }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) cleanup_shm(s.kvsname);
   if (WIFSIGNALED(status)) {
     /* End the same way, so that the launcher reports the signal. */
     int sig = WTERMSIG(status);

@@ -14,7 +14,9 @@
  *   proxy, so they travel back over the launcher), and waits. Its own stdin
  *   is the liveness channel: EOF (mpiexec gone, ssh connection closed) or a
  *   forwarded SIGINT/SIGTERM/SIGHUP/SIGQUIT ends the program (SIGTERM, then
- *   SIGKILL after the kill timeout); SIGUSR1/2 are forwarded. It returns
+ *   SIGKILL after the kill timeout); SIGUSR1/2 are forwarded. When the
+ *   program fails it removes the job's /dev/shm/fy-<kvsname>-* on its host
+ *   (mpiexec does that only on its own). It returns
  *   the program's exit code, or ends itself with the program's signal so
  *   the launcher sees the same status. */
 #ifndef FY_LAUNCH_PROXY_H

@@ -57,6 +57,12 @@ net_place)
   run --timeout 60 --match "^\[0\] at $me local 0/2$" --match "^\[1\] at $H1 local 0/2$" \
       --match "^\[2\] at $H1 local 1/2$" --match "^\[3\] at $me local 1/2$" \
       -- $M -prefix -hosts "localhost,$H1:2,$me" -n 4 sh -c "$where"
+  # The default launcher is ssh: here an "ssh" that is the wrapper (it
+  # skips ssh's options), so the ssh command line is exercised too.
+  bin=$(mktemp -d); ln -s "$FY_NETNS_EXEC" "$bin/ssh"
+  run --timeout 60 --match "^\[0\] at $H1 local 0/1$" --match "^\[1\] at $H3 local 0/1$" \
+      -- env PATH="$bin:$PATH" $mpiexec -pmi-host $FY_NETNS_GW -prefix -hosts "$H1,$H3" -n 2 sh -c "$where"
+  rm -rf "$bin"
   # The default address choice, through FERRY_PMI_HOST here (the test hosts'
   # names do not resolve on this machine).
   run --timeout 60 --count "^pmi_hosts rank [0-9] of 2 on $H2: 2 local ok$" 2 \
