@@ -63,6 +63,11 @@ net_place)
   run --timeout 60 --match "^\[0\] at $H1 local 0/1$" --match "^\[1\] at $H3 local 0/1$" \
       -- env PATH="$bin:$PATH" $mpiexec -pmi-host $FY_NETNS_GW -prefix -hosts "$H1,$H3" -n 2 sh -c "$where"
   rm -rf "$bin"
+  # -launcher-exec with words: plain "ip netns exec" (namespace = host name;
+  # no host name of its own, so the namespace is asked).
+  run --timeout 60 --match "^\[0\] ns $H2$" --match "^\[1\] ns $H3$" \
+      -- $mpiexec -launcher-exec "ip netns exec" -pmi-host $FY_NETNS_GW -prefix -hosts "$H2,$H3" -n 2 \
+         sh -c 'echo "ns $(ip netns identify)"'
   # The default address choice, through FERRY_PMI_HOST here (the test hosts'
   # names do not resolve on this machine).
   run --timeout 60 --count "^pmi_hosts rank [0-9] of 2 on $H2: 2 local ok$" 2 \
