@@ -16,6 +16,7 @@
  * - State per rank is read with fy_pmi_server_rank(). */
 #ifndef FY_PMI_SERVER_H
 #define FY_PMI_SERVER_H
+#include <stddef.h>
 
 typedef struct fy_pmi_server fy_pmi_server_t;
 
@@ -31,6 +32,9 @@ fy_pmi_server_t *fy_pmi_server_create(int size, const char *kvsname);
 void fy_pmi_server_destroy(fy_pmi_server_t *s);
 void fy_pmi_server_attach(fy_pmi_server_t *s, int rank, int fd);
 int fy_pmi_server_handle(fy_pmi_server_t *s, int rank);
+/* Bytes already read from rank's connection (by whoever accepted it):
+ * answered like data read by fy_pmi_server_handle(); 0 or -1 likewise. */
+int fy_pmi_server_feed(fy_pmi_server_t *s, int rank, const char *data, size_t n);
 const fy_pmi_rank_state_t *fy_pmi_server_rank(const fy_pmi_server_t *s, int rank);
 const char *fy_pmi_server_error(const fy_pmi_server_t *s);
 /* on = 0: answer PMI_process_mapping like any missing key (for testing the

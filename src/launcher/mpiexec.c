@@ -72,7 +72,11 @@ static struct {
   fy_hosts_t hosts;
   int named_hosts;     /* -hosts or -f given: messages name the host */
   int lfd;             /* PMI listener for remote ranks, -1 if none */
-  int *pend;           /* accepted connections not yet tied to a rank */
+  struct pend {        /* accepted connections not yet tied to a rank */
+    int fd;
+    size_t len;
+    char buf[512];     /* what arrived before the first line was complete */
+  } *pend;
   int npend, cappend;
   char pmi_port[300];  /* host:port given to remote ranks */
 } job;
@@ -543,7 +547,7 @@ static void accept_all(void) {
     if (fd < 0) return;
     if (job.npend == job.cappend) {
       int nc = job.cappend ? 2 * job.cappend : 16;
-      int *n = realloc(job.pend, (size_t)nc * sizeof *n);
+      struct pend *n = realloc(job.pend, (size_t)nc * sizeof *n);
       if (!n) {
         close(fd);
         return;
@@ -553,31 +557,34 @@ static void accept_all(void) {
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    job.pend[job.npend++] = fd;
+    job.pend[job.npend].fd = fd;
+    job.pend[job.npend++].len = 0;
   }
 }
 
 static void check_pmi(int i, int rc);
 
 /* A new connection's first line must be "cmd=initack pmiid=N" for a remote
- * rank N without a connection yet; it is peeked, then the PMI server reads
- * it as usual. Returns 1 when the connection was settled (tied or closed). */
-static int identify(int fd) {
-  char buf[512];
-  ssize_t n = recv(fd, buf, sizeof buf - 1, MSG_PEEK);
-  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return 0;
+ * rank N without a connection yet; then the connection and the bytes read
+ * so far go to the PMI server as rank N's. Returns 1 when the connection
+ * was settled (tied or closed), 0 while its first line is incomplete. */
+static int identify(struct pend *pc) {
+  ssize_t n;
+  do n = read(pc->fd, pc->buf + pc->len, sizeof pc->buf - 1 - pc->len); while (n < 0 && errno == EINTR);
+  if (n < 0 && errno == EAGAIN) return 0;
   const char *why = "closed before identifying itself";
   if (n > 0) {
-    buf[n] = '\0';
-    char *nl = strchr(buf, '\n');
+    pc->len += (size_t)n;
+    pc->buf[pc->len] = '\0';
+    char *nl = memchr(pc->buf, '\n', pc->len);
     if (!nl) {
-      if (n < (ssize_t)sizeof buf - 1) return 0;
+      if (pc->len < sizeof pc->buf - 1) return 0;
       why = "first line too long";
     } else {
       fy_pmi_msg_t *m = malloc(sizeof *m);
       long id = -1;
       why = "first command is not initack with a pmiid";
-      if (m && fy_pmi_msg_parse(m, buf, (size_t)(nl - buf)) == 0 && fy_pmi_msg_get(m, "cmd") &&
+      if (m && fy_pmi_msg_parse(m, pc->buf, (size_t)(nl - pc->buf)) == 0 && fy_pmi_msg_get(m, "cmd") &&
           !strcmp(fy_pmi_msg_get(m, "cmd"), "initack") && fy_pmi_msg_get_int(m, "pmiid", &id) == 0) {
         if (id < 0 || id >= job.np || !job.r[id].remote)
           why = "pmiid is not a remote rank of this job";
@@ -589,20 +596,20 @@ static int identify(int fd) {
       free(m);
       if (!why) {
         job.r[id].pmi_seen = 1;
-        fy_pmi_server_attach(job.pmi, (int)id, fd);
-        check_pmi((int)id, fy_pmi_server_handle(job.pmi, (int)id));
+        fy_pmi_server_attach(job.pmi, (int)id, pc->fd);
+        check_pmi((int)id, fy_pmi_server_feed(job.pmi, (int)id, pc->buf, pc->len));
         return 1;
       }
     }
   }
   fprintf(stderr, "mpiexec: refused a PMI connection: %s\n", why);
-  close(fd);
+  close(pc->fd);
   return 1;
 }
 
 static void serve_pending(void) {
   for (int k = 0; k < job.npend;)
-    if (identify(job.pend[k])) job.pend[k] = job.pend[--job.npend];
+    if (identify(&job.pend[k])) job.pend[k] = job.pend[--job.npend];
     else k++;
 }
 
@@ -800,7 +807,7 @@ static void loop(void) {
       }
       memcpy(pp, p, (size_t)n * sizeof *pp);
       pp[n] = (struct pollfd){job.lfd, POLLIN, 0};
-      for (int k = 0; k < job.npend; k++) pp[n + 1 + k] = (struct pollfd){job.pend[k], POLLIN, 0};
+      for (int k = 0; k < job.npend; k++) pp[n + 1 + k] = (struct pollfd){job.pend[k].fd, POLLIN, 0};
       rc = poll(pp, (nfds_t)(n + 1 + job.npend), timeout);
       int extra = 0;
       for (int k = n; k < n + 1 + job.npend; k++) extra |= pp[k].revents != 0;
@@ -978,7 +985,7 @@ int main(int argc, char **argv) {
   }
   cleanup_shm();
   fy_pmi_server_destroy(job.pmi);
-  for (int k = 0; k < job.npend; k++) close(job.pend[k]);
+  for (int k = 0; k < job.npend; k++) close(job.pend[k].fd);
   free(job.pend);
   if (job.lfd >= 0) close(job.lfd);
   fy_hosts_free(&job.hosts);

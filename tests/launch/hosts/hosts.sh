@@ -180,6 +180,10 @@ fork_opts)
   run --rc 2 --timeout 10 --match 'cannot open host file' -- $mpiexec -f /no/such/file -n 1 true
   run --rc 2 --timeout 10 --match '-ppn needs -hosts' -- $mpiexec -ppn 2 -n 1 true
   run --rc 1 --timeout 30 --match 'exited with code 1' -- $mpiexec -launcher-exec false -hosts fyfake -n 1 true
+  # A PMI connection claiming a rank that is not remote is refused; the
+  # client fails instead of waiting.
+  run --rc 1 --timeout 30 --match 'refused a PMI connection: pmiid is not a remote rank' \
+      -- $mpiexec -launcher fork -pmi-host 127.0.0.1 -hosts fyfake -n 1 sh -c "PMI_ID=5 exec $pmi_hosts"
   ;;
 *) echo "hosts.sh: unknown case $case"; exit 2 ;;
 esac
