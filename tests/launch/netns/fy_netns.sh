@@ -76,7 +76,11 @@ for s in a b c; do
 done
 ip netns exec "fyt${id}a" unshare --uts true 2>/dev/null || skip "cannot create UTS namespaces (unshare --uts)"
 # The hosts must reach this machine before the test starts (links come up
-# asynchronously).
+# asynchronously): the bridge up with its ports, and a ping when ping exists.
+try=0
+while [ "$(cat /sys/class/net/$br/operstate 2>/dev/null)" != up ] && [ $try -lt 25 ]; do
+  sleep 0.2; try=$((try + 1))
+done
 if command -v ping >/dev/null 2>&1; then
   for h in $hosts; do
     try=0
