@@ -8,7 +8,8 @@
 void fy_launch_usage(FILE *f) {
   fprintf(f,
           "Usage: mpiexec [options] program [args...]\n"
-          "Runs N copies of program on this node with an embedded PMI-1 server.\n"
+          "Runs N copies of program on this node, or on the given hosts, with an\n"
+          "embedded PMI-1 server.\n"
           "\n"
           "Options:\n"
           "  -n N, -np N            number of processes (default 1)\n"
@@ -17,6 +18,17 @@ void fy_launch_usage(FILE *f) {
           "  -bind-to core|none     pin rank i to the i-th CPU this mpiexec may use (default:\n"
           "                         core when the ranks fit the CPUs, else none; also FERRY_BIND)\n"
           "  -timeout N             end the job after N seconds (also MPIEXEC_TIMEOUT)\n"
+          "  -hosts a,b[:slots],... run on these hosts (rank placement as Hydra: each\n"
+          "                         host takes its slots, default 1, per round)\n"
+          "  -f FILE                host file: lines \"host[:slots]\" ('#' comments)\n"
+          "  -ppn P                 ranks per host and round, instead of the slots\n"
+          "  -launcher ssh|fork     start remote ranks by ssh (default) or as local\n"
+          "                         processes (for tests; also FERRY_LAUNCHER)\n"
+          "  -launcher-exec CMD     start remote ranks with \"CMD host command...\" (CMD is\n"
+          "                         split at spaces; also FERRY_LAUNCHER_EXEC)\n"
+          "  -pmi-host ADDR         address remote ranks use to reach mpiexec's PMI server\n"
+          "                         (also FERRY_PMI_HOST; default: this host's address\n"
+          "                         toward the first remote host)\n"
           "  -genv NAME VALUE       set NAME=VALUE in every process\n"
           "  -x NAME[=VALUE]        set NAME=VALUE, or forward NAME from this environment\n"
           "  -h, --help             this help\n"
@@ -86,6 +98,49 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
         goto fail;
       }
       o->timeout = t;
+      i++;
+    } else if (!strcmp(a, "-hosts") || !strcmp(a, "--hosts") || !strcmp(a, "-host") || !strcmp(a, "-f") ||
+               !strcmp(a, "-hostfile") || !strcmp(a, "--hostfile") || !strcmp(a, "-machinefile") ||
+               !strcmp(a, "-launcher") || !strcmp(a, "--launcher") || !strcmp(a, "-launcher-exec") ||
+               !strcmp(a, "--launcher-exec") || !strcmp(a, "-pmi-host")) {
+      if (i + 1 >= argc || !*argv[i + 1]) {
+        fprintf(err, "mpiexec: %s needs a value\n", a);
+        goto fail;
+      }
+      const char *v = argv[++i];
+      const char *b = a[1] == '-' ? a + 2 : a + 1;
+      if (!strcmp(b, "hosts") || !strcmp(b, "host")) {
+        if (o->hosts) {
+          fprintf(err, "mpiexec: %s given twice\n", a);
+          goto fail;
+        }
+        o->hosts = v;
+      } else if (!strcmp(b, "f") || !strcmp(b, "hostfile") || !strcmp(b, "machinefile")) {
+        if (o->hostfile) {
+          fprintf(err, "mpiexec: %s given twice\n", a);
+          goto fail;
+        }
+        o->hostfile = v;
+      } else if (!strcmp(b, "launcher")) {
+        if (strcmp(v, "ssh") && strcmp(v, "fork")) {
+          fprintf(err, "mpiexec: %s %s: not ssh or fork\n", a, v);
+          goto fail;
+        }
+        o->launcher = v;
+      } else if (!strcmp(b, "launcher-exec")) {
+        o->launcher_exec = v;
+      } else {
+        o->pmi_host = v;
+      }
+    } else if (!strcmp(a, "-ppn") || !strcmp(a, "--ppn")) {
+      char *end;
+      errno = 0;
+      long p = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
+      if (i + 1 >= argc || !*argv[i + 1] || *end || errno || p < 1 || p > 100000) {
+        fprintf(err, "mpiexec: %s needs a number of processes per host (1..100000)\n", a);
+        goto fail;
+      }
+      o->ppn = (int)p;
       i++;
     } else if (!strcmp(a, "-genv") || !strcmp(a, "--genv")) {
       if (i + 2 >= argc) {

@@ -22,6 +22,12 @@ typedef struct fy_launch_opts {
   long timeout;           /* -timeout seconds; -1 not given */
   fy_launch_env_t *env;   /* -genv / -x, in order */
   int nenv;
+  const char *hosts;      /* -hosts a,b:2 (NULL: not given) */
+  const char *hostfile;   /* -f FILE */
+  int ppn;                /* -ppn P; 0 not given */
+  const char *launcher;   /* -launcher ssh|fork; NULL not given */
+  const char *launcher_exec; /* -launcher-exec CMD; NULL not given */
+  const char *pmi_host;   /* -pmi-host ADDR; NULL not given */
   char **prog_argv;       /* NULL-terminated, points into argv */
 } fy_launch_opts_t;
 

@@ -23,6 +23,7 @@ struct fy_pmi_server {
   conn_t *c;
   int barrier_count;
   int no_mapping;
+  char *mapping;
   kv_t *kvs;
   size_t nkvs, cap;
   fy_pmi_msg_t msg;
@@ -55,6 +56,7 @@ void fy_pmi_server_destroy(fy_pmi_server_t *s) {
     free(s->kvs[i].val);
   }
   free(s->kvs);
+  free(s->mapping);
   free(s->c);
   free(s);
 }
@@ -68,6 +70,11 @@ const fy_pmi_rank_state_t *fy_pmi_server_rank(const fy_pmi_server_t *s, int rank
 const char *fy_pmi_server_error(const fy_pmi_server_t *s) { return s->err; }
 
 void fy_pmi_server_set_mapping(fy_pmi_server_t *s, int on) { s->no_mapping = !on; }
+
+void fy_pmi_server_set_mapping_string(fy_pmi_server_t *s, const char *map) {
+  free(s->mapping);
+  s->mapping = map ? strdup(map) : NULL;
+}
 
 static int fail(fy_pmi_server_t *s, int rank, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(fy_pmi_server_t *s, int rank, const char *fmt, ...) {
@@ -205,6 +212,8 @@ static int handle_cmd(fy_pmi_server_t *s, int rank) {
     if (!strcmp(key, "PMI_process_mapping") && !s->no_mapping) {
       char map[64];
       snprintf(map, sizeof map, "(vector,(0,1,%d))", s->size);
+      if (s->mapping)
+        return REPLY(s, rank, "cmd", "get_result", "rc", "0", "msg", "success", "value", s->mapping);
       return REPLY(s, rank, "cmd", "get_result", "rc", "0", "msg", "success", "value", map);
     }
     const char *val = kvs_find(s, key);
@@ -245,6 +254,49 @@ static int handle_cmd(fy_pmi_server_t *s, int rank) {
   return REPLY(s, rank, "cmd", resp, "rc", "-1", "msg", "command_not_supported_by_ferry_mpiexec");
 }
 
+/* Answer every complete line buffered for rank: 0, or -1 (fd closed). */
+static int process(fy_pmi_server_t *s, int rank) {
+  conn_t *c = &s->c[rank];
+  for (;;) {
+    const char *line;
+    size_t len;
+    int r = fy_pmi_reader_next(&c->rd, &line, &len);
+    if (r == 0) return 0;
+    int rc = 0;
+    if (r < 0) rc = fail(s, rank, "command line longer than %d bytes", FY_PMI_LINE_MAX);
+    else if (len == 0) continue;
+    else if (fy_pmi_msg_parse(&s->msg, line, len) < 0)
+      rc = fail(s, rank, "malformed command \"%.*s\"", (int)(len > 100 ? 100 : len), line);
+    else if (handle_cmd(s, rank) < 0)
+      rc = -1;
+    if (rc < 0) {
+      close(c->st.fd);
+      c->st.fd = -1;
+      return -1;
+    }
+  }
+}
+
+int fy_pmi_server_feed(fy_pmi_server_t *s, int rank, const char *data, size_t n) {
+  conn_t *c = &s->c[rank];
+  while (n > 0) {
+    size_t avail;
+    char *p = fy_pmi_reader_space(&c->rd, &avail);
+    if (avail == 0) {
+      close(c->st.fd);
+      c->st.fd = -1;
+      return fail(s, rank, "command line longer than %d bytes", FY_PMI_LINE_MAX);
+    }
+    size_t k = n < avail ? n : avail;
+    memcpy(p, data, k);
+    fy_pmi_reader_commit(&c->rd, k);
+    data += k;
+    n -= k;
+    if (process(s, rank) < 0) return -1;
+  }
+  return 0;
+}
+
 int fy_pmi_server_handle(fy_pmi_server_t *s, int rank) {
   conn_t *c = &s->c[rank];
   if (c->st.fd < 0) return 1;
@@ -252,34 +304,13 @@ int fy_pmi_server_handle(fy_pmi_server_t *s, int rank) {
   char *p = fy_pmi_reader_space(&c->rd, &avail);
   ssize_t n;
   do n = read(c->st.fd, p, avail); while (n < 0 && errno == EINTR);
-  int rc = 0;
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
   if (n <= 0) {
-    rc = 1; /* closed (or reset by a dying rank) */
-    goto close;
+    /* closed (or reset by a dying rank) */
+    close(c->st.fd);
+    c->st.fd = -1;
+    return 1;
   }
   fy_pmi_reader_commit(&c->rd, (size_t)n);
-  for (;;) {
-    const char *line;
-    size_t len;
-    int r = fy_pmi_reader_next(&c->rd, &line, &len);
-    if (r == 0) return 0;
-    if (r < 0) {
-      rc = fail(s, rank, "command line longer than %d bytes", FY_PMI_LINE_MAX);
-      goto close;
-    }
-    if (len == 0) continue;
-    if (fy_pmi_msg_parse(&s->msg, line, len) < 0) {
-      rc = fail(s, rank, "malformed command \"%.*s\"", (int)(len > 100 ? 100 : len), line);
-      goto close;
-    }
-    if (handle_cmd(s, rank) < 0) {
-      rc = -1;
-      goto close;
-    }
-  }
-close:
-  close(c->st.fd);
-  c->st.fd = -1;
-  return rc;
+  return process(s, rank);
 }

@@ -10,12 +10,13 @@
  *   (message in fy_pmi_server_error(); the fd is closed).
  * - Commands: init, initack, get_maxes, get_appnum, get_my_kvsname,
  *   get_universe_size, put, get (PMI_process_mapping answered as
- *   "(vector,(0,1,size))"; rc=-1 with a msg for a missing key), barrier_in
+ *   "(vector,(0,1,size))" or the string set for a multi-host job; rc=-1 with a msg for a missing key), barrier_in
  *   (barrier_out to all once every rank entered), finalize, abort
  *   (exitcode=N). Anything else gets rc=-1.
  * - State per rank is read with fy_pmi_server_rank(). */
 #ifndef FY_PMI_SERVER_H
 #define FY_PMI_SERVER_H
+#include <stddef.h>
 
 typedef struct fy_pmi_server fy_pmi_server_t;
 
@@ -31,9 +32,15 @@ fy_pmi_server_t *fy_pmi_server_create(int size, const char *kvsname);
 void fy_pmi_server_destroy(fy_pmi_server_t *s);
 void fy_pmi_server_attach(fy_pmi_server_t *s, int rank, int fd);
 int fy_pmi_server_handle(fy_pmi_server_t *s, int rank);
+/* Bytes already read from rank's connection (by whoever accepted it):
+ * answered like data read by fy_pmi_server_handle(); 0 or -1 likewise. */
+int fy_pmi_server_feed(fy_pmi_server_t *s, int rank, const char *data, size_t n);
 const fy_pmi_rank_state_t *fy_pmi_server_rank(const fy_pmi_server_t *s, int rank);
 const char *fy_pmi_server_error(const fy_pmi_server_t *s);
 /* on = 0: answer PMI_process_mapping like any missing key (for testing the
  * clients' fallback). Default on. */
 void fy_pmi_server_set_mapping(fy_pmi_server_t *s, int on);
+/* The PMI_process_mapping value to answer (copied; NULL: the one-node
+ * default). For jobs placed on several hosts. */
+void fy_pmi_server_set_mapping_string(fy_pmi_server_t *s, const char *map);
 #endif

@@ -1,11 +1,21 @@
-/* mpiexec for one node: forks N ranks with an embedded PMI-1 server (one
- * socketpair per rank, PMI_FD), forwards stdio and signals, and tears the
- * job down when one rank fails. One poll() loop; signals arrive through a
- * signalfd so the loop never races with a handler. */
+/* mpiexec: forks N ranks with an embedded PMI-1 server (one socketpair per
+ * rank, PMI_FD), forwards stdio and signals, and tears the job down when one
+ * rank fails. Ranks placed on other hosts (-hosts, -f) are started through a
+ * launcher command (ssh, -launcher-exec, or -launcher fork) running
+ * "mpiexec --fy-proxy" there; they reach the same PMI server over TCP
+ * (PMI_PORT/PMI_ID). One poll() loop; signals arrive through a signalfd so
+ * the loop never races with a handler. */
+#include "launcher/fy_launch_hosts.h"
 #include "launcher/fy_launch_io.h"
 #include "launcher/fy_launch_opts.h"
+#include "launcher/fy_launch_proxy.h"
 #include "launcher/fy_pmi_server.h"
 #include "runtime/fy_config.h"
+#include "runtime/fy_pmi_wire.h"
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sched.h>
 #include <dirent.h>
 #include <errno.h>
@@ -30,6 +40,9 @@ typedef struct rank {
   int reaped, status;
   int out_fd, err_fd; /* read ends, -1 once at EOF */
   fy_outbuf_t out, err;
+  int remote;          /* started through the launcher on another host */
+  int ctl_fd;          /* remote: write end of the launcher's stdin (liveness) */
+  int pmi_seen;        /* remote: its PMI connection arrived */
 } rank_t;
 
 static const int fwd_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
@@ -55,7 +68,29 @@ static struct {
   int in_src, in_dst;  /* -1 when closed */
   char in_buf[65536];
   size_t in_len, in_off;
+  /* several hosts */
+  fy_hosts_t hosts;
+  int named_hosts;     /* -hosts or -f given: messages name the host */
+  int lfd;             /* PMI listener for remote ranks, -1 if none */
+  struct pend {        /* accepted connections not yet tied to a rank */
+    int fd;
+    size_t len;
+    char buf[512];     /* what arrived before the first line was complete */
+  } *pend;
+  int npend, cappend;
+  char pmi_port[300];  /* host:port given to remote ranks */
 } job;
+
+/* "rank 2 (pid 1234)", plus " on host b" when hosts were named. */
+static const char *who(int i) {
+  static char buf[2][320];
+  static int k;
+  char *b = buf[k ^= 1];
+  int n = snprintf(b, sizeof buf[0], "rank %d (pid %d)", i, (int)job.r[i].pid);
+  if (job.named_hosts && n > 0)
+    snprintf(b + n, sizeof buf[0] - (size_t)n, " on host %s", job.hosts.h[job.hosts.host_of[i]].name);
+  return b;
+}
 
 static double now(void) {
   struct timespec ts;
@@ -146,8 +181,161 @@ static int want_bind(const fy_launch_opts_t *o) {
   return o->np <= CPU_COUNT(&allowed);
 }
 
+/* ---- remote start ----------------------------------------------------------- */
+
+static struct {
+  char **words; /* the launcher command before the host (NULL: fork) */
+  int nwords, ssh;
+  char self[4096];
+  char cwd[4096];
+} lch;
+
+static int split_words(const char *cmd) {
+  char *copy = strdup(cmd);
+  if (!copy) return -1;
+  for (char *t = strtok(copy, " \t"); t; t = strtok(NULL, " \t")) {
+    char **n = realloc(lch.words, (size_t)(lch.nwords + 2) * sizeof *n);
+    if (!n) return -1;
+    lch.words = n;
+    lch.words[lch.nwords++] = t;
+  }
+  if (!lch.nwords) {
+    fprintf(stderr, "mpiexec: empty launcher command\n");
+    return -1;
+  }
+  return 0;
+}
+
+/* Which launcher: -launcher-exec, -launcher, FERRY_LAUNCHER_EXEC,
+ * FERRY_LAUNCHER, in that order. */
+static int setup_launcher(const fy_launch_opts_t *o) {
+  ssize_t n = readlink("/proc/self/exe", lch.self, sizeof lch.self - 1);
+  if (n <= 0) {
+    fprintf(stderr, "mpiexec: cannot find its own path for remote starts: %s\n", strerror(errno));
+    return -1;
+  }
+  lch.self[n] = '\0';
+  if (!getcwd(lch.cwd, sizeof lch.cwd)) lch.cwd[0] = '\0';
+  const char *exec = o->launcher_exec, *kind = o->launcher;
+  if (!exec && !kind) {
+    if (fy_config.launcher_exec && *fy_config.launcher_exec) exec = fy_config.launcher_exec;
+    else kind = fy_config.launcher;
+  }
+  if (exec) return split_words(exec);
+  if (!strcmp(kind, "fork")) return 0;
+  if (strcmp(kind, "ssh")) {
+    fprintf(stderr, "mpiexec: FERRY_LAUNCHER=%s is not ssh or fork\n", kind);
+    return -1;
+  }
+  lch.ssh = 1;
+  /* -x: no X11; BatchMode: fail instead of asking for a password nobody sees. */
+  return split_words("ssh -x -o BatchMode=yes");
+}
+
+/* ssh hands its words to the remote shell, and -launcher-exec commands are
+ * ssh-like (as in Hydra): quote the path if needed (the spec itself is hex
+ * and needs nothing). */
+static char *shell_quote(const char *s) {
+  if (s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_/.-+=:,")] == '\0')
+    return strdup(s);
+  size_t n = 3;
+  for (const char *p = s; *p; p++) n += *p == '\'' ? 4 : 1;
+  char *q = malloc(n), *d = q;
+  if (!q) return NULL;
+  *d++ = '\'';
+  for (const char *p = s; *p; p++)
+    if (*p == '\'') {
+      memcpy(d, "'\\''", 4);
+      d += 4;
+    } else {
+      *d++ = *p;
+    }
+  *d++ = '\'';
+  *d = '\0';
+  return q;
+}
+
+/* Variables that describe this host or this shell, not the job. */
+static int host_specific(const char *kv) {
+  static const char *const skip[] = {"PMI_", "MPI_LOCALRANKID=", "MPI_LOCALNRANKS=", "HOSTNAME=", "PWD=",
+                                     "OLDPWD=", "SHLVL=", "_=", "SSH_", "DISPLAY=", "XAUTHORITY=", NULL};
+  for (int k = 0; skip[k]; k++)
+    if (!strncmp(kv, skip[k], strlen(skip[k]))) return 1;
+  return 0;
+}
+
+/* argv of the launcher for remote rank i (heap; free with free_argv). */
+static char **remote_argv(int i, const fy_launch_opts_t *o, int bind_mode) {
+  extern char **environ;
+  int ne = 0, na = 0;
+  for (char **e = environ; *e; e++) ne++;
+  ne += o->nenv;
+  while (o->prog_argv[na]) na++;
+  const char **env = calloc((size_t)ne + 1, sizeof *env);
+  char **extra = calloc((size_t)o->nenv + 1, sizeof *extra);
+  char **argv = calloc((size_t)lch.nwords + 5, sizeof *argv);
+  char *spec = NULL;
+  int k = 0;
+  if (!env || !extra || !argv) goto fail;
+  for (char **e = environ; *e; e++)
+    if (!host_specific(*e)) env[k++] = *e;
+  for (int j = 0; j < o->nenv; j++) {
+    const char *v = o->env[j].value ? o->env[j].value : getenv(o->env[j].name);
+    if (!v) continue;
+    if (asprintf(&extra[j], "%s=%s", o->env[j].name, v) < 0) {
+      extra[j] = NULL;
+      goto fail;
+    }
+    env[k++] = extra[j];
+  }
+  const fy_host_t *h = &job.hosts.h[job.hosts.host_of[i]];
+  fy_proxy_spec_t sp = {.pmi_port = job.pmi_port, .kvsname = job.kvsname, .cwd = lch.cwd, .host = h->name,
+                        .rank = i, .size = job.np, .local_rank = job.hosts.local_rank[i],
+                        .local_size = h->nranks, .bind = bind_mode,
+                        .kill_timeout = fy_config.kill_timeout, .nenv = k, .env = env, .nargs = na,
+                        .argv = (const char **)o->prog_argv};
+  spec = fy_proxy_encode(&sp);
+  if (!spec) goto fail;
+  if (strlen(spec) > 120000) {
+    fprintf(stderr, "mpiexec: the environment and arguments of rank %d are too large to start it remotely "
+                    "(%zu bytes encoded)\n", i, strlen(spec));
+    goto fail;
+  }
+  int a = 0;
+  if (lch.nwords) {
+    for (int w = 0; w < lch.nwords; w++) argv[a++] = strdup(lch.words[w]);
+    argv[a++] = strdup(h->name);
+  }
+  argv[a++] = lch.nwords ? shell_quote(lch.self) : strdup(lch.self);
+  argv[a++] = strdup("--fy-proxy");
+  argv[a++] = spec;
+  spec = NULL;
+  for (int j = 0; j < a; j++)
+    if (!argv[j]) goto fail;
+  for (int j = 0; j < o->nenv; j++) free(extra[j]);
+  free(extra);
+  free(env);
+  return argv;
+fail:
+  if (argv)
+    for (int j = 0; argv[j]; j++) free(argv[j]);
+  free(argv);
+  if (extra)
+    for (int j = 0; j < o->nenv; j++) free(extra[j]);
+  free(extra);
+  free(env);
+  free(spec);
+  return NULL;
+}
+
+static void free_argv(char **argv) {
+  if (!argv) return;
+  for (int j = 0; argv[j]; j++) free(argv[j]);
+  free(argv);
+}
+
 static int spawn(int i, const fy_launch_opts_t *o, int stdin_fd, int pmi_fd, int out_w, int err_w,
-                 int errpipe) {
+                 int errpipe, char **rargv) {
   pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid > 0) {
@@ -157,7 +345,7 @@ static int spawn(int i, const fy_launch_opts_t *o, int stdin_fd, int pmi_fd, int
   }
   /* Child. */
   setpgid(0, job.pgid ? job.pgid : 0);
-  if (job.bind) bind_rank(i);
+  if (job.bind && !rargv) bind_rank(job.hosts.local_rank[i]);
   prctl(PR_SET_PDEATHSIG, SIGKILL); /* mpiexec killed hard: do not linger */
   if (getppid() == 1) _exit(127);
   sigset_t all;
@@ -166,15 +354,23 @@ static int spawn(int i, const fy_launch_opts_t *o, int stdin_fd, int pmi_fd, int
   signal(SIGPIPE, SIG_DFL);
   if (job.nofile_raised) setrlimit(RLIMIT_NOFILE, &job.nofile);
   if (dup2(stdin_fd, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0) child_fail(errpipe, errno);
+  if (rargv) {
+    /* The launcher (ssh, a wrapper, or the proxy itself) gets the job's
+     * environment; the proxy sets the rank's. */
+    execvp(rargv[0], rargv);
+    child_fail(errpipe, errno);
+  }
   fcntl(pmi_fd, F_SETFD, 0); /* the one fd the rank inherits */
   char num[32];
   snprintf(num, sizeof num, "%d", pmi_fd);
   setenv("PMI_FD", num, 1);
   snprintf(num, sizeof num, "%d", i);
   setenv("PMI_RANK", num, 1);
+  snprintf(num, sizeof num, "%d", job.hosts.local_rank[i]);
   setenv("MPI_LOCALRANKID", num, 1);
   snprintf(num, sizeof num, "%d", job.np);
   setenv("PMI_SIZE", num, 1);
+  snprintf(num, sizeof num, "%d", fy_hosts_node_size(&job.hosts, i));
   setenv("MPI_LOCALNRANKS", num, 1);
   setenv("PMI_SPAWNED", "0", 1);
   unsetenv("PMI_PORT"); /* from an outer process manager */
@@ -188,7 +384,7 @@ static int spawn(int i, const fy_launch_opts_t *o, int stdin_fd, int pmi_fd, int
   return -1;
 }
 
-static int launch(const fy_launch_opts_t *o, int prefix) {
+static int launch(const fy_launch_opts_t *o, int prefix, int bind_mode) {
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (devnull < 0) {
     fprintf(stderr, "mpiexec: cannot open /dev/null: %s\n", strerror(errno));
@@ -196,15 +392,38 @@ static int launch(const fy_launch_opts_t *o, int prefix) {
   }
   for (int i = 0; i < job.np; i++) {
     rank_t *r = &job.r[i];
-    int sp[2], op[2], ep[2], xp[2], ip[2] = {-1, -1};
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0 || pipe2(op, O_CLOEXEC) < 0 ||
-        pipe2(ep, O_CLOEXEC) < 0 || pipe2(xp, O_CLOEXEC) < 0 ||
+    int sp[2] = {-1, -1}, op[2], ep[2], xp[2], ip[2] = {-1, -1};
+    char **rargv = NULL;
+    r->remote = !job.hosts.h[job.hosts.host_of[i]].local;
+    if (r->remote) {
+      rargv = remote_argv(i, o, bind_mode);
+      if (!rargv) {
+        fprintf(stderr, "mpiexec: cannot build the remote start of rank %d\n", i);
+        close(devnull);
+        return -1;
+      }
+    }
+    /* A remote rank's launcher reads a pipe that stays open while mpiexec
+     * lives: its end (EOF) tells the proxy to end the rank. */
+    if ((r->remote ? pipe2(sp, O_CLOEXEC) : socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp)) < 0 ||
+        pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0 || pipe2(xp, O_CLOEXEC) < 0 ||
         (i == 0 && job.in_src >= 0 && pipe2(ip, O_CLOEXEC) < 0)) {
       fprintf(stderr, "mpiexec: cannot create pipes for rank %d: %s\n", i, strerror(errno));
+      free_argv(rargv);
       return -1;
     }
-    pid_t pid = spawn(i, o, ip[0] >= 0 ? ip[0] : devnull, sp[1], op[1], ep[1], xp[1]);
-    close(sp[1]);
+    pid_t pid;
+    if (r->remote)
+      pid = spawn(i, o, sp[0], -1, op[1], ep[1], xp[1], rargv);
+    else
+      pid = spawn(i, o, ip[0] >= 0 ? ip[0] : devnull, sp[1], op[1], ep[1], xp[1], NULL);
+    free_argv(rargv);
+    if (r->remote) {
+      close(sp[0]);
+      r->ctl_fd = sp[1];
+      sp[0] = sp[1] = -1;
+    }
+    if (sp[1] >= 0) close(sp[1]);
     close(op[1]);
     close(ep[1]);
     close(xp[1]);
@@ -217,10 +436,12 @@ static int launch(const fy_launch_opts_t *o, int prefix) {
     if (!job.pgid) job.pgid = pid;
     r->pid = pid;
     job.nalive++;
-    set_nonblock(sp[0]);
     set_nonblock(op[0]);
     set_nonblock(ep[0]);
-    fy_pmi_server_attach(job.pmi, i, sp[0]);
+    if (sp[0] >= 0) {
+      set_nonblock(sp[0]);
+      fy_pmi_server_attach(job.pmi, i, sp[0]);
+    }
     r->out_fd = op[0];
     r->err_fd = ep[0];
     char pfx[24] = "";
@@ -237,13 +458,159 @@ static int launch(const fy_launch_opts_t *o, int prefix) {
     do n = read(xp[0], &err, sizeof err); while (n < 0 && errno == EINTR);
     close(xp[0]);
     if (n == (ssize_t)sizeof err) {
-      fprintf(stderr, "mpiexec: cannot execute \"%s\": %s\n", o->prog_argv[0], strerror(err));
+      if (r->remote)
+        fprintf(stderr, "mpiexec: cannot execute the launcher \"%s\" for rank %d on host %s: %s\n",
+                lch.nwords ? lch.words[0] : lch.self, i, job.hosts.h[job.hosts.host_of[i]].name, strerror(err));
+      else
+        fprintf(stderr, "mpiexec: cannot execute \"%s\": %s\n", o->prog_argv[0], strerror(err));
       close(devnull);
       return -2;
     }
   }
   close(devnull);
   return 0;
+}
+
+/* ---- PMI over TCP for remote ranks ---------------------------------------- */
+
+/* The address remote ranks connect to: -pmi-host, FERRY_PMI_HOST, else the
+ * source address of the route toward the first remote host that resolves,
+ * else this host's name. */
+static void pick_pmi_host(const fy_launch_opts_t *o, char *out, size_t cap) {
+  const char *h = o->pmi_host ? o->pmi_host : fy_config.pmi_host;
+  if (h && *h) {
+    snprintf(out, cap, "%s", h);
+    return;
+  }
+  for (int i = 0; i < job.hosts.n; i++) {
+    if (job.hosts.h[i].local) continue;
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM}, *res;
+    if (getaddrinfo(job.hosts.h[i].name, "9", &hints, &res) != 0) continue;
+    int ok = 0;
+    for (struct addrinfo *ai = res; ai && !ok; ai = ai->ai_next) {
+      int fd = socket(ai->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+      if (fd < 0) continue;
+      struct sockaddr_storage ss;
+      socklen_t sl = sizeof ss;
+      /* A UDP connect sends nothing; it only picks the route. */
+      if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 && getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
+          getnameinfo((struct sockaddr *)&ss, sl, out, (socklen_t)cap, NULL, 0, NI_NUMERICHOST) == 0)
+        ok = 1;
+      close(fd);
+    }
+    freeaddrinfo(res);
+    if (ok) return;
+  }
+  if (gethostname(out, cap - 1) != 0) snprintf(out, cap, "localhost");
+  out[cap - 1] = '\0';
+}
+
+static int open_listener(const fy_launch_opts_t *o) {
+  char host[256];
+  pick_pmi_host(o, host, sizeof host);
+  /* Every address (dual stack when possible): the chosen one may be any. */
+  int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd >= 0) {
+    int off = 0;
+    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
+    struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT};
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+      close(fd);
+      fd = -1;
+    }
+  }
+  if (fd < 0) {
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0) goto fail;
+  }
+  if (listen(fd, job.np < 128 ? 128 : job.np) != 0) goto fail;
+  struct sockaddr_storage ss;
+  socklen_t sl = sizeof ss;
+  char port[16];
+  if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0 ||
+      getnameinfo((struct sockaddr *)&ss, sl, NULL, 0, port, sizeof port, NI_NUMERICSERV) != 0)
+    goto fail;
+  set_nonblock(fd);
+  job.lfd = fd;
+  snprintf(job.pmi_port, sizeof job.pmi_port, "%s:%s", host, port);
+  return 0;
+fail:
+  fprintf(stderr, "mpiexec: cannot open the PMI listener for remote ranks: %s\n", strerror(errno));
+  if (fd >= 0) close(fd);
+  return -1;
+}
+
+static void accept_all(void) {
+  for (;;) {
+    int fd = accept4(job.lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) return;
+    if (job.npend == job.cappend) {
+      int nc = job.cappend ? 2 * job.cappend : 16;
+      struct pend *n = realloc(job.pend, (size_t)nc * sizeof *n);
+      if (!n) {
+        close(fd);
+        return;
+      }
+      job.pend = n;
+      job.cappend = nc;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    job.pend[job.npend].fd = fd;
+    job.pend[job.npend++].len = 0;
+  }
+}
+
+static void check_pmi(int i, int rc);
+
+/* A new connection's first line must be "cmd=initack pmiid=N" for a remote
+ * rank N without a connection yet; then the connection and the bytes read
+ * so far go to the PMI server as rank N's. Returns 1 when the connection
+ * was settled (tied or closed), 0 while its first line is incomplete. */
+static int identify(struct pend *pc) {
+  ssize_t n;
+  do n = read(pc->fd, pc->buf + pc->len, sizeof pc->buf - 1 - pc->len); while (n < 0 && errno == EINTR);
+  if (n < 0 && errno == EAGAIN) return 0;
+  const char *why = "closed before identifying itself";
+  if (n > 0) {
+    pc->len += (size_t)n;
+    pc->buf[pc->len] = '\0';
+    char *nl = memchr(pc->buf, '\n', pc->len);
+    if (!nl) {
+      if (pc->len < sizeof pc->buf - 1) return 0;
+      why = "first line too long";
+    } else {
+      fy_pmi_msg_t *m = malloc(sizeof *m);
+      long id = -1;
+      why = "first command is not initack with a pmiid";
+      if (m && fy_pmi_msg_parse(m, pc->buf, (size_t)(nl - pc->buf)) == 0 && fy_pmi_msg_get(m, "cmd") &&
+          !strcmp(fy_pmi_msg_get(m, "cmd"), "initack") && fy_pmi_msg_get_int(m, "pmiid", &id) == 0) {
+        if (id < 0 || id >= job.np || !job.r[id].remote)
+          why = "pmiid is not a remote rank of this job";
+        else if (job.r[id].pmi_seen)
+          why = "that rank is already connected";
+        else
+          why = NULL;
+      }
+      free(m);
+      if (!why) {
+        job.r[id].pmi_seen = 1;
+        fy_pmi_server_attach(job.pmi, (int)id, pc->fd);
+        check_pmi((int)id, fy_pmi_server_feed(job.pmi, (int)id, pc->buf, pc->len));
+        return 1;
+      }
+    }
+  }
+  fprintf(stderr, "mpiexec: refused a PMI connection: %s\n", why);
+  close(pc->fd);
+  return 1;
+}
+
+static void serve_pending(void) {
+  for (int k = 0; k < job.npend;)
+    if (identify(&job.pend[k])) job.pend[k] = job.pend[--job.npend];
+    else k++;
 }
 
 /* ---- event handling ------------------------------------------------------- */
@@ -267,15 +634,14 @@ static void drain(int *fd, fy_outbuf_t *b) {
 
 static void check_pmi(int i, int rc) {
   const fy_pmi_rank_state_t *st = fy_pmi_server_rank(job.pmi, i);
-  if (rc < 0) job_failed(1, "rank %d (pid %d): %s", i, (int)job.r[i].pid, fy_pmi_server_error(job.pmi));
+  if (rc < 0) job_failed(1, "%s: %s", who(i), fy_pmi_server_error(job.pmi));
   if (st->aborted && job.exit_code < 0 && !job.terminating) {
     /* What the rank said before aborting comes before our message. */
     drain(&job.r[i].out_fd, &job.r[i].out);
     drain(&job.r[i].err_fd, &job.r[i].err);
   }
   if (st->aborted)
-    job_failed(st->abort_code & 0xff, "rank %d (pid %d) called abort with exit code %d", i,
-               (int)job.r[i].pid, st->abort_code);
+    job_failed(st->abort_code & 0xff, "%s called abort with exit code %d", who(i), st->abort_code);
 }
 
 static void on_exit_of(int i, int status) {
@@ -285,6 +651,22 @@ static void on_exit_of(int i, int status) {
   job.nalive--;
   /* Read what the rank left behind first: an abort message may be there. */
   const fy_pmi_rank_state_t *st = fy_pmi_server_rank(job.pmi, i);
+  if (r->ctl_fd >= 0) {
+    close(r->ctl_fd);
+    r->ctl_fd = -1;
+  }
+  if (r->remote && job.lfd >= 0) {
+    /* Over a network the rank's last PMI words (abort) and the end of its
+     * connection may come after its launcher ended: wait for them a little. */
+    accept_all();
+    serve_pending();
+    double until = now() + 0.5;
+    while (st->fd >= 0 && now() < until) {
+      struct pollfd p = {st->fd, POLLIN, 0};
+      if (poll(&p, 1, 50) <= 0) continue;
+      check_pmi(i, fy_pmi_server_handle(job.pmi, i));
+    }
+  }
   while (st->fd >= 0) {
     int rc = fy_pmi_server_handle(job.pmi, i);
     check_pmi(i, rc);
@@ -303,13 +685,12 @@ static void on_exit_of(int i, int status) {
   if (st->aborted) return; /* already reported */
   if (WIFSIGNALED(status)) {
     int s = WTERMSIG(status);
-    job_failed(128 + s, "rank %d (pid %d) killed by signal %d (%s)", i, (int)r->pid, s, strsignal(s));
+    job_failed(128 + s, "%s killed by signal %d (%s)", who(i), s, strsignal(s));
   } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-    job_failed(WEXITSTATUS(status), "rank %d (pid %d) exited with code %d", i, (int)r->pid,
-               WEXITSTATUS(status));
+    job_failed(WEXITSTATUS(status), "%s exited with code %d%s", who(i), WEXITSTATUS(status),
+               r->remote && WEXITSTATUS(status) == 255 ? " (255: also ssh's code for a failed connection)" : "");
   } else if (st->inited && !st->finalized && job.nalive > 0) {
-    job_failed(1, "rank %d (pid %d) exited without calling finalize while other ranks still run", i,
-               (int)r->pid);
+    job_failed(1, "%s exited without calling finalize while other ranks still run", who(i));
   }
 }
 
@@ -380,7 +761,7 @@ static void forward_stdin(short src_ev, short dst_ev) {
 
 static void loop(void) {
   int cap = 3 + 3 * job.np;
-  struct pollfd *p = calloc((size_t)cap, sizeof *p);
+  struct pollfd *p = calloc((size_t)cap, sizeof *p), *pp = NULL;
   int *who = calloc((size_t)cap, sizeof *who); /* 3*rank + 0 pmi / 1 out / 2 err */
   if (!p || !who) {
     fprintf(stderr, "mpiexec: out of memory\n");
@@ -415,7 +796,29 @@ static void loop(void) {
       double t = now();
       timeout = job.deadline > t ? (int)((job.deadline - t) * 1000) + 1 : 0;
     }
-    int rc = poll(p, (nfds_t)n, timeout);
+    int rc;
+    if (job.lfd >= 0) {
+      /* Remote ranks: the listener and the connections not yet tied to a
+       * rank, polled after the ranks' fds. */
+      pp = realloc(pp, (size_t)(n + 1 + job.npend) * sizeof *pp);
+      if (!pp) {
+        fprintf(stderr, "mpiexec: out of memory\n");
+        exit(1);
+      }
+      memcpy(pp, p, (size_t)n * sizeof *pp);
+      pp[n] = (struct pollfd){job.lfd, POLLIN, 0};
+      for (int k = 0; k < job.npend; k++) pp[n + 1 + k] = (struct pollfd){job.pend[k].fd, POLLIN, 0};
+      rc = poll(pp, (nfds_t)(n + 1 + job.npend), timeout);
+      int extra = 0;
+      for (int k = n; k < n + 1 + job.npend; k++) extra |= pp[k].revents != 0;
+      memcpy(p, pp, (size_t)n * sizeof *pp);
+      if (extra) {
+        accept_all();
+        serve_pending();
+      }
+    } else {
+      rc = poll(p, (nfds_t)n, timeout);
+    }
     if (rc < 0 && errno != EINTR) {
       fprintf(stderr, "mpiexec: poll failed: %s\n", strerror(errno));
       break;
@@ -459,6 +862,7 @@ static void loop(void) {
     }
   }
   free(p);
+  free(pp);
   free(who);
 }
 
@@ -466,6 +870,7 @@ int main(int argc, char **argv) {
   /* Keep fds 0-2 taken so pipes never land there. */
   for (int fd = 0; fd < 3; fd++)
     if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", fd ? O_WRONLY : O_RDONLY) < 0) return 1;
+  if (argc == 3 && !strcmp(argv[1], "--fy-proxy")) return fy_proxy_main(argv[2]);
   fy_config_load();
   /* Three or four fds per rank: use the whole allowance. */
   struct rlimit rl, orig;
@@ -482,9 +887,29 @@ int main(int argc, char **argv) {
 
   memset(&job, 0, sizeof job);
   job.np = o.np;
-  job.bind = want_bind(&o);
   job.exit_code = -1;
   job.in_dst = -1;
+  job.lfd = -1;
+  job.named_hosts = o.hosts || o.hostfile;
+  if ((o.hosts && fy_hosts_add_list(&job.hosts, o.hosts, stderr) < 0) ||
+      (o.hostfile && fy_hosts_add_file(&job.hosts, o.hostfile, stderr) < 0) ||
+      fy_hosts_place(&job.hosts, o.np, o.ppn, stderr) < 0)
+    return 2;
+  if (o.ppn && !job.named_hosts) {
+    fprintf(stderr, "mpiexec: -ppn needs -hosts or -f\n");
+    return 2;
+  }
+  /* Binding decides per host: "auto" compares that host's ranks with its CPUs. */
+  {
+    int most = 0;
+    for (int i = 0; i < job.hosts.n; i++)
+      if (job.hosts.h[i].local && job.hosts.h[i].nranks > most) most = job.hosts.h[i].nranks;
+    int np = o.np;
+    o.np = most ? most : np;
+    job.bind = want_bind(&o);
+    o.np = np;
+  }
+  int bind_mode = o.bind >= 0 ? o.bind : !strcmp(fy_config.bind, "core") ? 1 : !strcmp(fy_config.bind, "none") ? 0 : -1;
   if (raised) {
     job.nofile = orig;
     job.nofile_raised = 1;
@@ -498,12 +923,21 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mpiexec: out of memory for %d ranks\n", job.np);
     return 1;
   }
-  for (int i = 0; i < job.np; i++) job.r[i].out_fd = job.r[i].err_fd = -1;
+  for (int i = 0; i < job.np; i++) job.r[i].out_fd = job.r[i].err_fd = job.r[i].ctl_fd = -1;
+  if (job.named_hosts) {
+    char map[FY_PMI_VAL_MAX];
+    /* Too many hosts for one value: no mapping, the clients compare host names. */
+    if (fy_hosts_mapping(&job.hosts, map, sizeof map) == 0) fy_pmi_server_set_mapping_string(job.pmi, map);
+    else fy_pmi_server_set_mapping(job.pmi, 0);
+  }
+  if (job.hosts.any_remote && (setup_launcher(&o) < 0 || open_listener(&o) < 0)) return 1;
 
   /* Stdin goes to rank 0, unless it is a terminal we do not own (a
    * background job would be stopped by SIGTTIN). */
   job.in_src = 0;
   if (isatty(0) && tcgetpgrp(0) != getpgrp()) job.in_src = -1;
+  /* A remote rank 0 reads /dev/null: its launcher's stdin is the liveness pipe. */
+  if (!job.hosts.h[job.hosts.host_of[0]].local) job.in_src = -1;
 
   signal(SIGPIPE, SIG_IGN);
   sigset_t set;
@@ -525,7 +959,7 @@ int main(int argc, char **argv) {
 
   job.limit_s = o.timeout >= 0 ? o.timeout : fy_config.job_timeout;
   if (job.limit_s > 0) job.deadline = now() + (double)job.limit_s;
-  rc = launch(&o, prefix);
+  rc = launch(&o, prefix, bind_mode);
   if (rc < 0) {
     if (job.exit_code < 0) job.exit_code = rc == -2 ? 127 : 1;
     if (job.nalive > 0) {
@@ -551,6 +985,11 @@ int main(int argc, char **argv) {
   }
   cleanup_shm();
   fy_pmi_server_destroy(job.pmi);
+  for (int k = 0; k < job.npend; k++) close(job.pend[k].fd);
+  free(job.pend);
+  if (job.lfd >= 0) close(job.lfd);
+  fy_hosts_free(&job.hosts);
+  free(lch.words);
   free(job.r);
   fy_launch_opts_free(&o);
   return job.exit_code < 0 ? 0 : job.exit_code;

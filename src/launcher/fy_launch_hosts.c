@@ -1,0 +1,166 @@
+/* mpiexec's host list and rank placement: see fy_launch_hosts.h. */
+#include "launcher/fy_launch_hosts.h"
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int add_host(fy_hosts_t *h, const char *spec, size_t len, const char *where, FILE *err) {
+  while (len && isspace((unsigned char)*spec)) spec++, len--;
+  while (len && isspace((unsigned char)spec[len - 1])) len--;
+  if (!len) return 0;
+  const char *colon = memchr(spec, ':', len);
+  size_t nl = colon ? (size_t)(colon - spec) : len;
+  long slots = 1;
+  if (colon) {
+    char num[32];
+    size_t sl = len - nl - 1;
+    char *end;
+    if (sl == 0 || sl >= sizeof num) goto bad;
+    memcpy(num, colon + 1, sl);
+    num[sl] = '\0';
+    errno = 0;
+    slots = strtol(num, &end, 10);
+    if (*end || errno || slots < 1 || slots > 100000) goto bad;
+  }
+  if (nl == 0 || nl > 255) goto bad;
+  for (size_t i = 0; i < nl; i++)
+    if (isspace((unsigned char)spec[i])) goto bad;
+  fy_host_t *n = realloc(h->h, (size_t)(h->n + 1) * sizeof *n);
+  if (!n) {
+    fprintf(err, "mpiexec: out of memory\n");
+    return -1;
+  }
+  h->h = n;
+  memset(&h->h[h->n], 0, sizeof h->h[0]);
+  h->h[h->n].name = strndup(spec, nl);
+  if (!h->h[h->n].name) {
+    fprintf(err, "mpiexec: out of memory\n");
+    return -1;
+  }
+  h->h[h->n].slots = (int)slots;
+  h->n++;
+  return 0;
+bad:
+  fprintf(err, "mpiexec: %s: \"%.*s\" is not host[:slots] (slots 1..100000)\n", where, (int)len, spec);
+  return -1;
+}
+
+int fy_hosts_add_list(fy_hosts_t *h, const char *list, FILE *err) {
+  const char *p = list;
+  if (!*p) {
+    fprintf(err, "mpiexec: -hosts: empty host list\n");
+    return -1;
+  }
+  for (;;) {
+    const char *c = strchr(p, ',');
+    size_t l = c ? (size_t)(c - p) : strlen(p);
+    if (add_host(h, p, l, "-hosts", err) < 0) return -1;
+    if (!c) return 0;
+    p = c + 1;
+  }
+}
+
+int fy_hosts_add_file(fy_hosts_t *h, const char *path, FILE *err) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    fprintf(err, "mpiexec: cannot open host file \"%s\": %s\n", path, strerror(errno));
+    return -1;
+  }
+  char line[1024], where[1100];
+  int lineno = 0, before = h->n, rc = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    snprintf(where, sizeof where, "%s line %d", path, lineno);
+    if (add_host(h, line, strlen(line), where, err) < 0) {
+      rc = -1;
+      break;
+    }
+  }
+  fclose(f);
+  if (rc == 0 && h->n == before) {
+    fprintf(err, "mpiexec: host file \"%s\" names no host\n", path);
+    rc = -1;
+  }
+  return rc;
+}
+
+int fy_host_is_local(const char *name) {
+  if (!strcmp(name, "localhost") || !strncmp(name, "127.", 4) || !strcmp(name, "::1") ||
+      !strcmp(name, "localhost.localdomain"))
+    return 1;
+  char me[256];
+  if (gethostname(me, sizeof me - 1) != 0) return 0;
+  me[sizeof me - 1] = '\0';
+  if (!strcmp(name, me)) return 1;
+  /* "node1" and "node1.cluster": the same machine when the short names agree
+   * and one of them is short. */
+  size_t a = strcspn(name, "."), b = strcspn(me, ".");
+  if (a == b && !strncmp(name, me, a) && (!name[a] || !me[b])) return 1;
+  return 0;
+}
+
+int fy_hosts_place(fy_hosts_t *h, int np, int ppn, FILE *err) {
+  h->np = np;
+  h->host_of = calloc((size_t)np, sizeof *h->host_of);
+  h->local_rank = calloc((size_t)np, sizeof *h->local_rank);
+  if (!h->host_of || !h->local_rank) goto oom;
+  if (h->n == 0) {
+    /* No host given: this host, every rank. */
+    if (add_host(h, "localhost", 9, "", err) < 0) return -1;
+    h->h[0].slots = np;
+  }
+  /* Node ids: every local entry is node of the first local entry; other
+   * names are equal by string. */
+  int nodes = 0, local_node = -1;
+  for (int i = 0; i < h->n; i++) {
+    fy_host_t *e = &h->h[i];
+    e->local = fy_host_is_local(e->name);
+    e->node = -1;
+    if (e->local && local_node >= 0) e->node = local_node;
+    for (int j = 0; j < i && e->node < 0; j++)
+      if (!e->local && !h->h[j].local && !strcmp(h->h[j].name, e->name)) e->node = h->h[j].node;
+    if (e->node < 0) e->node = nodes++;
+    if (e->local && local_node < 0) local_node = e->node;
+    e->round = ppn > 0 ? ppn : e->slots;
+    if (!e->local) h->any_remote = 1;
+  }
+  int *count = calloc((size_t)nodes, sizeof *count);
+  if (!count) goto oom;
+  int r = 0;
+  while (r < np)
+    for (int i = 0; i < h->n && r < np; i++)
+      for (int k = 0; k < h->h[i].round && r < np; k++, r++) {
+        h->host_of[r] = i;
+        h->local_rank[r] = count[h->h[i].node]++;
+      }
+  for (int i = 0; i < h->n; i++) h->h[i].nranks = count[h->h[i].node];
+  free(count);
+  return 0;
+oom:
+  fprintf(err, "mpiexec: out of memory for the placement of %d ranks\n", np);
+  return -1;
+}
+
+int fy_hosts_node_size(const fy_hosts_t *h, int r) { return h->h[h->host_of[r]].nranks; }
+
+int fy_hosts_mapping(const fy_hosts_t *h, char *buf, size_t cap) {
+  size_t len = (size_t)snprintf(buf, cap, "(vector");
+  for (int i = 0; i < h->n && len < cap; i++)
+    len += (size_t)snprintf(buf + len, cap - len, ",(%d,1,%d)", h->h[i].node, h->h[i].round);
+  if (len + 2 > cap) return -1;
+  buf[len++] = ')';
+  buf[len] = '\0';
+  return 0;
+}
+
+void fy_hosts_free(fy_hosts_t *h) {
+  for (int i = 0; i < h->n; i++) free(h->h[i].name);
+  free(h->h);
+  free(h->host_of);
+  free(h->local_rank);
+  memset(h, 0, sizeof *h);
+}

@@ -1,0 +1,191 @@
+#!/bin/sh
+# Multi-host launch tests: hosts.sh CASE MPIEXEC HELLO ABORT PMI_HOSTS
+# Cases named net_* run inside fy_netns.sh (test hosts as network
+# namespaces, FY_NETNS_* set); fork_* need nothing (-launcher fork starts
+# the "remote" ranks as local processes through the same proxy and TCP PMI
+# path). Each case judges the job with ../basic/job.sh (exit status, output,
+# time limit, no /dev/shm/fy-* left). Exit 0 pass, 1 fail, 77 skip.
+set -u
+case=$1 mpiexec=$2 hello=$3 abort=$4 pmi_hosts=$5
+here=$(cd "$(dirname "$0")" && pwd)
+job="sh $here/../basic/job.sh"
+fail=0
+run() { $job "$@" || fail=1; }
+
+case $case in
+net_*)
+  [ -n "${FY_NETNS_HOSTS:-}" ] || { echo "hosts.sh: $case needs fy_netns.sh"; exit 2; }
+  IFS=, read -r H1 H2 H3 <<EOT
+$FY_NETNS_HOSTS
+EOT
+  M="$mpiexec -launcher-exec $FY_NETNS_EXEC -pmi-host $FY_NETNS_GW"
+  ;;
+esac
+# A program that says where it runs.
+where='echo "at $(hostname) local ${MPI_LOCALRANKID}/${MPI_LOCALNRANKS}"'
+
+no_leftovers() {
+  # Nothing of the job may still run on a test host (a few seconds allowed
+  # for the ends of a torn-down job to be reaped).
+  for h in $H1 $H2 ${H3:-}; do
+    try=0
+    while p=$(ip netns pids "$h") && [ -n "$p" ] && [ $try -lt 25 ]; do sleep 0.2; try=$((try + 1)); done
+    [ -z "$p" ] || { echo "FAIL: processes left on $h: $(ps -o pid,args -p $(echo $p | tr ' ' ,) 2>&1)"; fail=1; }
+  done
+}
+
+case $case in
+net_place)
+  # Round robin by slots (1 each), as Hydra: a b c a b c.
+  run --timeout 60 --count '^\[[0-9]\] at ' 6 \
+      --match "^\[0\] at $H1 local 0/2$" --match "^\[1\] at $H2 local 0/2$" \
+      --match "^\[2\] at $H3 local 0/2$" --match "^\[3\] at $H1 local 1/2$" \
+      --match "^\[4\] at $H2 local 1/2$" --match "^\[5\] at $H3 local 1/2$" \
+      -- $M -prefix -hosts "$H1,$H2,$H3" -n 6 sh -c "$where"
+  # -ppn: blocks of 2 per host and round.
+  run --timeout 60 --match "^\[0\] at $H1 local 0/2$" --match "^\[1\] at $H1 local 1/2$" \
+      --match "^\[2\] at $H2 local 0/1$" \
+      -- $M -prefix -hosts "$H1,$H2" -ppn 2 -n 3 sh -c "$where"
+  # Host file with slots and comments; 5 ranks: a, b b b, a.
+  hf=$(mktemp); printf '# test hosts\n%s:1\n\n%s:3   # three\n' "$H1" "$H2" >"$hf"
+  run --timeout 60 --match "^\[0\] at $H1 local 0/2$" --match "^\[1\] at $H2 local 0/3$" \
+      --match "^\[3\] at $H2 local 2/3$" --match "^\[4\] at $H1 local 1/2$" \
+      -- $M -prefix -f "$hf" -n 5 sh -c "$where"
+  rm -f "$hf"
+  # This machine by name runs locally (no launcher), next to a test host.
+  me=$(hostname)
+  run --timeout 60 --match "^\[0\] at $me local 0/2$" --match "^\[1\] at $H1 local 0/2$" \
+      --match "^\[2\] at $H1 local 1/2$" --match "^\[3\] at $me local 1/2$" \
+      -- $M -prefix -hosts "localhost,$H1:2,$me" -n 4 sh -c "$where"
+  # The default launcher is ssh: here an "ssh" that is the wrapper (it
+  # skips ssh's options), so the ssh command line is exercised too.
+  bin=$(mktemp -d); ln -s "$FY_NETNS_EXEC" "$bin/ssh"
+  run --timeout 60 --match "^\[0\] at $H1 local 0/1$" --match "^\[1\] at $H3 local 0/1$" \
+      -- env PATH="$bin:$PATH" $mpiexec -pmi-host $FY_NETNS_GW -prefix -hosts "$H1,$H3" -n 2 sh -c "$where"
+  rm -rf "$bin"
+  # -launcher-exec with words: plain "ip netns exec" (namespace = host name;
+  # no host name of its own, so the namespace is asked).
+  run --timeout 60 --match "^\[0\] ns $H2$" --match "^\[1\] ns $H3$" \
+      -- $mpiexec -launcher-exec "ip netns exec" -pmi-host $FY_NETNS_GW -prefix -hosts "$H2,$H3" -n 2 \
+         sh -c 'echo "ns $(ip netns identify)"'
+  # The default address choice, through FERRY_PMI_HOST here (the test hosts'
+  # names do not resolve on this machine).
+  run --timeout 60 --count "^pmi_hosts rank [0-9] of 2 on $H2: 2 local ok$" 2 \
+      -- env FERRY_PMI_HOST=$FY_NETNS_GW $mpiexec -launcher-exec "$FY_NETNS_EXEC" -hosts "$H2:2" -n 2 "$pmi_hosts"
+  ;;
+net_pmi)
+  # PMI across hosts: put/get/barrier, local ranks from the mapping agree
+  # with the host names.
+  run --timeout 60 --count '^pmi_hosts rank [0-9] of 5 on .*: [12] local ok$' 5 \
+      --match "rank 0 of 5 on $H1: 2 local ok" --match "rank 4 of 5 on $H3: 1 local ok" \
+      -- $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$pmi_hosts"
+  run --timeout 60 --count '^pmi_hosts rank [0-9] of 4 on .*: 2 local ok$' 4 \
+      -- $M -hosts "$H1,$H2" -n 4 "$pmi_hosts"
+  ;;
+net_io)
+  # stdout and stderr of remote ranks, prefixed; all output arrives.
+  run --timeout 60 --count '^\[[0-5]\] out [0-5]$' 6 --count '^\[[0-5]\] err [0-5]$' 6 \
+      -- $M -prefix -hosts "$H1,$H2,$H3" -n 6 sh -c 'echo out $PMI_RANK; echo err $PMI_RANK >&2'
+  run --timeout 60 --match '^\[2\] err 2$' \
+      -- $M -prefix -hosts "$H1,$H2,$H3" -n 3 sh -c 'echo err $PMI_RANK >&2'
+  # Without -prefix, the bytes as they come; arguments with spaces survive.
+  run --timeout 60 --count '^a b  c\$HOME$' 2 \
+      -- $M -hosts "$H1,$H2" -n 2 printf '%s\n' 'a b  c$HOME'
+  # -genv reaches remote ranks.
+  run --timeout 60 --count '^v=x y$' 2 \
+      -- $M -genv FY_TEST_V "x y" -hosts "$H1,$H2" -n 2 sh -c 'echo "v=$FY_TEST_V"'
+  ;;
+net_exit)
+  run --rc 3 --timeout 20 --match "rank 2 \(pid [0-9]+\) on host $H3 exited with code 3" \
+      -- $M -hosts "$H1,$H2,$H3" -n 3 sh -c '[ $PMI_RANK = 2 ] && exit 3; sleep 30'
+  no_leftovers
+  # A program missing on the remote host.
+  run --rc 127 --timeout 20 --match "rank [01] on host ($H1|$H2): cannot execute \"/no/such/prog\"" \
+      -- $M -hosts "$H1,$H2" -n 2 /no/such/prog
+  ;;
+net_death)
+  run --rc 137 --timeout 20 --match "rank 1 \(pid [0-9]+\) on host $H2 killed by signal 9" \
+      -- $M -hosts "$H1,$H2,$H3" -n 3 sh -c '[ $PMI_RANK = 1 ] && kill -9 $$; sleep 30'
+  no_leftovers
+  # SIGTERM to mpiexec reaches every remote rank; mpiexec ends with 143.
+  out=$(mktemp)
+  $M -hosts "$H1,$H2,$H3" -n 3 sh -c 'trap "echo got TERM on \$(hostname); exit 5" TERM; echo up; sleep 30 & wait' >"$out" 2>&1 &
+  p=$!
+  try=0
+  while [ "$(grep -c '^up$' "$out")" -lt 3 ] && [ $try -lt 100 ]; do sleep 0.1; try=$((try + 1)); done
+  kill -TERM $p
+  wait $p
+  rc=$?
+  cat "$out"
+  [ $rc -eq 143 ] || { echo "FAIL: SIGTERM: exit status $rc, expected 143"; fail=1; }
+  for h in $H1 $H2 $H3; do
+    grep -q "^got TERM on $h$" "$out" || { echo "FAIL: SIGTERM did not reach the rank on $h"; fail=1; }
+  done
+  rm -f "$out"
+  no_leftovers
+  ;;
+net_timeout)
+  run --rc 124 --timeout 20 --match "time limit of 2 s" \
+      -- $M -timeout 2 -hosts "$H1,$H2,$H3" -n 3 sleep 30
+  no_leftovers
+  run --rc 124 --timeout 20 --match "time limit of 2 s" \
+      -- env MPIEXEC_TIMEOUT=2 $M -hosts "$H1,$H2" -n 2 sleep 30
+  no_leftovers
+  ;;
+net_mpi)
+  # A Ferry MPI job placed entirely on one test host works.
+  run --timeout 60 --count '^hello [0-9]+ of 3$' 3 -- $M -hosts "$H2:3" -n 3 "$hello" 3
+  # MPI_Abort on a remote rank: its code, a message naming rank and host.
+  run --rc 7 --timeout 30 --match "rank 2 \(pid [0-9]+\) on host $H2 called abort with exit code 7" \
+      -- $M -hosts "$H2" -n 3 "$abort" 2 7
+  no_leftovers
+  # Spanning hosts: Ferry's clear refusal, non-zero, no hang.
+  run --rc nonzero --timeout 30 --match "spans several nodes" \
+      -- $M -hosts "$H1,$H2" -n 2 "$hello" 2
+  run --rc nonzero --timeout 30 --match "spans several nodes" \
+      -- $M -hosts "localhost,$H3" -n 3 "$hello" 3
+  no_leftovers
+  ;;
+net_hydra)
+  command -v mpiexec.hydra >/dev/null 2>&1 || { echo "SKIP: mpiexec.hydra not installed"; exit 77; }
+  Y="mpiexec.hydra -launcher-exec $FY_NETNS_EXEC -iface $FY_NETNS_BRIDGE"
+  run --timeout 60 --count "^at $H1 local" 1 --count "^at $H2 local" 1 --count "^at $H3 local" 1 \
+      -- $Y -hosts "$H1,$H2,$H3" -n 3 sh -c "$where"
+  run --timeout 60 --count '^pmi_hosts rank [0-9] of 4 on .*: 2 local ok$' 4 \
+      -- $Y -hosts "$H1:2,$H3:2" -n 4 "$pmi_hosts"
+  run --timeout 60 --count '^hello [0-9]+ of 3$' 3 -- $Y -hosts "$H3" -n 3 "$hello" 3
+  # Spanning hosts fails, without a hang. (Hydra tears the job down at the
+  # first abort and may drop the ranks' last stderr, so no message check.)
+  # Its proxy may outlive an aborted job on a host (Hydra's, not Ferry's;
+  # fy_netns.sh removes it with the host).
+  run --rc nonzero --timeout 30 -- $Y -hosts "$H1,$H2" -n 2 "$hello" 2
+  ;;
+fork_mpi)
+  # "Remote" ranks as local processes: the proxy and PMI over TCP.
+  F="$mpiexec -launcher fork -pmi-host 127.0.0.1"
+  run --timeout 60 --count '^hello [0-9]+ of 3$' 3 -- $F -hosts fyfake-host -n 3 "$hello" 3
+  run --timeout 60 --count '^pmi_hosts rank [0-9] of 3 on .*: 3 local ok$' 3 \
+      -- $F -hosts fyfake-host:3 -n 3 "$pmi_hosts"
+  run --rc 5 --timeout 30 --match "rank 1 \(pid [0-9]+\) on host fyfake-host called abort with exit code 5" \
+      -- $F -hosts fyfake-host -n 3 "$abort" 1 5
+  # Two host names: PMI says two nodes, Ferry refuses clearly.
+  run --rc nonzero --timeout 30 --match "spans several nodes" \
+      -- $F -hosts localhost,fyfake-host -n 2 "$hello" 2
+  run --rc 137 --timeout 20 --match "rank 1 \(pid [0-9]+\) on host fyfake-b killed by signal 9" \
+      -- $F -hosts fyfake-a,fyfake-b -n 2 sh -c '[ $PMI_RANK = 1 ] && kill -9 $$; sleep 30'
+  run --rc 124 --timeout 20 --match "time limit of 2 s" -- $F -timeout 2 -hosts fyfake-a -n 2 sleep 30
+  ;;
+fork_opts)
+  run --rc 2 --timeout 10 --match 'not host\[:slots\]' -- $mpiexec -hosts 'a:0' -n 1 true
+  run --rc 2 --timeout 10 --match 'cannot open host file' -- $mpiexec -f /no/such/file -n 1 true
+  run --rc 2 --timeout 10 --match '-ppn needs -hosts' -- $mpiexec -ppn 2 -n 1 true
+  run --rc 1 --timeout 30 --match 'exited with code 1' -- $mpiexec -launcher-exec false -hosts fyfake -n 1 true
+  # A PMI connection claiming a rank that is not remote is refused; the
+  # client fails instead of waiting.
+  run --rc 1 --timeout 30 --match 'refused a PMI connection: pmiid is not a remote rank' \
+      -- $mpiexec -launcher fork -pmi-host 127.0.0.1 -hosts fyfake -n 1 sh -c "PMI_ID=5 exec $pmi_hosts"
+  ;;
+*) echo "hosts.sh: unknown case $case"; exit 2 ;;
+esac
+[ $fail -eq 0 ] && echo "CASE $case: PASS" || echo "CASE $case: FAIL"
+exit $fail

@@ -1,0 +1,140 @@
+/* Unit tests of mpiexec's host list, placement and mapping
+ * (src/launcher/fy_launch_hosts.c), the new multi-host options
+ * (fy_launch_opts.c) and the proxy spec encoding (fy_launch_proxy.c). */
+#include "launcher/fy_launch_hosts.h"
+#include "launcher/fy_launch_opts.h"
+#include "launcher/fy_launch_proxy.h"
+#include "runtime/fy_pmi_wire.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../unit/common/fy_expect.h"
+
+static FILE *null;
+
+/* Place np ranks on list (and optional file text) with ppn; host names of
+ * the ranks joined by ' ' into out. */
+static int place(const char *list, const char *file_text, int np, int ppn, char *out, size_t cap,
+                 fy_hosts_t *h) {
+  memset(h, 0, sizeof *h);
+  if (list && fy_hosts_add_list(h, list, null) < 0) return -1;
+  if (file_text) {
+    char path[] = "/tmp/fy_test_hostsXXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return -1;
+    ssize_t w = write(fd, file_text, strlen(file_text));
+    close(fd);
+    int rc = w < 0 ? -1 : fy_hosts_add_file(h, path, null);
+    unlink(path);
+    if (rc < 0) return -1;
+  }
+  if (fy_hosts_place(h, np, ppn, null) < 0) return -1;
+  out[0] = '\0';
+  for (int r = 0; r < np; r++) {
+    size_t l = strlen(out);
+    snprintf(out + l, cap - l, "%s%s", r ? " " : "", h->h[h->host_of[r]].name);
+  }
+  return 0;
+}
+
+/* The mapping, read back by the client's parser, gives equal node ids
+ * exactly for ranks on the same node. */
+static int mapping_agrees(const fy_hosts_t *h) {
+  char map[FY_PMI_VAL_MAX];
+  int *node = calloc((size_t)h->np, sizeof *node), ok = 1;
+  if (fy_hosts_mapping(h, map, sizeof map) != 0 || fy_pmi_parse_mapping(map, node, h->np) != 0) ok = 0;
+  for (int a = 0; ok && a < h->np; a++)
+    for (int b = 0; b < h->np; b++)
+      if ((node[a] == node[b]) != (h->h[h->host_of[a]].node == h->h[h->host_of[b]].node)) ok = 0;
+  free(node);
+  return ok;
+}
+
+int main(void) {
+  null = fopen("/dev/null", "w");
+  char out[1024];
+  fy_hosts_t h;
+
+  EXPECT(place("a,b,c", NULL, 6, 0, out, sizeof out, &h) == 0 && !strcmp(out, "a b c a b c"));
+  EXPECT(h.any_remote && h.local_rank[3] == 1 && h.h[0].nranks == 2 && mapping_agrees(&h));
+  fy_hosts_free(&h);
+  EXPECT(place("a,b", NULL, 5, 2, out, sizeof out, &h) == 0 && !strcmp(out, "a a b b a"));
+  EXPECT(h.local_rank[4] == 2 && fy_hosts_node_size(&h, 4) == 3 && fy_hosts_node_size(&h, 2) == 2);
+  EXPECT(mapping_agrees(&h));
+  fy_hosts_free(&h);
+  EXPECT(place(NULL, "# comment\na:1\n\n  b:3  # three\n", 5, 0, out, sizeof out, &h) == 0 &&
+         !strcmp(out, "a b b b a"));
+  EXPECT(mapping_agrees(&h));
+  fy_hosts_free(&h);
+  /* The list first, then the file. */
+  EXPECT(place("x:2", "y\n", 4, 0, out, sizeof out, &h) == 0 && !strcmp(out, "x x y x"));
+  fy_hosts_free(&h);
+  /* Fewer ranks than one round. */
+  EXPECT(place("a:4,b:4", NULL, 3, 0, out, sizeof out, &h) == 0 && !strcmp(out, "a a a"));
+  EXPECT(mapping_agrees(&h));
+  fy_hosts_free(&h);
+  /* A name repeated is one node. */
+  EXPECT(place("a,b,a", NULL, 3, 0, out, sizeof out, &h) == 0 && h.h[0].node == h.h[2].node);
+  EXPECT(h.local_rank[2] == 1 && fy_hosts_node_size(&h, 0) == 2 && mapping_agrees(&h));
+  fy_hosts_free(&h);
+  /* This machine, by any of its names, is one local node. */
+  char me[256];
+  gethostname(me, sizeof me - 1);
+  me[sizeof me - 1] = '\0';
+  char list[600];
+  snprintf(list, sizeof list, "localhost,far,%s,127.0.0.1", me);
+  EXPECT(place(list, NULL, 4, 0, out, sizeof out, &h) == 0);
+  EXPECT(h.h[0].local && !h.h[1].local && h.h[2].local && h.h[3].local);
+  EXPECT(h.h[0].node == h.h[2].node && h.h[0].node == h.h[3].node && h.h[0].node != h.h[1].node);
+  EXPECT(h.local_rank[3] == 2 && fy_hosts_node_size(&h, 0) == 3 && mapping_agrees(&h));
+  fy_hosts_free(&h);
+  /* No host: everything here, no remote rank. */
+  EXPECT(place(NULL, NULL, 3, 0, out, sizeof out, &h) == 0 && !h.any_remote && h.h[0].local);
+  EXPECT(h.local_rank[2] == 2 && fy_hosts_node_size(&h, 1) == 3 && mapping_agrees(&h));
+  fy_hosts_free(&h);
+  /* Malformed. */
+  EXPECT(place("a:0", NULL, 1, 0, out, sizeof out, &h) < 0);
+  fy_hosts_free(&h);
+  EXPECT(place("a:x", NULL, 1, 0, out, sizeof out, &h) < 0);
+  fy_hosts_free(&h);
+  EXPECT(place("", NULL, 1, 0, out, sizeof out, &h) < 0);
+  fy_hosts_free(&h);
+  EXPECT(place(NULL, "# only a comment\n", 1, 0, out, sizeof out, &h) < 0);
+  fy_hosts_free(&h);
+  EXPECT(place(NULL, "a b\n", 1, 0, out, sizeof out, &h) < 0);
+  fy_hosts_free(&h);
+
+  /* Options. */
+  {
+    fy_launch_opts_t o;
+    char *a[] = {"mpiexec", "-hosts", "a,b", "-f", "hf", "-ppn", "2", "-launcher", "fork",
+                 "-launcher-exec", "ip netns exec", "-pmi-host", "10.0.0.1", "-n", "3", "prog", NULL};
+    EXPECT(fy_launch_opts_parse(&o, 16, a, null, null) == 0);
+    EXPECT(!strcmp(o.hosts, "a,b") && !strcmp(o.hostfile, "hf") && o.ppn == 2 && o.np == 3);
+    EXPECT(!strcmp(o.launcher, "fork") && !strcmp(o.launcher_exec, "ip netns exec"));
+    EXPECT(!strcmp(o.pmi_host, "10.0.0.1") && !strcmp(o.prog_argv[0], "prog"));
+    fy_launch_opts_free(&o);
+    char *b[] = {"mpiexec", "-launcher", "rsh", "prog", NULL};
+    EXPECT(fy_launch_opts_parse(&o, 4, b, null, null) < 0);
+    char *c[] = {"mpiexec", "-ppn", "0", "prog", NULL};
+    EXPECT(fy_launch_opts_parse(&o, 4, c, null, null) < 0);
+    char *d[] = {"mpiexec", "-hosts", "a", "-hosts", "b", "prog", NULL};
+    EXPECT(fy_launch_opts_parse(&o, 6, d, null, null) < 0);
+  }
+
+  /* The proxy spec is hex only (no quoting needed anywhere). */
+  {
+    const char *env[] = {"A=x y", "B='\"$"};
+    const char *argv[] = {"prog", "a b", "", "c$d"};
+    fy_proxy_spec_t s = {.pmi_port = "10.0.0.1:5", .kvsname = "kvs_1", .cwd = "/tmp", .host = "h",
+                         .rank = 3, .size = 4, .local_rank = 1, .local_size = 2, .bind = -1,
+                         .kill_timeout = 3, .nenv = 2, .env = env, .nargs = 4, .argv = argv};
+    char *w = fy_proxy_encode(&s);
+    EXPECT(w && strspn(w, "0123456789abcdef") == strlen(w) && strlen(w) % 2 == 0);
+    free(w);
+  }
+  fclose(null);
+  return failures != 0;
+}

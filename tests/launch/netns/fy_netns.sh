@@ -1,0 +1,104 @@
+#!/bin/sh
+# Test hosts on one machine: network namespaces joined by veth pairs and a
+# bridge, each with its own host name, for launching ranks "on other hosts".
+#
+#   fy_netns.sh N -- command [args...]
+#
+# creates N (2..3) hosts, runs command with
+#   FY_NETNS_HOSTS  comma-separated host names (= namespace names), e.g.
+#                   fyt1234a,fyt1234b
+#   FY_NETNS_EXEC   launcher wrapper: "$FY_NETNS_EXEC host cmd args..." runs
+#                   cmd on that host (use as mpiexec -launcher-exec, or
+#                   mpiexec.hydra -launcher-exec)
+#   FY_NETNS_BRIDGE the bridge (in this namespace) that joins the hosts
+#   FY_NETNS_GW     this machine's address on that bridge (the address the
+#                   hosts reach it by: give it to mpiexec -pmi-host)
+#   FY_NETNS_ADDRS  the hosts' addresses, comma-separated, in order
+# and removes everything afterwards, also when the command fails or the
+# script is interrupted. Exit status: the command's, or 77 (skip) with a
+# "SKIP:" line when this machine does not allow namespaces (not root, no
+# ip/unshare, no veth/bridge support), 2 on a usage error.
+#
+# Addresses: 10.X.Y.0/24 with X.Y from the process id, so concurrent runs
+# do not collide; .1 is the bridge, .11, .12, ... the hosts. Nothing is
+# written outside the namespaces and the links named fy<id>*.
+set -u
+n=${1:-}
+[ "$#" -ge 3 ] && [ "$2" = "--" ] || { echo "usage: fy_netns.sh N -- command [args...]" >&2; exit 2; }
+case "$n" in 2|3) ;; *) echo "fy_netns.sh: N must be 2 or 3" >&2; exit 2 ;; esac
+shift 2
+
+skip() { echo "SKIP: test hosts unavailable: $*"; exit 77; }
+[ "$(id -u)" -eq 0 ] || skip "network namespaces need root (uid $(id -u))"
+for c in ip unshare hostname; do
+  command -v $c >/dev/null 2>&1 || skip "$c not installed"
+done
+
+id=$(( $$ % 100000 ))
+x=$(( 100 + $$ % 150 )); y=$(( ($$ / 150) % 250 ))
+net=10.$x.$y
+br=fyb$id
+hosts=""; addrs=""
+here=$(cd "$(dirname "$0")" && pwd)
+
+cleanup() {
+  trap - EXIT INT TERM HUP
+  for h in $hosts; do
+    # Whatever still runs on a test host ends with it.
+    pids=$(ip netns pids "$h" 2>/dev/null)
+    [ -n "$pids" ] && kill -9 $pids 2>/dev/null
+    ip netns del "$h" 2>/dev/null
+  done
+  ip link del "$br" 2>/dev/null
+  for i in 1 2 3; do ip link del "fyv${id}h$i" 2>/dev/null; done
+}
+trap 'cleanup' EXIT
+trap 'cleanup; exit 130' INT
+trap 'cleanup; exit 143' TERM
+trap 'cleanup; exit 129' HUP
+
+ip link add "$br" type bridge 2>/dev/null || skip "cannot create a bridge (ip link add type bridge)"
+ip addr add "$net.1/24" dev "$br" && ip link set "$br" up || skip "cannot configure the bridge"
+i=1
+for s in a b c; do
+  [ $i -gt "$n" ] && break
+  h=fyt$id$s
+  ip netns add "$h" 2>/dev/null || skip "cannot create network namespaces (ip netns add)"
+  hosts="$hosts $h"
+  ip link add "fyv${id}h$i" type veth peer name eth0 netns "$h" 2>/dev/null ||
+    skip "cannot create veth pairs"
+  ip link set "fyv${id}h$i" master "$br" && ip link set "fyv${id}h$i" up &&
+    ip -n "$h" link set lo up && ip -n "$h" addr add "$net.$((10 + i))/24" dev eth0 &&
+    ip -n "$h" link set eth0 up && ip -n "$h" route add default via "$net.1" ||
+    { echo "fy_netns.sh: cannot configure host $h" >&2; exit 1; }
+  addrs="$addrs,$net.$((10 + i))"
+  i=$((i + 1))
+done
+ip netns exec "fyt${id}a" unshare --uts true 2>/dev/null || skip "cannot create UTS namespaces (unshare --uts)"
+# The hosts must reach this machine before the test starts (links come up
+# asynchronously): the bridge up with its ports, and a ping when ping exists.
+try=0
+while [ "$(cat /sys/class/net/$br/operstate 2>/dev/null)" != up ] && [ $try -lt 25 ]; do
+  sleep 0.2; try=$((try + 1))
+done
+if command -v ping >/dev/null 2>&1; then
+  for h in $hosts; do
+    try=0
+    until ip netns exec "$h" ping -c1 -W1 "$net.1" >/dev/null 2>&1; do
+      try=$((try + 1))
+      [ $try -ge 10 ] && { echo "fy_netns.sh: warning: host $h does not answer ping from $net.1" >&2; break; }
+      sleep 0.2
+    done
+  done
+fi
+
+FY_NETNS_HOSTS=$(echo $hosts | tr ' ' ',')
+FY_NETNS_EXEC=$here/fy_netns_exec.sh
+FY_NETNS_BRIDGE=$br
+FY_NETNS_GW=$net.1
+FY_NETNS_ADDRS=${addrs#,}
+export FY_NETNS_HOSTS FY_NETNS_EXEC FY_NETNS_BRIDGE FY_NETNS_GW FY_NETNS_ADDRS
+echo "fy_netns.sh: test hosts $FY_NETNS_HOSTS ($FY_NETNS_ADDRS), this machine $FY_NETNS_GW on $br"
+"$@"
+rc=$?
+exit $rc
