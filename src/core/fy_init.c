@@ -3,6 +3,7 @@
 #include "core/fy_init.h"
 #include "core/fy_api.h"
 #include "core/fy_comm.h"
+#include "coll/sched/fy_sched.h"
 #include "datatype/fy_datatype.h"
 #include "core/fy_error.h"
 #include "core/fy_request.h"
@@ -130,6 +131,7 @@ int fy_mpi_finalize(void) {
   if (fy_config.stats) fy_stats_report();
   fy_coll_barrier(&fy_comm_world);
   fy_state.finalized = 1;
+  fy_sched_finalize();
   fy_pt2pt_finalize();
   fy_req_finalize();
   fy_type_finalize();
