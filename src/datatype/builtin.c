@@ -162,6 +162,16 @@ void fy_type_finalize(void) {
     free(t);
   }
   fy_htab_destroy(&fy_type_tab);
+  /* merged packing layouts of predefined types (the pair types) */
+  for (int i = 0; i < 0x80 + 5; i++) {
+    fy_datatype_t *t = i < 0x80 ? &builtin[i] : &pairs[i - 0x80];
+    if (t->pk_owned) {
+      free(t->pk.segs);
+      free(t->pk.pre);
+      t->pk_owned = 0;
+    }
+  }
+  fy_dt_f90_reset();
 }
 
 fy_datatype_t *fy_type_get(MPI_Datatype h) {
