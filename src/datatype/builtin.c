@@ -196,6 +196,11 @@ void fy_type_release(fy_datatype_t *t) {
   fy_dt_destroy(t);
 }
 
+fy_attr_t **fy_type_attrs(MPI_Datatype h) {
+  fy_datatype_t *t = fy_type_get(h);
+  return t ? &t->attrs : NULL;
+}
+
 MPI_Count fy_type_nbasic(const fy_datatype_t *t) { return t->nbasic; }
 
 int fy_type_reduce_basic(const fy_datatype_t *t, fy_datatype_t **basic, MPI_Count *per_item) {
