@@ -102,6 +102,19 @@ walk(const fy_flat_t *f, MPI_Count count, uintptr_t base, size_t off, size_t len
             iov[nv++].iov_len = blen;
           }
           s += nb * blen;
+        } else if (blen == 8 && op == OP_UNPACK) {
+          /* 8-byte blocks out of the stream: 16-byte loads, 8-byte stores */
+          typedef double v2d __attribute__((vector_size(16)));
+          MPI_Count x = 0;
+          for (; x + 4 <= nb; x += 4, p += 4 * st, s += 32) {
+            v2d a, b;
+            memcpy(&a, s, 16);
+            memcpy(&b, s + 16, 16);
+            double a0 = a[0], a1 = a[1], b0 = b[0], b1 = b[1];
+            memcpy(p, &a0, 8); memcpy(p + st, &a1, 8);
+            memcpy(p + 2 * st, &b0, 8); memcpy(p + 3 * st, &b1, 8);
+          }
+          for (; x < nb; x++, p += st, s += 8) memcpy(p, s, 8);
         } else if (blen == 8) COPY_RUN(uint64_t);
         else if (blen == 4) COPY_RUN(uint32_t);
         else if (blen == 16) {
