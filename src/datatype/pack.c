@@ -73,6 +73,21 @@ walk(const fy_flat_t *f, MPI_Count count, uintptr_t base, size_t off, size_t len
       uintptr_t rb = ib + (uintptr_t)(c.q * f->rep_stride);
       for (; c.i < f->nsegs; c.i++, c.j = 0) {
         const fy_seg_t *g = &f->segs[c.i];
+        if (op != OP_IOV && g->n <= 4 && c.j == 0 && c.b == 0 && (size_t)(g->len * g->n) <= left) {
+          /* a whole run of a few blocks (indexed and struct types): no cursor work */
+          char *q = (char *)(rb + (uintptr_t)g->disp);
+          size_t L = (size_t)g->len;
+          for (MPI_Count k = 0; k < g->n; k++, q += g->stride, s += L) {
+            char *from = op == OP_PACK ? q : s, *to = op == OP_PACK ? s : q;
+            if (L == 32) memcpy(to, from, 32);
+            else if (L == 16) memcpy(to, from, 16);
+            else if (L == 8) memcpy(to, from, 8);
+            else memcpy(to, from, L);
+          }
+          left -= L * (size_t)g->n;
+          if (!left) goto out;
+          continue;
+        }
         char *p = (char *)(rb + (uintptr_t)(g->disp + c.j * g->stride));
         MPI_Aint st = g->stride;
         if (c.b) { /* finish a partial block */
