@@ -162,6 +162,16 @@ void fy_type_finalize(void) {
     free(t);
   }
   fy_htab_destroy(&fy_type_tab);
+  /* merged packing layouts of predefined types (the pair types) */
+  for (int i = 0; i < 0x80 + 5; i++) {
+    fy_datatype_t *t = i < 0x80 ? &builtin[i] : &pairs[i - 0x80];
+    if (t->pk_owned) {
+      free(t->pk.segs);
+      free(t->pk.pre);
+      t->pk_owned = 0;
+    }
+  }
+  fy_dt_f90_reset();
 }
 
 fy_datatype_t *fy_type_get(MPI_Datatype h) {
@@ -184,6 +194,11 @@ void fy_type_release(fy_datatype_t *t) {
   if (--t->refcount > 0) return;
   if (t->handle) fy_htab_remove(&fy_type_tab, t->handle);
   fy_dt_destroy(t);
+}
+
+fy_attr_t **fy_type_attrs(MPI_Datatype h) {
+  fy_datatype_t *t = fy_type_get(h);
+  return t ? &t->attrs : NULL;
 }
 
 MPI_Count fy_type_nbasic(const fy_datatype_t *t) { return t->nbasic; }

@@ -36,6 +36,7 @@ void fy_dt_destroy(fy_datatype_t *t);
 int fy_dt_flat_copy(fy_flat_t *dst, const fy_flat_t *src);
 void fy_dt_finish(fy_datatype_t *t); /* size, true bounds, is_contig from the layout */
 int fy_dt_basic_align(int handle);
+void fy_dt_f90_reset(void); /* forget the cached F90 types (at finalize) */
 /* external32 facts of a basic type: bytes in external32 (0: none), and the
  * byte-swap unit (element bytes, or half of it for complex types) */
 int fy_dt_ext32(int ebasic, int *unit);

@@ -73,6 +73,8 @@ int fy_mpi_type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MP
 static struct { int comb, p, r; MPI_Datatype h; } f90[NF90];
 static int nf90;
 
+void fy_dt_f90_reset(void) { nf90 = 0; }
+
 static int f90_type(int comb, int p, int r, MPI_Datatype base, MPI_Datatype *out) {
   for (int i = 0; i < nf90; i++)
     if (f90[i].comb == comb && f90[i].p == p && f90[i].r == r) {

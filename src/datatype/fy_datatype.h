@@ -33,7 +33,8 @@
  *   drops the user's reference, and a derived type keeps the types it was
  *   built from alive (get_contents hands them out again).
  * - Attributes: t->attrs is the fy_attr.h list (copied by MPI_Type_dup,
- *   deleted by MPI_Type_free). */
+ *   deleted by MPI_Type_free); fy_type_attrs(handle) gives its address to
+ *   the MPI_Type_{set,get,delete}_attr implementation (NULL: not a type). */
 #ifndef FY_DATATYPE_H
 #define FY_DATATYPE_H
 #include <mpi.h>
@@ -96,6 +97,7 @@ int fy_type_init(void);
 void fy_type_finalize(void);
 fy_datatype_t *fy_type_get(MPI_Datatype h);
 void fy_type_release(fy_datatype_t *t);  /* drop a reference (free at 0) */
+fy_attr_t **fy_type_attrs(MPI_Datatype h);
 static inline void fy_type_retain(fy_datatype_t *t) { if (!t->builtin) t->refcount++; }
 
 /* Pack count items of type t from buf into out (count*t->size bytes). */

@@ -73,6 +73,21 @@ walk(const fy_flat_t *f, MPI_Count count, uintptr_t base, size_t off, size_t len
       uintptr_t rb = ib + (uintptr_t)(c.q * f->rep_stride);
       for (; c.i < f->nsegs; c.i++, c.j = 0) {
         const fy_seg_t *g = &f->segs[c.i];
+        if (op != OP_IOV && g->n <= 4 && c.j == 0 && c.b == 0 && (size_t)(g->len * g->n) <= left) {
+          /* a whole run of a few blocks (indexed and struct types): no cursor work */
+          char *q = (char *)(rb + (uintptr_t)g->disp);
+          size_t L = (size_t)g->len;
+          for (MPI_Count k = 0; k < g->n; k++, q += g->stride, s += L) {
+            char *from = op == OP_PACK ? q : s, *to = op == OP_PACK ? s : q;
+            if (L == 32) memcpy(to, from, 32);
+            else if (L == 16) memcpy(to, from, 16);
+            else if (L == 8) memcpy(to, from, 8);
+            else memcpy(to, from, L);
+          }
+          left -= L * (size_t)g->n;
+          if (!left) goto out;
+          continue;
+        }
         char *p = (char *)(rb + (uintptr_t)(g->disp + c.j * g->stride));
         MPI_Aint st = g->stride;
         if (c.b) { /* finish a partial block */
@@ -102,6 +117,19 @@ walk(const fy_flat_t *f, MPI_Count count, uintptr_t base, size_t off, size_t len
             iov[nv++].iov_len = blen;
           }
           s += nb * blen;
+        } else if (blen == 8 && op == OP_UNPACK) {
+          /* 8-byte blocks out of the stream: 16-byte loads, 8-byte stores */
+          typedef double v2d __attribute__((vector_size(16)));
+          MPI_Count x = 0;
+          for (; x + 4 <= nb; x += 4, p += 4 * st, s += 32) {
+            v2d a, b;
+            memcpy(&a, s, 16);
+            memcpy(&b, s + 16, 16);
+            double a0 = a[0], a1 = a[1], b0 = b[0], b1 = b[1];
+            memcpy(p, &a0, 8); memcpy(p + st, &a1, 8);
+            memcpy(p + 2 * st, &b0, 8); memcpy(p + 3 * st, &b1, 8);
+          }
+          for (; x < nb; x++, p += st, s += 8) memcpy(p, s, 8);
         } else if (blen == 8) COPY_RUN(uint64_t);
         else if (blen == 4) COPY_RUN(uint32_t);
         else if (blen == 16) {

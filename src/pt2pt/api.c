@@ -147,6 +147,7 @@ static int sendrecv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     fy_req_release(rr);
     return err;
   }
+  sr->blocking = 1; /* waited on at once: a derived type packs while it copies */
   fy_recv_start(rr);
   err = fy_send_start(sr);
   if (!err) fy_req_wait_done(sr);

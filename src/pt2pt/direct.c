@@ -177,7 +177,18 @@ int fy_direct_try_send(fy_request_t *r, int dst, const void *data) {
                                                  memory_order_acq_rel, memory_order_relaxed))
       return 0; /* withdrawn (or reused) under us: the receiver matched it itself */
     size_t n = r->bytes < cap ? r->bytes : (size_t)cap;
-    if (n && fy_shm_cma_write(dst, (void *)(uintptr_t)addr, data, n) != 0)
+    int rc = 0;
+    if (!n) {
+      rc = 0;
+    } else if (r->type->is_contig || r->tmp) {
+      rc = fy_shm_cma_write(dst, (void *)(uintptr_t)addr, data, n);
+    } else { /* a derived type not packed yet (zcopy.c): in place, or packed piece by piece */
+      fy_zdesc_t mine, peer = {.base = addr};
+      fy_zc_describe(&mine, r, data, 1);
+      rc = (mine.flags & FY_ZD_LAZY) ? fy_zc_pack_write(r, dst, &peer, addr, 0, n)
+                                     : fy_zc_copy(dst, &mine, &peer, 0, n, 1);
+    }
+    if (rc != 0)
       fy_abort(MPI_ERR_INTERN, "process_vm_writev failed writing into a published receive");
     fy_pkt_t fin = {.type = FY_PKT_PUT_FIN, .src = me, .tag = r->tag, .ctx = r->ctx, .len = r->bytes,
                     .rreq = rreq, .slot = (uint32_t)i, .gen = (uint32_t)(w >> 8)};

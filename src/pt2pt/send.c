@@ -49,9 +49,12 @@ int fy_send_start(fy_request_t *r) {
   if (fy_req_begin(r)) return MPI_SUCCESS;
   r->status.MPI_SOURCE = r->peer;
   r->status.MPI_TAG = r->tag;
-  /* Non-contiguous data is packed here for an eager send; a rendezvous
-   * moves it in place or packs it while it copies (zcopy.c). */
-  if (!r->type->is_contig && r->bytes && r->bytes <= fy_eager_max) {
+  /* Non-contiguous data is packed here for an eager send, and for a
+   * nonblocking rendezvous send of small blocks (the receiver can then take
+   * it while the sender computes); a blocking one packs while it copies,
+   * and large blocks move in place (zcopy.c). */
+  if (!r->type->is_contig && r->bytes &&
+      (r->bytes <= fy_eager_max || (!r->blocking && !fy_zc_in_place(r)))) {
     if (!r->tmp || !r->tmp_owned) {
       r->tmp = malloc(r->bytes);
       if (!r->tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory packing %zu bytes", r->bytes);

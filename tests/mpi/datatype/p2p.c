@@ -178,6 +178,25 @@ int main(int argc, char **argv)
         MPI_Type_free(&tv);
         MPI_Type_free(&tn);
     }
+    /* a computing receiver with a published contiguous receive: the sender
+     * of a vector writes straight into it (packed piece by piece) */
+    {
+        long n = N;
+        MPI_Datatype tv = mk_vector((int)n);
+        MPI_Request q[2];
+        fill(sbuf, n, pos_vector, rank);
+        for (long i = 0; i < n; i++) rbuf[i] = -1;
+        CHECK_OK(MPI_Irecv(rbuf, (int)n, MPI_DOUBLE, prev, 15, MPI_COMM_WORLD, &q[0]));
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK_OK(MPI_Isend(sbuf, 1, tv, next, 15, MPI_COMM_WORLD, &q[1]));
+        double t0 = MPI_Wtime();
+        volatile double sink = 0;
+        while (MPI_Wtime() - t0 < 0.02) sink += 1; /* compute outside MPI */
+        CHECK_OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+        for (long i = 0; i < n; i++)
+            if (rbuf[i] != val(prev, i)) { CHECK(0, "direct vector->double %ld", i); break; }
+        MPI_Type_free(&tv);
+    }
     /* odd block sizes (7-byte blocks sent, 5-byte blocks received): pipe
      * chunks and copy pieces end inside blocks */
     {
