@@ -471,8 +471,14 @@ int fy_mpi_get_elements(const MPI_Status *status, MPI_Datatype datatype, int *co
   return MPI_SUCCESS;
 }
 
+/* count basic elements of datatype: the bytes they take packed (for a
+ * derived type, not count * size), so Get_elements gives count back. */
 int fy_mpi_status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) {
-  fy_status_set_count(status, count * fy_type_get(datatype)->size);
+  if (status == MPI_STATUS_IGNORE) return fy_err(MPI_ERR_ARG, "status = MPI_STATUS_IGNORE is not a status");
+  if (count < 0) return fy_err(MPI_ERR_COUNT, "count = %lld is negative", (long long)count);
+  MPI_Count bytes = fy_type_elements_bytes(fy_type_get(datatype), count);
+  if (bytes < 0) return fy_err(MPI_ERR_TYPE, "count = %lld elements of a datatype that has none", (long long)count);
+  fy_status_set_count(status, bytes);
   return MPI_SUCCESS;
 }
 
