@@ -93,7 +93,8 @@ int fy_commc_release(fy_comm_t *c) {
   int err = fy_attr_delete_all(FY_OK_COMM, c->handle, &c->attrs);
   if (err) return err;
   fy_commc_close(c);
-  fy_comm_destroy(c);
+  fy_comm_unpublish(c);   /* the user's handle dies now ... */
+  fy_comm_release(c);     /* ... the object with the last pending operation */
   return MPI_SUCCESS;
 }
 

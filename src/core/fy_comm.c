@@ -128,6 +128,18 @@ void fy_comm_destroy(fy_comm_t *c) {
   free(c);
 }
 
+/* Requests and schedules hold a reference: a communicator freed by the
+ * user while operations on it are pending lives (and keeps its context ids
+ * out of reuse) until the last of them is released. */
+void fy_comm_retain(fy_comm_t *c) {
+  if (c && c != &fy_comm_world && c != &fy_comm_self) __atomic_add_fetch(&c->refcount, 1, __ATOMIC_RELAXED);
+}
+
+void fy_comm_release(fy_comm_t *c) {
+  if (!c || c == &fy_comm_world || c == &fy_comm_self) return;
+  if (__atomic_sub_fetch(&c->refcount, 1, __ATOMIC_ACQ_REL) == 0) fy_comm_destroy(c);
+}
+
 int fy_comm_live(void) { return comm_tab.live; }
 
 /* ---- queries ---- */

@@ -64,6 +64,10 @@ int fy_comm_init(int world_rank, int world_size);   /* defined in src/comm/creat
  * attributes (callbacks newest first); returns the first callback error. */
 int fy_comm_finalize_attrs(void);                   /* defined in src/comm/create.c */
 fy_comm_t *fy_comm_get(MPI_Comm h);
+/* References held by pending operations (the user's is the first): the
+ * object is destroyed when the last is released. */
+void fy_comm_retain(fy_comm_t *c);
+void fy_comm_release(fy_comm_t *c);
 static inline int fy_comm_world_rank(const fy_comm_t *c, int rank) {
   return c->world_of ? c->world_of[rank] : rank;
 }

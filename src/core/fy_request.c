@@ -55,6 +55,7 @@ void fy_req_release(fy_request_t *r) {
   if (r->handle != MPI_REQUEST_NULL) fy_htab_remove(&req_tab, r->handle);
   if (r->tmp && r->tmp_owned) free(r->tmp);
   fy_type_release(r->type); /* taken by fy_req_setup */
+  fy_comm_release(r->comm); /* taken by fy_req_setup */
   r->free_next = free_reqs;
   free_reqs = r;
   fy_punlock();

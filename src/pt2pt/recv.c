@@ -295,6 +295,7 @@ fy_request_t *fy_probe_take(fy_comm_t *c, int src, int tag, MPI_Status *st) {
   fy_request_t *msg = fy_req_alloc(FY_REQ_MSG, 1);
   msg->msg = u;
   msg->comm = c;
+  fy_comm_retain(c); /* released with the message handle */
   return msg;
 }
 

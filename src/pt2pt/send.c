@@ -24,6 +24,7 @@ void fy_req_setup(fy_request_t *r, int kind, int mode, const void *buf, MPI_Coun
   r->peer = peer;
   r->tag = tag;
   r->comm = c;
+  fy_comm_retain(c);
   r->ctx = c->ctx + (coll ? 1u : 0u);
 }
 

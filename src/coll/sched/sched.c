@@ -532,6 +532,7 @@ int fy_sched_finish(fy_sched_t *s, int err, int how, MPI_Request *request) {
     return fy_err(MPI_ERR_NO_MEM, "out of request objects");
   }
   r->comm = s->base;
+  fy_comm_retain(s->base); /* released with the request */
   r->sched = s;
   s->req = r;
   fy_status_empty(&r->status);
