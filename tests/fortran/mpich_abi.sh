@@ -1,5 +1,6 @@
 #!/bin/sh
-# MPICH ABI for Fortran: the point-to-point tests in the three styles are
+# MPICH ABI for Fortran: the point-to-point tests in the three styles and
+# the handle test (MPI_Sizeof, MPI_Status_f082f: mpi_f08_types procedures) are
 # compiled and linked by Debian's MPICH wrappers (mpif90.mpich, against
 # MPICH's mpif.h and .mod files and libmpichfort.so.12/libmpich.so.12), then
 # run on Ferry's libraries through LD_LIBRARY_PATH. Skips (77) without
@@ -15,7 +16,7 @@ unset MPICH_CC MPICH_FC MPICH_F90 MPICH_F77
 mpicc.mpich -c -D_GNU_SOURCE -I"$src/../mpi/common" "$src/fytest_f.c" -o "$tmp/fytest_f.o" \
   || fail "mpicc.mpich fytest_f.c"
 export LD_LIBRARY_PATH="$fortdir:$libdir"
-for t in f77_pt2pt.f mpi_pt2pt.f90 f08_pt2pt.f90; do
+for t in f77_pt2pt.f mpi_pt2pt.f90 f08_pt2pt.f90 handles.f90; do
   [ -f "$src/$t" ] || continue
   exe=$tmp/${t%.*}
   (cd "$tmp" && mpif90.mpich -ffree-line-length-none "$src/$t" "$tmp/fytest_f.o" -o "$exe") \

@@ -244,7 +244,7 @@ FY_F_SAME(win_null_delete_fn, WIN_NULL_DELETE_FN, pmpi_comm_null_delete_fn_)
 
 /* mpi_f08 choice buffers arrive as assumed-rank descriptors: the address of
  * the data when contiguous (MPI_SUBARRAYS_SUPPORTED is .FALSE.: a strided
- * section is refused, never sent wrong); the element size for MPI_SIZEOF. */
+ * section is refused, never sent wrong). */
 #include <ISO_Fortran_binding.h>
 FY_F_API void *fy_f08_buf(CFI_cdesc_t *d, MPI_Fint *ierror);
 void *fy_f08_buf(CFI_cdesc_t *d, MPI_Fint *ierror) {
@@ -254,5 +254,3 @@ void *fy_f08_buf(CFI_cdesc_t *d, MPI_Fint *ierror) {
   }
   return d->base_addr;
 }
-FY_F_API int fy_f08_sizeof(CFI_cdesc_t *d);
-int fy_f08_sizeof(CFI_cdesc_t *d) { return (int)d->elem_len; }

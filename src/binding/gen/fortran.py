@@ -205,13 +205,15 @@ def gen_c_wrapper(f, fparams=None):
                 if cap and cap.startswith("MPI_"):
                     size = "fy_f_max(%s_len, %s) + 1" % (n, cap)
                 elif cap:
-                    size = "fy_f_max(%s_len, (size_t)fy_f_max(*%s, 0)) + 1" % (n, cap)
+                    size = "fy_f_max(%s_len, *%s > 0 ? (size_t)*%s : 0) + 1" % (n, cap, cap)
                 else:
                     size = "%s_len + 1" % n
                 decls.append("char *%s_c = NULL;" % n)
                 pre.append("%s_c = calloc(1, %s);" % (n, size))
                 pre.append("if (!%s_c) { rc = MPI_ERR_NO_MEM; goto out; }" % n)
-                post.append("if (rc == MPI_SUCCESS) fy_f_str_out(%s, %s_len, %s_c);" % (n, n, n))
+                # left unchanged when a flag says there is no value (MPI_Info_get)
+                found = " && *flag" if "flag" in fparams else ""
+                post.append("if (rc == MPI_SUCCESS%s) fy_f_str_out(%s, %s_len, %s_c);" % (found, n, n, n))
                 cleanup.append("free(%s_c);" % n)
             cparams[n] = "%s_c" % n
         elif base == "char" and lvl == 2:         # argv(*): blank-terminated list
