@@ -1,4 +1,4 @@
-! Point-to-point through module mpi: statuses, MPI_STATUS(ES)_IGNORE,
+! Point-to-point through module mpi: statuses, MPI_STATUS(ES)_IGNORE, MPI_SIZEOF,
 ! MPI_Test's LOGICAL, persistent requests, MPI_PROC_NULL, an error handler
 ! and an attribute delete callback written in Fortran. 2 or more ranks.
 module mpi_pt2pt_cb
@@ -60,6 +60,12 @@ program mpi_pt2pt
   call MPI_Request_free(reqs(1), ierr)
   call MPI_Request_free(reqs(2), ierr)
   call fyt_check(reqs(1) == MPI_REQUEST_NULL, 'request_free')
+
+  ! MPI_SIZEOF (module mpi's generic)
+  call MPI_Sizeof(d, i, ierr)
+  call fyt_check(i == 8 .and. ierr == MPI_SUCCESS, 'MPI_Sizeof of a double precision array')
+  call MPI_Sizeof(rank, i, ierr)
+  call fyt_check(i == 4, 'MPI_Sizeof of an integer')
 
   ! MPI_PROC_NULL: empty status
   call MPI_Recv(r, 8, MPI_DOUBLE_PRECISION, MPI_PROC_NULL, 0, MPI_COMM_WORLD, st, ierr)
