@@ -29,6 +29,14 @@ struct fy_f_privc mpiprivc_ FY_F_COMMON;
 MPI_Fint mpifcmb5_ FY_F_COMMON;
 MPI_Fint mpifcmb9_ FY_F_COMMON;
 
+/* C code handed a Fortran status compares it with MPI_F_STATUS_IGNORE and
+ * MPI_F_STATUSES_IGNORE (libmpi's variables): once libmpifort is loaded they
+ * are the addresses of mpif.h's MPI_STATUS(ES)_IGNORE. */
+__attribute__((constructor)) static void fy_f_publish_ignores(void) {
+  MPI_F_STATUS_IGNORE = mpipriv1_.status_ignore;
+  MPI_F_STATUSES_IGNORE = mpipriv2_.statuses_ignore;
+}
+
 /* Module variables of mpi_f08_link_constants (src/binding/fortran/mpi_f08.f90);
  * the names are gfortran's mangling, the same as MPICH's. */
 extern int __mpi_f08_link_constants_MOD_mpi_errcodes_ignore;
