@@ -55,6 +55,9 @@
       call MPI_WAITALL(1, reqs, sts, ierr)
       call MPI_IPROBE(left, 7, MPI_COMM_WORLD, flag, st, ierr)
       call fyt_check(.not. flag, 'iprobe false')
+! C code sees MPI_STATUS_IGNORE as MPI_F_STATUS_IGNORE
+      call fyt_c_ignores(MPI_STATUS_IGNORE, 0, i)
+      call fyt_check(i .eq. 1, 'MPI_F_STATUS_IGNORE is mpif.h''s')
 ! CHARACTER in and out
       call MPI_COMM_DUP(MPI_COMM_WORLD, dup, ierr)
       call fyt_ok(ierr, 'MPI_COMM_DUP')

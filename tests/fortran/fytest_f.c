@@ -12,7 +12,9 @@
  *                                part of the test is left out, said so)
  *   call fyt_finish()            gather, finalize, PASS/FAIL, exit status
  * and, for the handle conversion test, fyt_c_side, a C function that is
- * handed Fortran handles and a Fortran status. */
+ * handed Fortran handles and a Fortran status, and fyt_c_ignores, which
+ * tells whether C sees the Fortran MPI_STATUS_IGNORE as MPI_F_STATUS_IGNORE
+ * (mpif.h, mpi) or MPI_F08_STATUS_IGNORE (mpi_f08). */
 #include "fytest.h"
 
 static char test_name[128];
@@ -109,4 +111,9 @@ void fyt_c_side_(const MPI_Fint *fcomm, const MPI_Fint *ftype, const MPI_Fint *f
   MPI_Fint back[MPI_F_STATUS_SIZE];
   if (MPI_Status_c2f(&st, back) != MPI_SUCCESS || memcmp(back, fstatus, sizeof back))
     *ok = 0;
+}
+
+void fyt_c_ignores_(const void *st, const int *f08, int *same);
+void fyt_c_ignores_(const void *st, const int *f08, int *same) {
+  *same = *f08 ? st == (const void *)MPI_F08_STATUS_IGNORE : st == (const void *)MPI_F_STATUS_IGNORE;
 }

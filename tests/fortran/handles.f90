@@ -43,6 +43,8 @@ program handles
   call MPI_Type_size(MPI_CHARACTER, sz)
   call fyt_check(sz == 1, 'MPI_CHARACTER size')
   call fyt_check(MPI_INTEGER%MPI_VAL == 1275069467 .and. MPI_REAL8%MPI_VAL == 1275070505, 'MPICH ABI values')
+  call fyt_c_ignores(MPI_STATUS_IGNORE, 1, ok)
+  call fyt_check(ok == 1, 'C sees mpi_f08 MPI_STATUS_IGNORE as MPI_F08_STATUS_IGNORE')
   call MPI_Sizeof(x, sz, ierr)
   call fyt_check(sz == 8 .and. ierr == MPI_SUCCESS, 'MPI_Sizeof')
   call fyt_finish()

@@ -1,4 +1,4 @@
-! Point-to-point through module mpi: statuses, MPI_STATUS(ES)_IGNORE,
+! Point-to-point through module mpi: statuses, MPI_STATUS(ES)_IGNORE, MPI_SIZEOF,
 ! MPI_Test's LOGICAL, persistent requests, MPI_PROC_NULL, an error handler
 ! and an attribute delete callback written in Fortran. 2 or more ranks.
 module mpi_pt2pt_cb
@@ -22,7 +22,8 @@ program mpi_pt2pt
   use mpi
   use mpi_pt2pt_cb
   implicit none
-  integer :: ierr, rank, nproc, right, left, req, key, dup, eh, i
+  integer :: ierr, rank, nproc, right, left, req, key, dup, eh, i, info, vlen
+  character(len=24) :: sval
   integer :: st(MPI_STATUS_SIZE), sts(MPI_STATUS_SIZE, 2), reqs(2)
   double precision :: d(8), r(8)
   integer(kind=MPI_ADDRESS_KIND) :: val
@@ -60,6 +61,33 @@ program mpi_pt2pt
   call MPI_Request_free(reqs(1), ierr)
   call MPI_Request_free(reqs(2), ierr)
   call fyt_check(reqs(1) == MPI_REQUEST_NULL, 'request_free')
+
+  ! CHARACTER arguments through MPI_Info: trailing blanks trimmed on the way
+  ! in, values blank-padded on the way out, unchanged when the key is absent
+  call MPI_Info_create(info, ierr)
+  call fyt_avail(ierr, 'MPI_Info_create', avail)
+  if (avail) then
+    call MPI_Info_set(info, 'ferry_key   ', 'some value  ', ierr)
+    call fyt_ok(ierr, 'MPI_Info_set')
+    call MPI_Info_get_valuelen(info, 'ferry_key', vlen, flag, ierr)
+    call fyt_check(flag .and. vlen == 10, 'info valuelen (blanks trimmed)')
+    sval = 'xxxxxxxxxxxxxxxxxxxxxxxx'
+    call MPI_Info_get(info, 'ferry_key', len(sval), sval, flag, ierr)
+    call fyt_check(flag .and. sval == 'some value', 'info value blank padded')
+    sval = 'unchanged'
+    call MPI_Info_get(info, 'absent', len(sval), sval, flag, ierr)
+    call fyt_check(.not. flag .and. sval == 'unchanged', 'absent key leaves the value')
+    call MPI_Info_get_nthkey(info, 0, sval, ierr)
+    call fyt_check(sval == 'ferry_key', 'nthkey')
+    call MPI_Info_free(info, ierr)
+    call fyt_check(info == MPI_INFO_NULL, 'info_free')
+  end if
+
+  ! MPI_SIZEOF (module mpi's generic)
+  call MPI_Sizeof(d, i, ierr)
+  call fyt_check(i == 8 .and. ierr == MPI_SUCCESS, 'MPI_Sizeof of a double precision array')
+  call MPI_Sizeof(rank, i, ierr)
+  call fyt_check(i == 4, 'MPI_Sizeof of an integer')
 
   ! MPI_PROC_NULL: empty status
   call MPI_Recv(r, 8, MPI_DOUBLE_PRECISION, MPI_PROC_NULL, 0, MPI_COMM_WORLD, st, ierr)

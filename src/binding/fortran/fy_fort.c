@@ -29,6 +29,14 @@ struct fy_f_privc mpiprivc_ FY_F_COMMON;
 MPI_Fint mpifcmb5_ FY_F_COMMON;
 MPI_Fint mpifcmb9_ FY_F_COMMON;
 
+/* C code handed a Fortran status compares it with MPI_F_STATUS_IGNORE and
+ * MPI_F_STATUSES_IGNORE (libmpi's variables): once libmpifort is loaded they
+ * are the addresses of mpif.h's MPI_STATUS(ES)_IGNORE. */
+__attribute__((constructor)) static void fy_f_publish_ignores(void) {
+  MPI_F_STATUS_IGNORE = mpipriv1_.status_ignore;
+  MPI_F_STATUSES_IGNORE = mpipriv2_.statuses_ignore;
+}
+
 /* Module variables of mpi_f08_link_constants (src/binding/fortran/mpi_f08.f90);
  * the names are gfortran's mangling, the same as MPICH's. */
 extern int __mpi_f08_link_constants_MOD_mpi_errcodes_ignore;
@@ -244,7 +252,7 @@ FY_F_SAME(win_null_delete_fn, WIN_NULL_DELETE_FN, pmpi_comm_null_delete_fn_)
 
 /* mpi_f08 choice buffers arrive as assumed-rank descriptors: the address of
  * the data when contiguous (MPI_SUBARRAYS_SUPPORTED is .FALSE.: a strided
- * section is refused, never sent wrong); the element size for MPI_SIZEOF. */
+ * section is refused, never sent wrong). */
 #include <ISO_Fortran_binding.h>
 FY_F_API void *fy_f08_buf(CFI_cdesc_t *d, MPI_Fint *ierror);
 void *fy_f08_buf(CFI_cdesc_t *d, MPI_Fint *ierror) {
@@ -254,5 +262,3 @@ void *fy_f08_buf(CFI_cdesc_t *d, MPI_Fint *ierror) {
   }
   return d->base_addr;
 }
-FY_F_API int fy_f08_sizeof(CFI_cdesc_t *d);
-int fy_f08_sizeof(CFI_cdesc_t *d) { return (int)d->elem_len; }

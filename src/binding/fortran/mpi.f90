@@ -4,192 +4,132 @@
 ! Ferry: module mpi. The constants and common blocks of mpif.h, and
 ! MPI_SIZEOF. Procedures have implicit interfaces, as with mpif.h
 ! (mpifort adds -fallow-argument-mismatch for choice buffers).
-module mpi
+module mpi_sizeofs
   implicit none
-  include 'mpif.h'
   interface MPI_SIZEOF
-    module procedure fy_sizeof_integer1_s
-    module procedure fy_sizeof_integer1_a
-    module procedure fy_sizeof_integer2_s
-    module procedure fy_sizeof_integer2_a
-    module procedure fy_sizeof_integer4_s
-    module procedure fy_sizeof_integer4_a
-    module procedure fy_sizeof_integer8_s
-    module procedure fy_sizeof_integer8_a
-    module procedure fy_sizeof_real4_s
-    module procedure fy_sizeof_real4_a
-    module procedure fy_sizeof_real8_s
-    module procedure fy_sizeof_real8_a
-    module procedure fy_sizeof_complex4_s
-    module procedure fy_sizeof_complex4_a
-    module procedure fy_sizeof_complex8_s
-    module procedure fy_sizeof_complex8_a
-    module procedure fy_sizeof_logical1_s
-    module procedure fy_sizeof_logical1_a
-    module procedure fy_sizeof_logical2_s
-    module procedure fy_sizeof_logical2_a
-    module procedure fy_sizeof_logical4_s
-    module procedure fy_sizeof_logical4_a
-    module procedure fy_sizeof_logical8_s
-    module procedure fy_sizeof_logical8_a
-    module procedure fy_sizeof_character1_s
-    module procedure fy_sizeof_character1_a
+    module procedure mpi_sizeof_ch, mpi_sizeof_chv
+    module procedure mpi_sizeof_l, mpi_sizeof_lv
+    module procedure mpi_sizeof_i, mpi_sizeof_iv
+    module procedure mpi_sizeof_i1, mpi_sizeof_i1v
+    module procedure mpi_sizeof_i2, mpi_sizeof_i2v
+    module procedure mpi_sizeof_i8, mpi_sizeof_i8v
+    module procedure mpi_sizeof_r, mpi_sizeof_rv
+    module procedure mpi_sizeof_d, mpi_sizeof_dv
+    module procedure mpi_sizeof_cx, mpi_sizeof_cxv
   end interface
 contains
-  subroutine fy_sizeof_integer1_s(x, size, ierror)
-    integer(kind=1), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 1
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_integer1_a(x, size, ierror)
-    integer(kind=1), dimension(*), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 1
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_integer2_s(x, size, ierror)
-    integer(kind=2), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 2
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_integer2_a(x, size, ierror)
-    integer(kind=2), dimension(*), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 2
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_integer4_s(x, size, ierror)
-    integer(kind=4), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 4
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_integer4_a(x, size, ierror)
-    integer(kind=4), dimension(*), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 4
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_integer8_s(x, size, ierror)
-    integer(kind=8), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 8
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_integer8_a(x, size, ierror)
-    integer(kind=8), dimension(*), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 8
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_real4_s(x, size, ierror)
-    real(kind=4), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 4
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_real4_a(x, size, ierror)
-    real(kind=4), dimension(*), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 4
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_real8_s(x, size, ierror)
-    real(kind=8), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 8
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_real8_a(x, size, ierror)
-    real(kind=8), dimension(*), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 8
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_complex4_s(x, size, ierror)
-    complex(kind=4), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 8
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_complex4_a(x, size, ierror)
-    complex(kind=4), dimension(*), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 8
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_complex8_s(x, size, ierror)
-    complex(kind=8), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 16
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_complex8_a(x, size, ierror)
-    complex(kind=8), dimension(*), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 16
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_logical1_s(x, size, ierror)
-    logical(kind=1), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 1
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_logical1_a(x, size, ierror)
-    logical(kind=1), dimension(*), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 1
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_logical2_s(x, size, ierror)
-    logical(kind=2), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 2
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_logical2_a(x, size, ierror)
-    logical(kind=2), dimension(*), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 2
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_logical4_s(x, size, ierror)
-    logical(kind=4), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 4
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_logical4_a(x, size, ierror)
-    logical(kind=4), dimension(*), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 4
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_logical8_s(x, size, ierror)
-    logical(kind=8), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 8
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_logical8_a(x, size, ierror)
-    logical(kind=8), dimension(*), intent(in) :: x
-    integer, intent(out) :: size, ierror
-    size = 8
-    ierror = 0
-  end subroutine
-  subroutine fy_sizeof_character1_s(x, size, ierror)
+  subroutine mpi_sizeof_ch(x, size, ierror)
     character(len=*), intent(in) :: x
     integer, intent(out) :: size, ierror
     size = 1
     ierror = 0
   end subroutine
-  subroutine fy_sizeof_character1_a(x, size, ierror)
+  subroutine mpi_sizeof_chv(x, size, ierror)
     character(len=*), dimension(*), intent(in) :: x
     integer, intent(out) :: size, ierror
     size = 1
     ierror = 0
   end subroutine
+  subroutine mpi_sizeof_l(x, size, ierror)
+    logical, intent(in) :: x
+    integer, intent(out) :: size, ierror
+    size = 4
+    ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_lv(x, size, ierror)
+    logical, dimension(*), intent(in) :: x
+    integer, intent(out) :: size, ierror
+    size = 4
+    ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_i(x, size, ierror)
+    integer, intent(in) :: x
+    integer, intent(out) :: size, ierror
+    size = 4
+    ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_iv(x, size, ierror)
+    integer, dimension(*), intent(in) :: x
+    integer, intent(out) :: size, ierror
+    size = 4
+    ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_i1(x, size, ierror)
+    integer(kind=1), intent(in) :: x
+    integer, intent(out) :: size, ierror
+    size = 1
+    ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_i1v(x, size, ierror)
+    integer(kind=1), dimension(*), intent(in) :: x
+    integer, intent(out) :: size, ierror
+    size = 1
+    ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_i2(x, size, ierror)
+    integer(kind=2), intent(in) :: x
+    integer, intent(out) :: size, ierror
+    size = 2
+    ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_i2v(x, size, ierror)
+    integer(kind=2), dimension(*), intent(in) :: x
+    integer, intent(out) :: size, ierror
+    size = 2
+    ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_i8(x, size, ierror)
+    integer(kind=8), intent(in) :: x
+    integer, intent(out) :: size, ierror
+    size = 8
+    ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_i8v(x, size, ierror)
+    integer(kind=8), dimension(*), intent(in) :: x
+    integer, intent(out) :: size, ierror
+    size = 8
+    ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_r(x, size, ierror)
+    real, intent(in) :: x
+    integer, intent(out) :: size, ierror
+    size = 4
+    ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_rv(x, size, ierror)
+    real, dimension(*), intent(in) :: x
+    integer, intent(out) :: size, ierror
+    size = 4
+    ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_d(x, size, ierror)
+    double precision, intent(in) :: x
+    integer, intent(out) :: size, ierror
+    size = 8
+    ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_dv(x, size, ierror)
+    double precision, dimension(*), intent(in) :: x
+    integer, intent(out) :: size, ierror
+    size = 8
+    ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_cx(x, size, ierror)
+    complex, intent(in) :: x
+    integer, intent(out) :: size, ierror
+    size = 8
+    ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_cxv(x, size, ierror)
+    complex, dimension(*), intent(in) :: x
+    integer, intent(out) :: size, ierror
+    size = 8
+    ierror = 0
+  end subroutine
+end module mpi_sizeofs
+
+module mpi
+  use mpi_sizeofs
+  implicit none
+  include 'mpif.h'
 end module mpi

@@ -73,7 +73,127 @@ module mpi_f08_types
     module procedure mpi_session_neq, mpi_session_f08_neq_f, mpi_session_f_neq_f08
     module procedure mpi_win_neq, mpi_win_f08_neq_f, mpi_win_f_neq_f08
   end interface
+  interface MPI_Sizeof
+    module procedure mpi_sizeof_character
+    module procedure mpi_sizeof_logical
+    module procedure mpi_sizeof_xint8
+    module procedure mpi_sizeof_xint16
+    module procedure mpi_sizeof_xint32
+    module procedure mpi_sizeof_xint64
+    module procedure mpi_sizeof_xreal32
+    module procedure mpi_sizeof_xreal64
+    module procedure mpi_sizeof_xreal128
+    module procedure mpi_sizeof_xcomplex32
+    module procedure mpi_sizeof_xcomplex64
+    module procedure mpi_sizeof_xcomplex128
+  end interface
 contains
+  subroutine mpi_sizeof_character(x, size, ierror)
+    character(len=*), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = int(storage_size(x) / 8)
+    if (present(ierror)) ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_logical(x, size, ierror)
+    logical, dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = int(storage_size(x) / 8)
+    if (present(ierror)) ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_xint8(x, size, ierror)
+    integer(kind=1), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = int(storage_size(x) / 8)
+    if (present(ierror)) ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_xint16(x, size, ierror)
+    integer(kind=2), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = int(storage_size(x) / 8)
+    if (present(ierror)) ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_xint32(x, size, ierror)
+    integer(kind=4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = int(storage_size(x) / 8)
+    if (present(ierror)) ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_xint64(x, size, ierror)
+    integer(kind=8), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = int(storage_size(x) / 8)
+    if (present(ierror)) ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_xreal32(x, size, ierror)
+    real(kind=4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = int(storage_size(x) / 8)
+    if (present(ierror)) ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_xreal64(x, size, ierror)
+    real(kind=8), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = int(storage_size(x) / 8)
+    if (present(ierror)) ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_xreal128(x, size, ierror)
+    real(kind=16), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = int(storage_size(x) / 8)
+    if (present(ierror)) ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_xcomplex32(x, size, ierror)
+    complex(kind=4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = int(storage_size(x) / 8)
+    if (present(ierror)) ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_xcomplex64(x, size, ierror)
+    complex(kind=8), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = int(storage_size(x) / 8)
+    if (present(ierror)) ierror = 0
+  end subroutine
+  subroutine mpi_sizeof_xcomplex128(x, size, ierror)
+    complex(kind=16), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = int(storage_size(x) / 8)
+    if (present(ierror)) ierror = 0
+  end subroutine
+  subroutine mpi_status_f082f(f08_status, f_status, ierror)
+    type(MPI_Status), intent(in) :: f08_status
+    integer, intent(out) :: f_status(5)
+    integer, optional, intent(out) :: ierror
+    f_status(1) = f08_status%count_lo
+    f_status(2) = f08_status%count_hi_and_cancelled
+    f_status(3) = f08_status%MPI_SOURCE
+    f_status(4) = f08_status%MPI_TAG
+    f_status(5) = f08_status%MPI_ERROR
+    if (present(ierror)) ierror = 0
+  end subroutine
+  subroutine mpi_status_f2f08(f_status, f08_status, ierror)
+    integer, intent(in) :: f_status(5)
+    type(MPI_Status), intent(out) :: f08_status
+    integer, optional, intent(out) :: ierror
+    f08_status%count_lo = f_status(1)
+    f08_status%count_hi_and_cancelled = f_status(2)
+    f08_status%MPI_SOURCE = f_status(3)
+    f08_status%MPI_TAG = f_status(4)
+    f08_status%MPI_ERROR = f_status(5)
+    if (present(ierror)) ierror = 0
+  end subroutine
   elemental logical function mpi_comm_eq(a, b)
     type(MPI_Comm), intent(in) :: a
     type(MPI_Comm), intent(in) :: b
@@ -945,11 +1065,6 @@ module fy_f08_c
       type(*), dimension(..), intent(in) :: buf
       integer(c_int) :: ierror
       type(c_ptr) :: p
-    end function
-    function fy_f08_sizeof(x) bind(C, name="fy_f08_sizeof") result(n)
-      import
-      type(*), dimension(..), intent(in) :: x
-      integer(c_int) :: n
     end function
     subroutine pmpi_abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set, ierror)
       import
@@ -5332,20 +5447,6 @@ module fy_f08_c
       implicit none
       INTEGER :: count
       TYPE(MPI_Request) :: array_of_requests(*)
-      INTEGER :: ierror
-    end subroutine
-    subroutine pmpi_status_f082f(f08_status, f_status, ierror)
-      import
-      implicit none
-      TYPE(MPI_Status) :: f08_status
-      INTEGER :: f_status(*)
-      INTEGER :: ierror
-    end subroutine
-    subroutine pmpi_status_f2f08(f_status, f08_status, ierror)
-      import
-      implicit none
-      INTEGER :: f_status(*)
-      TYPE(MPI_Status) :: f08_status
       INTEGER :: ierror
     end subroutine
     subroutine pmpi_status_get_error(status, err, ierror)
@@ -12641,18 +12742,6 @@ module mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     end subroutine
   end interface
-  interface MPI_Sizeof
-    subroutine MPI_Sizeof_f08ts(x, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..) :: x
-      INTEGER, INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-  end interface
   interface MPI_Ssend
     subroutine MPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
       use, intrinsic :: iso_c_binding
@@ -12729,30 +12818,6 @@ module mpi_f08
       implicit none
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-  end interface
-  interface MPI_Status_f082f
-    subroutine MPI_Status_f082f_f08(f08_status, f_status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Status), INTENT(IN) :: f08_status
-      INTEGER, INTENT(OUT) :: f_status(MPI_STATUS_SIZE)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-  end interface
-  interface MPI_Status_f2f08
-    subroutine MPI_Status_f2f08_f08(f_status, f08_status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: f_status(MPI_STATUS_SIZE)
-      TYPE(MPI_Status), INTENT(OUT) :: f08_status
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     end subroutine
   end interface

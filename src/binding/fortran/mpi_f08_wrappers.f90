@@ -4,7 +4,7 @@
 ! Ferry: the procedures behind module mpi_f08's generic interfaces.
 
 subroutine MPI_Abi_get_fortran_booleans_f08(logical_size, logical_true, logical_false, is_set, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_abi_get_fortran_booleans
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_abi_get_fortran_booleans
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -20,7 +20,7 @@ subroutine MPI_Abi_get_fortran_booleans_f08(logical_size, logical_true, logical_
 end subroutine
 
 subroutine MPI_Abi_get_fortran_info_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_abi_get_fortran_info
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_abi_get_fortran_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -35,7 +35,7 @@ subroutine MPI_Abi_get_fortran_info_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Abi_get_info_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_abi_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_abi_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -50,7 +50,7 @@ subroutine MPI_Abi_get_info_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Abi_get_version_f08(abi_major, abi_minor, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_abi_get_version
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_abi_get_version
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -65,7 +65,7 @@ subroutine MPI_Abi_get_version_f08(abi_major, abi_minor, ierror)
 end subroutine
 
 subroutine MPI_Abi_set_fortran_booleans_f08(logical_size, logical_true, logical_false, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_abi_set_fortran_booleans
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_abi_set_fortran_booleans
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -81,7 +81,7 @@ subroutine MPI_Abi_set_fortran_booleans_f08(logical_size, logical_true, logical_
 end subroutine
 
 subroutine MPI_Abi_set_fortran_info_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_abi_set_fortran_info
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_abi_set_fortran_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -96,7 +96,7 @@ subroutine MPI_Abi_set_fortran_info_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Abort_f08(comm, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_abort
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_abort
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -112,7 +112,7 @@ subroutine MPI_Abort_f08(comm, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Accumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_accumulate
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_accumulate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -134,7 +134,7 @@ subroutine MPI_Accumulate_f08ts(origin_addr, origin_count, origin_datatype, targ
 end subroutine
 
 subroutine MPI_Accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_accumulate_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_accumulate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -157,7 +157,7 @@ subroutine MPI_Accumulate_f08ts_large(origin_addr, origin_count, origin_datatype
 end subroutine
 
 subroutine MPI_Add_error_class_f08(errorclass, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_add_error_class
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_add_error_class
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -172,7 +172,7 @@ subroutine MPI_Add_error_class_f08(errorclass, ierror)
 end subroutine
 
 subroutine MPI_Add_error_code_f08(errorclass, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_add_error_code
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_add_error_code
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -188,7 +188,7 @@ subroutine MPI_Add_error_code_f08(errorclass, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Add_error_string_f08(errorcode, string, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_add_error_string
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_add_error_string
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -204,7 +204,7 @@ subroutine MPI_Add_error_string_f08(errorcode, string, ierror)
 end subroutine
 
 function MPI_Aint_add_f08(base, disp) result(res)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_aint_add
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_aint_add
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -216,7 +216,7 @@ function MPI_Aint_add_f08(base, disp) result(res)
 end function
 
 function MPI_Aint_diff_f08(addr1, addr2) result(res)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_aint_diff
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_aint_diff
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -228,7 +228,7 @@ function MPI_Aint_diff_f08(addr1, addr2) result(res)
 end function
 
 subroutine MPI_Allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_allgather
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_allgather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -251,7 +251,7 @@ subroutine MPI_Allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
 end subroutine
 
 subroutine MPI_Allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_allgather_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_allgather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -274,7 +274,7 @@ subroutine MPI_Allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recv
 end subroutine
 
 subroutine MPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_allgather_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_allgather_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -299,7 +299,7 @@ subroutine MPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvc
 end subroutine
 
 subroutine MPI_Allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_allgather_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_allgather_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -324,7 +324,7 @@ subroutine MPI_Allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf,
 end subroutine
 
 subroutine MPI_Allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_allgatherv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_allgatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -347,7 +347,7 @@ subroutine MPI_Allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
 end subroutine
 
 subroutine MPI_Allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_allgatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_allgatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -371,7 +371,7 @@ subroutine MPI_Allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, rec
 end subroutine
 
 subroutine MPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_allgatherv_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_allgatherv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -397,7 +397,7 @@ subroutine MPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recv
 end subroutine
 
 subroutine MPI_Allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_allgatherv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_allgatherv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -424,7 +424,7 @@ subroutine MPI_Allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf
 end subroutine
 
 subroutine MPI_Alloc_mem_f08(size, info, baseptr, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_alloc_mem
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_alloc_mem
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -441,7 +441,7 @@ subroutine MPI_Alloc_mem_f08(size, info, baseptr, ierror)
 end subroutine
 
 subroutine MPI_Allreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_allreduce
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_allreduce
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -465,7 +465,7 @@ subroutine MPI_Allreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierr
 end subroutine
 
 subroutine MPI_Allreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_allreduce_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_allreduce_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -489,7 +489,7 @@ subroutine MPI_Allreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm
 end subroutine
 
 subroutine MPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_allreduce_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_allreduce_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -515,7 +515,7 @@ subroutine MPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm,
 end subroutine
 
 subroutine MPI_Allreduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_allreduce_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_allreduce_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -541,7 +541,7 @@ subroutine MPI_Allreduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op,
 end subroutine
 
 subroutine MPI_Alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_alltoall
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_alltoall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -564,7 +564,7 @@ subroutine MPI_Alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, 
 end subroutine
 
 subroutine MPI_Alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_alltoall_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_alltoall_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -587,7 +587,7 @@ subroutine MPI_Alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvc
 end subroutine
 
 subroutine MPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_alltoall_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_alltoall_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -612,7 +612,7 @@ subroutine MPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvco
 end subroutine
 
 subroutine MPI_Alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_alltoall_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_alltoall_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -637,7 +637,7 @@ subroutine MPI_Alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, 
 end subroutine
 
 subroutine MPI_Alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_alltoallv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_alltoallv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -660,7 +660,7 @@ subroutine MPI_Alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, 
 end subroutine
 
 subroutine MPI_Alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_alltoallv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_alltoallv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -684,7 +684,7 @@ subroutine MPI_Alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, rec
 end subroutine
 
 subroutine MPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_alltoallv_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_alltoallv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -709,7 +709,7 @@ subroutine MPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recv
 end subroutine
 
 subroutine MPI_Alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_alltoallv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_alltoallv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -735,7 +735,7 @@ subroutine MPI_Alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype
 end subroutine
 
 subroutine MPI_Alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_alltoallw
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_alltoallw
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -758,7 +758,7 @@ subroutine MPI_Alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
 end subroutine
 
 subroutine MPI_Alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_alltoallw_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_alltoallw_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -782,7 +782,7 @@ subroutine MPI_Alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, re
 end subroutine
 
 subroutine MPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_alltoallw_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_alltoallw_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -807,7 +807,7 @@ subroutine MPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, rec
 end subroutine
 
 subroutine MPI_Alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_alltoallw_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_alltoallw_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -833,7 +833,7 @@ subroutine MPI_Alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype
 end subroutine
 
 subroutine MPI_Barrier_f08(comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_barrier
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_barrier
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -848,7 +848,7 @@ subroutine MPI_Barrier_f08(comm, ierror)
 end subroutine
 
 subroutine MPI_Barrier_init_f08(comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_barrier_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_barrier_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -865,7 +865,7 @@ subroutine MPI_Barrier_init_f08(comm, info, request, ierror)
 end subroutine
 
 subroutine MPI_Bcast_f08ts(buffer, count, datatype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_bcast
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_bcast
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -885,7 +885,7 @@ subroutine MPI_Bcast_f08ts(buffer, count, datatype, root, comm, ierror)
 end subroutine
 
 subroutine MPI_Bcast_f08ts_large(buffer, count, datatype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_bcast_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_bcast_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -906,7 +906,7 @@ subroutine MPI_Bcast_f08ts_large(buffer, count, datatype, root, comm, ierror)
 end subroutine
 
 subroutine MPI_Bcast_init_f08ts(buffer, count, datatype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_bcast_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_bcast_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -928,7 +928,7 @@ subroutine MPI_Bcast_init_f08ts(buffer, count, datatype, root, comm, info, reque
 end subroutine
 
 subroutine MPI_Bcast_init_f08ts_large(buffer, count, datatype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_bcast_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_bcast_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -951,7 +951,7 @@ subroutine MPI_Bcast_init_f08ts_large(buffer, count, datatype, root, comm, info,
 end subroutine
 
 subroutine MPI_Bsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_bsend
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_bsend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -971,7 +971,7 @@ subroutine MPI_Bsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Bsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_bsend_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_bsend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -992,7 +992,7 @@ subroutine MPI_Bsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Bsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_bsend_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_bsend_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1013,7 +1013,7 @@ subroutine MPI_Bsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
 end subroutine
 
 subroutine MPI_Bsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_bsend_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_bsend_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1035,7 +1035,7 @@ subroutine MPI_Bsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, req
 end subroutine
 
 subroutine MPI_Buffer_attach_f08ts(buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_buffer_attach
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_buffer_attach
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1053,7 +1053,7 @@ subroutine MPI_Buffer_attach_f08ts(buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Buffer_attach_f08ts_large(buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_buffer_attach_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_buffer_attach_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1071,7 +1071,7 @@ subroutine MPI_Buffer_attach_f08ts_large(buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Buffer_detach_f08(buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_buffer_detach
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_buffer_detach
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1087,7 +1087,7 @@ subroutine MPI_Buffer_detach_f08(buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Buffer_detach_f08_large(buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_buffer_detach_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_buffer_detach_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1103,7 +1103,7 @@ subroutine MPI_Buffer_detach_f08_large(buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Buffer_flush_f08(ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_buffer_flush
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_buffer_flush
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1117,7 +1117,7 @@ subroutine MPI_Buffer_flush_f08(ierror)
 end subroutine
 
 subroutine MPI_Buffer_iflush_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_buffer_iflush
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_buffer_iflush
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1132,7 +1132,7 @@ subroutine MPI_Buffer_iflush_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Cancel_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_cancel
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cancel
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1147,7 +1147,7 @@ subroutine MPI_Cancel_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Cart_coords_f08(comm, rank, maxdims, coords, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_cart_coords
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cart_coords
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1164,7 +1164,7 @@ subroutine MPI_Cart_coords_f08(comm, rank, maxdims, coords, ierror)
 end subroutine
 
 subroutine MPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_cart_create
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cart_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1182,7 +1182,7 @@ subroutine MPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_car
 end subroutine
 
 subroutine MPI_Cart_get_f08(comm, maxdims, dims, periods, coords, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_cart_get
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cart_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1200,7 +1200,7 @@ subroutine MPI_Cart_get_f08(comm, maxdims, dims, periods, coords, ierror)
 end subroutine
 
 subroutine MPI_Cart_map_f08(comm, ndims, dims, periods, newrank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_cart_map
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cart_map
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1218,7 +1218,7 @@ subroutine MPI_Cart_map_f08(comm, ndims, dims, periods, newrank, ierror)
 end subroutine
 
 subroutine MPI_Cart_rank_f08(comm, coords, rank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_cart_rank
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cart_rank
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1235,7 +1235,7 @@ subroutine MPI_Cart_rank_f08(comm, coords, rank, ierror)
 end subroutine
 
 subroutine MPI_Cart_shift_f08(comm, direction, disp, rank_source, rank_dest, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_cart_shift
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cart_shift
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1252,7 +1252,7 @@ subroutine MPI_Cart_shift_f08(comm, direction, disp, rank_source, rank_dest, ier
 end subroutine
 
 subroutine MPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_cart_sub
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cart_sub
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1269,7 +1269,7 @@ subroutine MPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Cartdim_get_f08(comm, ndims, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_cartdim_get
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cartdim_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1285,7 +1285,7 @@ subroutine MPI_Cartdim_get_f08(comm, ndims, ierror)
 end subroutine
 
 subroutine MPI_Close_port_f08(port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_close_port
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_close_port
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1300,7 +1300,7 @@ subroutine MPI_Close_port_f08(port_name, ierror)
 end subroutine
 
 subroutine MPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_accept
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_accept
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1319,7 +1319,7 @@ subroutine MPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_attach_buffer_f08ts(comm, buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_attach_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_attach_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1338,7 +1338,7 @@ subroutine MPI_Comm_attach_buffer_f08ts(comm, buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_attach_buffer_f08ts_large(comm, buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_comm_attach_buffer_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_comm_attach_buffer_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1357,7 +1357,7 @@ subroutine MPI_Comm_attach_buffer_f08ts_large(comm, buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_call_errhandler_f08(comm, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_call_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_call_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1373,7 +1373,7 @@ subroutine MPI_Comm_call_errhandler_f08(comm, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Comm_compare_f08(comm1, comm2, result, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_compare
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_compare
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1389,7 +1389,7 @@ subroutine MPI_Comm_compare_f08(comm1, comm2, result, ierror)
 end subroutine
 
 subroutine MPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_connect
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_connect
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1408,7 +1408,7 @@ subroutine MPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_create_f08(comm, group, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_create
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1425,7 +1425,7 @@ subroutine MPI_Comm_create_f08(comm, group, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_create_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_create_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1441,7 +1441,7 @@ subroutine MPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror
 end subroutine
 
 subroutine MPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_create_from_group
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_create_from_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1460,7 +1460,7 @@ subroutine MPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, ne
 end subroutine
 
 subroutine MPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_create_group
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_create_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1478,7 +1478,7 @@ subroutine MPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_create_keyval_f08(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_create_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_create_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1496,7 +1496,7 @@ subroutine MPI_Comm_create_keyval_f08(comm_copy_attr_fn, comm_delete_attr_fn, co
 end subroutine
 
 subroutine MPI_Comm_delete_attr_f08(comm, comm_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_delete_attr
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_delete_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1512,7 +1512,7 @@ subroutine MPI_Comm_delete_attr_f08(comm, comm_keyval, ierror)
 end subroutine
 
 subroutine MPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_detach_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_detach_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1529,7 +1529,7 @@ subroutine MPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_detach_buffer_f08_large(comm, buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_comm_detach_buffer_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_comm_detach_buffer_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1546,7 +1546,7 @@ subroutine MPI_Comm_detach_buffer_f08_large(comm, buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_disconnect_f08(comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_disconnect
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_disconnect
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1561,7 +1561,7 @@ subroutine MPI_Comm_disconnect_f08(comm, ierror)
 end subroutine
 
 subroutine MPI_Comm_dup_f08(comm, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_dup
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_dup
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1577,7 +1577,7 @@ subroutine MPI_Comm_dup_f08(comm, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_dup_with_info_f08(comm, info, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_dup_with_info
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_dup_with_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1594,7 +1594,7 @@ subroutine MPI_Comm_dup_with_info_f08(comm, info, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_flush_buffer_f08(comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_flush_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_flush_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1609,7 +1609,7 @@ subroutine MPI_Comm_flush_buffer_f08(comm, ierror)
 end subroutine
 
 subroutine MPI_Comm_free_f08(comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_free
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1624,7 +1624,7 @@ subroutine MPI_Comm_free_f08(comm, ierror)
 end subroutine
 
 subroutine MPI_Comm_free_keyval_f08(comm_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_free_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_free_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1639,7 +1639,7 @@ subroutine MPI_Comm_free_keyval_f08(comm_keyval, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_attr_f08(comm, comm_keyval, attribute_val, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_get_attr
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_get_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1657,7 +1657,7 @@ subroutine MPI_Comm_get_attr_f08(comm, comm_keyval, attribute_val, flag, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_errhandler_f08(comm, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_get_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_get_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1673,7 +1673,7 @@ subroutine MPI_Comm_get_errhandler_f08(comm, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_info_f08(comm, info_used, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1689,7 +1689,7 @@ subroutine MPI_Comm_get_info_f08(comm, info_used, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_name_f08(comm, comm_name, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_get_name
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_get_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1706,7 +1706,7 @@ subroutine MPI_Comm_get_name_f08(comm, comm_name, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_parent_f08(parent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_get_parent
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_get_parent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1721,7 +1721,7 @@ subroutine MPI_Comm_get_parent_f08(parent, ierror)
 end subroutine
 
 subroutine MPI_Comm_group_f08(comm, group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_group
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1737,7 +1737,7 @@ subroutine MPI_Comm_group_f08(comm, group, ierror)
 end subroutine
 
 subroutine MPI_Comm_idup_f08(comm, newcomm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_idup
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_idup
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1754,7 +1754,7 @@ subroutine MPI_Comm_idup_f08(comm, newcomm, request, ierror)
 end subroutine
 
 subroutine MPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_idup_with_info
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_idup_with_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1772,7 +1772,7 @@ subroutine MPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror)
 end subroutine
 
 subroutine MPI_Comm_iflush_buffer_f08(comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_iflush_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_iflush_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1788,7 +1788,7 @@ subroutine MPI_Comm_iflush_buffer_f08(comm, request, ierror)
 end subroutine
 
 subroutine MPI_Comm_join_f08(fd, intercomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_join
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_join
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1804,7 +1804,7 @@ subroutine MPI_Comm_join_f08(fd, intercomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_rank_f08(comm, rank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_rank
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_rank
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1820,7 +1820,7 @@ subroutine MPI_Comm_rank_f08(comm, rank, ierror)
 end subroutine
 
 subroutine MPI_Comm_remote_group_f08(comm, group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_remote_group
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_remote_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1836,7 +1836,7 @@ subroutine MPI_Comm_remote_group_f08(comm, group, ierror)
 end subroutine
 
 subroutine MPI_Comm_remote_size_f08(comm, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_remote_size
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_remote_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1852,7 +1852,7 @@ subroutine MPI_Comm_remote_size_f08(comm, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_set_attr_f08(comm, comm_keyval, attribute_val, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_set_attr
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_set_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1869,7 +1869,7 @@ subroutine MPI_Comm_set_attr_f08(comm, comm_keyval, attribute_val, ierror)
 end subroutine
 
 subroutine MPI_Comm_set_errhandler_f08(comm, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_set_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_set_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1885,7 +1885,7 @@ subroutine MPI_Comm_set_errhandler_f08(comm, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Comm_set_info_f08(comm, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_set_info
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_set_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1901,7 +1901,7 @@ subroutine MPI_Comm_set_info_f08(comm, info, ierror)
 end subroutine
 
 subroutine MPI_Comm_set_name_f08(comm, comm_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_set_name
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_set_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1917,7 +1917,7 @@ subroutine MPI_Comm_set_name_f08(comm, comm_name, ierror)
 end subroutine
 
 subroutine MPI_Comm_size_f08(comm, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_size
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1933,7 +1933,7 @@ subroutine MPI_Comm_size_f08(comm, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_spawn
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_spawn
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1953,7 +1953,7 @@ subroutine MPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, interco
 end subroutine
 
 subroutine MPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_spawn_multiple
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_spawn_multiple
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1973,7 +1973,7 @@ subroutine MPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, 
 end subroutine
 
 subroutine MPI_Comm_split_f08(comm, color, key, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_split
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_split
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1990,7 +1990,7 @@ subroutine MPI_Comm_split_f08(comm, color, key, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_split_type_f08(comm, split_type, key, info, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_split_type
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_split_type
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2008,7 +2008,7 @@ subroutine MPI_Comm_split_type_f08(comm, split_type, key, info, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_test_inter_f08(comm, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_comm_test_inter
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_test_inter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2024,7 +2024,7 @@ subroutine MPI_Comm_test_inter_f08(comm, flag, ierror)
 end subroutine
 
 subroutine MPI_Compare_and_swap_f08ts(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_compare_and_swap
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_compare_and_swap
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2050,7 +2050,7 @@ subroutine MPI_Compare_and_swap_f08ts(origin_addr, compare_addr, result_addr, da
 end subroutine
 
 subroutine MPI_Dims_create_f08(nnodes, ndims, dims, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_dims_create
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_dims_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2066,7 +2066,7 @@ subroutine MPI_Dims_create_f08(nnodes, ndims, dims, ierror)
 end subroutine
 
 subroutine MPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_dist_graph_create
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_dist_graph_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2085,7 +2085,7 @@ subroutine MPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations
 end subroutine
 
 subroutine MPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_dist_graph_create_adjacent
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_dist_graph_create_adjacent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2104,7 +2104,7 @@ subroutine MPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourc
 end subroutine
 
 subroutine MPI_Dist_graph_neighbors_f08(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_dist_graph_neighbors
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_dist_graph_neighbors
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2122,7 +2122,7 @@ subroutine MPI_Dist_graph_neighbors_f08(comm, maxindegree, sources, sourceweight
 end subroutine
 
 subroutine MPI_Dist_graph_neighbors_count_f08(comm, indegree, outdegree, weighted, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_dist_graph_neighbors_count
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_dist_graph_neighbors_count
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2139,7 +2139,7 @@ subroutine MPI_Dist_graph_neighbors_count_f08(comm, indegree, outdegree, weighte
 end subroutine
 
 subroutine MPI_Errhandler_free_f08(errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_errhandler_free
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_errhandler_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2154,7 +2154,7 @@ subroutine MPI_Errhandler_free_f08(errhandler, ierror)
 end subroutine
 
 subroutine MPI_Error_class_f08(errorcode, errorclass, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_error_class
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_error_class
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2170,7 +2170,7 @@ subroutine MPI_Error_class_f08(errorcode, errorclass, ierror)
 end subroutine
 
 subroutine MPI_Error_string_f08(errorcode, string, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_error_string
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_error_string
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2187,7 +2187,7 @@ subroutine MPI_Error_string_f08(errorcode, string, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Exscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_exscan
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_exscan
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2211,7 +2211,7 @@ subroutine MPI_Exscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
 end subroutine
 
 subroutine MPI_Exscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_exscan_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_exscan_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2235,7 +2235,7 @@ subroutine MPI_Exscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, i
 end subroutine
 
 subroutine MPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_exscan_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_exscan_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2261,7 +2261,7 @@ subroutine MPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, in
 end subroutine
 
 subroutine MPI_Exscan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_exscan_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_exscan_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2287,7 +2287,7 @@ subroutine MPI_Exscan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, co
 end subroutine
 
 subroutine MPI_F_sync_reg_f08ts(buf)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof
+  use fy_f08_c, only : fy_f08_buf
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2298,7 +2298,7 @@ subroutine MPI_F_sync_reg_f08ts(buf)
 end subroutine
 
 subroutine MPI_Fetch_and_op_f08ts(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_fetch_and_op
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_fetch_and_op
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2323,7 +2323,7 @@ subroutine MPI_Fetch_and_op_f08ts(origin_addr, result_addr, datatype, target_ran
 end subroutine
 
 subroutine MPI_File_call_errhandler_f08(fh, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_call_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_call_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2339,7 +2339,7 @@ subroutine MPI_File_call_errhandler_f08(fh, errorcode, ierror)
 end subroutine
 
 subroutine MPI_File_close_f08(fh, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_close
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_close
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2354,7 +2354,7 @@ subroutine MPI_File_close_f08(fh, ierror)
 end subroutine
 
 subroutine MPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_create_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_create_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2370,7 +2370,7 @@ subroutine MPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror
 end subroutine
 
 subroutine MPI_File_delete_f08(filename, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_delete
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_delete
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2386,7 +2386,7 @@ subroutine MPI_File_delete_f08(filename, info, ierror)
 end subroutine
 
 subroutine MPI_File_get_amode_f08(fh, amode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_get_amode
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_amode
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2402,7 +2402,7 @@ subroutine MPI_File_get_amode_f08(fh, amode, ierror)
 end subroutine
 
 subroutine MPI_File_get_atomicity_f08(fh, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_get_atomicity
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_atomicity
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2418,7 +2418,7 @@ subroutine MPI_File_get_atomicity_f08(fh, flag, ierror)
 end subroutine
 
 subroutine MPI_File_get_byte_offset_f08(fh, offset, disp, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_get_byte_offset
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_byte_offset
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2435,7 +2435,7 @@ subroutine MPI_File_get_byte_offset_f08(fh, offset, disp, ierror)
 end subroutine
 
 subroutine MPI_File_get_errhandler_f08(file, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_get_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2451,7 +2451,7 @@ subroutine MPI_File_get_errhandler_f08(file, errhandler, ierror)
 end subroutine
 
 subroutine MPI_File_get_group_f08(fh, group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_get_group
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2467,7 +2467,7 @@ subroutine MPI_File_get_group_f08(fh, group, ierror)
 end subroutine
 
 subroutine MPI_File_get_info_f08(fh, info_used, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2483,7 +2483,7 @@ subroutine MPI_File_get_info_f08(fh, info_used, ierror)
 end subroutine
 
 subroutine MPI_File_get_position_f08(fh, offset, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_get_position
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_position
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2499,7 +2499,7 @@ subroutine MPI_File_get_position_f08(fh, offset, ierror)
 end subroutine
 
 subroutine MPI_File_get_position_shared_f08(fh, offset, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_get_position_shared
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_position_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2515,7 +2515,7 @@ subroutine MPI_File_get_position_shared_f08(fh, offset, ierror)
 end subroutine
 
 subroutine MPI_File_get_size_f08(fh, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_get_size
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2531,7 +2531,7 @@ subroutine MPI_File_get_size_f08(fh, size, ierror)
 end subroutine
 
 subroutine MPI_File_get_type_extent_f08(fh, datatype, extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_get_type_extent
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_type_extent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2548,7 +2548,7 @@ subroutine MPI_File_get_type_extent_f08(fh, datatype, extent, ierror)
 end subroutine
 
 subroutine MPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_get_view
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_view
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2566,7 +2566,7 @@ subroutine MPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror)
 end subroutine
 
 subroutine MPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_iread
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iread
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2587,7 +2587,7 @@ subroutine MPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
 end subroutine
 
 subroutine MPI_File_iread_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_iread_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iread_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2608,7 +2608,7 @@ subroutine MPI_File_iread_f08ts_large(fh, buf, count, datatype, request, ierror)
 end subroutine
 
 subroutine MPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_iread_all
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iread_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2629,7 +2629,7 @@ subroutine MPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
 end subroutine
 
 subroutine MPI_File_iread_all_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_iread_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iread_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2650,7 +2650,7 @@ subroutine MPI_File_iread_all_f08ts_large(fh, buf, count, datatype, request, ier
 end subroutine
 
 subroutine MPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_iread_at
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iread_at
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2672,7 +2672,7 @@ subroutine MPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ie
 end subroutine
 
 subroutine MPI_File_iread_at_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_iread_at_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iread_at_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2694,7 +2694,7 @@ subroutine MPI_File_iread_at_f08ts_large(fh, offset, buf, count, datatype, reque
 end subroutine
 
 subroutine MPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_iread_at_all
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iread_at_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2716,7 +2716,7 @@ subroutine MPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request
 end subroutine
 
 subroutine MPI_File_iread_at_all_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_iread_at_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iread_at_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2738,7 +2738,7 @@ subroutine MPI_File_iread_at_all_f08ts_large(fh, offset, buf, count, datatype, r
 end subroutine
 
 subroutine MPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_iread_shared
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iread_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2759,7 +2759,7 @@ subroutine MPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror
 end subroutine
 
 subroutine MPI_File_iread_shared_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_iread_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iread_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2780,7 +2780,7 @@ subroutine MPI_File_iread_shared_f08ts_large(fh, buf, count, datatype, request, 
 end subroutine
 
 subroutine MPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_iwrite
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iwrite
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2801,7 +2801,7 @@ subroutine MPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
 end subroutine
 
 subroutine MPI_File_iwrite_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_iwrite_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iwrite_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2822,7 +2822,7 @@ subroutine MPI_File_iwrite_f08ts_large(fh, buf, count, datatype, request, ierror
 end subroutine
 
 subroutine MPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_iwrite_all
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iwrite_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2843,7 +2843,7 @@ subroutine MPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
 end subroutine
 
 subroutine MPI_File_iwrite_all_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_iwrite_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iwrite_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2864,7 +2864,7 @@ subroutine MPI_File_iwrite_all_f08ts_large(fh, buf, count, datatype, request, ie
 end subroutine
 
 subroutine MPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_iwrite_at
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iwrite_at
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2886,7 +2886,7 @@ subroutine MPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, i
 end subroutine
 
 subroutine MPI_File_iwrite_at_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_iwrite_at_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iwrite_at_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2908,7 +2908,7 @@ subroutine MPI_File_iwrite_at_f08ts_large(fh, offset, buf, count, datatype, requ
 end subroutine
 
 subroutine MPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_iwrite_at_all
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iwrite_at_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2930,7 +2930,7 @@ subroutine MPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, reques
 end subroutine
 
 subroutine MPI_File_iwrite_at_all_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_iwrite_at_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iwrite_at_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2952,7 +2952,7 @@ subroutine MPI_File_iwrite_at_all_f08ts_large(fh, offset, buf, count, datatype, 
 end subroutine
 
 subroutine MPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_iwrite_shared
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iwrite_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2973,7 +2973,7 @@ subroutine MPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierro
 end subroutine
 
 subroutine MPI_File_iwrite_shared_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_iwrite_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iwrite_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2994,7 +2994,7 @@ subroutine MPI_File_iwrite_shared_f08ts_large(fh, buf, count, datatype, request,
 end subroutine
 
 subroutine MPI_File_open_f08(comm, filename, amode, info, fh, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_open
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_open
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3013,7 +3013,7 @@ subroutine MPI_File_open_f08(comm, filename, amode, info, fh, ierror)
 end subroutine
 
 subroutine MPI_File_preallocate_f08(fh, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_preallocate
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_preallocate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3029,7 +3029,7 @@ subroutine MPI_File_preallocate_f08(fh, size, ierror)
 end subroutine
 
 subroutine MPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_read
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3050,7 +3050,7 @@ subroutine MPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_read_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3071,7 +3071,7 @@ subroutine MPI_File_read_f08ts_large(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_read_all
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3092,7 +3092,7 @@ subroutine MPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_all_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_read_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3113,7 +3113,7 @@ subroutine MPI_File_read_all_f08ts_large(fh, buf, count, datatype, status, ierro
 end subroutine
 
 subroutine MPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_read_all_begin
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_all_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3133,7 +3133,7 @@ subroutine MPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
 end subroutine
 
 subroutine MPI_File_read_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_read_all_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_all_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3153,7 +3153,7 @@ subroutine MPI_File_read_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
 end subroutine
 
 subroutine MPI_File_read_all_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_read_all_end
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_all_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3172,7 +3172,7 @@ subroutine MPI_File_read_all_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_read_at
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_at
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3194,7 +3194,7 @@ subroutine MPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierr
 end subroutine
 
 subroutine MPI_File_read_at_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_read_at_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_at_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3216,7 +3216,7 @@ subroutine MPI_File_read_at_f08ts_large(fh, offset, buf, count, datatype, status
 end subroutine
 
 subroutine MPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_read_at_all
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_at_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3238,7 +3238,7 @@ subroutine MPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, 
 end subroutine
 
 subroutine MPI_File_read_at_all_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_read_at_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_at_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3260,7 +3260,7 @@ subroutine MPI_File_read_at_all_f08ts_large(fh, offset, buf, count, datatype, st
 end subroutine
 
 subroutine MPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_read_at_all_begin
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_at_all_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3281,7 +3281,7 @@ subroutine MPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ie
 end subroutine
 
 subroutine MPI_File_read_at_all_begin_f08ts_large(fh, offset, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_read_at_all_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_at_all_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3302,7 +3302,7 @@ subroutine MPI_File_read_at_all_begin_f08ts_large(fh, offset, buf, count, dataty
 end subroutine
 
 subroutine MPI_File_read_at_all_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_read_at_all_end
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_at_all_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3321,7 +3321,7 @@ subroutine MPI_File_read_at_all_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_read_ordered
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_ordered
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3342,7 +3342,7 @@ subroutine MPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_ordered_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_read_ordered_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_ordered_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3363,7 +3363,7 @@ subroutine MPI_File_read_ordered_f08ts_large(fh, buf, count, datatype, status, i
 end subroutine
 
 subroutine MPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_read_ordered_begin
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_ordered_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3383,7 +3383,7 @@ subroutine MPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
 end subroutine
 
 subroutine MPI_File_read_ordered_begin_f08ts_large(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_read_ordered_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_ordered_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3403,7 +3403,7 @@ subroutine MPI_File_read_ordered_begin_f08ts_large(fh, buf, count, datatype, ier
 end subroutine
 
 subroutine MPI_File_read_ordered_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_read_ordered_end
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_ordered_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3422,7 +3422,7 @@ subroutine MPI_File_read_ordered_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_read_shared
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3443,7 +3443,7 @@ subroutine MPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_shared_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_read_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3464,7 +3464,7 @@ subroutine MPI_File_read_shared_f08ts_large(fh, buf, count, datatype, status, ie
 end subroutine
 
 subroutine MPI_File_seek_f08(fh, offset, whence, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_seek
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_seek
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3481,7 +3481,7 @@ subroutine MPI_File_seek_f08(fh, offset, whence, ierror)
 end subroutine
 
 subroutine MPI_File_seek_shared_f08(fh, offset, whence, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_seek_shared
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_seek_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3498,7 +3498,7 @@ subroutine MPI_File_seek_shared_f08(fh, offset, whence, ierror)
 end subroutine
 
 subroutine MPI_File_set_atomicity_f08(fh, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_set_atomicity
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_set_atomicity
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3514,7 +3514,7 @@ subroutine MPI_File_set_atomicity_f08(fh, flag, ierror)
 end subroutine
 
 subroutine MPI_File_set_errhandler_f08(file, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_set_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_set_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3530,7 +3530,7 @@ subroutine MPI_File_set_errhandler_f08(file, errhandler, ierror)
 end subroutine
 
 subroutine MPI_File_set_info_f08(fh, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_set_info
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_set_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3546,7 +3546,7 @@ subroutine MPI_File_set_info_f08(fh, info, ierror)
 end subroutine
 
 subroutine MPI_File_set_size_f08(fh, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_set_size
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_set_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3562,7 +3562,7 @@ subroutine MPI_File_set_size_f08(fh, size, ierror)
 end subroutine
 
 subroutine MPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_set_view
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_set_view
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3581,7 +3581,7 @@ subroutine MPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierro
 end subroutine
 
 subroutine MPI_File_sync_f08(fh, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_sync
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_sync
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3596,7 +3596,7 @@ subroutine MPI_File_sync_f08(fh, ierror)
 end subroutine
 
 subroutine MPI_File_write_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_write
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3617,7 +3617,7 @@ subroutine MPI_File_write_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_write_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3638,7 +3638,7 @@ subroutine MPI_File_write_f08ts_large(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_all_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_write_all
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3659,7 +3659,7 @@ subroutine MPI_File_write_all_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_all_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_write_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3680,7 +3680,7 @@ subroutine MPI_File_write_all_f08ts_large(fh, buf, count, datatype, status, ierr
 end subroutine
 
 subroutine MPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_write_all_begin
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_all_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3700,7 +3700,7 @@ subroutine MPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
 end subroutine
 
 subroutine MPI_File_write_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_write_all_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_all_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3720,7 +3720,7 @@ subroutine MPI_File_write_all_begin_f08ts_large(fh, buf, count, datatype, ierror
 end subroutine
 
 subroutine MPI_File_write_all_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_write_all_end
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_all_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3739,7 +3739,7 @@ subroutine MPI_File_write_all_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_write_at
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_at
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3761,7 +3761,7 @@ subroutine MPI_File_write_at_f08ts(fh, offset, buf, count, datatype, status, ier
 end subroutine
 
 subroutine MPI_File_write_at_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_write_at_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_at_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3783,7 +3783,7 @@ subroutine MPI_File_write_at_f08ts_large(fh, offset, buf, count, datatype, statu
 end subroutine
 
 subroutine MPI_File_write_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_write_at_all
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_at_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3805,7 +3805,7 @@ subroutine MPI_File_write_at_all_f08ts(fh, offset, buf, count, datatype, status,
 end subroutine
 
 subroutine MPI_File_write_at_all_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_write_at_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_at_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3827,7 +3827,7 @@ subroutine MPI_File_write_at_all_f08ts_large(fh, offset, buf, count, datatype, s
 end subroutine
 
 subroutine MPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_write_at_all_begin
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_at_all_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3848,7 +3848,7 @@ subroutine MPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, i
 end subroutine
 
 subroutine MPI_File_write_at_all_begin_f08ts_large(fh, offset, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_write_at_all_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_at_all_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3869,7 +3869,7 @@ subroutine MPI_File_write_at_all_begin_f08ts_large(fh, offset, buf, count, datat
 end subroutine
 
 subroutine MPI_File_write_at_all_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_write_at_all_end
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_at_all_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3888,7 +3888,7 @@ subroutine MPI_File_write_at_all_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_ordered_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_write_ordered
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_ordered
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3909,7 +3909,7 @@ subroutine MPI_File_write_ordered_f08ts(fh, buf, count, datatype, status, ierror
 end subroutine
 
 subroutine MPI_File_write_ordered_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_write_ordered_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_ordered_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3930,7 +3930,7 @@ subroutine MPI_File_write_ordered_f08ts_large(fh, buf, count, datatype, status, 
 end subroutine
 
 subroutine MPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_write_ordered_begin
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_ordered_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3950,7 +3950,7 @@ subroutine MPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
 end subroutine
 
 subroutine MPI_File_write_ordered_begin_f08ts_large(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_write_ordered_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_ordered_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3970,7 +3970,7 @@ subroutine MPI_File_write_ordered_begin_f08ts_large(fh, buf, count, datatype, ie
 end subroutine
 
 subroutine MPI_File_write_ordered_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_write_ordered_end
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_ordered_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3989,7 +3989,7 @@ subroutine MPI_File_write_ordered_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_shared_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_file_write_shared
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4010,7 +4010,7 @@ subroutine MPI_File_write_shared_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_shared_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_file_write_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4031,7 +4031,7 @@ subroutine MPI_File_write_shared_f08ts_large(fh, buf, count, datatype, status, i
 end subroutine
 
 subroutine MPI_Finalize_f08(ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_finalize
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_finalize
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4045,7 +4045,7 @@ subroutine MPI_Finalize_f08(ierror)
 end subroutine
 
 subroutine MPI_Finalized_f08(flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_finalized
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_finalized
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4060,7 +4060,7 @@ subroutine MPI_Finalized_f08(flag, ierror)
 end subroutine
 
 subroutine MPI_Free_mem_f08ts(base, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_free_mem
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_free_mem
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4077,7 +4077,7 @@ subroutine MPI_Free_mem_f08ts(base, ierror)
 end subroutine
 
 subroutine MPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_gather
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_gather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4100,7 +4100,7 @@ subroutine MPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, re
 end subroutine
 
 subroutine MPI_Gather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_gather_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_gather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4124,7 +4124,7 @@ subroutine MPI_Gather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcou
 end subroutine
 
 subroutine MPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_gather_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_gather_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4149,7 +4149,7 @@ subroutine MPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
 end subroutine
 
 subroutine MPI_Gather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_gather_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_gather_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4175,7 +4175,7 @@ subroutine MPI_Gather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, re
 end subroutine
 
 subroutine MPI_Gatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_gatherv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_gatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4198,7 +4198,7 @@ subroutine MPI_Gatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, 
 end subroutine
 
 subroutine MPI_Gatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_gatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_gatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4223,7 +4223,7 @@ subroutine MPI_Gatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvco
 end subroutine
 
 subroutine MPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_gatherv_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_gatherv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4249,7 +4249,7 @@ subroutine MPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
 end subroutine
 
 subroutine MPI_Gatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_gatherv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_gatherv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4277,7 +4277,7 @@ subroutine MPI_Gatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, r
 end subroutine
 
 subroutine MPI_Get_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_get
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4298,7 +4298,7 @@ subroutine MPI_Get_f08ts(origin_addr, origin_count, origin_datatype, target_rank
 end subroutine
 
 subroutine MPI_Get_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_get_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_get_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4320,7 +4320,7 @@ subroutine MPI_Get_f08ts_large(origin_addr, origin_count, origin_datatype, targe
 end subroutine
 
 subroutine MPI_Get_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_get_accumulate
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_accumulate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4345,7 +4345,7 @@ subroutine MPI_Get_accumulate_f08ts(origin_addr, origin_count, origin_datatype, 
 end subroutine
 
 subroutine MPI_Get_accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_get_accumulate_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_get_accumulate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4371,7 +4371,7 @@ subroutine MPI_Get_accumulate_f08ts_large(origin_addr, origin_count, origin_data
 end subroutine
 
 subroutine MPI_Get_address_f08ts(location, address, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_get_address
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_address
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4389,7 +4389,7 @@ subroutine MPI_Get_address_f08ts(location, address, ierror)
 end subroutine
 
 subroutine MPI_Get_count_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_get_count
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_count
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4406,7 +4406,7 @@ subroutine MPI_Get_count_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_count_f08_large(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_get_count_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_get_count_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4423,7 +4423,7 @@ subroutine MPI_Get_count_f08_large(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_elements_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_get_elements
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_elements
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4440,7 +4440,7 @@ subroutine MPI_Get_elements_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_elements_f08_large(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_get_elements_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_get_elements_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4457,7 +4457,7 @@ subroutine MPI_Get_elements_f08_large(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_elements_x_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_get_elements_x
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_elements_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4474,7 +4474,7 @@ subroutine MPI_Get_elements_x_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_hw_resource_info_f08(hw_info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_get_hw_resource_info
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_hw_resource_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4489,7 +4489,7 @@ subroutine MPI_Get_hw_resource_info_f08(hw_info, ierror)
 end subroutine
 
 subroutine MPI_Get_library_version_f08(version, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_get_library_version
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_library_version
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4505,7 +4505,7 @@ subroutine MPI_Get_library_version_f08(version, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Get_processor_name_f08(name, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_get_processor_name
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_processor_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4521,7 +4521,7 @@ subroutine MPI_Get_processor_name_f08(name, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Get_version_f08(version, subversion, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_get_version
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_version
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4536,7 +4536,7 @@ subroutine MPI_Get_version_f08(version, subversion, ierror)
 end subroutine
 
 subroutine MPI_Graph_create_f08(comm_old, nnodes, index, edges, reorder, comm_graph, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_graph_create
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_graph_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4554,7 +4554,7 @@ subroutine MPI_Graph_create_f08(comm_old, nnodes, index, edges, reorder, comm_gr
 end subroutine
 
 subroutine MPI_Graph_get_f08(comm, maxindex, maxedges, index, edges, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_graph_get
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_graph_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4571,7 +4571,7 @@ subroutine MPI_Graph_get_f08(comm, maxindex, maxedges, index, edges, ierror)
 end subroutine
 
 subroutine MPI_Graph_map_f08(comm, nnodes, index, edges, newrank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_graph_map
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_graph_map
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4588,7 +4588,7 @@ subroutine MPI_Graph_map_f08(comm, nnodes, index, edges, newrank, ierror)
 end subroutine
 
 subroutine MPI_Graph_neighbors_f08(comm, rank, maxneighbors, neighbors, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_graph_neighbors
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_graph_neighbors
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4605,7 +4605,7 @@ subroutine MPI_Graph_neighbors_f08(comm, rank, maxneighbors, neighbors, ierror)
 end subroutine
 
 subroutine MPI_Graph_neighbors_count_f08(comm, rank, nneighbors, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_graph_neighbors_count
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_graph_neighbors_count
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4622,7 +4622,7 @@ subroutine MPI_Graph_neighbors_count_f08(comm, rank, nneighbors, ierror)
 end subroutine
 
 subroutine MPI_Graphdims_get_f08(comm, nnodes, nedges, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_graphdims_get
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_graphdims_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4638,7 +4638,7 @@ subroutine MPI_Graphdims_get_f08(comm, nnodes, nedges, ierror)
 end subroutine
 
 subroutine MPI_Grequest_complete_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_grequest_complete
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_grequest_complete
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4653,7 +4653,7 @@ subroutine MPI_Grequest_complete_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_grequest_start
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_grequest_start
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4672,7 +4672,7 @@ subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, req
 end subroutine
 
 subroutine MPI_Group_compare_f08(group1, group2, result, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_group_compare
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_compare
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4688,7 +4688,7 @@ subroutine MPI_Group_compare_f08(group1, group2, result, ierror)
 end subroutine
 
 subroutine MPI_Group_difference_f08(group1, group2, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_group_difference
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_difference
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4704,7 +4704,7 @@ subroutine MPI_Group_difference_f08(group1, group2, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_excl_f08(group, n, ranks, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_group_excl
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_excl
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4721,7 +4721,7 @@ subroutine MPI_Group_excl_f08(group, n, ranks, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_free_f08(group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_group_free
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4736,7 +4736,7 @@ subroutine MPI_Group_free_f08(group, ierror)
 end subroutine
 
 subroutine MPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_group_from_session_pset
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_from_session_pset
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4753,7 +4753,7 @@ subroutine MPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_incl_f08(group, n, ranks, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_group_incl
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_incl
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4770,7 +4770,7 @@ subroutine MPI_Group_incl_f08(group, n, ranks, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_intersection_f08(group1, group2, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_group_intersection
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_intersection
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4786,7 +4786,7 @@ subroutine MPI_Group_intersection_f08(group1, group2, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_range_excl_f08(group, n, ranges, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_group_range_excl
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_range_excl
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4803,7 +4803,7 @@ subroutine MPI_Group_range_excl_f08(group, n, ranges, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_range_incl_f08(group, n, ranges, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_group_range_incl
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_range_incl
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4820,7 +4820,7 @@ subroutine MPI_Group_range_incl_f08(group, n, ranges, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_rank_f08(group, rank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_group_rank
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_rank
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4836,7 +4836,7 @@ subroutine MPI_Group_rank_f08(group, rank, ierror)
 end subroutine
 
 subroutine MPI_Group_size_f08(group, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_group_size
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4852,7 +4852,7 @@ subroutine MPI_Group_size_f08(group, size, ierror)
 end subroutine
 
 subroutine MPI_Group_translate_ranks_f08(group1, n, ranks1, group2, ranks2, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_group_translate_ranks
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_translate_ranks
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4869,7 +4869,7 @@ subroutine MPI_Group_translate_ranks_f08(group1, n, ranks1, group2, ranks2, ierr
 end subroutine
 
 subroutine MPI_Group_union_f08(group1, group2, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_group_union
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_union
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4885,7 +4885,7 @@ subroutine MPI_Group_union_f08(group1, group2, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_iallgather
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_iallgather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4909,7 +4909,7 @@ subroutine MPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
 end subroutine
 
 subroutine MPI_Iallgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_iallgather_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_iallgather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4933,7 +4933,7 @@ subroutine MPI_Iallgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, rec
 end subroutine
 
 subroutine MPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_iallgatherv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_iallgatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4958,7 +4958,7 @@ subroutine MPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
 end subroutine
 
 subroutine MPI_Iallgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_iallgatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_iallgatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4984,7 +4984,7 @@ subroutine MPI_Iallgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, re
 end subroutine
 
 subroutine MPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_iallreduce
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_iallreduce
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5009,7 +5009,7 @@ subroutine MPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, req
 end subroutine
 
 subroutine MPI_Iallreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_iallreduce_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_iallreduce_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5034,7 +5034,7 @@ subroutine MPI_Iallreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, com
 end subroutine
 
 subroutine MPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_ialltoall
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ialltoall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5058,7 +5058,7 @@ subroutine MPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
 end subroutine
 
 subroutine MPI_Ialltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_ialltoall_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ialltoall_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5082,7 +5082,7 @@ subroutine MPI_Ialltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recv
 end subroutine
 
 subroutine MPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_ialltoallv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ialltoallv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5106,7 +5106,7 @@ subroutine MPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
 end subroutine
 
 subroutine MPI_Ialltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_ialltoallv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ialltoallv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5131,7 +5131,7 @@ subroutine MPI_Ialltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, re
 end subroutine
 
 subroutine MPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_ialltoallw
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ialltoallw
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5155,7 +5155,7 @@ subroutine MPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf
 end subroutine
 
 subroutine MPI_Ialltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_ialltoallw_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ialltoallw_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5180,7 +5180,7 @@ subroutine MPI_Ialltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, r
 end subroutine
 
 subroutine MPI_Ibarrier_f08(comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_ibarrier
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ibarrier
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5196,7 +5196,7 @@ subroutine MPI_Ibarrier_f08(comm, request, ierror)
 end subroutine
 
 subroutine MPI_Ibcast_f08ts(buffer, count, datatype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_ibcast
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ibcast
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5217,7 +5217,7 @@ subroutine MPI_Ibcast_f08ts(buffer, count, datatype, root, comm, request, ierror
 end subroutine
 
 subroutine MPI_Ibcast_f08ts_large(buffer, count, datatype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_ibcast_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ibcast_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5239,7 +5239,7 @@ subroutine MPI_Ibcast_f08ts_large(buffer, count, datatype, root, comm, request, 
 end subroutine
 
 subroutine MPI_Ibsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_ibsend
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ibsend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5260,7 +5260,7 @@ subroutine MPI_Ibsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
 end subroutine
 
 subroutine MPI_Ibsend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_ibsend_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ibsend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5282,7 +5282,7 @@ subroutine MPI_Ibsend_f08ts_large(buf, count, datatype, dest, tag, comm, request
 end subroutine
 
 subroutine MPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_iexscan
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_iexscan
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5307,7 +5307,7 @@ subroutine MPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, reques
 end subroutine
 
 subroutine MPI_Iexscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_iexscan_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_iexscan_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5332,7 +5332,7 @@ subroutine MPI_Iexscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, 
 end subroutine
 
 subroutine MPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_igather
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_igather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5356,7 +5356,7 @@ subroutine MPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, r
 end subroutine
 
 subroutine MPI_Igather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_igather_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_igather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5381,7 +5381,7 @@ subroutine MPI_Igather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvco
 end subroutine
 
 subroutine MPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_igatherv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_igatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5406,7 +5406,7 @@ subroutine MPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
 end subroutine
 
 subroutine MPI_Igatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_igatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_igatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5433,7 +5433,7 @@ subroutine MPI_Igatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvc
 end subroutine
 
 subroutine MPI_Improbe_f08(source, tag, comm, flag, message, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_improbe
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_improbe
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5452,7 +5452,7 @@ subroutine MPI_Improbe_f08(source, tag, comm, flag, message, status, ierror)
 end subroutine
 
 subroutine MPI_Imrecv_f08ts(buf, count, datatype, message, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_imrecv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_imrecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5473,7 +5473,7 @@ subroutine MPI_Imrecv_f08ts(buf, count, datatype, message, request, ierror)
 end subroutine
 
 subroutine MPI_Imrecv_f08ts_large(buf, count, datatype, message, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_imrecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_imrecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5494,7 +5494,7 @@ subroutine MPI_Imrecv_f08ts_large(buf, count, datatype, message, request, ierror
 end subroutine
 
 subroutine MPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_ineighbor_allgather
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ineighbor_allgather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5518,7 +5518,7 @@ subroutine MPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, 
 end subroutine
 
 subroutine MPI_Ineighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_ineighbor_allgather_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ineighbor_allgather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5542,7 +5542,7 @@ subroutine MPI_Ineighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, rec
 end subroutine
 
 subroutine MPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_ineighbor_allgatherv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ineighbor_allgatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5567,7 +5567,7 @@ subroutine MPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf,
 end subroutine
 
 subroutine MPI_Ineighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_ineighbor_allgatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ineighbor_allgatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5593,7 +5593,7 @@ subroutine MPI_Ineighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, re
 end subroutine
 
 subroutine MPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_ineighbor_alltoall
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ineighbor_alltoall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5617,7 +5617,7 @@ subroutine MPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, r
 end subroutine
 
 subroutine MPI_Ineighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_ineighbor_alltoall_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ineighbor_alltoall_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5641,7 +5641,7 @@ subroutine MPI_Ineighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recv
 end subroutine
 
 subroutine MPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_ineighbor_alltoallv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ineighbor_alltoallv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5665,7 +5665,7 @@ subroutine MPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype,
 end subroutine
 
 subroutine MPI_Ineighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_ineighbor_alltoallv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ineighbor_alltoallv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5690,7 +5690,7 @@ subroutine MPI_Ineighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sen
 end subroutine
 
 subroutine MPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_ineighbor_alltoallw
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ineighbor_alltoallw
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5715,7 +5715,7 @@ subroutine MPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes
 end subroutine
 
 subroutine MPI_Ineighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_ineighbor_alltoallw_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ineighbor_alltoallw_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5740,7 +5740,7 @@ subroutine MPI_Ineighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sen
 end subroutine
 
 subroutine MPI_Info_create_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_info_create
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5755,7 +5755,7 @@ subroutine MPI_Info_create_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Info_create_env_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_info_create_env
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_create_env
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5770,7 +5770,7 @@ subroutine MPI_Info_create_env_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Info_delete_f08(info, key, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_info_delete
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_delete
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5786,7 +5786,7 @@ subroutine MPI_Info_delete_f08(info, key, ierror)
 end subroutine
 
 subroutine MPI_Info_dup_f08(info, newinfo, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_info_dup
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_dup
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5802,7 +5802,7 @@ subroutine MPI_Info_dup_f08(info, newinfo, ierror)
 end subroutine
 
 subroutine MPI_Info_free_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_info_free
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5817,7 +5817,7 @@ subroutine MPI_Info_free_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Info_get_f08(info, key, valuelen, value, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_info_get
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5836,7 +5836,7 @@ subroutine MPI_Info_get_f08(info, key, valuelen, value, flag, ierror)
 end subroutine
 
 subroutine MPI_Info_get_nkeys_f08(info, nkeys, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_info_get_nkeys
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_get_nkeys
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5852,7 +5852,7 @@ subroutine MPI_Info_get_nkeys_f08(info, nkeys, ierror)
 end subroutine
 
 subroutine MPI_Info_get_nthkey_f08(info, n, key, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_info_get_nthkey
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_get_nthkey
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5869,7 +5869,7 @@ subroutine MPI_Info_get_nthkey_f08(info, n, key, ierror)
 end subroutine
 
 subroutine MPI_Info_get_string_f08(info, key, buflen, value, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_info_get_string
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_get_string
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5888,7 +5888,7 @@ subroutine MPI_Info_get_string_f08(info, key, buflen, value, flag, ierror)
 end subroutine
 
 subroutine MPI_Info_get_valuelen_f08(info, key, valuelen, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_info_get_valuelen
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_get_valuelen
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5906,7 +5906,7 @@ subroutine MPI_Info_get_valuelen_f08(info, key, valuelen, flag, ierror)
 end subroutine
 
 subroutine MPI_Info_set_f08(info, key, value, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_info_set
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_set
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5922,7 +5922,7 @@ subroutine MPI_Info_set_f08(info, key, value, ierror)
 end subroutine
 
 subroutine MPI_Init_f08(ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5936,7 +5936,7 @@ subroutine MPI_Init_f08(ierror)
 end subroutine
 
 subroutine MPI_Init_thread_f08(required, provided, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_init_thread
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_init_thread
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5952,7 +5952,7 @@ subroutine MPI_Init_thread_f08(required, provided, ierror)
 end subroutine
 
 subroutine MPI_Initialized_f08(flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_initialized
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_initialized
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5967,7 +5967,7 @@ subroutine MPI_Initialized_f08(flag, ierror)
 end subroutine
 
 subroutine MPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_intercomm_create
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_intercomm_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5984,7 +5984,7 @@ subroutine MPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, remote_
 end subroutine
 
 subroutine MPI_Intercomm_create_from_groups_f08(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_intercomm_create_from_groups
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_intercomm_create_from_groups
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6004,7 +6004,7 @@ subroutine MPI_Intercomm_create_from_groups_f08(local_group, local_leader, remot
 end subroutine
 
 subroutine MPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_intercomm_merge
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_intercomm_merge
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6021,7 +6021,7 @@ subroutine MPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror)
 end subroutine
 
 subroutine MPI_Iprobe_f08(source, tag, comm, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_iprobe
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_iprobe
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6039,7 +6039,7 @@ subroutine MPI_Iprobe_f08(source, tag, comm, flag, status, ierror)
 end subroutine
 
 subroutine MPI_Irecv_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_irecv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_irecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6060,7 +6060,7 @@ subroutine MPI_Irecv_f08ts(buf, count, datatype, source, tag, comm, request, ier
 end subroutine
 
 subroutine MPI_Irecv_f08ts_large(buf, count, datatype, source, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_irecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_irecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6082,7 +6082,7 @@ subroutine MPI_Irecv_f08ts_large(buf, count, datatype, source, tag, comm, reques
 end subroutine
 
 subroutine MPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_ireduce
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ireduce
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6107,7 +6107,7 @@ subroutine MPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, 
 end subroutine
 
 subroutine MPI_Ireduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_ireduce_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ireduce_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6133,7 +6133,7 @@ subroutine MPI_Ireduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, 
 end subroutine
 
 subroutine MPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_ireduce_scatter
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ireduce_scatter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6158,7 +6158,7 @@ subroutine MPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op,
 end subroutine
 
 subroutine MPI_Ireduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_ireduce_scatter_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ireduce_scatter_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6183,7 +6183,7 @@ subroutine MPI_Ireduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatyp
 end subroutine
 
 subroutine MPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_ireduce_scatter_block
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ireduce_scatter_block
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6208,7 +6208,7 @@ subroutine MPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype
 end subroutine
 
 subroutine MPI_Ireduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_ireduce_scatter_block_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ireduce_scatter_block_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6233,7 +6233,7 @@ subroutine MPI_Ireduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, da
 end subroutine
 
 subroutine MPI_Irsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_irsend
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_irsend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6254,7 +6254,7 @@ subroutine MPI_Irsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
 end subroutine
 
 subroutine MPI_Irsend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_irsend_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_irsend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6276,7 +6276,7 @@ subroutine MPI_Irsend_f08ts_large(buf, count, datatype, dest, tag, comm, request
 end subroutine
 
 subroutine MPI_Is_thread_main_f08(flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_is_thread_main
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_is_thread_main
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6291,7 +6291,7 @@ subroutine MPI_Is_thread_main_f08(flag, ierror)
 end subroutine
 
 subroutine MPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_iscan
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_iscan
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6316,7 +6316,7 @@ subroutine MPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request,
 end subroutine
 
 subroutine MPI_Iscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_iscan_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_iscan_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6341,7 +6341,7 @@ subroutine MPI_Iscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, re
 end subroutine
 
 subroutine MPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_iscatter
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_iscatter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6365,7 +6365,7 @@ subroutine MPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, 
 end subroutine
 
 subroutine MPI_Iscatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_iscatter_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_iscatter_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6390,7 +6390,7 @@ subroutine MPI_Iscatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvc
 end subroutine
 
 subroutine MPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_iscatterv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_iscatterv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6415,7 +6415,7 @@ subroutine MPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, r
 end subroutine
 
 subroutine MPI_Iscatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_iscatterv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_iscatterv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6442,7 +6442,7 @@ subroutine MPI_Iscatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recv
 end subroutine
 
 subroutine MPI_Isend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_isend
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_isend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6463,7 +6463,7 @@ subroutine MPI_Isend_f08ts(buf, count, datatype, dest, tag, comm, request, ierro
 end subroutine
 
 subroutine MPI_Isend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_isend_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_isend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6485,7 +6485,7 @@ subroutine MPI_Isend_f08ts_large(buf, count, datatype, dest, tag, comm, request,
 end subroutine
 
 subroutine MPI_Isendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_isendrecv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_isendrecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6509,7 +6509,7 @@ subroutine MPI_Isendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recv
 end subroutine
 
 subroutine MPI_Isendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_isendrecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_isendrecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6534,7 +6534,7 @@ subroutine MPI_Isendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag
 end subroutine
 
 subroutine MPI_Isendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_isendrecv_replace
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_isendrecv_replace
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6555,7 +6555,7 @@ subroutine MPI_Isendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, sour
 end subroutine
 
 subroutine MPI_Isendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_isendrecv_replace_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_isendrecv_replace_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6577,7 +6577,7 @@ subroutine MPI_Isendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag
 end subroutine
 
 subroutine MPI_Issend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_issend
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_issend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6598,7 +6598,7 @@ subroutine MPI_Issend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
 end subroutine
 
 subroutine MPI_Issend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_issend_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_issend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6620,7 +6620,7 @@ subroutine MPI_Issend_f08ts_large(buf, count, datatype, dest, tag, comm, request
 end subroutine
 
 subroutine MPI_Lookup_name_f08(service_name, info, port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_lookup_name
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_lookup_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6637,7 +6637,7 @@ subroutine MPI_Lookup_name_f08(service_name, info, port_name, ierror)
 end subroutine
 
 subroutine MPI_Mprobe_f08(source, tag, comm, message, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_mprobe
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_mprobe
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6655,7 +6655,7 @@ subroutine MPI_Mprobe_f08(source, tag, comm, message, status, ierror)
 end subroutine
 
 subroutine MPI_Mrecv_f08ts(buf, count, datatype, message, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_mrecv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_mrecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6676,7 +6676,7 @@ subroutine MPI_Mrecv_f08ts(buf, count, datatype, message, status, ierror)
 end subroutine
 
 subroutine MPI_Mrecv_f08ts_large(buf, count, datatype, message, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_mrecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_mrecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6697,7 +6697,7 @@ subroutine MPI_Mrecv_f08ts_large(buf, count, datatype, message, status, ierror)
 end subroutine
 
 subroutine MPI_Neighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_neighbor_allgather
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_allgather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6720,7 +6720,7 @@ subroutine MPI_Neighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, r
 end subroutine
 
 subroutine MPI_Neighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_neighbor_allgather_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_allgather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6743,7 +6743,7 @@ subroutine MPI_Neighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recv
 end subroutine
 
 subroutine MPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_neighbor_allgather_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_allgather_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6768,7 +6768,7 @@ subroutine MPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recvb
 end subroutine
 
 subroutine MPI_Neighbor_allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_neighbor_allgather_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_allgather_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6793,7 +6793,7 @@ subroutine MPI_Neighbor_allgather_init_f08ts_large(sendbuf, sendcount, sendtype,
 end subroutine
 
 subroutine MPI_Neighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_neighbor_allgatherv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_allgatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6816,7 +6816,7 @@ subroutine MPI_Neighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, 
 end subroutine
 
 subroutine MPI_Neighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_neighbor_allgatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_allgatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6840,7 +6840,7 @@ subroutine MPI_Neighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, rec
 end subroutine
 
 subroutine MPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_neighbor_allgatherv_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_allgatherv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6866,7 +6866,7 @@ subroutine MPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recv
 end subroutine
 
 subroutine MPI_Neighbor_allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_neighbor_allgatherv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_allgatherv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6893,7 +6893,7 @@ subroutine MPI_Neighbor_allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype
 end subroutine
 
 subroutine MPI_Neighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_neighbor_alltoall
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_alltoall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6916,7 +6916,7 @@ subroutine MPI_Neighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, re
 end subroutine
 
 subroutine MPI_Neighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_neighbor_alltoall_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_alltoall_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6939,7 +6939,7 @@ subroutine MPI_Neighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvb
 end subroutine
 
 subroutine MPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_neighbor_alltoall_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_alltoall_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6964,7 +6964,7 @@ subroutine MPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbu
 end subroutine
 
 subroutine MPI_Neighbor_alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_neighbor_alltoall_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_alltoall_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6989,7 +6989,7 @@ subroutine MPI_Neighbor_alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, 
 end subroutine
 
 subroutine MPI_Neighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_neighbor_alltoallv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_alltoallv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7012,7 +7012,7 @@ subroutine MPI_Neighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, 
 end subroutine
 
 subroutine MPI_Neighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_neighbor_alltoallv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_alltoallv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7036,7 +7036,7 @@ subroutine MPI_Neighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, send
 end subroutine
 
 subroutine MPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_neighbor_alltoallv_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_alltoallv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7061,7 +7061,7 @@ subroutine MPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendt
 end subroutine
 
 subroutine MPI_Neighbor_alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_neighbor_alltoallv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_alltoallv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7087,7 +7087,7 @@ subroutine MPI_Neighbor_alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls,
 end subroutine
 
 subroutine MPI_Neighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_neighbor_alltoallw
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_alltoallw
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7111,7 +7111,7 @@ subroutine MPI_Neighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes,
 end subroutine
 
 subroutine MPI_Neighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_neighbor_alltoallw_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_alltoallw_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7135,7 +7135,7 @@ subroutine MPI_Neighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, send
 end subroutine
 
 subroutine MPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_neighbor_alltoallw_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_alltoallw_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7161,7 +7161,7 @@ subroutine MPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendt
 end subroutine
 
 subroutine MPI_Neighbor_alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_neighbor_alltoallw_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_alltoallw_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7187,7 +7187,7 @@ subroutine MPI_Neighbor_alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls,
 end subroutine
 
 subroutine MPI_Op_commutative_f08(op, commute, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_op_commutative
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_op_commutative
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7203,7 +7203,7 @@ subroutine MPI_Op_commutative_f08(op, commute, ierror)
 end subroutine
 
 subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_op_create
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_op_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7220,7 +7220,7 @@ subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
 end subroutine
 
 subroutine MPI_Op_create_c_f08(user_fn, commute, op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_op_create_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_op_create_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7237,7 +7237,7 @@ subroutine MPI_Op_create_c_f08(user_fn, commute, op, ierror)
 end subroutine
 
 subroutine MPI_Op_free_f08(op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_op_free
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_op_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7252,7 +7252,7 @@ subroutine MPI_Op_free_f08(op, ierror)
 end subroutine
 
 subroutine MPI_Open_port_f08(info, port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_open_port
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_open_port
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7268,7 +7268,7 @@ subroutine MPI_Open_port_f08(info, port_name, ierror)
 end subroutine
 
 subroutine MPI_Pack_f08ts(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_pack
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_pack
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7292,7 +7292,7 @@ subroutine MPI_Pack_f08ts(inbuf, incount, datatype, outbuf, outsize, position, c
 end subroutine
 
 subroutine MPI_Pack_f08ts_large(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_pack_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_pack_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7316,7 +7316,7 @@ subroutine MPI_Pack_f08ts_large(inbuf, incount, datatype, outbuf, outsize, posit
 end subroutine
 
 subroutine MPI_Pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_pack_external
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_pack_external
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7341,7 +7341,7 @@ subroutine MPI_Pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, ou
 end subroutine
 
 subroutine MPI_Pack_external_f08ts_large(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_pack_external_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_pack_external_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7365,7 +7365,7 @@ subroutine MPI_Pack_external_f08ts_large(datarep, inbuf, incount, datatype, outb
 end subroutine
 
 subroutine MPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_pack_external_size
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_pack_external_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7383,7 +7383,7 @@ subroutine MPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
 end subroutine
 
 subroutine MPI_Pack_external_size_f08_large(datarep, incount, datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_pack_external_size_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_pack_external_size_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7401,7 +7401,7 @@ subroutine MPI_Pack_external_size_f08_large(datarep, incount, datatype, size, ie
 end subroutine
 
 subroutine MPI_Pack_size_f08(incount, datatype, comm, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_pack_size
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_pack_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7419,7 +7419,7 @@ subroutine MPI_Pack_size_f08(incount, datatype, comm, size, ierror)
 end subroutine
 
 subroutine MPI_Pack_size_f08_large(incount, datatype, comm, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_pack_size_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_pack_size_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7437,7 +7437,7 @@ subroutine MPI_Pack_size_f08_large(incount, datatype, comm, size, ierror)
 end subroutine
 
 subroutine MPI_Parrived_f08(request, partition, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_parrived
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_parrived
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7454,7 +7454,7 @@ subroutine MPI_Parrived_f08(request, partition, flag, ierror)
 end subroutine
 
 subroutine MPI_Pcontrol_f08(level)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_pcontrol
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_pcontrol
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7467,7 +7467,7 @@ subroutine MPI_Pcontrol_f08(level)
 end subroutine
 
 subroutine MPI_Pready_f08(partition, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_pready
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_pready
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7483,7 +7483,7 @@ subroutine MPI_Pready_f08(partition, request, ierror)
 end subroutine
 
 subroutine MPI_Pready_list_f08(length, array_of_partitions, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_pready_list
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_pready_list
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7499,7 +7499,7 @@ subroutine MPI_Pready_list_f08(length, array_of_partitions, request, ierror)
 end subroutine
 
 subroutine MPI_Pready_range_f08(partition_low, partition_high, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_pready_range
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_pready_range
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7515,7 +7515,7 @@ subroutine MPI_Pready_range_f08(partition_low, partition_high, request, ierror)
 end subroutine
 
 subroutine MPI_Precv_init_f08ts(buf, partitions, count, datatype, source, tag, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_precv_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_precv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7538,7 +7538,7 @@ subroutine MPI_Precv_init_f08ts(buf, partitions, count, datatype, source, tag, c
 end subroutine
 
 subroutine MPI_Probe_f08(source, tag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_probe
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_probe
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7555,7 +7555,7 @@ subroutine MPI_Probe_f08(source, tag, comm, status, ierror)
 end subroutine
 
 subroutine MPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_psend_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_psend_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7578,7 +7578,7 @@ subroutine MPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, com
 end subroutine
 
 subroutine MPI_Publish_name_f08(service_name, info, port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_publish_name
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_publish_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7594,7 +7594,7 @@ subroutine MPI_Publish_name_f08(service_name, info, port_name, ierror)
 end subroutine
 
 subroutine MPI_Put_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_put
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_put
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7615,7 +7615,7 @@ subroutine MPI_Put_f08ts(origin_addr, origin_count, origin_datatype, target_rank
 end subroutine
 
 subroutine MPI_Put_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_put_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_put_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7637,7 +7637,7 @@ subroutine MPI_Put_f08ts_large(origin_addr, origin_count, origin_datatype, targe
 end subroutine
 
 subroutine MPI_Query_thread_f08(provided, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_query_thread
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_query_thread
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7652,7 +7652,7 @@ subroutine MPI_Query_thread_f08(provided, ierror)
 end subroutine
 
 subroutine MPI_Raccumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_raccumulate
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_raccumulate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7675,7 +7675,7 @@ subroutine MPI_Raccumulate_f08ts(origin_addr, origin_count, origin_datatype, tar
 end subroutine
 
 subroutine MPI_Raccumulate_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_raccumulate_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_raccumulate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7699,7 +7699,7 @@ subroutine MPI_Raccumulate_f08ts_large(origin_addr, origin_count, origin_datatyp
 end subroutine
 
 subroutine MPI_Recv_f08ts(buf, count, datatype, source, tag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_recv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_recv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7720,7 +7720,7 @@ subroutine MPI_Recv_f08ts(buf, count, datatype, source, tag, comm, status, ierro
 end subroutine
 
 subroutine MPI_Recv_f08ts_large(buf, count, datatype, source, tag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_recv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_recv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7742,7 +7742,7 @@ subroutine MPI_Recv_f08ts_large(buf, count, datatype, source, tag, comm, status,
 end subroutine
 
 subroutine MPI_Recv_init_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_recv_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_recv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7763,7 +7763,7 @@ subroutine MPI_Recv_init_f08ts(buf, count, datatype, source, tag, comm, request,
 end subroutine
 
 subroutine MPI_Recv_init_f08ts_large(buf, count, datatype, source, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_recv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_recv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7785,7 +7785,7 @@ subroutine MPI_Recv_init_f08ts_large(buf, count, datatype, source, tag, comm, re
 end subroutine
 
 subroutine MPI_Reduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_reduce
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_reduce
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7809,7 +7809,7 @@ subroutine MPI_Reduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, i
 end subroutine
 
 subroutine MPI_Reduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_reduce_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_reduce_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7834,7 +7834,7 @@ subroutine MPI_Reduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, c
 end subroutine
 
 subroutine MPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_reduce_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_reduce_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7860,7 +7860,7 @@ subroutine MPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, co
 end subroutine
 
 subroutine MPI_Reduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_reduce_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_reduce_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7887,7 +7887,7 @@ subroutine MPI_Reduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, ro
 end subroutine
 
 subroutine MPI_Reduce_local_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_reduce_local
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_reduce_local
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7910,7 +7910,7 @@ subroutine MPI_Reduce_local_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
 end subroutine
 
 subroutine MPI_Reduce_local_f08ts_large(inbuf, inoutbuf, count, datatype, op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_reduce_local_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_reduce_local_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7933,7 +7933,7 @@ subroutine MPI_Reduce_local_f08ts_large(inbuf, inoutbuf, count, datatype, op, ie
 end subroutine
 
 subroutine MPI_Reduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_reduce_scatter
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_reduce_scatter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7957,7 +7957,7 @@ subroutine MPI_Reduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, 
 end subroutine
 
 subroutine MPI_Reduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_reduce_scatter_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_reduce_scatter_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7981,7 +7981,7 @@ subroutine MPI_Reduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype
 end subroutine
 
 subroutine MPI_Reduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_reduce_scatter_block
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_reduce_scatter_block
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8005,7 +8005,7 @@ subroutine MPI_Reduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype,
 end subroutine
 
 subroutine MPI_Reduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_reduce_scatter_block_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_reduce_scatter_block_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8029,7 +8029,7 @@ subroutine MPI_Reduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, dat
 end subroutine
 
 subroutine MPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_reduce_scatter_block_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_reduce_scatter_block_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8055,7 +8055,7 @@ subroutine MPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, data
 end subroutine
 
 subroutine MPI_Reduce_scatter_block_init_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_reduce_scatter_block_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_reduce_scatter_block_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8081,7 +8081,7 @@ subroutine MPI_Reduce_scatter_block_init_f08ts_large(sendbuf, recvbuf, recvcount
 end subroutine
 
 subroutine MPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_reduce_scatter_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_reduce_scatter_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8107,7 +8107,7 @@ subroutine MPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype,
 end subroutine
 
 subroutine MPI_Reduce_scatter_init_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_reduce_scatter_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_reduce_scatter_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8133,7 +8133,7 @@ subroutine MPI_Reduce_scatter_init_f08ts_large(sendbuf, recvbuf, recvcounts, dat
 end subroutine
 
 subroutine MPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_register_datarep
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_register_datarep
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8151,7 +8151,7 @@ subroutine MPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversio
 end subroutine
 
 subroutine MPI_Register_datarep_c_f08(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof
+  use fy_f08_c, only : fy_f08_buf
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8166,7 +8166,7 @@ subroutine MPI_Register_datarep_c_f08(datarep, read_conversion_fn, write_convers
 end subroutine
 
 subroutine MPI_Remove_error_class_f08(errorclass, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_remove_error_class
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_remove_error_class
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8181,7 +8181,7 @@ subroutine MPI_Remove_error_class_f08(errorclass, ierror)
 end subroutine
 
 subroutine MPI_Remove_error_code_f08(errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_remove_error_code
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_remove_error_code
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8196,7 +8196,7 @@ subroutine MPI_Remove_error_code_f08(errorcode, ierror)
 end subroutine
 
 subroutine MPI_Remove_error_string_f08(errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_remove_error_string
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_remove_error_string
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8211,7 +8211,7 @@ subroutine MPI_Remove_error_string_f08(errorcode, ierror)
 end subroutine
 
 subroutine MPI_Request_free_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_request_free
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_request_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8226,7 +8226,7 @@ subroutine MPI_Request_free_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Request_get_status_f08(request, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_request_get_status
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_request_get_status
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8243,7 +8243,7 @@ subroutine MPI_Request_get_status_f08(request, flag, status, ierror)
 end subroutine
 
 subroutine MPI_Request_get_status_all_f08(count, array_of_requests, flag, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_request_get_status_all
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_request_get_status_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8261,7 +8261,7 @@ subroutine MPI_Request_get_status_all_f08(count, array_of_requests, flag, array_
 end subroutine
 
 subroutine MPI_Request_get_status_any_f08(count, array_of_requests, index, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_request_get_status_any
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_request_get_status_any
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8280,7 +8280,7 @@ subroutine MPI_Request_get_status_any_f08(count, array_of_requests, index, flag,
 end subroutine
 
 subroutine MPI_Request_get_status_some_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_request_get_status_some
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_request_get_status_some
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8298,7 +8298,7 @@ subroutine MPI_Request_get_status_some_f08(incount, array_of_requests, outcount,
 end subroutine
 
 subroutine MPI_Rget_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_rget
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_rget
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8320,7 +8320,7 @@ subroutine MPI_Rget_f08ts(origin_addr, origin_count, origin_datatype, target_ran
 end subroutine
 
 subroutine MPI_Rget_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_rget_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_rget_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8343,7 +8343,7 @@ subroutine MPI_Rget_f08ts_large(origin_addr, origin_count, origin_datatype, targ
 end subroutine
 
 subroutine MPI_Rget_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_rget_accumulate
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_rget_accumulate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8369,7 +8369,7 @@ subroutine MPI_Rget_accumulate_f08ts(origin_addr, origin_count, origin_datatype,
 end subroutine
 
 subroutine MPI_Rget_accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_rget_accumulate_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_rget_accumulate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8396,7 +8396,7 @@ subroutine MPI_Rget_accumulate_f08ts_large(origin_addr, origin_count, origin_dat
 end subroutine
 
 subroutine MPI_Rput_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_rput
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_rput
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8418,7 +8418,7 @@ subroutine MPI_Rput_f08ts(origin_addr, origin_count, origin_datatype, target_ran
 end subroutine
 
 subroutine MPI_Rput_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_rput_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_rput_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8441,7 +8441,7 @@ subroutine MPI_Rput_f08ts_large(origin_addr, origin_count, origin_datatype, targ
 end subroutine
 
 subroutine MPI_Rsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_rsend
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_rsend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8461,7 +8461,7 @@ subroutine MPI_Rsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Rsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_rsend_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_rsend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8482,7 +8482,7 @@ subroutine MPI_Rsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Rsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_rsend_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_rsend_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8503,7 +8503,7 @@ subroutine MPI_Rsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
 end subroutine
 
 subroutine MPI_Rsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_rsend_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_rsend_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8525,7 +8525,7 @@ subroutine MPI_Rsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, req
 end subroutine
 
 subroutine MPI_Scan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_scan
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_scan
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8549,7 +8549,7 @@ subroutine MPI_Scan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
 end subroutine
 
 subroutine MPI_Scan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_scan_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_scan_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8573,7 +8573,7 @@ subroutine MPI_Scan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ier
 end subroutine
 
 subroutine MPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_scan_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_scan_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8599,7 +8599,7 @@ subroutine MPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info
 end subroutine
 
 subroutine MPI_Scan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_scan_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_scan_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8625,7 +8625,7 @@ subroutine MPI_Scan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm
 end subroutine
 
 subroutine MPI_Scatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_scatter
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_scatter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8648,7 +8648,7 @@ subroutine MPI_Scatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, r
 end subroutine
 
 subroutine MPI_Scatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_scatter_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_scatter_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8672,7 +8672,7 @@ subroutine MPI_Scatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvco
 end subroutine
 
 subroutine MPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_scatter_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_scatter_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8697,7 +8697,7 @@ subroutine MPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
 end subroutine
 
 subroutine MPI_Scatter_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_scatter_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_scatter_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8723,7 +8723,7 @@ subroutine MPI_Scatter_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, r
 end subroutine
 
 subroutine MPI_Scatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_scatterv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_scatterv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8746,7 +8746,7 @@ subroutine MPI_Scatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, re
 end subroutine
 
 subroutine MPI_Scatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_scatterv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_scatterv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8771,7 +8771,7 @@ subroutine MPI_Scatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvb
 end subroutine
 
 subroutine MPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_scatterv_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_scatterv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8797,7 +8797,7 @@ subroutine MPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvbu
 end subroutine
 
 subroutine MPI_Scatterv_init_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_scatterv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_scatterv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8825,7 +8825,7 @@ subroutine MPI_Scatterv_init_f08ts_large(sendbuf, sendcounts, displs, sendtype, 
 end subroutine
 
 subroutine MPI_Send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_send
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_send
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8845,7 +8845,7 @@ subroutine MPI_Send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Send_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_send_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_send_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8866,7 +8866,7 @@ subroutine MPI_Send_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Send_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_send_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_send_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8887,7 +8887,7 @@ subroutine MPI_Send_init_f08ts(buf, count, datatype, dest, tag, comm, request, i
 end subroutine
 
 subroutine MPI_Send_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_send_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_send_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8909,7 +8909,7 @@ subroutine MPI_Send_init_f08ts_large(buf, count, datatype, dest, tag, comm, requ
 end subroutine
 
 subroutine MPI_Sendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_sendrecv
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_sendrecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8933,7 +8933,7 @@ subroutine MPI_Sendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvb
 end subroutine
 
 subroutine MPI_Sendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_sendrecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_sendrecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8958,7 +8958,7 @@ subroutine MPI_Sendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag,
 end subroutine
 
 subroutine MPI_Sendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_sendrecv_replace
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_sendrecv_replace
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8979,7 +8979,7 @@ subroutine MPI_Sendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, sourc
 end subroutine
 
 subroutine MPI_Sendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_sendrecv_replace_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_sendrecv_replace_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9001,7 +9001,7 @@ subroutine MPI_Sendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag,
 end subroutine
 
 subroutine MPI_Session_attach_buffer_f08ts(session, buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_session_attach_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_attach_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9020,7 +9020,7 @@ subroutine MPI_Session_attach_buffer_f08ts(session, buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Session_attach_buffer_f08ts_large(session, buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_session_attach_buffer_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_session_attach_buffer_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9039,7 +9039,7 @@ subroutine MPI_Session_attach_buffer_f08ts_large(session, buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Session_call_errhandler_f08(session, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_session_call_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_call_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9055,7 +9055,7 @@ subroutine MPI_Session_call_errhandler_f08(session, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_session_create_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_create_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9071,7 +9071,7 @@ subroutine MPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, 
 end subroutine
 
 subroutine MPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_session_detach_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_detach_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9088,7 +9088,7 @@ subroutine MPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Session_detach_buffer_f08_large(session, buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_session_detach_buffer_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_session_detach_buffer_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9105,7 +9105,7 @@ subroutine MPI_Session_detach_buffer_f08_large(session, buffer_addr, size, ierro
 end subroutine
 
 subroutine MPI_Session_finalize_f08(session, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_session_finalize
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_finalize
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9120,7 +9120,7 @@ subroutine MPI_Session_finalize_f08(session, ierror)
 end subroutine
 
 subroutine MPI_Session_flush_buffer_f08(session, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_session_flush_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_flush_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9135,7 +9135,7 @@ subroutine MPI_Session_flush_buffer_f08(session, ierror)
 end subroutine
 
 subroutine MPI_Session_get_errhandler_f08(session, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_session_get_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_get_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9151,7 +9151,7 @@ subroutine MPI_Session_get_errhandler_f08(session, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Session_get_info_f08(session, info_used, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_session_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9167,7 +9167,7 @@ subroutine MPI_Session_get_info_f08(session, info_used, ierror)
 end subroutine
 
 subroutine MPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_session_get_nth_pset
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_get_nth_pset
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9186,7 +9186,7 @@ subroutine MPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, i
 end subroutine
 
 subroutine MPI_Session_get_num_psets_f08(session, info, npset_names, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_session_get_num_psets
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_get_num_psets
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9203,7 +9203,7 @@ subroutine MPI_Session_get_num_psets_f08(session, info, npset_names, ierror)
 end subroutine
 
 subroutine MPI_Session_get_pset_info_f08(session, pset_name, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_session_get_pset_info
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_get_pset_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9220,7 +9220,7 @@ subroutine MPI_Session_get_pset_info_f08(session, pset_name, info, ierror)
 end subroutine
 
 subroutine MPI_Session_iflush_buffer_f08(session, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_session_iflush_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_iflush_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9236,7 +9236,7 @@ subroutine MPI_Session_iflush_buffer_f08(session, request, ierror)
 end subroutine
 
 subroutine MPI_Session_init_f08(info, errhandler, session, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_session_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9253,7 +9253,7 @@ subroutine MPI_Session_init_f08(info, errhandler, session, ierror)
 end subroutine
 
 subroutine MPI_Session_set_errhandler_f08(session, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_session_set_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_set_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9268,22 +9268,8 @@ subroutine MPI_Session_set_errhandler_f08(session, errhandler, ierror)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
-subroutine MPI_Sizeof_f08ts(x, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof
-  use, intrinsic :: iso_c_binding
-  use mpi_f08_types
-  use mpi_f08_compile_constants
-  use mpi_f08_callbacks
-  implicit none
-  TYPE(*), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = fy_f08_sizeof(x)
-  if (present(ierror)) ierror = MPI_SUCCESS
-end subroutine
-
 subroutine MPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_ssend
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ssend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9303,7 +9289,7 @@ subroutine MPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Ssend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_ssend_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ssend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9324,7 +9310,7 @@ subroutine MPI_Ssend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Ssend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_ssend_init
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ssend_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9345,7 +9331,7 @@ subroutine MPI_Ssend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
 end subroutine
 
 subroutine MPI_Ssend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_ssend_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ssend_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9367,7 +9353,7 @@ subroutine MPI_Ssend_init_f08ts_large(buf, count, datatype, dest, tag, comm, req
 end subroutine
 
 subroutine MPI_Start_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_start
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_start
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9382,7 +9368,7 @@ subroutine MPI_Start_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Startall_f08(count, array_of_requests, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_startall
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_startall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9397,40 +9383,8 @@ subroutine MPI_Startall_f08(count, array_of_requests, ierror)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
-subroutine MPI_Status_f082f_f08(f08_status, f_status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_status_f082f
-  use, intrinsic :: iso_c_binding
-  use mpi_f08_types
-  use mpi_f08_compile_constants
-  use mpi_f08_callbacks
-  implicit none
-  TYPE(MPI_Status), INTENT(IN) :: f08_status
-  INTEGER, INTENT(OUT) :: f_status(MPI_STATUS_SIZE)
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  integer :: ierror_c
-  ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) call fy_c(f08_status, f_status, ierror_c)
-  if (present(ierror)) ierror = ierror_c
-end subroutine
-
-subroutine MPI_Status_f2f08_f08(f_status, f08_status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_status_f2f08
-  use, intrinsic :: iso_c_binding
-  use mpi_f08_types
-  use mpi_f08_compile_constants
-  use mpi_f08_callbacks
-  implicit none
-  INTEGER, INTENT(IN) :: f_status(MPI_STATUS_SIZE)
-  TYPE(MPI_Status), INTENT(OUT) :: f08_status
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  integer :: ierror_c
-  ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) call fy_c(f_status, f08_status, ierror_c)
-  if (present(ierror)) ierror = ierror_c
-end subroutine
-
 subroutine MPI_Status_get_error_f08(status, err, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_status_get_error
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_get_error
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9446,7 +9400,7 @@ subroutine MPI_Status_get_error_f08(status, err, ierror)
 end subroutine
 
 subroutine MPI_Status_get_source_f08(status, source, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_status_get_source
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_get_source
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9462,7 +9416,7 @@ subroutine MPI_Status_get_source_f08(status, source, ierror)
 end subroutine
 
 subroutine MPI_Status_get_tag_f08(status, tag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_status_get_tag
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_get_tag
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9478,7 +9432,7 @@ subroutine MPI_Status_get_tag_f08(status, tag, ierror)
 end subroutine
 
 subroutine MPI_Status_set_cancelled_f08(status, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_status_set_cancelled
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_set_cancelled
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9494,7 +9448,7 @@ subroutine MPI_Status_set_cancelled_f08(status, flag, ierror)
 end subroutine
 
 subroutine MPI_Status_set_elements_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_status_set_elements
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_set_elements
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9511,7 +9465,7 @@ subroutine MPI_Status_set_elements_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Status_set_elements_f08_large(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_status_set_elements_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_status_set_elements_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9528,7 +9482,7 @@ subroutine MPI_Status_set_elements_f08_large(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Status_set_elements_x_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_status_set_elements_x
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_set_elements_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9545,7 +9499,7 @@ subroutine MPI_Status_set_elements_x_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Status_set_error_f08(status, err, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_status_set_error
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_set_error
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9561,7 +9515,7 @@ subroutine MPI_Status_set_error_f08(status, err, ierror)
 end subroutine
 
 subroutine MPI_Status_set_source_f08(status, source, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_status_set_source
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_set_source
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9577,7 +9531,7 @@ subroutine MPI_Status_set_source_f08(status, source, ierror)
 end subroutine
 
 subroutine MPI_Status_set_tag_f08(status, tag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_status_set_tag
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_set_tag
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9593,7 +9547,7 @@ subroutine MPI_Status_set_tag_f08(status, tag, ierror)
 end subroutine
 
 subroutine MPI_Test_f08(request, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_test
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_test
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9610,7 +9564,7 @@ subroutine MPI_Test_f08(request, flag, status, ierror)
 end subroutine
 
 subroutine MPI_Test_cancelled_f08(status, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_test_cancelled
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_test_cancelled
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9626,7 +9580,7 @@ subroutine MPI_Test_cancelled_f08(status, flag, ierror)
 end subroutine
 
 subroutine MPI_Testall_f08(count, array_of_requests, flag, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_testall
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_testall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9644,7 +9598,7 @@ subroutine MPI_Testall_f08(count, array_of_requests, flag, array_of_statuses, ie
 end subroutine
 
 subroutine MPI_Testany_f08(count, array_of_requests, index, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_testany
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_testany
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9663,7 +9617,7 @@ subroutine MPI_Testany_f08(count, array_of_requests, index, flag, status, ierror
 end subroutine
 
 subroutine MPI_Testsome_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_testsome
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_testsome
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9681,7 +9635,7 @@ subroutine MPI_Testsome_f08(incount, array_of_requests, outcount, array_of_indic
 end subroutine
 
 subroutine MPI_Topo_test_f08(comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_topo_test
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_topo_test
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9697,7 +9651,7 @@ subroutine MPI_Topo_test_f08(comm, status, ierror)
 end subroutine
 
 subroutine MPI_Type_commit_f08(datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_commit
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_commit
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9712,7 +9666,7 @@ subroutine MPI_Type_commit_f08(datatype, ierror)
 end subroutine
 
 subroutine MPI_Type_contiguous_f08(count, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_contiguous
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_contiguous
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9729,7 +9683,7 @@ subroutine MPI_Type_contiguous_f08(count, oldtype, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_contiguous_f08_large(count, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_type_contiguous_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_contiguous_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9746,7 +9700,7 @@ subroutine MPI_Type_contiguous_f08_large(count, oldtype, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_create_darray
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_darray
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9763,7 +9717,7 @@ subroutine MPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, array_
 end subroutine
 
 subroutine MPI_Type_create_darray_f08_large(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_type_create_darray_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_create_darray_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9781,7 +9735,7 @@ subroutine MPI_Type_create_darray_f08_large(size, rank, ndims, array_of_gsizes, 
 end subroutine
 
 subroutine MPI_Type_create_f90_complex_f08(p, r, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_create_f90_complex
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_f90_complex
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9797,7 +9751,7 @@ subroutine MPI_Type_create_f90_complex_f08(p, r, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_f90_integer_f08(r, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_create_f90_integer
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_f90_integer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9813,7 +9767,7 @@ subroutine MPI_Type_create_f90_integer_f08(r, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_f90_real_f08(p, r, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_create_f90_real
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_f90_real
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9829,7 +9783,7 @@ subroutine MPI_Type_create_f90_real_f08(p, r, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_hindexed_f08(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_create_hindexed
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_hindexed
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9847,7 +9801,7 @@ subroutine MPI_Type_create_hindexed_f08(count, array_of_blocklengths, array_of_d
 end subroutine
 
 subroutine MPI_Type_create_hindexed_f08_large(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_type_create_hindexed_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_create_hindexed_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9864,7 +9818,7 @@ subroutine MPI_Type_create_hindexed_f08_large(count, array_of_blocklengths, arra
 end subroutine
 
 subroutine MPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_create_hindexed_block
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_hindexed_block
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9882,7 +9836,7 @@ subroutine MPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displ
 end subroutine
 
 subroutine MPI_Type_create_hindexed_block_f08_large(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_type_create_hindexed_block_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_create_hindexed_block_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9899,7 +9853,7 @@ subroutine MPI_Type_create_hindexed_block_f08_large(count, blocklength, array_of
 end subroutine
 
 subroutine MPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_create_hvector
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_hvector
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9917,7 +9871,7 @@ subroutine MPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newt
 end subroutine
 
 subroutine MPI_Type_create_hvector_f08_large(count, blocklength, stride, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_type_create_hvector_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_create_hvector_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9934,7 +9888,7 @@ subroutine MPI_Type_create_hvector_f08_large(count, blocklength, stride, oldtype
 end subroutine
 
 subroutine MPI_Type_create_indexed_block_f08(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_create_indexed_block
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_indexed_block
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9951,7 +9905,7 @@ subroutine MPI_Type_create_indexed_block_f08(count, blocklength, array_of_displa
 end subroutine
 
 subroutine MPI_Type_create_indexed_block_f08_large(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_type_create_indexed_block_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_create_indexed_block_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9968,7 +9922,7 @@ subroutine MPI_Type_create_indexed_block_f08_large(count, blocklength, array_of_
 end subroutine
 
 subroutine MPI_Type_create_keyval_f08(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_create_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9986,7 +9940,7 @@ subroutine MPI_Type_create_keyval_f08(type_copy_attr_fn, type_delete_attr_fn, ty
 end subroutine
 
 subroutine MPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_create_resized
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_resized
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10003,7 +9957,7 @@ subroutine MPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_create_struct
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_struct
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10021,7 +9975,7 @@ subroutine MPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_dis
 end subroutine
 
 subroutine MPI_Type_create_struct_f08_large(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_type_create_struct_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_create_struct_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10038,7 +9992,7 @@ subroutine MPI_Type_create_struct_f08_large(count, array_of_blocklengths, array_
 end subroutine
 
 subroutine MPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_create_subarray
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_subarray
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10055,7 +10009,7 @@ subroutine MPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes
 end subroutine
 
 subroutine MPI_Type_create_subarray_f08_large(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_type_create_subarray_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_create_subarray_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10073,7 +10027,7 @@ subroutine MPI_Type_create_subarray_f08_large(ndims, array_of_sizes, array_of_su
 end subroutine
 
 subroutine MPI_Type_delete_attr_f08(datatype, type_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_delete_attr
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_delete_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10089,7 +10043,7 @@ subroutine MPI_Type_delete_attr_f08(datatype, type_keyval, ierror)
 end subroutine
 
 subroutine MPI_Type_dup_f08(oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_dup
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_dup
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10105,7 +10059,7 @@ subroutine MPI_Type_dup_f08(oldtype, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_free_f08(datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_free
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10120,7 +10074,7 @@ subroutine MPI_Type_free_f08(datatype, ierror)
 end subroutine
 
 subroutine MPI_Type_free_keyval_f08(type_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_free_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_free_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10135,7 +10089,7 @@ subroutine MPI_Type_free_keyval_f08(type_keyval, ierror)
 end subroutine
 
 subroutine MPI_Type_get_attr_f08(datatype, type_keyval, attribute_val, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_get_attr
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10153,7 +10107,7 @@ subroutine MPI_Type_get_attr_f08(datatype, type_keyval, attribute_val, flag, ier
 end subroutine
 
 subroutine MPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_get_contents
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_contents
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10172,7 +10126,7 @@ subroutine MPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_
 end subroutine
 
 subroutine MPI_Type_get_contents_f08_large(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_type_get_contents_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_get_contents_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10192,7 +10146,7 @@ subroutine MPI_Type_get_contents_f08_large(datatype, max_integers, max_addresses
 end subroutine
 
 subroutine MPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_datatypes, combiner, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_get_envelope
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_envelope
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10208,7 +10162,7 @@ subroutine MPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_
 end subroutine
 
 subroutine MPI_Type_get_envelope_f08_large(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_type_get_envelope_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_get_envelope_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10225,7 +10179,7 @@ subroutine MPI_Type_get_envelope_f08_large(datatype, num_integers, num_addresses
 end subroutine
 
 subroutine MPI_Type_get_extent_f08(datatype, lb, extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_get_extent
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_extent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10241,7 +10195,7 @@ subroutine MPI_Type_get_extent_f08(datatype, lb, extent, ierror)
 end subroutine
 
 subroutine MPI_Type_get_extent_x_f08(datatype, lb, extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_get_extent_x
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_extent_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10257,7 +10211,7 @@ subroutine MPI_Type_get_extent_x_f08(datatype, lb, extent, ierror)
 end subroutine
 
 subroutine MPI_Type_get_name_f08(datatype, type_name, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_get_name
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10274,7 +10228,7 @@ subroutine MPI_Type_get_name_f08(datatype, type_name, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Type_get_true_extent_f08(datatype, true_lb, true_extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_get_true_extent
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_true_extent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10290,7 +10244,7 @@ subroutine MPI_Type_get_true_extent_f08(datatype, true_lb, true_extent, ierror)
 end subroutine
 
 subroutine MPI_Type_get_true_extent_x_f08(datatype, true_lb, true_extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_get_true_extent_x
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_true_extent_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10306,7 +10260,7 @@ subroutine MPI_Type_get_true_extent_x_f08(datatype, true_lb, true_extent, ierror
 end subroutine
 
 subroutine MPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_get_value_index
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_value_index
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10322,7 +10276,7 @@ subroutine MPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierro
 end subroutine
 
 subroutine MPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_indexed
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_indexed
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10339,7 +10293,7 @@ subroutine MPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacem
 end subroutine
 
 subroutine MPI_Type_indexed_f08_large(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_type_indexed_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_indexed_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10356,7 +10310,7 @@ subroutine MPI_Type_indexed_f08_large(count, array_of_blocklengths, array_of_dis
 end subroutine
 
 subroutine MPI_Type_match_size_f08(typeclass, size, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_match_size
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_match_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10372,7 +10326,7 @@ subroutine MPI_Type_match_size_f08(typeclass, size, datatype, ierror)
 end subroutine
 
 subroutine MPI_Type_set_attr_f08(datatype, type_keyval, attribute_val, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_set_attr
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_set_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10389,7 +10343,7 @@ subroutine MPI_Type_set_attr_f08(datatype, type_keyval, attribute_val, ierror)
 end subroutine
 
 subroutine MPI_Type_set_name_f08(datatype, type_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_set_name
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_set_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10405,7 +10359,7 @@ subroutine MPI_Type_set_name_f08(datatype, type_name, ierror)
 end subroutine
 
 subroutine MPI_Type_size_f08(datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_size
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10421,7 +10375,7 @@ subroutine MPI_Type_size_f08(datatype, size, ierror)
 end subroutine
 
 subroutine MPI_Type_size_f08_large(datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_type_size_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_size_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10437,7 +10391,7 @@ subroutine MPI_Type_size_f08_large(datatype, size, ierror)
 end subroutine
 
 subroutine MPI_Type_size_x_f08(datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_size_x
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_size_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10453,7 +10407,7 @@ subroutine MPI_Type_size_x_f08(datatype, size, ierror)
 end subroutine
 
 subroutine MPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_type_vector
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_vector
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10470,7 +10424,7 @@ subroutine MPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ier
 end subroutine
 
 subroutine MPI_Type_vector_f08_large(count, blocklength, stride, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_type_vector_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_vector_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10487,7 +10441,7 @@ subroutine MPI_Type_vector_f08_large(count, blocklength, stride, oldtype, newtyp
 end subroutine
 
 subroutine MPI_Unpack_f08ts(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_unpack
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_unpack
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10511,7 +10465,7 @@ subroutine MPI_Unpack_f08ts(inbuf, insize, position, outbuf, outcount, datatype,
 end subroutine
 
 subroutine MPI_Unpack_f08ts_large(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_unpack_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_unpack_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10535,7 +10489,7 @@ subroutine MPI_Unpack_f08ts_large(inbuf, insize, position, outbuf, outcount, dat
 end subroutine
 
 subroutine MPI_Unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_unpack_external
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_unpack_external
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10560,7 +10514,7 @@ subroutine MPI_Unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, o
 end subroutine
 
 subroutine MPI_Unpack_external_f08ts_large(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_unpack_external_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_unpack_external_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10584,7 +10538,7 @@ subroutine MPI_Unpack_external_f08ts_large(datarep, inbuf, insize, position, out
 end subroutine
 
 subroutine MPI_Unpublish_name_f08(service_name, info, port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_unpublish_name
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_unpublish_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10600,7 +10554,7 @@ subroutine MPI_Unpublish_name_f08(service_name, info, port_name, ierror)
 end subroutine
 
 subroutine MPI_Wait_f08(request, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_wait
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_wait
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10616,7 +10570,7 @@ subroutine MPI_Wait_f08(request, status, ierror)
 end subroutine
 
 subroutine MPI_Waitall_f08(count, array_of_requests, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_waitall
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_waitall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10633,7 +10587,7 @@ subroutine MPI_Waitall_f08(count, array_of_requests, array_of_statuses, ierror)
 end subroutine
 
 subroutine MPI_Waitany_f08(count, array_of_requests, index, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_waitany
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_waitany
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10651,7 +10605,7 @@ subroutine MPI_Waitany_f08(count, array_of_requests, index, status, ierror)
 end subroutine
 
 subroutine MPI_Waitsome_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_waitsome
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_waitsome
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10669,7 +10623,7 @@ subroutine MPI_Waitsome_f08(incount, array_of_requests, outcount, array_of_indic
 end subroutine
 
 subroutine MPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_allocate
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_allocate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10689,7 +10643,7 @@ subroutine MPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierro
 end subroutine
 
 subroutine MPI_Win_allocate_f08_large(size, disp_unit, info, comm, baseptr, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_win_allocate_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_win_allocate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10708,7 +10662,7 @@ subroutine MPI_Win_allocate_f08_large(size, disp_unit, info, comm, baseptr, win,
 end subroutine
 
 subroutine MPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_allocate_shared
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_allocate_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10728,7 +10682,7 @@ subroutine MPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win
 end subroutine
 
 subroutine MPI_Win_allocate_shared_f08_large(size, disp_unit, info, comm, baseptr, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_win_allocate_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_win_allocate_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10747,7 +10701,7 @@ subroutine MPI_Win_allocate_shared_f08_large(size, disp_unit, info, comm, basept
 end subroutine
 
 subroutine MPI_Win_attach_f08ts(win, base, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_attach
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_attach
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10766,7 +10720,7 @@ subroutine MPI_Win_attach_f08ts(win, base, size, ierror)
 end subroutine
 
 subroutine MPI_Win_call_errhandler_f08(win, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_call_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_call_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10782,7 +10736,7 @@ subroutine MPI_Win_call_errhandler_f08(win, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Win_complete_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_complete
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_complete
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10797,7 +10751,7 @@ subroutine MPI_Win_complete_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_create_f08ts(base, size, disp_unit, info, comm, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_create
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10819,7 +10773,7 @@ subroutine MPI_Win_create_f08ts(base, size, disp_unit, info, comm, win, ierror)
 end subroutine
 
 subroutine MPI_Win_create_f08ts_large(base, size, disp_unit, info, comm, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_win_create_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_win_create_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10840,7 +10794,7 @@ subroutine MPI_Win_create_f08ts_large(base, size, disp_unit, info, comm, win, ie
 end subroutine
 
 subroutine MPI_Win_create_dynamic_f08(info, comm, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_create_dynamic
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_create_dynamic
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10857,7 +10811,7 @@ subroutine MPI_Win_create_dynamic_f08(info, comm, win, ierror)
 end subroutine
 
 subroutine MPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_create_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_create_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10873,7 +10827,7 @@ subroutine MPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Win_create_keyval_f08(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_create_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_create_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10891,7 +10845,7 @@ subroutine MPI_Win_create_keyval_f08(win_copy_attr_fn, win_delete_attr_fn, win_k
 end subroutine
 
 subroutine MPI_Win_delete_attr_f08(win, win_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_delete_attr
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_delete_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10907,7 +10861,7 @@ subroutine MPI_Win_delete_attr_f08(win, win_keyval, ierror)
 end subroutine
 
 subroutine MPI_Win_detach_f08ts(win, base, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_detach
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_detach
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10925,7 +10879,7 @@ subroutine MPI_Win_detach_f08ts(win, base, ierror)
 end subroutine
 
 subroutine MPI_Win_fence_f08(assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_fence
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_fence
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10941,7 +10895,7 @@ subroutine MPI_Win_fence_f08(assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_flush_f08(rank, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_flush
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_flush
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10957,7 +10911,7 @@ subroutine MPI_Win_flush_f08(rank, win, ierror)
 end subroutine
 
 subroutine MPI_Win_flush_all_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_flush_all
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_flush_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10972,7 +10926,7 @@ subroutine MPI_Win_flush_all_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_flush_local_f08(rank, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_flush_local
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_flush_local
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10988,7 +10942,7 @@ subroutine MPI_Win_flush_local_f08(rank, win, ierror)
 end subroutine
 
 subroutine MPI_Win_flush_local_all_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_flush_local_all
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_flush_local_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11003,7 +10957,7 @@ subroutine MPI_Win_flush_local_all_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_free_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_free
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11018,7 +10972,7 @@ subroutine MPI_Win_free_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_free_keyval_f08(win_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_free_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_free_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11033,7 +10987,7 @@ subroutine MPI_Win_free_keyval_f08(win_keyval, ierror)
 end subroutine
 
 subroutine MPI_Win_get_attr_f08(win, win_keyval, attribute_val, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_get_attr
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_get_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11051,7 +11005,7 @@ subroutine MPI_Win_get_attr_f08(win, win_keyval, attribute_val, flag, ierror)
 end subroutine
 
 subroutine MPI_Win_get_errhandler_f08(win, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_get_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_get_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11067,7 +11021,7 @@ subroutine MPI_Win_get_errhandler_f08(win, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Win_get_group_f08(win, group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_get_group
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_get_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11083,7 +11037,7 @@ subroutine MPI_Win_get_group_f08(win, group, ierror)
 end subroutine
 
 subroutine MPI_Win_get_info_f08(win, info_used, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11099,7 +11053,7 @@ subroutine MPI_Win_get_info_f08(win, info_used, ierror)
 end subroutine
 
 subroutine MPI_Win_get_name_f08(win, win_name, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_get_name
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_get_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11116,7 +11070,7 @@ subroutine MPI_Win_get_name_f08(win, win_name, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Win_lock_f08(lock_type, rank, assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_lock
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_lock
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11132,7 +11086,7 @@ subroutine MPI_Win_lock_f08(lock_type, rank, assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_lock_all_f08(assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_lock_all
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_lock_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11148,7 +11102,7 @@ subroutine MPI_Win_lock_all_f08(assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_post_f08(group, assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_post
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_post
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11165,7 +11119,7 @@ subroutine MPI_Win_post_f08(group, assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_set_attr_f08(win, win_keyval, attribute_val, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_set_attr
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_set_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11182,7 +11136,7 @@ subroutine MPI_Win_set_attr_f08(win, win_keyval, attribute_val, ierror)
 end subroutine
 
 subroutine MPI_Win_set_errhandler_f08(win, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_set_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_set_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11198,7 +11152,7 @@ subroutine MPI_Win_set_errhandler_f08(win, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Win_set_info_f08(win, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_set_info
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_set_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11214,7 +11168,7 @@ subroutine MPI_Win_set_info_f08(win, info, ierror)
 end subroutine
 
 subroutine MPI_Win_set_name_f08(win, win_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_set_name
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_set_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11230,7 +11184,7 @@ subroutine MPI_Win_set_name_f08(win, win_name, ierror)
 end subroutine
 
 subroutine MPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_shared_query
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_shared_query
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11249,7 +11203,7 @@ subroutine MPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror)
 end subroutine
 
 subroutine MPI_Win_shared_query_f08_large(win, rank, size, disp_unit, baseptr, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => fy_f_win_shared_query_c
+  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_win_shared_query_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11267,7 +11221,7 @@ subroutine MPI_Win_shared_query_f08_large(win, rank, size, disp_unit, baseptr, i
 end subroutine
 
 subroutine MPI_Win_start_f08(group, assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_start
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_start
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11284,7 +11238,7 @@ subroutine MPI_Win_start_f08(group, assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_sync_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_sync
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_sync
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11299,7 +11253,7 @@ subroutine MPI_Win_sync_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_test_f08(win, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_test
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_test
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11315,7 +11269,7 @@ subroutine MPI_Win_test_f08(win, flag, ierror)
 end subroutine
 
 subroutine MPI_Win_unlock_f08(rank, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_unlock
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_unlock
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11331,7 +11285,7 @@ subroutine MPI_Win_unlock_f08(rank, win, ierror)
 end subroutine
 
 subroutine MPI_Win_unlock_all_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_unlock_all
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_unlock_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11346,7 +11300,7 @@ subroutine MPI_Win_unlock_all_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_wait_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_win_wait
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_wait
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11361,7 +11315,7 @@ subroutine MPI_Win_wait_f08(win, ierror)
 end subroutine
 
 function MPI_Wtick_f08() result(res)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_wtick
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_wtick
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11372,7 +11326,7 @@ function MPI_Wtick_f08() result(res)
 end function
 
 function MPI_Wtime_f08() result(res)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof, fy_c => pmpi_wtime
+  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_wtime
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants

@@ -107,9 +107,13 @@ def gen_mpif_h(fabi, module=False):
     return "\n".join(o) + "\n"
 
 
-SIZEOF_TYPES = [("integer", k) for k in (1, 2, 4, 8)] + \
-    [("real", k) for k in (4, 8)] + [("complex", k) for k in (4, 8)] + \
-    [("logical", k) for k in (1, 2, 4, 8)] + [("character", 1)]
+# MPI_SIZEOF of module mpi: MPICH's module mpi_sizeofs and its specific
+# names (scalar, and "v" for an array), so programs built against MPICH's
+# mpi.mod call them here.
+SIZEOF_TYPES = [("ch", "character(len=*)", 1), ("l", "logical", 4), ("i", "integer", 4),
+                ("i1", "integer(kind=1)", 1), ("i2", "integer(kind=2)", 2),
+                ("i8", "integer(kind=8)", 8), ("r", "real", 4), ("d", "double precision", 8),
+                ("cx", "complex", 8)]
 
 
 def gen_mpi_module(fabi):
@@ -117,25 +121,26 @@ def gen_mpi_module(fabi):
          "! Ferry: module mpi. The constants and common blocks of mpif.h, and",
          "! MPI_SIZEOF. Procedures have implicit interfaces, as with mpif.h",
          "! (mpifort adds -fallow-argument-mismatch for choice buffers).",
-         "module mpi",
+         "module mpi_sizeofs",
          "  implicit none",
-         "  include 'mpif.h'",
          "  interface MPI_SIZEOF"]
-    for ty, k in SIZEOF_TYPES:
-        for r in ("s", "a"):
-            o.append("    module procedure fy_sizeof_%s%d_%s" % (ty, k, r))
-    o.append("  end interface")
-    o.append("contains")
-    for ty, k in SIZEOF_TYPES:
-        decl = "character(len=*)" if ty == "character" else "%s(kind=%d)" % (ty, k)
-        for r, dim in (("s", ""), ("a", ", dimension(*)")):
-            o.append("  subroutine fy_sizeof_%s%d_%s(x, size, ierror)" % (ty, k, r))
+    for n, _, _ in SIZEOF_TYPES:
+        o.append("    module procedure mpi_sizeof_%s, mpi_sizeof_%sv" % (n, n))
+    o += ["  end interface", "contains"]
+    for n, decl, size in SIZEOF_TYPES:
+        for suf, dim in (("", ""), ("v", ", dimension(*)")):
+            o.append("  subroutine mpi_sizeof_%s%s(x, size, ierror)" % (n, suf))
             o.append("    %s%s, intent(in) :: x" % (decl, dim))
             o.append("    integer, intent(out) :: size, ierror")
-            o.append("    size = %d" % (k * 2 if ty == "complex" else k))
+            o.append("    size = %d" % size)
             o.append("    ierror = 0")
             o.append("  end subroutine")
-    o.append("end module mpi")
+    o += ["end module mpi_sizeofs", "",
+          "module mpi",
+          "  use mpi_sizeofs",
+          "  implicit none",
+          "  include 'mpif.h'",
+          "end module mpi"]
     return "\n".join(o) + "\n"
 
 
@@ -205,13 +210,15 @@ def gen_c_wrapper(f, fparams=None):
                 if cap and cap.startswith("MPI_"):
                     size = "fy_f_max(%s_len, %s) + 1" % (n, cap)
                 elif cap:
-                    size = "fy_f_max(%s_len, (size_t)fy_f_max(*%s, 0)) + 1" % (n, cap)
+                    size = "fy_f_max(%s_len, *%s > 0 ? (size_t)*%s : 0) + 1" % (n, cap, cap)
                 else:
                     size = "%s_len + 1" % n
                 decls.append("char *%s_c = NULL;" % n)
                 pre.append("%s_c = calloc(1, %s);" % (n, size))
                 pre.append("if (!%s_c) { rc = MPI_ERR_NO_MEM; goto out; }" % n)
-                post.append("if (rc == MPI_SUCCESS) fy_f_str_out(%s, %s_len, %s_c);" % (n, n, n))
+                # left unchanged when a flag says there is no value (MPI_Info_get)
+                found = " && *flag" if "flag" in fparams else ""
+                post.append("if (rc == MPI_SUCCESS%s) fy_f_str_out(%s, %s_len, %s_c);" % (found, n, n, n))
                 cleanup.append("free(%s_c);" % n)
             cparams[n] = "%s_c" % n
         elif base == "char" and lvl == 2:         # argv(*): blank-terminated list

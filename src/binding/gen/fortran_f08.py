@@ -132,6 +132,8 @@ def collect(funcs, large_ok):
         e = proc.express
         if e.f08 is None or (e.f90 is None and e.iso_c is not None):
             continue              # C-only procedures (MPI_Comm_f2c ...)
+        if F08Proc(str(e.f08)).name in IN_TYPES_MODULE:
+            continue              # module procedures of mpi_f08_types
         f08s = [x for x in (F08Proc(str(x)) for x in e.all_f08) if not x.name.startswith("PMPI_")]
         for i, p in enumerate(f08s):
             large = i == 1
@@ -193,7 +195,36 @@ def gen_types(abi):
             o.append("    module procedure mpi_%s_%s, mpi_%s_f08_%s_f, mpi_%s_f_%s_f08" %
                      (hl, suf, hl, suf, hl, suf))
         o.append("  end interface")
+    # MPI_Sizeof and MPI_Status_f082f/f2f08 are module procedures of
+    # mpi_f08_types with MPICH's names, so programs built against MPICH's
+    # mpi_f08.mod find them here.
+    o.append("  interface MPI_Sizeof")
+    for n, _ in SIZEOF_F08:
+        o.append("    module procedure mpi_sizeof_%s" % n)
+    o.append("  end interface")
     o.append("contains")
+    nst = len(abi["structs"]["MPI_F08_status"]["fields"])
+    for n, decl in SIZEOF_F08:
+        o += ["  subroutine mpi_sizeof_%s(x, size, ierror)" % n,
+              "    %s, dimension(..), intent(in) :: x" % decl,
+              "    integer, intent(out) :: size",
+              "    integer, optional, intent(out) :: ierror",
+              "    size = int(storage_size(x) / 8)",
+              "    if (present(ierror)) ierror = 0",
+              "  end subroutine"]
+    fields = [f["name"] for f in abi["structs"]["MPI_F08_status"]["fields"]]
+    o += ["  subroutine mpi_status_f082f(f08_status, f_status, ierror)",
+          "    type(MPI_Status), intent(in) :: f08_status",
+          "    integer, intent(out) :: f_status(%d)" % nst,
+          "    integer, optional, intent(out) :: ierror"]
+    o += ["    f_status(%d) = f08_status%%%s" % (i + 1, f) for i, f in enumerate(fields)]
+    o += ["    if (present(ierror)) ierror = 0", "  end subroutine",
+          "  subroutine mpi_status_f2f08(f_status, f08_status, ierror)",
+          "    integer, intent(in) :: f_status(%d)" % nst,
+          "    type(MPI_Status), intent(out) :: f08_status",
+          "    integer, optional, intent(out) :: ierror"]
+    o += ["    f08_status%%%s = f_status(%d)" % (f, i + 1) for i, f in enumerate(fields)]
+    o += ["    if (present(ierror)) ierror = 0", "  end subroutine"]
     for op, suf in ((".eq.", "eq"), (".ne.", "neq")):
         for h in HANDLE_TYPES:
             hl = h.lower()
@@ -206,6 +237,15 @@ def gen_types(abi):
                       "    %s = %s %s %s" % (name, va, op, vb), "  end function"]
     o.append("end module mpi_f08_types")
     return o
+
+
+SIZEOF_F08 = [("character", "character(len=*)"), ("logical", "logical"),
+              ("xint8", "integer(kind=1)"), ("xint16", "integer(kind=2)"),
+              ("xint32", "integer(kind=4)"), ("xint64", "integer(kind=8)"),
+              ("xreal32", "real(kind=4)"), ("xreal64", "real(kind=8)"),
+              ("xreal128", "real(kind=16)"), ("xcomplex32", "complex(kind=4)"),
+              ("xcomplex64", "complex(kind=8)"), ("xcomplex128", "complex(kind=16)")]
+IN_TYPES_MODULE = {"MPI_Sizeof", "MPI_Status_f082f", "MPI_Status_f2f08"}
 
 
 def _handle_type(n, abi):
@@ -307,10 +347,7 @@ def gen_c_iface(procs):
          "  use mpi_f08_callbacks", "  implicit none", "  interface"]
     o += ["    function fy_f08_buf(buf, ierror) bind(C, name=\"fy_f08_buf\") result(p)",
           "      import", "      type(*), dimension(..), intent(in) :: buf", "      integer(c_int) :: ierror",
-          "      type(c_ptr) :: p", "    end function",
-          "    function fy_f08_sizeof(x) bind(C, name=\"fy_f08_sizeof\") result(n)",
-          "      import", "      type(*), dimension(..), intent(in) :: x", "      integer(c_int) :: n",
-          "    end function"]
+          "      type(c_ptr) :: p", "    end function"]
     seen = set()
     for p, f, large in procs:
         ce = c_entry(p, f, large)
@@ -374,7 +411,7 @@ def gen_wrapper(p, f, large):
     body = [l for b in body for l in wrap_lines(b, "")]
     ce = c_entry(p, f, large)
     o = body[:1]
-    uses = ["  use fy_f08_c, only : fy_f08_buf, fy_f08_sizeof%s" % (", fy_c => %s" % ce if ce else "")]
+    uses = ["  use fy_f08_c, only : fy_f08_buf%s" % (", fy_c => %s" % ce if ce else "")]
     o += uses + body[1:]
     bufs = []
     for spec, ents in p.decls:
@@ -382,9 +419,6 @@ def gen_wrapper(p, f, large):
             bufs += ents
     if p.name == "MPI_F_sync_reg":
         o += ["  continue", end]
-        return o
-    if p.name == "MPI_Sizeof":
-        o += ["  size = fy_f08_sizeof(x)", "  if (present(ierror)) ierror = MPI_SUCCESS", end]
         return o
     if p.result:
         o.append("  res = fy_c(%s)" % ", ".join(p.args))

@@ -1,5 +1,6 @@
 #!/bin/sh
-# The committed generated files must be what the generator produces now.
+# The committed generated files (C and Fortran bindings) must be what the
+# generator produces now.
 # usage: check_regen.sh SOURCE_DIR
 src=$1
 py=$src/.venv/bin/python
@@ -10,6 +11,11 @@ fi
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 "$py" "$src/src/binding/gen/generate.py" --out "$tmp" || { echo "FAIL: generator failed"; exit 1; }
+# Every generated file is compared below; the Fortran bindings must be among them.
+for f in src/binding/fortran/mpif.h src/binding/fortran/mpi.f90 src/binding/fortran/mpi_f08.f90 \
+         src/binding/fortran/mpi_f08_wrappers.f90 src/binding/fortran/mpif_h/pt2pt.c; do
+  [ -f "$tmp/$f" ] || { echo "FAIL: the generator did not write $f"; exit 1; }
+done
 rc=0
 for f in $(cd "$tmp" && find . -type f | sort); do
   if ! diff -u "$src/$f" "$tmp/$f" >"$tmp.diff" 2>&1; then

@@ -675,10 +675,10 @@ void pmpi_info_get_(MPI_Info *info, char *key, int *valuelen, char *value, int *
   char *value_c = NULL;
   key_c = fy_f_str_in(key, key_len);
   if (!key_c) { rc = MPI_ERR_NO_MEM; goto out; }
-  value_c = calloc(1, fy_f_max(value_len, (size_t)fy_f_max(*valuelen, 0)) + 1);
+  value_c = calloc(1, fy_f_max(value_len, *valuelen > 0 ? (size_t)*valuelen : 0) + 1);
   if (!value_c) { rc = MPI_ERR_NO_MEM; goto out; }
   rc = MPI_Info_get(*info, key_c, *valuelen, value_c, flag);
-  if (rc == MPI_SUCCESS) fy_f_str_out(value, value_len, value_c);
+  if (rc == MPI_SUCCESS && *flag) fy_f_str_out(value, value_len, value_c);
   goto out;
 out:
   free(key_c);
@@ -738,10 +738,10 @@ void pmpi_info_get_string_(MPI_Info *info, char *key, int *buflen, char *value, 
   char *value_c = NULL;
   key_c = fy_f_str_in(key, key_len);
   if (!key_c) { rc = MPI_ERR_NO_MEM; goto out; }
-  value_c = calloc(1, fy_f_max(value_len, (size_t)fy_f_max(*buflen, 0)) + 1);
+  value_c = calloc(1, fy_f_max(value_len, *buflen > 0 ? (size_t)*buflen : 0) + 1);
   if (!value_c) { rc = MPI_ERR_NO_MEM; goto out; }
   rc = MPI_Info_get_string(*info, key_c, buflen, value_c, flag);
-  if (rc == MPI_SUCCESS) fy_f_str_out(value, value_len, value_c);
+  if (rc == MPI_SUCCESS && *flag) fy_f_str_out(value, value_len, value_c);
   goto out;
 out:
   free(key_c);
@@ -1122,7 +1122,7 @@ void pmpi_session_get_nth_pset_(MPI_Session *session, MPI_Info *info, int *n, in
 {
   int rc = MPI_SUCCESS;
   char *pset_name_c = NULL;
-  pset_name_c = calloc(1, fy_f_max(pset_name_len, (size_t)fy_f_max(*pset_len, 0)) + 1);
+  pset_name_c = calloc(1, fy_f_max(pset_name_len, *pset_len > 0 ? (size_t)*pset_len : 0) + 1);
   if (!pset_name_c) { rc = MPI_ERR_NO_MEM; goto out; }
   rc = MPI_Session_get_nth_pset(*session, *info, *n, pset_len, pset_name_c);
   if (rc == MPI_SUCCESS) fy_f_str_out(pset_name, pset_name_len, pset_name_c);
