@@ -1897,6 +1897,9 @@ double PMPI_Wtick(void) FERRY_API_PUBLIC;
 double MPI_Wtime(void) FERRY_API_PUBLIC;
 double PMPI_Wtime(void) FERRY_API_PUBLIC;
 
+/* ---- MPICH's extension datatype (same handle as MPICH 4.0's mpi.h) */
+#define MPIX_C_FLOAT16 ((MPI_Datatype)0x4c000246)
+
 /* ---- Ferry extensions (MPIX_ and PMPIX_): nonblocking RMA synchronization */
 #define FERRY_HAVE_MPIX_WIN_ISYNC 1
 int MPIX_Win_ifence(int assert, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;

@@ -52,6 +52,7 @@ void fy_req_release(fy_request_t *r) {
   fy_plock();
   fy_async_unwatch(r);
   if (r->kind == FY_REQ_COLL) fy_sched_req_free(r);
+  if (r->kind == FY_REQ_GREQ && r->gfree) r->gfree(r->cb_arg);
   if (r->handle != MPI_REQUEST_NULL) fy_htab_remove(&req_tab, r->handle);
   if (r->tmp && r->tmp_owned) free(r->tmp);
   fy_type_release(r->type); /* taken by fy_req_setup */
@@ -137,7 +138,15 @@ static int inactive(fy_request_t *r) { return !r || (r->persistent && !r->active
 
 /* Finish a completed request: status out, free or deactivate. Returns the
  * request's error (truncation) for the caller to raise. */
+/* A generalized request's status comes from its query callback. */
+static void greq_query(fy_request_t *r) {
+  if (r->kind != FY_REQ_GREQ || !r->gquery) return;
+  int e = r->gquery(r->cb_arg, &r->status);
+  if (e) r->status.MPI_ERROR = e;
+}
+
 static int finish(MPI_Request *h, fy_request_t *r, MPI_Status *st, int set_error) {
+  greq_query(r);
   int err = r->status.MPI_ERROR;
   fy_status_out(st, &r->status, set_error);
   if (err) fy_err_set_obj(r->comm ? r->comm->handle : MPI_COMM_WORLD);
@@ -195,7 +204,10 @@ int fy_mpi_request_get_status(MPI_Request request, int *flag, MPI_Status *status
   }
   if (!fy_req_done(r)) fy_progress_poll();
   *flag = fy_req_done(r);
-  if (*flag) fy_status_out(status, &r->status, 0);
+  if (*flag) {
+    greq_query(r);
+    fy_status_out(status, &r->status, 0);
+  }
   return MPI_SUCCESS;
 }
 
@@ -400,6 +412,7 @@ int fy_mpi_cancel(MPI_Request *request) {
   if (err) return err;
   if (!r) return fy_err(MPI_ERR_REQUEST, "request = MPI_REQUEST_NULL");
   if (r->kind == FY_REQ_RECV && !inactive(r)) fy_recv_cancel(r);
+  if (r->kind == FY_REQ_GREQ && r->gcancel) return r->gcancel(r->cb_arg, fy_req_done(r));
   /* A send that has left cannot be recalled: the cancel does not succeed,
    * which the standard allows; MPI_Test_cancelled reports false. */
   return MPI_SUCCESS;
@@ -477,7 +490,9 @@ int fy_mpi_get_elements(const MPI_Status *status, MPI_Datatype datatype, int *co
 int fy_mpi_status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) {
   if (status == MPI_STATUS_IGNORE) return fy_err(MPI_ERR_ARG, "status = MPI_STATUS_IGNORE is not a status");
   if (count < 0) return fy_err(MPI_ERR_COUNT, "count = %lld is negative", (long long)count);
-  MPI_Count bytes = fy_type_elements_bytes(fy_type_get(datatype), count);
+  fy_datatype_t *t = fy_type_get(datatype);
+  if (!t) return fy_err(MPI_ERR_TYPE, "datatype = %#x is not a valid datatype", (unsigned)datatype);
+  MPI_Count bytes = fy_type_elements_bytes(t, count);
   if (bytes < 0) return fy_err(MPI_ERR_TYPE, "count = %lld elements of a datatype that has none", (long long)count);
   fy_status_set_count(status, bytes);
   return MPI_SUCCESS;
@@ -624,4 +639,32 @@ int fy_mpi_request_get_status_some(int incount, const MPI_Request reqs[], int *o
   *outcount = active ? n : MPI_UNDEFINED;
   free(o);
   return in_status ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+/* Generalized requests (MPI 4.1 13.2): the application completes them with
+ * MPI_Grequest_complete; Wait/Test ask query_fn for the status, and the
+ * request's release calls free_fn. */
+int fy_mpi_grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                          MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) {
+  fy_request_t *r = fy_req_alloc(FY_REQ_GREQ, 1);
+  if (!r) return fy_err(MPI_ERR_NO_MEM, "out of request objects");
+  r->gquery = query_fn;
+  r->gfree = free_fn;
+  r->gcancel = cancel_fn;
+  r->cb_arg = extra_state;
+  fy_status_empty(&r->status);
+  r->status.MPI_ERROR = MPI_SUCCESS;
+  *request = r->handle;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_grequest_complete(MPI_Request request) {
+  fy_request_t *r = fy_req_get(request);
+  if (!r || r->kind != FY_REQ_GREQ)
+    return fy_err(MPI_ERR_REQUEST, "request = %#x is not a generalized request", (unsigned)request);
+  if (fy_req_done(r)) return fy_err(MPI_ERR_REQUEST, "request = %#x is already complete", (unsigned)request);
+  fy_plock();
+  fy_req_complete(r); /* releases it if the user freed it already */
+  fy_punlock();
+  return MPI_SUCCESS;
 }

@@ -24,7 +24,8 @@ struct fy_unexp;
 struct fy_sched;
 
 enum { FY_REQ_SEND = 1, FY_REQ_RECV, FY_REQ_MSG, FY_REQ_BSEND, FY_REQ_COLL,
-       FY_REQ_MULTI /* completes when its internal child requests have (MPI_Isendrecv) */ };
+       FY_REQ_MULTI, /* completes when its internal child requests have (MPI_Isendrecv) */
+       FY_REQ_GREQ   /* a generalized request (MPI_Grequest_start): the user completes it */ };
 enum { FY_MODE_STD = 0, FY_MODE_SYNC, FY_MODE_BUF, FY_MODE_READY };
 enum { /* protocol state of an active request */
   FY_PS_IDLE = 0, FY_PS_QUEUED, FY_PS_EAGER_ACK, FY_PS_RNDV_WAIT_SLOT,
@@ -72,7 +73,10 @@ struct fy_request {
   fy_shm_pipe_t pipe;
   int share_out;               /* SHARE: this side has no chunk left to claim */
   void (*on_complete)(fy_request_t *r); /* internal requests (Bsend) */
-  void *cb_arg;                /* on_complete's context */
+  void *cb_arg;                /* on_complete's context; a generalized request's extra_state */
+  MPI_Grequest_query_function *gquery; /* FY_REQ_GREQ callbacks */
+  MPI_Grequest_free_function *gfree;
+  MPI_Grequest_cancel_function *gcancel;
   struct fy_sched *sched;      /* FY_REQ_COLL: the collective schedule (src/coll/sched) */
   fy_request_t *parent;        /* a child of an FY_REQ_MULTI request */
   atomic_int nchild;           /* FY_REQ_MULTI: children not yet complete */

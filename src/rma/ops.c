@@ -471,19 +471,23 @@ static int gacc(int kind, const void *oa, MPI_Count oc, MPI_Datatype otype, void
   fy_datatype_t *tt = fy_type_get(ttype), *ot = NULL, *rt = NULL;
   if (!tt || !tt->committed) return fy_err(MPI_ERR_TYPE, "target_datatype = %#x is not a committed datatype", (unsigned)ttype);
   if (tc < 0) return fy_err(MPI_ERR_COUNT, "target_count = %lld is negative", (long long)tc);
-  int err = fy_rma_op_check(op, tt, kind != FY_OP_ACC);
+  /* An operation that moves nothing (MPI_PROC_NULL, or zero counts) is a
+   * no-op: the operation and type matching rules have nothing to apply to,
+   * as in MPICH. */
+  int nodata = t == MPI_PROC_NULL || (tc == 0 && oc <= 0 && rc <= 0);
+  int err = nodata ? MPI_SUCCESS : fy_rma_op_check(op, tt, kind != FY_OP_ACC);
   if (err) return err;
   if (op != MPI_NO_OP) {
     ot = fy_type_get(otype);
     if (!ot || !ot->committed) return fy_err(MPI_ERR_TYPE, "origin_datatype = %#x is not a committed datatype", (unsigned)otype);
     if (oc < 0) return fy_err(MPI_ERR_COUNT, "origin_count = %lld is negative", (long long)oc);
-    if ((err = same_basic(ot, tt)) || (err = same_size(ot, oc, tt, tc))) return err;
+    if (!nodata && ((err = same_basic(ot, tt)) || (err = same_size(ot, oc, tt, tc)))) return err;
   }
   if (kind != FY_OP_ACC) {
     rt = fy_type_get(rtype);
     if (!rt || !rt->committed) return fy_err(MPI_ERR_TYPE, "result_datatype = %#x is not a committed datatype", (unsigned)rtype);
     if (rc < 0) return fy_err(MPI_ERR_COUNT, "result_count = %lld is negative", (long long)rc);
-    if ((err = same_basic(rt, tt)) || (err = same_size(rt, rc, tt, tc))) return err;
+    if (!nodata && ((err = same_basic(rt, tt)) || (err = same_size(rt, rc, tt, tc)))) return err;
   }
   fy_rmaop_t o = {.kind = kind, .target = t, .oaddr = oa, .ocount = oc, .otype = ot, .raddr = ra, .rcount = rc,
                   .rtype = rt, .tdisp = d, .tcount = tc, .ttype = tt, .op = op};

@@ -251,6 +251,8 @@ def gen_header(abi, funcs, callbacks):
             continue
         for pre in ("MPI_", "PMPI_"):
             w("%s %s%s(%s) FERRY_API_PUBLIC;" % (f.ret, pre, f.name[4:], f.decl_params()))
+    w("\n/* ---- MPICH's extension datatype (same handle as MPICH 4.0's mpi.h) */")
+    w("#define MPIX_C_FLOAT16 ((MPI_Datatype)0x4c000246)")
     w("\n/* ---- Ferry extensions (MPIX_ and PMPIX_): nonblocking RMA synchronization */")
     w("#define FERRY_HAVE_MPIX_WIN_ISYNC 1")
     for f in funcs:
