@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The mpi4py test suite on Ferry and on MPICH 4.0.2, side by side.
 #
-#   scripts/conformance.sh [--np "1 2 4"] [--modules FILE] [--only ferry|mpich]
+#   scripts/conformance.sh [--np "1 2 4"] [--modules FILE] [--only ferry|mpich] [--keep]
 #
 # The wheel from PyPI loads the MPI library through the MPICH ABI
 # (MPI4PY_MPIABI=mpich, dlopen of libmpi.so.12): LD_LIBRARY_PATH picks Ferry's
 # install/lib, or a directory where libmpi.so.12 points at Debian's
 # libmpich.so.12. The tests come from the sdist of the same version. Each
 # module runs as its own job, so a module that aborts costs only itself.
+# --keep adds to the logs of the previous run instead of starting afresh
+# (e.g. MPICH at -n 4 busy-polls for minutes per module on 2 cores: run it
+# once, then Ferry alone as often as needed).
 #
 # Prints pass/fail/error/skip per module and process count, and totals.
 # Exit status: 1 when Ferry fails a module at a process count where MPICH
@@ -19,12 +22,14 @@ ROOT=$PWD
 NPS="1 2 4"
 MODFILE=tests/conformance/mpi4py_modules.txt
 ONLY=
+KEEP=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --np) NPS=$2; shift 2 ;;
     --modules) MODFILE=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
-    *) echo "usage: $0 [--np \"1 2 4\"] [--modules FILE] [--only ferry|mpich]" >&2; exit 2 ;;
+    --keep) KEEP=1; shift ;;
+    *) echo "usage: $0 [--np \"1 2 4\"] [--modules FILE] [--only ferry|mpich] [--keep]" >&2; exit 2 ;;
   esac
 done
 M4P_VERSION=${M4P_VERSION:-4.1.2}
@@ -46,7 +51,8 @@ ln -sf "$(ls /usr/lib/x86_64-linux-gnu/libmpich.so.12 2>/dev/null || echo /usr/l
 modules=$(grep -v '^#' "$MODFILE" | grep .)
 export MPI4PY_MPIABI=mpich
 LOGS="$WORK/logs"
-rm -rf "$LOGS"; mkdir -p "$LOGS"
+[ $KEEP = 1 ] || rm -rf "$LOGS"
+mkdir -p "$LOGS"
 run() {  # impl np module
   local impl=$1 np=$2 mod=$3 log="$LOGS/$1.np$2.$3.log"
   (
@@ -59,7 +65,7 @@ run() {  # impl np module
         "$WORK/venv/bin/python" main.py --no-builddir -v "$mod"
     fi
   ) >"$log" 2>&1
-  echo $? >>"$log.rc"
+  echo $? >"$log.rc"
 }
 impls="ferry mpich"
 [ -n "$ONLY" ] && impls=$ONLY
