@@ -31,35 +31,53 @@ static int reduce_binomial(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Coun
   }
   void *acc, *tmp = fy_sched_tmp(s, count, t);
   if (!tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory in a reduction");
+  /* Commutative: the first child's contribution is received straight into
+   * the accumulator (the root's result buffer) and this rank's input is
+   * folded into it, so no copy of the input is made; a rank without
+   * children forwards its input as it is. Non-commutative: acc starts as a
+   * copy of the input (lower ranks first). */
+  int have = 0; /* acc holds data */
   if (commute && me == root) {
-    acc = rbuf; /* accumulate straight into the result */
-    if (sbuf != MPI_IN_PLACE) TRY(fy_sched_copy(s, sbuf, count, t, rbuf, count, t));
+    acc = rbuf;
+    have = sbuf == MPI_IN_PLACE;
+  } else if (commute) {
+    acc = fy_sched_tmp(s, count, t);
+    if (!acc) return fy_err(MPI_ERR_NO_MEM, "out of memory in a reduction");
   } else {
     acc = fy_sched_tmp(s, count, t);
     if (!acc) return fy_err(MPI_ERR_NO_MEM, "out of memory in a reduction");
     TRY(fy_sched_copy(s, in, count, t, acc, count, t));
+    TRY(fy_sched_fence(s));
+    have = 1;
   }
-  TRY(fy_sched_fence(s));
   for (int mask = 1; mask < p; mask <<= 1) {
     if (vr & mask) {
-      TRY(fy_sched_send(s, acc, count, t, (vr - mask + troot) % p));
+      TRY(fy_sched_send(s, have ? acc : in, count, t, (vr - mask + troot) % p));
       TRY(fy_sched_fence(s));
       break;
     }
     int src = vr | mask;
     if (src >= p) continue;
-    TRY(fy_sched_recv(s, tmp, count, t, (src + troot) % p));
-    if (commute) {
-      TRY(fy_sched_reduce(s, tmp, acc, count, t, op));
+    if (!have) {
+      TRY(fy_sched_recv(s, acc, count, t, (src + troot) % p));
+      TRY(fy_sched_reduce(s, in, acc, count, t, op));
+      have = 1;
     } else {
-      /* acc holds lower ranks, tmp higher ones: tmp = acc op tmp, swap. */
-      TRY(fy_sched_reduce(s, acc, tmp, count, t, op));
-      void *x = acc;
-      acc = tmp;
-      tmp = x;
+      TRY(fy_sched_recv(s, tmp, count, t, (src + troot) % p));
+      if (commute) {
+        TRY(fy_sched_reduce(s, tmp, acc, count, t, op));
+      } else {
+        /* acc holds lower ranks, tmp higher ones: tmp = acc op tmp, swap. */
+        TRY(fy_sched_reduce(s, acc, tmp, count, t, op));
+        void *x = acc;
+        acc = tmp;
+        tmp = x;
+      }
     }
     TRY(fy_sched_fence(s));
   }
+  /* A root without children (p == 1 is handled by the caller). */
+  if (commute && me == root && !have) TRY(fy_sched_copy(s, in, count, t, rbuf, count, t));
   if (commute) return MPI_SUCCESS;
   if (root == 0) {
     if (me == 0) TRY(fy_sched_copy(s, acc, count, t, rbuf, count, t));
