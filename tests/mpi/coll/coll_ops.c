@@ -253,9 +253,10 @@ static void test_user_ops(void) {
   (void)calls_sum;
 }
 
-/* Reduce of a strided type with a commutative op, at every root, with and
- * without MPI_IN_PLACE: the root receives its first child's part straight
- * into its result buffer (reduce.c), which must leave the gaps alone. */
+/* Reduce (at every root) and Allreduce of a strided type with a
+ * commutative op, with and without MPI_IN_PLACE: the root receives its
+ * first child's part straight into its result buffer, Allreduce its
+ * partner's (reduce.c); the gaps must stay untouched. */
 static void test_reduce_strided(void) {
   enum { CNT = 3, BL = 2, ST = 3 }; /* 3 vectors of 2 ints in every 3 */
   MPI_Datatype vec;
@@ -266,18 +267,25 @@ static void test_reduce_strided(void) {
   int n = (int)(CNT * ext / (MPI_Aint)sizeof(int)) + ST;
   int x[32], y[32];
   for (int in_place = 0; in_place < 2; in_place++)
-    for (int root = 0; root < size; root++) {
+    for (int root = 0; root <= size; root++) {
       for (int i = 0; i < n; i++) {
         x[i] = rank * 100 + i;
         y[i] = in_place && rank == root ? x[i] : -7;
       }
       const void *sb = in_place && rank == root ? MPI_IN_PLACE : x;
-      CHECK_OK(MPI_Reduce(sb, y, CNT, vec, MPI_SUM, root, MPI_COMM_WORLD));
-      if (rank != root) continue;
+      int all = root == size; /* one more round: Allreduce (in place on every rank) */
+      if (all) {
+        for (int i = 0; i < n; i++) y[i] = in_place ? x[i] : -7;
+        CHECK_OK(MPI_Allreduce(in_place ? MPI_IN_PLACE : x, y, CNT, vec, MPI_SUM, MPI_COMM_WORLD));
+      } else {
+        CHECK_OK(MPI_Reduce(sb, y, CNT, vec, MPI_SUM, root, MPI_COMM_WORLD));
+        if (rank != root) continue;
+      }
       for (int i = 0; i < n; i++) {
         int inside = i < CNT * ext / (MPI_Aint)sizeof(int) && (i % (int)(ext / sizeof(int))) % ST == 0 &&
                      (i % (int)(ext / sizeof(int))) / ST < BL;
         int want = inside ? 100 * size * (size - 1) / 2 + size * i : (in_place ? x[i] : -7);
+        if (!inside && all && in_place) want = x[i];
         CHECK(y[i] == want, "strided reduce root %d%s [%d] = %d, want %d", root,
               in_place ? " in place" : "", i, y[i], want);
       }
