@@ -92,41 +92,69 @@ int fy_build_scatter(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datat
 
 /* Allgatherv over a ring: in step k a rank passes on the block it got in
  * step k-1 (its own first). Blocks are (pointer, count) pairs. */
-static int allgather_ring(fy_sched_t *s, void *rbuf, const MPI_Count *cnt, const MPI_Aint *dsp,
-                          fy_datatype_t *rt) {
+/* The own block: where it is (the input, or rbuf when in place) and the
+ * copy into rbuf that the first exchange's stage makes after its transfers
+ * (so the input leaves without waiting for that copy). */
+typedef struct {
+  const void *buf;
+  MPI_Count n;
+  fy_datatype_t *t;
+} own_t;
+
+/* Sent when the receivers expect it: when this rank's count in the
+ * (agreed) receive counts is nonzero, or always (recursive doubling). */
+static int own_send(fy_sched_t *s, const own_t *o, int peer, int expected) {
+  return expected ? fy_sched_send(s, o->buf, o->n, o->t, peer) : MPI_SUCCESS;
+}
+
+static int own_copy(fy_sched_t *s, const own_t *o, void *rbuf, const MPI_Count *cnt,
+                    const MPI_Aint *dsp, fy_datatype_t *rt, int me) {
+  if (o->buf == fy_at(rbuf, dsp[me], rt)) return MPI_SUCCESS;
+  return fy_sched_copy(s, o->buf, o->n, o->t, fy_at(rbuf, dsp[me], rt), cnt[me], rt);
+}
+
+static int allgather_ring(fy_sched_t *s, const own_t *o, void *rbuf, const MPI_Count *cnt,
+                          const MPI_Aint *dsp, fy_datatype_t *rt) {
   fy_comm_t *c = fy_sched_comm(s);
   int p = c->size, me = c->rank, right = (me + 1) % p, left = (me - 1 + p) % p;
   for (int k = 0; k < p - 1; k++) {
     int sb = (me - k + p) % p, rb = (me - k - 1 + 2 * p) % p;
-    if (cnt[sb]) TRY(fy_sched_send(s, fy_at(rbuf, dsp[sb], rt), cnt[sb], rt, right));
+    if (k == 0) TRY(own_send(s, o, right, cnt[me] != 0));
+    else if (cnt[sb]) TRY(fy_sched_send(s, fy_at(rbuf, dsp[sb], rt), cnt[sb], rt, right));
     if (cnt[rb]) TRY(fy_sched_recv(s, fy_at(rbuf, dsp[rb], rt), cnt[rb], rt, left));
+    if (k == 0) TRY(own_copy(s, o, rbuf, cnt, dsp, rt, me));
     TRY(fy_sched_fence(s));
   }
   return MPI_SUCCESS;
 }
 
-static int allgather_linear(fy_sched_t *s, void *rbuf, const MPI_Count *cnt, const MPI_Aint *dsp,
-                            fy_datatype_t *rt) {
+static int allgather_linear(fy_sched_t *s, const own_t *o, void *rbuf, const MPI_Count *cnt,
+                            const MPI_Aint *dsp, fy_datatype_t *rt) {
   fy_comm_t *c = fy_sched_comm(s);
   int p = c->size, me = c->rank;
   for (int k = 1; k < p; k++) {
     int to = (me + k) % p, from = (me - k + p) % p;
     if (cnt[from]) TRY(fy_sched_recv(s, fy_at(rbuf, dsp[from], rt), cnt[from], rt, from));
-    if (cnt[me]) TRY(fy_sched_send(s, fy_at(rbuf, dsp[me], rt), cnt[me], rt, to));
+    TRY(own_send(s, o, to, cnt[me] != 0));
   }
+  TRY(own_copy(s, o, rbuf, cnt, dsp, rt, me));
   return fy_sched_fence(s);
 }
 
 /* Recursive doubling (p a power of two, equal blocks at consecutive
  * places): in round k partners swap the 2^k blocks each has. */
-static int allgather_recdbl(fy_sched_t *s, void *rbuf, MPI_Count rcount, fy_datatype_t *rt) {
+static int allgather_recdbl(fy_sched_t *s, const own_t *o, void *rbuf, const MPI_Count *cnt,
+                            const MPI_Aint *dsp, fy_datatype_t *rt) {
   fy_comm_t *c = fy_sched_comm(s);
   int p = c->size, me = c->rank;
+  MPI_Count rcount = cnt[0];
   for (int mask = 1; mask < p; mask <<= 1) {
     int dst = me ^ mask;
     int mine = me & ~(mask - 1), theirs = dst & ~(mask - 1);
-    TRY(fy_sched_send(s, fy_at(rbuf, (MPI_Aint)(mine * rcount), rt), rcount * mask, rt, dst));
+    if (mask == 1) TRY(own_send(s, o, dst, 1));
+    else TRY(fy_sched_send(s, fy_at(rbuf, (MPI_Aint)(mine * rcount), rt), rcount * mask, rt, dst));
     TRY(fy_sched_recv(s, fy_at(rbuf, (MPI_Aint)(theirs * rcount), rt), rcount * mask, rt, dst));
+    if (mask == 1) TRY(own_copy(s, o, rbuf, cnt, dsp, rt, me));
     TRY(fy_sched_fence(s));
   }
   return MPI_SUCCESS;
@@ -138,10 +166,9 @@ static int allgather_common(fy_sched_t *s, const void *sbuf, MPI_Count scount, f
   fy_comm_t *c = fy_sched_comm(s);
   int p = c->size, me = c->rank;
   TRY(fy_sched_fence(s));
-  if (sbuf != MPI_IN_PLACE)
-    TRY(fy_sched_copy(s, sbuf, scount, st, fy_at(rbuf, dsp[me], rt), cnt[me], rt));
-  if (p == 1) return MPI_SUCCESS;
-  TRY(fy_sched_fence(s));
+  own_t o = {fy_at(rbuf, dsp[me], rt), cnt[me], rt};
+  if (sbuf != MPI_IN_PLACE) o = (own_t){sbuf, scount, st};
+  if (p == 1) return own_copy(s, &o, rbuf, cnt, dsp, rt, me);
   static const char *const names[] = {"auto", "ring", "recursive_doubling", "linear", NULL};
   int a = FY_COLL_PICK(fy_config.coll_allgather, names);
   int pow2 = (p & (p - 1)) == 0;
@@ -149,9 +176,9 @@ static int allgather_common(fy_sched_t *s, const void *sbuf, MPI_Count scount, f
     MPI_Count bytes = cnt[me] * rt->size;
     a = bytes >= fy_config.coll_large ? 1 : (uniform && pow2 ? 2 : 3);
   }
-  if (a == 2 && uniform && pow2) return allgather_recdbl(s, rbuf, cnt[0], rt);
-  if (a == 3) return allgather_linear(s, rbuf, cnt, dsp, rt);
-  return allgather_ring(s, rbuf, cnt, dsp, rt);
+  if (a == 2 && uniform && pow2) return allgather_recdbl(s, &o, rbuf, cnt, dsp, rt);
+  if (a == 3) return allgather_linear(s, &o, rbuf, cnt, dsp, rt);
+  return allgather_ring(s, &o, rbuf, cnt, dsp, rt);
 }
 
 int fy_build_allgatherv(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,

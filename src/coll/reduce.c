@@ -31,35 +31,53 @@ static int reduce_binomial(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Coun
   }
   void *acc, *tmp = fy_sched_tmp(s, count, t);
   if (!tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory in a reduction");
+  /* Commutative: the first child's contribution is received straight into
+   * the accumulator (the root's result buffer) and this rank's input is
+   * folded into it, so no copy of the input is made; a rank without
+   * children forwards its input as it is. Non-commutative: acc starts as a
+   * copy of the input (lower ranks first). */
+  int have = 0; /* acc holds data */
   if (commute && me == root) {
-    acc = rbuf; /* accumulate straight into the result */
-    if (sbuf != MPI_IN_PLACE) TRY(fy_sched_copy(s, sbuf, count, t, rbuf, count, t));
+    acc = rbuf;
+    have = sbuf == MPI_IN_PLACE;
+  } else if (commute) {
+    acc = fy_sched_tmp(s, count, t);
+    if (!acc) return fy_err(MPI_ERR_NO_MEM, "out of memory in a reduction");
   } else {
     acc = fy_sched_tmp(s, count, t);
     if (!acc) return fy_err(MPI_ERR_NO_MEM, "out of memory in a reduction");
     TRY(fy_sched_copy(s, in, count, t, acc, count, t));
+    TRY(fy_sched_fence(s));
+    have = 1;
   }
-  TRY(fy_sched_fence(s));
   for (int mask = 1; mask < p; mask <<= 1) {
     if (vr & mask) {
-      TRY(fy_sched_send(s, acc, count, t, (vr - mask + troot) % p));
+      TRY(fy_sched_send(s, have ? acc : in, count, t, (vr - mask + troot) % p));
       TRY(fy_sched_fence(s));
       break;
     }
     int src = vr | mask;
     if (src >= p) continue;
-    TRY(fy_sched_recv(s, tmp, count, t, (src + troot) % p));
-    if (commute) {
-      TRY(fy_sched_reduce(s, tmp, acc, count, t, op));
+    if (!have) {
+      TRY(fy_sched_recv(s, acc, count, t, (src + troot) % p));
+      TRY(fy_sched_reduce(s, in, acc, count, t, op));
+      have = 1;
     } else {
-      /* acc holds lower ranks, tmp higher ones: tmp = acc op tmp, swap. */
-      TRY(fy_sched_reduce(s, acc, tmp, count, t, op));
-      void *x = acc;
-      acc = tmp;
-      tmp = x;
+      TRY(fy_sched_recv(s, tmp, count, t, (src + troot) % p));
+      if (commute) {
+        TRY(fy_sched_reduce(s, tmp, acc, count, t, op));
+      } else {
+        /* acc holds lower ranks, tmp higher ones: tmp = acc op tmp, swap. */
+        TRY(fy_sched_reduce(s, acc, tmp, count, t, op));
+        void *x = acc;
+        acc = tmp;
+        tmp = x;
+      }
     }
     TRY(fy_sched_fence(s));
   }
+  /* A root without children (p == 1 is handled by the caller). */
+  if (commute && me == root && !have) TRY(fy_sched_copy(s, in, count, t, rbuf, count, t));
   if (commute) return MPI_SUCCESS;
   if (root == 0) {
     if (me == 0) TRY(fy_sched_copy(s, acc, count, t, rbuf, count, t));
@@ -155,8 +173,12 @@ static int fold_out(fy_sched_t *s, void *acc, MPI_Count count, fy_datatype_t *t,
 
 static int real_rank(int newrank, int rem) { return newrank < rem ? newrank * 2 + 1 : newrank + rem; }
 
-static int allreduce_recdbl(fy_sched_t *s, void *acc, MPI_Count count, fy_datatype_t *t,
-                            fy_op_t *op) {
+/* src: the input when it is not yet in acc (commutative op, p a power of
+ * two): the first round sends it as it is and receives the partner's part
+ * straight into acc, then folds the input in, so the input is never
+ * copied; otherwise NULL. */
+static int allreduce_recdbl(fy_sched_t *s, const void *src, void *acc, MPI_Count count,
+                            fy_datatype_t *t, fy_op_t *op) {
   fy_comm_t *c = fy_sched_comm(s);
   int p = c->size, me = c->rank, pof2 = pof2_below(p), rem = p - pof2, err;
   void *tmp = fy_sched_tmp(s, count, t);
@@ -166,6 +188,14 @@ static int allreduce_recdbl(fy_sched_t *s, void *acc, MPI_Count count, fy_dataty
   if (nr >= 0) {
     for (int mask = 1; mask < pof2; mask <<= 1) {
       int dst = real_rank(nr ^ mask, rem);
+      if (src) {
+        TRY(fy_sched_send(s, src, count, t, dst));
+        TRY(fy_sched_recv(s, acc, count, t, dst));
+        TRY(fy_sched_reduce(s, src, acc, count, t, op));
+        TRY(fy_sched_fence(s));
+        src = NULL;
+        continue;
+      }
       TRY(fy_sched_send(s, acc, count, t, dst));
       TRY(fy_sched_recv(s, tmp, count, t, dst));
       if (dst < me || op->commute) {
@@ -183,8 +213,9 @@ static int allreduce_recdbl(fy_sched_t *s, void *acc, MPI_Count count, fy_dataty
 /* Rabenseifner: reduce-scatter by recursive halving, allgather by
  * recursive doubling, over pof2 pieces of the vector (commutative op,
  * contiguous type, count >= pof2). */
-static int allreduce_rabenseifner(fy_sched_t *s, void *acc, MPI_Count count, fy_datatype_t *t,
-                                  fy_op_t *op) {
+/* src: as for allreduce_recdbl (the first halving round reads it). */
+static int allreduce_rabenseifner(fy_sched_t *s, const void *src, void *acc, MPI_Count count,
+                                  fy_datatype_t *t, fy_op_t *op) {
   fy_comm_t *c = fy_sched_comm(s);
   int p = c->size, pof2 = pof2_below(p), rem = p - pof2, err;
   void *tmp = fy_sched_tmp(s, count, t);
@@ -216,9 +247,17 @@ static int allreduce_rabenseifner(fy_sched_t *s, void *acc, MPI_Count count, fy_
         for (int i = send_idx; i < recv_idx; i++) sc += cnt[i];
         for (int i = recv_idx; i < last_idx; i++) rc += cnt[i];
       }
-      if ((err = fy_sched_send(s, fy_at(acc, dsp[send_idx], t), sc, t, dst))) goto out;
-      if ((err = fy_sched_recv(s, fy_at(tmp, dsp[recv_idx], t), rc, t, dst))) goto out;
-      if ((err = fy_sched_reduce(s, fy_at(tmp, dsp[recv_idx], t), fy_at(acc, dsp[recv_idx], t), rc, t, op))) goto out;
+      if (src) {
+        /* first round: the input as it is, the partner's half into acc */
+        if ((err = fy_sched_send(s, fy_at(src, dsp[send_idx], t), sc, t, dst))) goto out;
+        if ((err = fy_sched_recv(s, fy_at(acc, dsp[recv_idx], t), rc, t, dst))) goto out;
+        if ((err = fy_sched_reduce(s, fy_at(src, dsp[recv_idx], t), fy_at(acc, dsp[recv_idx], t), rc, t, op))) goto out;
+        src = NULL;
+      } else {
+        if ((err = fy_sched_send(s, fy_at(acc, dsp[send_idx], t), sc, t, dst))) goto out;
+        if ((err = fy_sched_recv(s, fy_at(tmp, dsp[recv_idx], t), rc, t, dst))) goto out;
+        if ((err = fy_sched_reduce(s, fy_at(tmp, dsp[recv_idx], t), fy_at(acc, dsp[recv_idx], t), rc, t, op))) goto out;
+      }
       if ((err = fy_sched_fence(s))) goto out;
       send_idx = recv_idx;
       if (mask * 2 < pof2) last_idx = recv_idx + half;
@@ -286,21 +325,36 @@ int fy_build_allreduce(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Count co
   int p = c->size;
   TRY(fy_sched_fence(s));
   if (count == 0) return MPI_SUCCESS;
-  if (sbuf != MPI_IN_PLACE) TRY(fy_sched_copy(s, sbuf, count, t, rbuf, count, t));
-  if (p == 1) return MPI_SUCCESS;
-  TRY(fy_sched_fence(s));
+  if (p == 1) {
+    if (sbuf != MPI_IN_PLACE) TRY(fy_sched_copy(s, sbuf, count, t, rbuf, count, t));
+    return MPI_SUCCESS;
+  }
   static const char *const names[] = {"auto", "recursive_doubling", "rabenseifner", "ring",
                                       "reduce_bcast", NULL};
   int a = FY_COLL_PICK(fy_config.coll_allreduce, names);
   int big_ok = op->commute && t->is_contig && count >= p;
   if (a == 0) a = big_ok && count * t->size >= fy_config.coll_large ? 2 : 1;
-  if (a == 2 && big_ok && count >= pof2_below(p)) return allreduce_rabenseifner(s, rbuf, count, t, op);
-  if (a == 3 && big_ok) return allreduce_ring(s, rbuf, count, t, op);
+  if (a == 2 && !(big_ok && count >= pof2_below(p))) a = 1;
+  if (a == 3 && !big_ok) a = 1;
+  /* Recursive doubling and Rabenseifner read the input in their first
+   * exchange when there is no rank to fold in (p a power of two) and the
+   * op commutes; the others start from a copy in rbuf. */
+  const void *src = NULL;
+  if (sbuf != MPI_IN_PLACE) {
+    if ((a == 1 || a == 2) && op->commute && (p & (p - 1)) == 0) {
+      src = sbuf;
+    } else {
+      TRY(fy_sched_copy(s, sbuf, count, t, rbuf, count, t));
+      TRY(fy_sched_fence(s));
+    }
+  }
+  if (a == 2) return allreduce_rabenseifner(s, src, rbuf, count, t, op);
+  if (a == 3) return allreduce_ring(s, rbuf, count, t, op);
   if (a == 4) {
     TRY(fy_build_reduce(s, MPI_IN_PLACE, rbuf, count, t, op, 0));
     return fy_build_bcast(s, rbuf, count, t, 0);
   }
-  return allreduce_recdbl(s, rbuf, count, t, op);
+  return allreduce_recdbl(s, src, rbuf, count, t, op);
 }
 
 /* ---- reduce-scatter: reduce to rank 0, then scatter the pieces ---- */

@@ -9,7 +9,8 @@
  *   lock is held (the holder is progressing anyway: the seeds' "progress-lock
  *   status").
  * - fy_progress_wait() blocks until done(arg) is true: it polls, spins
- *   FERRY_SPIN times, then yields FERRY_YIELD times, then sleeps on the
+ *   FERRY_SPIN times (when unset: 500, or 0 when this node's ranks
+ *   outnumber its CPUs), then yields FERRY_YIELD times, then sleeps on the
  *   doorbell for at most FERRY_SLEEP_US per round; while it sleeps or
  *   yields it releases the MPI_THREAD_MULTIPLE API lock. While inside, this
  *   process advertises "waiting in MPI" to its peers, so they let it move

@@ -5,8 +5,11 @@
 #include "runtime/fy_config.h"
 #include "core/fy_api.h"
 #include "progress/async/fy_async.h"
+#include "core/fy_init.h"
 #include <sched.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 fy_progress_counters_t fy_progress_stats;
 
@@ -107,9 +110,29 @@ int fy_progress_try_poll(void) {
 }
 
 
+/* Polls a wait spins before yielding. When this node's ranks outnumber the
+ * CPUs they share, a spinning rank holds the core its peer needs to make
+ * the progress it waits for: then yield at once (unless FERRY_SPIN is set
+ * explicitly). The CPUs: this process's affinity mask, or the online CPUs
+ * when that mask is one CPU (mpiexec binds each rank to its own core when
+ * they fit). Computed once, after MPI_Init. */
+static long spin_polls(void) {
+  static long spin = -1;
+  if (spin >= 0) return spin;
+  long s = fy_config.spin_count;
+  if (!getenv("FERRY_SPIN") && fy_state.local_size > 1) {
+    cpu_set_t set;
+    long ncpu = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    if (ncpu <= 1) ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu > 0 && fy_state.local_size > ncpu) s = 0;
+  }
+  if (fy_state.initialized) spin = s;
+  return s;
+}
+
 void fy_progress_wait(int (*done)(void *), void *arg) {
   if (done(arg)) return;
-  long spin = fy_config.spin_count, yield = fy_config.yield_count;
+  long spin = spin_polls(), yield = fy_config.yield_count;
   long sleep_us = fy_config.sleep_us;
   fy_shm_set_in_mpi(1);
   FY_PSTAT_ADD(waits);

@@ -253,6 +253,46 @@ static void test_user_ops(void) {
   (void)calls_sum;
 }
 
+/* Reduce (at every root) and Allreduce of a strided type with a
+ * commutative op, with and without MPI_IN_PLACE: the root receives its
+ * first child's part straight into its result buffer, Allreduce its
+ * partner's (reduce.c); the gaps must stay untouched. */
+static void test_reduce_strided(void) {
+  enum { CNT = 3, BL = 2, ST = 3 }; /* 3 vectors of 2 ints in every 3 */
+  MPI_Datatype vec;
+  CHECK_OK(MPI_Type_vector(BL, 1, ST, MPI_INT, &vec));
+  CHECK_OK(MPI_Type_commit(&vec));
+  MPI_Aint lb, ext;
+  CHECK_OK(MPI_Type_get_extent(vec, &lb, &ext));
+  int n = (int)(CNT * ext / (MPI_Aint)sizeof(int)) + ST;
+  int x[32], y[32];
+  for (int in_place = 0; in_place < 2; in_place++)
+    for (int root = 0; root <= size; root++) {
+      for (int i = 0; i < n; i++) {
+        x[i] = rank * 100 + i;
+        y[i] = in_place && rank == root ? x[i] : -7;
+      }
+      const void *sb = in_place && rank == root ? MPI_IN_PLACE : x;
+      int all = root == size; /* one more round: Allreduce (in place on every rank) */
+      if (all) {
+        for (int i = 0; i < n; i++) y[i] = in_place ? x[i] : -7;
+        CHECK_OK(MPI_Allreduce(in_place ? MPI_IN_PLACE : x, y, CNT, vec, MPI_SUM, MPI_COMM_WORLD));
+      } else {
+        CHECK_OK(MPI_Reduce(sb, y, CNT, vec, MPI_SUM, root, MPI_COMM_WORLD));
+        if (rank != root) continue;
+      }
+      for (int i = 0; i < n; i++) {
+        int inside = i < CNT * ext / (MPI_Aint)sizeof(int) && (i % (int)(ext / sizeof(int))) % ST == 0 &&
+                     (i % (int)(ext / sizeof(int))) / ST < BL;
+        int want = inside ? 100 * size * (size - 1) / 2 + size * i : (in_place ? x[i] : -7);
+        if (!inside && all && in_place) want = x[i];
+        CHECK(y[i] == want, "strided reduce root %d%s [%d] = %d, want %d", root,
+              in_place ? " in place" : "", i, y[i], want);
+      }
+    }
+  CHECK_OK(MPI_Type_free(&vec));
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   fy_init("coll_ops");
@@ -295,5 +335,6 @@ int main(int argc, char **argv) {
   test_fint();
   pair_fi(); pair_di(); pair_li(); pair_ii(); pair_si(); pair_ldi(); pair_ff(); pair_dd(); pair_i2();
   test_user_ops();
+  test_reduce_strided();
   return fy_finish();
 }
