@@ -66,7 +66,7 @@ typedef struct fy_rndv_slot {
   int32_t rlocal, pad0_;
   _Atomic uint64_t next;    /* SHARE: first byte nobody has claimed */
   _Atomic uint64_t done;    /* SHARE: bytes copied (by either side) */
-  char pad_[64 - 56];
+  uint64_t pbuf;            /* SHARE split (a packing sender): its packed-buffer address */
 } fy_rndv_slot_t;
 
 #define FY_SLOT_WORD(gen, st) (((uint64_t)(gen) << 8) | (uint64_t)(st))

@@ -16,6 +16,7 @@ static uint32_t free_slots[NSLOTS];
 static int nfree_slots;
 static uint32_t slot_gen[NSLOTS];
 static fy_request_t *slot_req[NSLOTS];
+static char *split_buf[NSLOTS]; /* SHARE split: the packed back pieces, read by the receiver */
 static fy_rlist_t wait_slot, recv_matched, pipe_send, pipe_recv, deferred, cts_later, share_send, share_recv;
 static int use_cma;
 static int npipes; /* transfers on the pipe and share lists (read without the lock) */
@@ -57,6 +58,8 @@ static inline uint64_t xfer_id(uint32_t slot, uint32_t gen) {
 }
 
 static void slot_free(uint32_t i) {
+  free(split_buf[i]); /* the receiver has read all it needed (FIN_S) */
+  split_buf[i] = NULL;
   slot_gen[i]++;
   slot_req[i] = NULL;
   atomic_store_explicit(&slot_at(my_local, i)->state, FY_SLOT_WORD(slot_gen[i], FY_SLOT_FREE),
@@ -128,22 +131,37 @@ static int both_mode(fy_request_t *r) {
   return FY_SLOT_SHARE;
 }
 
+#define SPLIT_BIT ((uint64_t)1 << 63)
+
 static int sender_lazy(int sender_local, uint32_t slot) {
   return (zpair_at(sender_local, slot)->s.flags & FY_ZD_LAZY) != 0;
 }
 
+/* Receiver: the shared counters and our own state of a SHARE transfer,
+ * set before the slot says SHARE (the sender reads them when it joins).
+ * Split (a packing sender, a receiver that stages or is contiguous): `done`
+ * is the front prefix the sender wrote, `next` (with SPLIT_BIT) the start of
+ * the back region it packed for us to read; we keep the front bytes
+ * unpacked in pipe.done and the start of the back region read in pipe.len. */
+static void share_init(fy_request_t *r, fy_rndv_slot_t *s) {
+  int split = fy_config.share_split && sender_lazy(r->peer_local, r->slot) && (r->tmp || r->type->is_contig);
+  atomic_store_explicit(&s->next, split ? SPLIT_BIT | s->rcap : 0, memory_order_relaxed);
+  atomic_store_explicit(&s->done, 0, memory_order_relaxed);
+  r->share_out = 0;
+  r->pipe.len = split ? (size_t)s->rcap : 0;
+  r->pipe.next_seq = (uint32_t)split;
+  r->pipe.done = 0; /* bytes unpacked so far (a packing sender, see progress) */
+}
+
 /* Receiver: set up a PIPE or SHARE transfer (before the slot says so). */
 static void set_both(fy_request_t *r, fy_rndv_slot_t *s, int mode) {
+  (void)s;
   if (mode == FY_SLOT_PIPE) {
     fy_shm_pipe_init(&r->pipe, r->peer_local, xfer_id(r->slot, (uint32_t)r->gen), r->xfer_len);
     r->pstate = FY_PS_RNDV_PIPE;
     pipe_push(&pipe_recv, r);
     fy_pt2pt_stats.rndv_pipe++;
   } else {
-    atomic_store_explicit(&s->next, 0, memory_order_relaxed);
-    atomic_store_explicit(&s->done, 0, memory_order_relaxed);
-    r->share_out = 0;
-    r->pipe.done = 0; /* bytes unpacked so far (a packing sender, see progress) */
     r->pstate = FY_PS_RNDV_SHARE;
     pipe_push(&share_recv, r);
     fy_pt2pt_stats.rndv_share++;
@@ -188,6 +206,7 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   s->rlocal = my_local;
   fy_pkt_t cts = {.type = FY_PKT_CTS, .sreq = h->sreq, .slot = h->slot, .gen = h->gen};
   if (both) {
+    if (both == FY_SLOT_SHARE) share_init(r, s);
     set_both(r, s, both);
     atomic_store_explicit(&s->state, FY_SLOT_WORD(h->gen, both), memory_order_release);
     send_cts(src_local, &cts);
@@ -220,10 +239,7 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
 static int try_upgrade(fy_request_t *r, fy_rndv_slot_t *s) {
   int mode = both_mode(r);
   if (!mode) return 0;
-  if (mode == FY_SLOT_SHARE) {
-    atomic_store_explicit(&s->next, 0, memory_order_relaxed);
-    atomic_store_explicit(&s->done, 0, memory_order_relaxed);
-  }
+  if (mode == FY_SLOT_SHARE) share_init(r, s);
   uint64_t expect = FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED);
   if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, mode),
                                                memory_order_acq_rel, memory_order_acquire))
@@ -341,6 +357,33 @@ static int share_copy(fy_request_t *r, fy_rndv_slot_t *s, int sender) {
      * so `done` is a prefix the receiver unpacks while the rest arrives. */
     fy_zpair_t *z = zpair_at(my_local, r->slot);
     int did = 0;
+    uint64_t v = atomic_load_explicit(&s->next, memory_order_relaxed);
+    if (v & SPLIT_BIT) {
+      /* Split: pack pieces alternately at the front (written to the
+       * receiver here) and at the back (left in split_buf for the receiver
+       * to read), until the two meet: each core copies half the bytes. */
+      size_t F = 0, B = (size_t)(v & ~SPLIT_BIT);
+      if (B > 0 && !split_buf[r->slot]) {
+        split_buf[r->slot] = malloc(B);
+        if (!split_buf[r->slot]) fy_abort(MPI_ERR_NO_MEM, "out of memory for a rendezvous send");
+      }
+      s->pbuf = (uint64_t)(uintptr_t)split_buf[r->slot];
+      for (int back = 0; F < B; back ^= 1) {
+        size_t len = B - F < chunk ? B - F : chunk;
+        if (back) {
+          B -= len;
+          fy_type_pack_range(r->type, r->count, r->sbuf, B, len, split_buf[r->slot] + B);
+          atomic_store_explicit(&s->next, SPLIT_BIT | B, memory_order_release);
+        } else {
+          if (fy_zc_pack_write(r, r->peer_local, &z->r, s->raddr, F, F + len) != 0)
+            fy_abort(MPI_ERR_INTERN, "cross-memory copy failed during a shared rendezvous copy");
+          F += len;
+          atomic_store_explicit(&s->done, F, memory_order_release);
+        }
+      }
+      r->share_out = 1;
+      return 1;
+    }
     for (;;) {
       size_t off = (size_t)atomic_fetch_add_explicit(&s->next, chunk, memory_order_relaxed);
       if (off >= n) break;
@@ -367,6 +410,36 @@ static int share_copy(fy_request_t *r, fy_rndv_slot_t *s, int sender) {
     did = 1;
   }
   r->share_out = 1;
+  return did;
+}
+
+/* SHARE split, receiver: unpack the front prefix the sender wrote and read
+ * (then unpack) the back pieces it packed for us, a piece at a time. Done
+ * when the two regions meet (pipe.done == pipe.len). */
+static int split_recv(fy_request_t *r, fy_rndv_slot_t *s) {
+  size_t chunk = fy_config.cma_chunk > 0 ? (size_t)fy_config.cma_chunk : (size_t)128 << 10;
+  char *dst = r->tmp ? (char *)r->tmp : (char *)(uintptr_t)s->raddr;
+  int did = 0;
+  for (int more = 1; more && r->pipe.done < r->pipe.len;) {
+    more = 0;
+    size_t F = (size_t)atomic_load_explicit(&s->done, memory_order_acquire);
+    if (F > r->pipe.len) F = r->pipe.len;
+    if (F > r->pipe.done) {
+      if (r->tmp)
+        fy_type_unpack_range(r->type, r->count, r->rbuf, r->pipe.done, F - r->pipe.done, dst + r->pipe.done);
+      r->pipe.done = F;
+      more = did = 1;
+    }
+    size_t B = (size_t)(atomic_load_explicit(&s->next, memory_order_acquire) & ~SPLIT_BIT);
+    if (B < r->pipe.len) {
+      size_t off = r->pipe.len - B > chunk ? r->pipe.len - chunk : B, len = r->pipe.len - off;
+      if (fy_shm_cma_read(r->peer_local, dst + off, (const char *)(uintptr_t)s->pbuf + off, len) != 0)
+        fy_abort(MPI_ERR_INTERN, "cross-memory copy failed during a shared rendezvous copy");
+      if (r->tmp) fy_type_unpack_range(r->type, r->count, r->rbuf, off, len, dst + off);
+      r->pipe.len = off;
+      more = did = 1;
+    }
+  }
   return did;
 }
 
@@ -409,6 +482,12 @@ int fy_rndv_progress(void) {
     fy_rndv_slot_t *s = slot_at(r->peer_local, r->slot);
     if (!sender_lazy(r->peer_local, r->slot)) {
       n += share_copy(r, s, 0);
+    } else if (r->pipe.next_seq) {
+      n += split_recv(r, s);
+      if (r->pipe.done < r->pipe.len) continue;
+      free(r->tmp);
+      r->tmp = NULL;
+      goto finish;
     } else if (r->tmp) {
       /* the sender packs and writes in order: unpack what is there (pipe.done
        * counts the bytes unpacked; the pipe is unused in this mode) */
@@ -424,6 +503,7 @@ int fy_rndv_progress(void) {
       r->tmp = NULL;
     }
     if (atomic_load_explicit(&s->done, memory_order_acquire) < s->rcap) continue;
+  finish:
     /* All of it is here, whoever copied it: we never touch the slot again. */
     fy_pkt_t fin = {.type = FY_PKT_FIN_S, .sreq = r->sreq, .slot = r->slot, .gen = (uint32_t)r->gen};
     fy_out_send(r->peer_local, &fin, NULL, 0, 0, NULL, 0);
