@@ -10,8 +10,10 @@
 #include "pt2pt/fy_pt2pt.h"
 #include "progress/fy_progress.h"
 #include "runtime/fy_config.h"
+#include "runtime/fy_pmi.h"
 #include "transport/shm/fy_shm.h"
 #include "binding/fy_impl.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,10 +49,10 @@ typedef struct {
 } win_info_t;
 
 typedef struct {
-  char name[64];
+  char name[128];
   uint64_t len;
   int32_t err;
-  int32_t pad;
+  int32_t sys_errno;  /* why rank 0 could not create it */
 } seg_info_t;
 
 static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
@@ -185,14 +187,24 @@ static int win_build(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
       }
     }
     size_t len = round_up(off + 64, 4096);
+    /* Named after the job (fy-<kvsname>-...), so mpiexec removes it with
+     * the job's other segments if a rank dies before it is unlinked; a
+     * name left by an earlier job whose pid came back is skipped. */
     static unsigned counter;
-    snprintf(si.name, sizeof si.name, "/fy-rma-%d-%u", (int)getpid(), counter++);
     si.len = len;
     void *seg = MAP_FAILED;
-    int fd = shm_open(si.name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    int fd = -1, serr = 0;
+    for (int attempt = 0; attempt < 8 && fd < 0; attempt++) {
+      snprintf(si.name, sizeof si.name, "/fy-%s-rma-%d-%u", fy_pmi_kvsname(), (int)getpid(), counter++);
+      fd = shm_open(si.name, O_CREAT | O_EXCL | O_RDWR, 0600);
+      if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) serr = errno;
     if (fd < 0 || ftruncate(fd, (off_t)len) != 0 ||
         (seg = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+      if (!serr) serr = errno;
       si.err = MPI_ERR_NO_MEM;
+      si.sys_errno = serr;
       if (fd >= 0) shm_unlink(si.name);
     } else {
       fy_win_seg_t *h = seg;
@@ -225,7 +237,8 @@ static int win_build(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
     free(sr);
   }
   if (si.err) {
-    err = fy_err(MPI_ERR_NO_MEM, "could not create the window's shared segment");
+    err = fy_err(MPI_ERR_NO_MEM, "could not create the window's shared segment /dev/shm%s: %s", si.name,
+                 strerror(si.sys_errno));
     goto fail_local;
   }
   w->seg_len = si.len;
