@@ -148,6 +148,12 @@ static void greq_query(fy_request_t *r) {
 static int finish(MPI_Request *h, fy_request_t *r, MPI_Status *st, int set_error) {
   greq_query(r);
   int err = r->status.MPI_ERROR;
+  if (r->kind == FY_REQ_GREQ && r->gfree) {
+    /* free_fn runs here (not at the release) so its error reaches the caller */
+    int fe = r->gfree(r->cb_arg);
+    r->gfree = NULL;
+    if (fe && !err) err = fe;
+  }
   fy_status_out(st, &r->status, set_error);
   if (err) fy_err_set_obj(r->comm ? r->comm->handle : MPI_COMM_WORLD);
   if (r->persistent) {
