@@ -122,6 +122,7 @@ void fy_comm_destroy(fy_comm_t *c) {
   if (c->handle) fy_htab_remove(&comm_tab, c->handle);
   fy_errhandler_release(c->errhandler);
   fy_topo_free(c->topo);
+  free(c->bpool); /* MPI_Comm_attach_buffer's bookkeeping (the buffer is the user's) */
   if (c->info != MPI_INFO_NULL) fy_info_release(c->info);
   fy_ctx_release(c->ctx);
   free(c->world_of);

@@ -59,5 +59,6 @@ program f08_coll
   call fyt_ok(ierr, 'MPI_Allreduce(user op)')
   call fyt_check(v(1) == mod(3 * nproc, 7), 'f08 user reduction')
   call MPI_Op_free(op)
+  deallocate(counts, displs, gath)  ! a program's allocatables are never freed for it
   call fyt_finish()
 end program

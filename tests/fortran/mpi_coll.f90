@@ -65,5 +65,6 @@ program mpi_coll
   call fyt_check(p%v == nproc - 1, 'user reduction on a derived type')
   call MPI_Op_free(op, ierr)
   call MPI_Type_free(ptype, ierr)
+  deallocate(a, b)  ! a program's allocatables are never freed for it
   call fyt_finish()
 end program

@@ -51,7 +51,18 @@ struct fy_f_keyval_state {
   fy_f_delete_fn *del;
   MPI_Aint extra;
   int mpi1;          /* MPI_KEYVAL_CREATE: INTEGER values and extra state */
+  struct fy_f_keyval_state *next;
 };
+
+/* A keyval's state must outlive the keyval, which the C layer keeps until
+ * its last attribute is deleted (after MPI_*_free_keyval): the states are
+ * kept, reachable, for the life of the process (keyvals are few). */
+static struct fy_f_keyval_state *kv_states;
+static void keep_state(struct fy_f_keyval_state *k) {
+  k->next = __atomic_load_n(&kv_states, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(&kv_states, &k->next, k, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+  }
+}
 
 static int f_copy(int handle, int keyval, void *extra, void *in, void *out, int *flag) {
   struct fy_f_keyval_state *k = extra;
@@ -115,6 +126,8 @@ static struct fy_f_keyval_state *keyval_state(void *copy, void *del, MPI_Aint ex
     *ierror = C(t##_copy, t##_delete, keyval, k);                              \
     if (*ierror != MPI_SUCCESS)                                                \
       free(k);                                                                 \
+    else                                                                       \
+      keep_state(k);                                                           \
   }                                                                            \
   FY_F_ALIAS(mpi_##l##_, pmpi_##l##_) FY_F_ALIAS(mpi_##l##__, pmpi_##l##_)     \
   FY_F_ALIAS(mpi_##l, pmpi_##l##_) FY_F_ALIAS(MPI_##U, pmpi_##l##_)            \
