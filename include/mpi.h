@@ -1900,6 +1900,9 @@ double PMPI_Wtime(void) FERRY_API_PUBLIC;
 /* ---- MPICH's extension datatype (same handle as MPICH 4.0's mpi.h) */
 #define MPIX_C_FLOAT16 ((MPI_Datatype)0x4c000246)
 
+/* ---- MPI 4.1 constants MPICH 4.0 lacks (values of MPICH 4.1 and later) */
+#define MPI_BUFFER_AUTOMATIC ((void *)0)
+
 /* ---- Ferry extensions (MPIX_ and PMPIX_): nonblocking RMA synchronization */
 #define FERRY_HAVE_MPIX_WIN_ISYNC 1
 int MPIX_Win_ifence(int assert, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;

@@ -56,6 +56,7 @@ int fy_commc_finish(fy_comm_t *parent, int *world_of, int size, int rank, uint32
   }
   n->errhandler = parent->errhandler;
   fy_errhandler_retain(n->errhandler);
+  n->session = parent->session;
   int err = fy_comm_publish(n);
   if (err) {
     fy_comm_destroy(n);
@@ -84,6 +85,7 @@ int fy_commc_local(fy_comm_t *over, fy_comm_t **out) {
     return fy_err(MPI_ERR_NO_MEM, "out of memory creating a communicator");
   }
   n->errhandler = MPI_ERRORS_RETURN;
+  n->session = over->session;
   fy_pt2pt_ctx_open(n);
   *out = n;
   return MPI_SUCCESS;
@@ -136,6 +138,7 @@ static int dup_core(fy_comm_t *c, fy_comm_t **out) {
   local = NULL;
   nc->errhandler = c->errhandler;
   fy_errhandler_retain(nc->errhandler);
+  nc->session = c->session;
   if ((err = fy_comm_publish(nc))) {
     fy_comm_destroy(nc);
     goto fail;

@@ -58,6 +58,7 @@ static int make_inter_eh(MPI_Errhandler eh, fy_comm_t *local, int *remote, int n
   }
   n->is_inter = 1;
   n->remote_size = nremote;
+  n->session = local->session;
   n->local_comm = local;
   n->errhandler = eh;
   fy_errhandler_retain(n->errhandler);
@@ -293,6 +294,7 @@ static int local_over_group(const fy_cx_t *d, fy_group_t *g, fy_comm_t **out) {
   }
   memcpy(w, g->world_of, (size_t)g->size * sizeof *w);
   n->errhandler = MPI_ERRORS_RETURN;
+  n->session = g->session;
   fy_pt2pt_ctx_open(n);
   *out = n;
   return MPI_SUCCESS;
@@ -317,6 +319,7 @@ int fy_mpi_comm_create_from_group(MPI_Group group, const char *stringtag, MPI_In
   }
   memcpy(w, g->world_of, (size_t)g->size * sizeof *w);
   if ((err = fy_commc_finish(&fy_comm_world, w, g->size, g->rank, ctx, &n))) return err;
+  n->session = g->session;
   fy_errhandler_retain(errhandler);
   fy_errhandler_release(n->errhandler);
   n->errhandler = errhandler;

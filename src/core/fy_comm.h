@@ -52,6 +52,8 @@ typedef struct fy_comm {
   struct fy_bpool *bpool; /* MPI_Comm_attach_buffer (pt2pt/bsend.c); NULL: none */
   struct fy_topo *topo;   /* Cartesian/graph/dist-graph topology, or NULL */
   MPI_Info info;          /* hints set by the user (a private copy), or MPI_INFO_NULL */
+  int session;            /* the session it derives from (its buffered sends use the
+                             session's buffer); 0: the world model */
 } fy_comm_t;
 
 extern fy_comm_t fy_comm_world, fy_comm_self;

@@ -58,13 +58,14 @@ int fy_group_rank_of(const fy_group_t *g, int world_rank) {
 
 /* A new group from world ranks, published to *out; an empty result is
  * MPI_GROUP_EMPTY (as MPICH returns it). */
-static int make_group(int n, const int *world, MPI_Group *out) {
+static int make_group(int n, const int *world, int session, MPI_Group *out) {
   if (n == 0) {
     *out = MPI_GROUP_EMPTY;
     return MPI_SUCCESS;
   }
   fy_group_t *g = fy_group_new(n, world);
   if (!g) return fy_err(MPI_ERR_NO_MEM, "out of memory creating a group of %d", n);
+  g->session = session;
   int err = fy_group_publish(g);
   if (err) {
     fy_group_release(g);
@@ -88,7 +89,7 @@ int fy_mpi_comm_group(MPI_Comm comm, MPI_Group *group) {
   int *w = malloc((size_t)c->size * sizeof(int));
   if (!w) return fy_err(MPI_ERR_NO_MEM, "out of memory");
   for (int i = 0; i < c->size; i++) w[i] = fy_comm_world_rank(c, i);
-  int err = make_group(c->size, w, group);
+  int err = make_group(c->size, w, c->session, group);
   free(w);
   return err;
 }
@@ -148,7 +149,7 @@ int fy_mpi_group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newg
     goto out;
   }
   for (int i = 0; i < n; i++) w[i] = g->world_of[ranks[i]];
-  err = make_group(n, w, newgroup);
+  err = make_group(n, w, g->session, newgroup);
 out:
   free(w);
   free(seen);
@@ -167,7 +168,7 @@ int fy_mpi_group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newg
   }
   for (int i = 0; i < g->size; i++)
     if (!seen[i]) w[k++] = g->world_of[i];
-  err = make_group(k, w, newgroup);
+  err = make_group(k, w, g->session, newgroup);
 out:
   free(w);
   free(seen);
@@ -221,7 +222,7 @@ int fy_mpi_group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *
   int err = expand_ranges(g, n, ranges, &list, &k);
   if (err) return err;
   for (int i = 0; i < k; i++) list[i] = g->world_of[list[i]];
-  err = make_group(k, list, newgroup);
+  err = make_group(k, list, g->session, newgroup);
   free(list);
   return err;
 }
@@ -240,7 +241,7 @@ int fy_mpi_group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *
   for (int i = 0; i < k; i++) drop[list[i]] = 1;
   for (int i = 0; i < g->size; i++)
     if (!drop[i]) w[m++] = g->world_of[i];
-  err = make_group(m, w, newgroup);
+  err = make_group(m, w, g->session, newgroup);
 out:
   free(drop);
   free(w);
@@ -271,7 +272,7 @@ static int set_op(MPI_Group group1, MPI_Group group2, int op, MPI_Group *newgrou
       if (!ina[b->world_of[i]]) w[k++] = b->world_of[i];
     free(ina);
   }
-  err = make_group(k, w, newgroup);
+  err = make_group(k, w, a->session ? a->session : b->session, newgroup);
 out:
   free(inb);
   free(w);

@@ -23,6 +23,8 @@ typedef struct fy_group {
   int size;
   int rank;
   int *world_of;
+  int session;   /* the session the group derives from (MPI_Group_from_session_pset,
+                    kept by the group constructors); 0: the world model */
 } fy_group_t;
 
 fy_group_t *fy_group_get(MPI_Group h);

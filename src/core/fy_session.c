@@ -4,14 +4,16 @@
  * groups made from them build communicators through
  * MPI_Comm_create_from_group. Ferry brings its runtime up in MPI_Init, so a
  * session can be opened only between MPI_Init and MPI_Finalize; before,
- * MPI_Session_init says so (MPI_ERR_UNSUPPORTED_OPERATION). Buffers
- * attached to a session are not offered either. */
+ * MPI_Session_init says so (MPI_ERR_UNSUPPORTED_OPERATION). A buffer
+ * attached to a session serves the buffered sends of the communicators
+ * derived from it (pt2pt/bsend.c). */
 #include "core/fy_comm.h"
 #include "core/fy_error.h"
 #include "core/fy_errhandler.h"
 #include "core/fy_group.h"
 #include "core/fy_handle.h"
 #include "core/fy_info.h"
+#include "core/fy_session.h"
 #include "core/fy_init.h"
 #include "binding/fy_impl.h"
 #include <stdio.h>
@@ -22,6 +24,7 @@ typedef struct {
   int handle;
   MPI_Errhandler errhandler;
   MPI_Info info;
+  struct fy_bpool *bpool; /* MPI_Session_attach_buffer's bookkeeping, or NULL */
 } fy_session_t;
 
 static fy_htab_t session_tab = {.obj = FY_OK_SESSION};
@@ -32,6 +35,11 @@ static int get(MPI_Session h, fy_session_t **out) {
   *out = h == MPI_SESSION_NULL ? NULL : fy_htab_get(&session_tab, h);
   if (!*out) return fy_err(MPI_ERR_SESSION, "session = %#x is not a valid session", (unsigned)h);
   return MPI_SUCCESS;
+}
+
+struct fy_bpool **fy_session_bpool_slot(int h) {
+  fy_session_t *s = h == 0 || h == MPI_SESSION_NULL ? NULL : fy_htab_get(&session_tab, h);
+  return s ? &s->bpool : NULL;
 }
 
 MPI_Errhandler *fy_session_errhandler_slot(MPI_Session h) {
@@ -68,6 +76,13 @@ int fy_mpi_session_finalize(MPI_Session *session) {
   fy_session_t *s;
   int err = get(*session, &s);
   if (err) return err;
+  if (s->bpool) {
+    /* Buffered sends still in the buffer leave it first. */
+    void *buf;
+    MPI_Count size;
+    fy_mpi_session_detach_buffer_c(*session, &buf, &size);
+    free(s->bpool);
+  }
   fy_htab_remove(&session_tab, s->handle);
   fy_errhandler_release(s->errhandler);
   if (s->info != MPI_INFO_NULL) fy_info_release(s->info);
@@ -138,5 +153,8 @@ int fy_mpi_group_from_session_pset(MPI_Session session, const char *pset_name, M
   if (err) return err;
   int i = pset_index(pset_name);
   if (i < 0) return fy_err(MPI_ERR_ARG, "pset_name = \"%s\" is not a process set of the session", pset_name ? pset_name : "(null)");
-  return fy_mpi_comm_group(i == 0 ? MPI_COMM_WORLD : MPI_COMM_SELF, newgroup);
+  if ((err = fy_mpi_comm_group(i == 0 ? MPI_COMM_WORLD : MPI_COMM_SELF, newgroup))) return err;
+  fy_group_t *g = fy_group_get(*newgroup);
+  if (g) g->session = s->handle;
+  return MPI_SUCCESS;
 }

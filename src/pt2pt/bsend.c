@@ -1,13 +1,18 @@
 /* Buffered mode: MPI_Buffer_attach/detach/flush (the process's buffer),
- * MPI_Comm_attach/detach/flush_buffer (a communicator's own, MPI 4.1, used
- * by buffered sends on that communicator in preference), and the copy of
- * each buffered message into a buffer, from which an internal standard send
- * moves it. Space is managed first-fit over the blocks in use, each block
- * charged MPI_BSEND_OVERHEAD bytes as the standard describes. */
+ * MPI_Comm_attach/detach/flush_buffer and MPI_Session_* (MPI 4.1: a
+ * communicator's own buffer is used in preference, then the buffer of the
+ * session the communicator derives from, then the process's), and the copy
+ * of each buffered message into a buffer, from which an internal standard
+ * send moves it. Space is managed first-fit over the blocks in use, each
+ * block charged MPI_BSEND_OVERHEAD bytes as the standard describes.
+ * MPI_BUFFER_AUTOMATIC (the null pointer, as in MPICH) attaches no user
+ * memory: each buffered message then gets its own allocation, freed once
+ * sent, so a buffered send never fails for lack of buffer space. */
 #include "pt2pt/pt2pt_impl.h"
 #include "progress/fy_progress.h"
 #include "core/fy_error.h"
 #include "binding/fy_impl.h"
+#include "core/fy_session.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,10 +20,12 @@ typedef struct block {
   struct block *next;  /* sorted by offset */
   size_t off, size;
   fy_request_t *req;
+  char *data;          /* the message's bytes (in the buffer, or after the block when automatic) */
 } block_t;
 
 typedef struct fy_bpool {
-  char *base;        /* NULL: nothing attached */
+  char *base;        /* NULL: nothing attached, or automatic */
+  int automatic;     /* MPI_BUFFER_AUTOMATIC attached */
   size_t size;
   block_t *blocks;
   int pending;       /* internal sends not yet complete */
@@ -47,8 +54,21 @@ static void on_sent(fy_request_t *r) {
   }
 }
 
-/* First fit: returns the block or NULL. */
+static int attached(const fy_bpool_t *pool) { return pool && (pool->base || pool->automatic); }
+
+/* First fit (automatic: an allocation of its own, kept in the list so that
+ * flush and detach see it): returns the block or NULL. */
 static block_t *alloc_block(fy_bpool_t *pool, size_t need) {
+  if (pool->automatic) {
+    block_t *b = malloc(sizeof *b + need);
+    if (!b) return NULL;
+    b->off = 0;
+    b->size = need;
+    b->data = (char *)(b + 1);
+    b->next = pool->blocks;
+    pool->blocks = b;
+    return b;
+  }
   if (!pool->base) return NULL;
   size_t at = 0;
   block_t **pp = &pool->blocks;
@@ -63,6 +83,7 @@ static block_t *alloc_block(fy_bpool_t *pool, size_t need) {
   if (!b) return NULL;
   b->off = at;
   b->size = need;
+  b->data = pool->base + at;
   b->next = *pp;
   *pp = b;
   return b;
@@ -73,8 +94,13 @@ int fy_bsend_start(fy_request_t *r) {
   size_t bytes = r->bytes;
   size_t need = bytes + MPI_BSEND_OVERHEAD; /* exactly what the standard tells users to reserve */
   fy_plock();
-  /* The communicator's buffer if it has one, else the process's. */
-  fy_bpool_t *pool = r->comm->bpool && r->comm->bpool->base ? r->comm->bpool : &proc_pool;
+  /* The communicator's buffer if it has one, else its session's, else the
+   * process's. */
+  fy_bpool_t *pool = r->comm->bpool;
+  if (!attached(pool)) {
+    fy_bpool_t **ss = r->comm->session ? fy_session_bpool_slot(r->comm->session) : NULL;
+    pool = ss && attached(*ss) ? *ss : &proc_pool;
+  }
   block_t *b = alloc_block(pool, need);
   if (!b && pool->pending) {
     /* Let earlier buffered sends drain, then try again. */
@@ -83,6 +109,7 @@ int fy_bsend_start(fy_request_t *r) {
   }
   if (!b) {
     fy_punlock();
+    if (pool->automatic) return fy_err(MPI_ERR_NO_MEM, "out of memory buffering a send of %zu bytes", bytes);
     if (!pool->base)
       return fy_err(MPI_ERR_BUFFER, "buffered send of %zu bytes to rank %d with no buffer attached (MPI_Buffer_attach)",
                     bytes, r->peer);
@@ -90,7 +117,7 @@ int fy_bsend_start(fy_request_t *r) {
                   "buffered send of %zu bytes (+%d overhead) to rank %d does not fit in the attached buffer of %zu bytes",
                   bytes, MPI_BSEND_OVERHEAD, r->peer, pool->size);
   }
-  char *data = pool->base + b->off;
+  char *data = b->data;
   fy_type_pack(r->type, r->count, r->sbuf, data);
   fy_request_t *s = fy_req_alloc(FY_REQ_SEND, 0);
   if (!s) fy_abort(MPI_ERR_NO_MEM, "out of request objects");
@@ -108,10 +135,15 @@ int fy_bsend_start(fy_request_t *r) {
 }
 
 static int attach(fy_bpool_t *pool, void *buffer, MPI_Count size, const char *what) {
+  if (pool->automatic) return fy_err(MPI_ERR_BUFFER, "MPI_BUFFER_AUTOMATIC is already attached to %s", what);
   if (pool->base)
     return fy_err(MPI_ERR_BUFFER, "a buffer of %zu bytes is already attached to %s", pool->size, what);
+  if (!buffer) { /* MPI_BUFFER_AUTOMATIC: size is ignored */
+    pool->automatic = 1;
+    pool->size = 0;
+    return MPI_SUCCESS;
+  }
   if (size < 0) return fy_err(MPI_ERR_ARG, "size = %lld is negative", (long long)size);
-  if (!buffer && size > 0) return fy_err(MPI_ERR_BUFFER, "buffer = NULL with size %lld", (long long)size);
   pool->base = buffer;
   pool->size = (size_t)size;
   return MPI_SUCCESS;
@@ -153,8 +185,10 @@ static int iflush(fy_bpool_t *pool, MPI_Request *request) {
   return MPI_SUCCESS;
 }
 
+/* Nothing attached gives NULL and 0, as MPICH does; MPI_BUFFER_AUTOMATIC
+ * gives itself (also NULL) and 0. */
 static int detach(fy_bpool_t *pool, void *buffer_addr, MPI_Count *size) {
-  if (!pool->base) {
+  if (!attached(pool)) {
     *(void **)buffer_addr = NULL;
     *size = 0;
     return MPI_SUCCESS;
@@ -163,6 +197,7 @@ static int detach(fy_bpool_t *pool, void *buffer_addr, MPI_Count *size) {
   *(void **)buffer_addr = pool->base;
   *size = (MPI_Count)pool->size;
   pool->base = NULL;
+  pool->automatic = 0;
   pool->size = 0;
   return MPI_SUCCESS;
 }
@@ -216,4 +251,49 @@ int fy_mpi_comm_flush_buffer(MPI_Comm comm) {
 }
 int fy_mpi_comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) {
   return iflush(comm_pool(comm, 0), request);
+}
+
+/* A session's pool, made at its first attach and freed by
+ * MPI_Session_finalize. */
+static int session_pool(MPI_Session session, int create, fy_bpool_t **out) {
+  fy_bpool_t **slot = fy_session_bpool_slot(session);
+  if (!slot) return fy_err(MPI_ERR_SESSION, "session = %#x is not a valid session", (unsigned)session);
+  if (!*slot && create && !(*slot = calloc(1, sizeof **slot))) return fy_err(MPI_ERR_NO_MEM, "out of memory");
+  *out = *slot;
+  return MPI_SUCCESS;
+}
+int fy_mpi_session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) {
+  fy_bpool_t *pool = NULL;
+  int err = session_pool(session, 1, &pool);
+  return err ? err : attach(pool, buffer, size, "the session");
+}
+int fy_mpi_session_attach_buffer(MPI_Session session, void *buffer, int size) {
+  return fy_mpi_session_attach_buffer_c(session, buffer, size);
+}
+int fy_mpi_session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size) {
+  fy_bpool_t *pool = NULL;
+  int err = session_pool(session, 0, &pool);
+  if (err) return err;
+  if (!pool) {
+    *(void **)buffer_addr = NULL;
+    *size = 0;
+    return MPI_SUCCESS;
+  }
+  return detach(pool, buffer_addr, size);
+}
+int fy_mpi_session_detach_buffer(MPI_Session session, void *buffer_addr, int *size) {
+  MPI_Count s;
+  int err = fy_mpi_session_detach_buffer_c(session, buffer_addr, &s);
+  if (!err) *size = s > INT32_MAX ? INT32_MAX : (int)s;
+  return err;
+}
+int fy_mpi_session_flush_buffer(MPI_Session session) {
+  fy_bpool_t *pool = NULL;
+  int err = session_pool(session, 0, &pool);
+  return err ? err : pool ? flush(pool) : MPI_SUCCESS;
+}
+int fy_mpi_session_iflush_buffer(MPI_Session session, MPI_Request *request) {
+  fy_bpool_t *pool = NULL;
+  int err = session_pool(session, 0, &pool);
+  return err ? err : iflush(pool, request);
 }
