@@ -8,21 +8,31 @@
 # config/make.def written here), runs it at each process count, checks that
 # it prints "Verification = SUCCESSFUL" and prints one table of times (s,
 # NPB's own "Time in seconds") plus a CSV (bench/results/nas/nas-<stamp>.csv).
+# With --repeat N the runs are interleaved (repetition by repetition, every
+# MPI in turn for each benchmark, class and process count) and the table
+# gives the median with the min-max spread, then each column's median as a
+# ratio to the first column's.
 # The NPB sources are not in this repository: see bench/README.md (NAS).
 #
 # Options (defaults in brackets):
-#   --mpis "ferry mpich ompi"      MPIs to compare [all three; a missing one is skipped]
+#   --mpis "ferry mpich ompi"      MPIs to compare [all three; a missing one is
+#                                  skipped]; ferry:MODE is Ferry's build run
+#                                  with FERRY_PROGRESS=MODE (e.g. "ferry:none ferry")
 #   --benchmarks "lu sp bt cg mg ft ep is"
 #   --classes "S W A"
 #   --np "1 2 4"                   process counts (BT and SP need a square)
+#   --repeat N                     interleaved repetitions [1]
+#   --timers                       run with NPB's timer.flag; LU and the others
+#                                  that have it then report their communication
+#                                  time, added as a second table (LU: "totcomm")
 #   --timeout SECONDS              per run [600]
-#   --ferry-progress MODE          FERRY_PROGRESS for Ferry's runs [library default]
+#   --ferry-progress MODE          FERRY_PROGRESS for plain "ferry" runs [library default]
 # Environment: NPB_DIR (required), FERRY_PREFIX [<repo>/install].
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 mpis="ferry mpich ompi" benchmarks="lu sp bt cg mg ft ep is" classes="S W A" nps="1 2 4"
-timeout_s=600 ferry_progress=
+timeout_s=600 ferry_progress= repeat=1 timers=no
 while [ $# -gt 0 ]; do
   case $1 in
     --mpis) mpis=$2; shift ;;
@@ -30,8 +40,10 @@ while [ $# -gt 0 ]; do
     --classes) classes=$2; shift ;;
     --np) nps=$2; shift ;;
     --timeout) timeout_s=$2; shift ;;
+    --repeat) repeat=$2; shift ;;
+    --timers) timers=yes ;;
     --ferry-progress) ferry_progress=$2; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -44,7 +56,7 @@ out=$root/bench/results/nas
 mkdir -p "$out"
 stamp=$(date +%Y%m%d-%H%M%S)
 csv=$out/nas-$stamp.csv
-echo "mpi,benchmark,class,np,status,seconds" > "$csv"
+echo "mpi,benchmark,class,np,rep,status,seconds,comm_seconds" > "$csv"
 
 # The wrappers and launcher of each MPI: fc cc mpiexec [launcher options].
 tools() {
@@ -95,68 +107,128 @@ RAND = randi8
 MAKEDEF
 }
 
-printf '# NPB 3.4 MPI from %s, %s\n' "$NPB_DIR" "$(date)"
-results=
-for mpi in $mpis; do
+printf '# NPB 3.4 MPI from %s, %s, load average %s\n' "$NPB_DIR" "$(date)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+# Build every benchmark and class once per MPI (ferry:MODE shares ferry's).
+runs=
+built=
+for spec in $mpis; do
+  mpi=${spec%%:*}
   set -- $(tools "$mpi")
-  if ! have "$1" || ! have "$2" || ! have "$3"; then
-    echo "# $mpi: wrappers absent ($1 $2 $3), skipped"
+  if [ $# -eq 0 ] || ! have "$1" || ! have "$2" || ! have "$3"; then
+    echo "# $spec: wrappers absent (${1:-?} ${2:-?} ${3:-?}), skipped"
     continue
   fi
+  runs="$runs $spec"
+  case " $built " in *" $mpi "*) continue ;; esac
+  built="$built $mpi"
   prepare "$mpi" || { echo "# $mpi: cannot copy $NPB_DIR" >&2; continue; }
   b=$out/build-$mpi
-  launcher=$3; shift 3; lopts=$*
+  if [ $timers = yes ]; then touch "$b/bin/timer.flag"; else rm -f "$b/bin/timer.flag"; fi
   for bm in $benchmarks; do
     for cl in $classes; do
-      exe=$b/bin/$bm.$cl.x
-      log=$out/build-$mpi/$bm.$cl.build.log
-      if ! (cd "$b" && make "$bm" CLASS="$cl") >"$log" 2>&1 || [ ! -x "$exe" ]; then
+      log=$b/$bm.$cl.build.log
+      if ! (cd "$b" && make "$bm" CLASS="$cl") >"$log" 2>&1 || [ ! -x "$b/bin/$bm.$cl.x" ]; then
         echo "# $mpi $bm.$cl: build failed, see $log"
-        for np in $nps; do echo "$mpi,$bm,$cl,$np,build-failed," >> "$csv"; done
-        continue
       fi
+    done
+  done
+done
+
+rep=1
+while [ $rep -le "$repeat" ]; do
+  for bm in $benchmarks; do
+    for cl in $classes; do
       for np in $nps; do
-        if ! np_ok "$bm" "$np"; then
-          echo "$mpi,$bm,$cl,$np,n/a," >> "$csv"
-          continue
-        fi
-        rlog=$out/build-$mpi/$bm.$cl.np$np.log
-        env_prog=
-        [ "$mpi" = ferry ] && [ -n "$ferry_progress" ] && env_prog="FERRY_PROGRESS=$ferry_progress"
-        # shellcheck disable=SC2086
-        (cd "$b/bin" && env $env_prog timeout "$timeout_s" "$launcher" $lopts -n "$np" "$exe") >"$rlog" 2>&1
-        rc=$?
-        t=$(sed -n 's/^ *Time in seconds *= *\([0-9.eE+-]*\).*/\1/p' "$rlog" | head -1)
-        if grep -q 'Verification *= *SUCCESSFUL' "$rlog"; then
-          st=ok
-        elif [ $rc = 124 ]; then
-          st=timeout t=
-        else
-          st=failed t=
-        fi
-        echo "$mpi,$bm,$cl,$np,$st,$t" >> "$csv"
-        [ "$st" = ok ] || echo "# $mpi $bm.$cl np=$np: $st (exit $rc), see $rlog"
+        for spec in $runs; do
+          mpi=${spec%%:*}
+          b=$out/build-$mpi
+          exe=$b/bin/$bm.$cl.x
+          if [ ! -x "$exe" ]; then
+            echo "$spec,$bm,$cl,$np,$rep,build-failed,," >> "$csv"
+            continue
+          fi
+          if ! np_ok "$bm" "$np"; then
+            echo "$spec,$bm,$cl,$np,$rep,n/a,," >> "$csv"
+            continue
+          fi
+          set -- $(tools "$mpi")
+          launcher=$3; shift 3; lopts=$*
+          mode=
+          [ "$mpi" = ferry ] && mode=$ferry_progress
+          case $spec in *:*) mode=${spec#*:} ;; esac
+          env_prog=
+          [ "$mpi" = ferry ] && [ -n "$mode" ] && env_prog="FERRY_PROGRESS=$mode"
+          rlog=$b/$bm.$cl.np$np.$(echo "$spec" | tr : _).r$rep.log
+          # shellcheck disable=SC2086
+          (cd "$b/bin" && env $env_prog timeout "$timeout_s" "$launcher" $lopts -n "$np" "$exe") >"$rlog" 2>&1
+          rc=$?
+          t=$(sed -n 's/^ *Time in seconds *= *\([0-9.eE+-]*\).*/\1/p' "$rlog" | head -1)
+          # LU's timer table: " timer 12( totcomm) :  min  max  average"
+          c=$(sed -n 's/^ *timer *[0-9]*( *totcomm) *: *[0-9.]* *[0-9.]* *\([0-9.]*\).*/\1/p' "$rlog" | head -1)
+          if grep -q 'Verification *= *SUCCESSFUL' "$rlog"; then
+            st=ok
+          elif [ $rc = 124 ]; then
+            st=timeout t= c=
+          else
+            st=failed t= c=
+          fi
+          echo "$spec,$bm,$cl,$np,$rep,$st,$t,$c" >> "$csv"
+          [ "$st" = ok ] || echo "# $spec $bm.$cl np=$np rep $rep: $st (exit $rc), see $rlog"
+        done
       done
     done
   done
-  results="$results $mpi"
+  rep=$((rep + 1))
 done
 
-# Table: one row per benchmark, class and process count, one column per MPI.
-echo
-awk -F, -v mpis="$results" '
-  NR == 1 { next }
-  { key = $2 "." $3 " np=" $4; if (!(key in seen)) { seen[key] = 1; order[++n] = key }
-    v[key, $1] = ($5 == "ok") ? sprintf("%.2f", $6) : $5 }
-  END {
-    m = split(mpis, col, " ")
-    printf "%-16s", "benchmark"; for (i = 1; i <= m; i++) printf " %12s", col[i]; printf "\n"
-    for (k = 1; k <= n; k++) {
-      printf "%-16s", order[k]
-      for (i = 1; i <= m; i++) { x = v[order[k], col[i]]; printf " %12s", x == "" ? "-" : x }
-      printf "\n"
+# Tables: one row per benchmark, class and process count, one column per
+# MPI: the median over the repetitions (min-max when more than one), then
+# the medians as ratios to the first column.
+table() {   # csv, column (7: seconds, 8: communication seconds), title
+  awk -F, -v mpis="$runs" -v col="$2" -v title="$3" '
+    function median(s,   a, n, i, j, t) {
+      n = split(s, a, " ")
+      for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
+      lo = a[1]; hi = a[n]
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
     }
-    print "(seconds, NPB \"Time in seconds\"; ok only when Verification = SUCCESSFUL)"
-  }' "$csv"
+    NR == 1 { next }
+    { key = $2 "." $3 " np=" $4; if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+      if ($6 == "ok" && $col != "") { vals[key, $1] = vals[key, $1] " " $col; cnt[key, $1]++ }
+      else if ($6 != "ok") bad[key, $1] = $6 }
+    END {
+      m = split(mpis, c, " "); any = 0
+      for (k = 1; k <= n; k++) for (i = 1; i <= m; i++) if (cnt[order[k], c[i]]) any = 1
+      if (!any) exit
+      print title
+      printf "%-16s", "benchmark"; for (i = 1; i <= m; i++) printf " %20s", c[i]; printf "\n"
+      for (k = 1; k <= n; k++) {
+        printf "%-16s", order[k]
+        for (i = 1; i <= m; i++) {
+          key = order[k] SUBSEP c[i]
+          if (cnt[key]) {
+            med[key] = median(vals[key])
+            x = cnt[key] > 1 ? sprintf("%.2f (%.2f-%.2f)", med[key], lo, hi) : sprintf("%.2f", med[key])
+          } else x = (key in bad) ? bad[key] : "-"
+          printf " %20s", x
+        }
+        printf "\n"
+      }
+      if (m > 1) {
+        printf "%-16s", "ratio to " c[1]; printf "\n"
+        for (k = 1; k <= n; k++) {
+          printf "%-16s", order[k]
+          for (i = 1; i <= m; i++) {
+            a = order[k] SUBSEP c[1]; key = order[k] SUBSEP c[i]
+            printf " %20s", (cnt[a] && cnt[key] && med[a] > 0) ? sprintf("%.3f", med[key] / med[a]) : "-"
+          }
+          printf "\n"
+        }
+      }
+    }' "$csv"
+}
+echo
+table "$csv" 7 "Time in seconds (NPB's; ok only when Verification = SUCCESSFUL)"
+[ $timers = yes ] && { echo; table "$csv" 8 "Communication time in seconds (LU: totcomm, average over ranks)"; }
 cp "$csv" "$out/nas-latest.csv"
 echo "# CSV: $csv"
