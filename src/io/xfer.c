@@ -1,0 +1,127 @@
+/* Moving data between memory and the view: both sides are walked as
+ * flattened segment lists, each contiguous file piece is one preadv/pwritev
+ * over the memory iovecs it covers. See fy_io.h. */
+#include "io/fy_io.h"
+#include "core/fy_error.h"
+#include "core/fy_request.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <unistd.h>
+#include <sys/uio.h>
+
+#define FILE_PIECES 64   /* file pieces listed per walk step */
+#define MEM_IOV 256      /* memory iovecs per system call (< IOV_MAX) */
+
+void fy_io_status(MPI_Status *status, MPI_Count bytes) {
+  if (status == MPI_STATUS_IGNORE) return;
+  MPI_Status s;
+  fy_status_empty(&s);
+  fy_status_set_count(&s, bytes);
+  fy_status_out(status, &s, 0);
+}
+
+int fy_io_check_access(fy_file_t *f, int write, MPI_Count count, MPI_Datatype dt, int explicit_or_indiv) {
+  (void)count;
+  (void)dt;
+  if (write && (f->amode & MPI_MODE_RDONLY))
+    return fy_err(MPI_ERR_READ_ONLY, "cannot write to %s: it was opened MPI_MODE_RDONLY", f->name);
+  if (!write && (f->amode & MPI_MODE_WRONLY))
+    return fy_err(MPI_ERR_ACCESS, "cannot read %s: it was opened MPI_MODE_WRONLY", f->name);
+  if (explicit_or_indiv && (f->amode & MPI_MODE_SEQUENTIAL))
+    return fy_err(MPI_ERR_UNSUPPORTED_OPERATION, "%s was opened MPI_MODE_SEQUENTIAL: only the shared file "
+                  "pointer may be used", f->name);
+  return MPI_SUCCESS;
+}
+
+/* One contiguous file piece [off, off+len) from/to packed bytes
+ * [moff, moff+len) of the memory layout; *done = bytes moved (less at end
+ * of file on reads). */
+static int piece(fy_file_t *f, int write, off_t off, size_t len, const fy_datatype_t *t, MPI_Count count,
+                 void *buf, size_t moff, size_t *done) {
+  struct iovec iov[MEM_IOV];
+  *done = 0;
+  while (*done < len) {
+    size_t cover;
+    int n = fy_flat_iov(&t->pk, count, (uintptr_t)buf, moff + *done, iov, MEM_IOV, len - *done, &cover);
+    if (n <= 0 || cover == 0) return fy_err(MPI_ERR_INTERN, "memory layout shorter than the data");
+    ssize_t r = write ? pwritev(f->fd, iov, n, off + (off_t)*done) : preadv(f->fd, iov, n, off + (off_t)*done);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return fy_io_errno(errno, write ? "cannot write to" : "cannot read", f->name);
+    }
+    if (r == 0) {
+      if (write) return fy_err(MPI_ERR_IO, "cannot write to %s: no progress", f->name);
+      return MPI_SUCCESS; /* end of file */
+    }
+    *done += (size_t)r;
+  }
+  return MPI_SUCCESS;
+}
+
+/* Atomic mode: a POSIX record lock over the bytes the call touches, so
+ * that concurrent conflicting accesses see all or nothing of each other. */
+static int lock_range(fy_file_t *f, int write, off_t start, off_t end, int lock) {
+  struct flock fl = {.l_type = (short)(lock ? (write ? F_WRLCK : F_RDLCK) : F_UNLCK), .l_whence = SEEK_SET,
+                     .l_start = start, .l_len = end - start};
+  while (fcntl(f->fd, F_SETLKW, &fl) < 0) {
+    if (errno == EINTR) continue;
+    /* a read lock needs read access, a write lock write access */
+    if (errno == EBADF) return MPI_SUCCESS;
+    return fy_io_errno(errno, "cannot lock a range of", f->name);
+  }
+  return MPI_SUCCESS;
+}
+
+int fy_io_xfer(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count count, MPI_Datatype dt,
+               MPI_Count *moved) {
+  const fy_datatype_t *t = fy_type_get(dt), *ft = f->ftype;
+  MPI_Count total = count * t->size;
+  int err = MPI_SUCCESS, locked = 0;
+  *moved = 0;
+  if (total == 0) return MPI_SUCCESS;
+  if (pos < 0) return fy_err(MPI_ERR_ARG, "offset = %lld etypes is negative", (long long)(pos / fy_io_etype_size(f)));
+  if (ft->size == 0) return fy_err(MPI_ERR_TYPE, "the view's filetype has no data");
+  if (t->size % f->etype->size)
+    return fy_err(MPI_ERR_TYPE, "datatype = %s (%lld bytes) is not a whole number of etypes (%lld bytes)",
+                  t->name, (long long)t->size, (long long)f->etype->size);
+  /* filetype items from the one holding pos to the one holding the last byte */
+  MPI_Count first = pos / ft->size, last = (pos + total - 1) / ft->size;
+  MPI_Count nitems = last - first + 1;
+  uintptr_t base = (uintptr_t)(f->disp + first * (MPI_Offset)ft->extent);
+  size_t fpos = (size_t)(pos - first * ft->size); /* in the walk of nitems items */
+  off_t lo = (off_t)(base + (uintptr_t)ft->true_lb);
+  off_t hi = (off_t)(base + (uintptr_t)((nitems - 1) * ft->extent + ft->true_lb + ft->true_extent));
+  if (f->atomic) {
+    if ((err = lock_range(f, write, lo, hi, 1))) return err;
+    locked = 1;
+  }
+  size_t left = (size_t)total, moff = 0;
+  while (left > 0) {
+    struct iovec fv[FILE_PIECES];
+    size_t cover;
+    int n = fy_flat_iov(&ft->pk, nitems, base, fpos + moff, fv, FILE_PIECES, left, &cover);
+    if (n <= 0 || cover == 0) {
+      err = fy_err(MPI_ERR_INTERN, "view walk ended early at %zu bytes", moff);
+      goto out;
+    }
+    for (int i = 0; i < n;) {
+      /* merge file pieces that touch */
+      off_t off = (off_t)(uintptr_t)fv[i].iov_base;
+      size_t len = fv[i].iov_len;
+      for (i++; i < n && (off_t)(uintptr_t)fv[i].iov_base == off + (off_t)len; i++) len += fv[i].iov_len;
+      size_t done;
+      if ((err = piece(f, write, off, len, t, count, buf, moff, &done))) goto out;
+      moff += done;
+      left -= done;
+      *moved = (MPI_Count)moff;
+      if (done < len) goto out; /* end of file */
+    }
+  }
+out:
+  if (locked) {
+    int e = lock_range(f, write, lo, hi, 0);
+    if (!err) err = e;
+  }
+  return err;
+}
