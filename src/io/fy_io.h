@@ -26,8 +26,9 @@
  *   fy_io_file() (MPI_ERR_FILE). The bindings raise them on the file's
  *   handler (open and delete on MPI_FILE_NULL's, MPI_ERRORS_RETURN by
  *   default).
- * - Only the "native" data representation ("internal" is the same);
- *   "external32" and user datareps are MPI_ERR_UNSUPPORTED_DATAREP. */
+ * - Only the "native" data representation ("internal" is the same, and so
+ *   is a datarep registered without conversion functions); "external32"
+ *   and datareps with conversion functions are MPI_ERR_UNSUPPORTED_DATAREP. */
 #ifndef FY_IO_H
 #define FY_IO_H
 #include <mpi.h>
@@ -77,6 +78,12 @@ void fy_io_view_release(fy_file_t *f);
 MPI_Offset fy_io_etype_size(const fy_file_t *f);
 /* Etypes of the view that lie before byte `size` of the file (SEEK_END). */
 MPI_Offset fy_io_end_etypes(const fy_file_t *f, MPI_Offset size);
+
+/* datarep.c: 1 if name is a registered datarep usable as native data, -1
+ * if registered with conversion functions, 0 if not registered; its
+ * extent function (0 and *extent untouched when it has none). */
+int fy_io_datarep_usable(const char *name);
+int fy_io_datarep_extent(const char *name, MPI_Datatype dt, MPI_Aint *extent);
 
 /* xfer.c: move count items of dt between buf and the view's data stream
  * from byte `pos`; *moved = bytes moved (short at end of file when reading). */

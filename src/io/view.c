@@ -26,6 +26,11 @@ MPI_Offset fy_io_etype_size(const fy_file_t *f) { return (MPI_Offset)f->etype->s
 static int datarep_ok(const char *datarep) {
   if (!datarep) return fy_err(MPI_ERR_ARG, "datarep = NULL");
   if (!strcasecmp(datarep, "native") || !strcasecmp(datarep, "internal")) return MPI_SUCCESS;
+  int u = fy_io_datarep_usable(datarep);
+  if (u > 0) return MPI_SUCCESS;
+  if (u < 0)
+    return fy_err(MPI_ERR_UNSUPPORTED_DATAREP, "datarep = \"%s\" has conversion functions: Ferry moves native "
+                  "data only", datarep);
   return fy_err(MPI_ERR_UNSUPPORTED_DATAREP, "datarep = \"%s\": Ferry's MPI I/O supports \"native\" "
                 "(and \"internal\", the same) only", datarep);
 }
@@ -68,6 +73,7 @@ int fy_mpi_file_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_D
   f->disp = disp;
   strcpy(f->datarep, "native");
   if (!strcasecmp(datarep, "internal")) strcpy(f->datarep, "internal");
+  else if (strcasecmp(datarep, "native")) strcpy(f->datarep, datarep); /* registered */
   f->fp = 0;
   if (f->rank == 0 && (err = fy_io_shared_set(f, 0))) return err;
   return fy_mpi_barrier(f->comm);
@@ -124,7 +130,10 @@ int fy_mpi_file_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count 
   int err;
   if (!fy_io_file(fh, &err)) return err;
   if (!extent) return fy_err(MPI_ERR_ARG, "extent = NULL");
-  *extent = fy_type_get(datatype)->extent; /* native: the memory extent */
+  fy_file_t *f = fy_file_get(fh);
+  MPI_Aint x = fy_type_get(datatype)->extent; /* native: the memory extent */
+  if ((err = fy_io_datarep_extent(f->datarep, datatype, &x))) return err;
+  *extent = x;
   return MPI_SUCCESS;
 }
 
