@@ -38,7 +38,7 @@ static MPI_Errhandler *slot_of(int obj_kind, int handle) {
   switch (obj_kind) {
     case FY_OBJ_COMM: return (c = fy_comm_get(handle)) ? &c->errhandler : NULL;
     case FY_OBJ_WIN: return fy_win_errhandler_slot(handle);
-    case FY_OBJ_FILE: return fy_file_errhandler_slot((MPI_File)(intptr_t)handle); /* bindings pass 0 */
+    case FY_OBJ_FILE: return fy_file_errhandler_slot((MPI_File)(intptr_t)handle); /* fy_file_key() */
     case FY_OBJ_SESSION: return fy_session_errhandler_slot(handle);
   }
   return NULL;

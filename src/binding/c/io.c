@@ -1610,7 +1610,7 @@ FERRY_API_PUBLIC int PMPI_Register_datarep(const char* datarep, MPI_Datarep_conv
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_NONE, 0, "MPI_Register_datarep");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_Register_datarep");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1626,7 +1626,7 @@ FERRY_API_PUBLIC int PMPI_Register_datarep_c(const char* datarep, MPI_Datarep_co
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_NONE, 0, "MPI_Register_datarep_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_Register_datarep_c");
   FY_API_EXIT();
   return fy_err;
 }

@@ -211,9 +211,9 @@ def _buffer_check(f, name, names, base):
 
 def error_object(f):
     """Which object's error handler fy_err_raise() should use."""
-    # No file exists yet (open) or none is named (delete): errors go to
+    # No file exists yet (open) or none is named (delete, register_datarep): errors go to
     # MPI_FILE_NULL's handler (MPI 4.1 14.7); close names its file by pointer.
-    if f.name in ("MPI_File_open", "MPI_File_delete"):
+    if f.name in ("MPI_File_open", "MPI_File_delete") or _base(f) == "MPI_Register_datarep":
         return "FY_OBJ_FILE", "0"
     if f.name == "MPI_File_close":
         return "FY_OBJ_FILE", "(fh ? fy_file_key(*fh) : 0)"

@@ -15,6 +15,19 @@ static void on_file_error(MPI_File *f, int *code, ...) {
   last_code = *code;
 }
 
+static int ext_fn(MPI_Datatype dt, MPI_Aint *extent, void *extra) {
+  MPI_Aint lb;
+  (void)extra;
+  MPI_Type_get_extent(dt, &lb, extent);
+  *extent *= 2; /* visible in MPI_File_get_type_extent */
+  return MPI_SUCCESS;
+}
+
+static int conv_fn(void *userbuf, MPI_Datatype dt, int count, void *filebuf, MPI_Offset pos, void *extra) {
+  (void)userbuf; (void)dt; (void)count; (void)filebuf; (void)pos; (void)extra;
+  return MPI_SUCCESS;
+}
+
 static int cls(int rc) {
   int c = rc;
   if (rc != MPI_SUCCESS) MPI_Error_class(rc, &c);
@@ -75,6 +88,25 @@ int main(int argc, char **argv) {
   CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "mine", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
   CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_SHORT, "native", MPI_INFO_NULL), MPI_ERR_TYPE);
   CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_DATATYPE_NULL, "native", MPI_INFO_NULL), MPI_ERR_TYPE);
+  /* registered datareps: without conversion functions they are native data */
+  CHECK_OK(MPI_Register_datarep("ferry-plain", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, ext_fn, NULL));
+  CHECK_CLASS(MPI_Register_datarep("ferry-plain", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, ext_fn, NULL),
+              MPI_ERR_DUP_DATAREP);
+  CHECK_CLASS(MPI_Register_datarep("native", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, ext_fn, NULL),
+              MPI_ERR_DUP_DATAREP);
+  CHECK_OK(MPI_Register_datarep("ferry-conv", conv_fn, conv_fn, ext_fn, NULL));
+  CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "ferry-conv", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
+  CHECK_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "ferry-plain", MPI_INFO_NULL));
+  {
+    MPI_Aint x;
+    MPI_Offset dd;
+    MPI_Datatype e1, f1;
+    char rep[MPI_MAX_DATAREP_STRING];
+    CHECK_OK(MPI_File_get_type_extent(fh, MPI_INT, &x));
+    CHECK(x == 8, "extent through the datarep's extent function: %ld", (long)x);
+    CHECK_OK(MPI_File_get_view(fh, &dd, &e1, &f1, rep));
+    CHECK(!strcmp(rep, "ferry-plain"), "datarep of the view: %s", rep);
+  }
   CHECK_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
   short sh[3];
   CHECK_CLASS(MPI_File_read_at(fh, 0, sh, 3, MPI_SHORT, &st), MPI_ERR_TYPE); /* 6 bytes: not whole ints */
