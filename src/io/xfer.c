@@ -1,17 +1,19 @@
 /* Moving data between memory and the view: both sides are walked as
  * flattened segment lists, each contiguous file piece is one preadv/pwritev
- * over the memory iovecs it covers. See fy_io.h. */
+ * over the memory iovecs it covers (memory of small blocks is packed into,
+ * or unpacked from, a bounce buffer instead). See fy_io.h. */
 #include "io/fy_io.h"
 #include "core/fy_error.h"
 #include "core/fy_request.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <sys/uio.h>
 
 #define FILE_PIECES 64   /* file pieces listed per walk step */
-#define MEM_IOV 256      /* memory iovecs per system call (< IOV_MAX) */
+#define MEM_IOV 1024     /* memory iovecs per system call (IOV_MAX on Linux) */
 
 void fy_io_status(MPI_Status *status, MPI_Count bytes) {
   if (status == MPI_STATUS_IGNORE) return;
@@ -34,16 +36,71 @@ int fy_io_check_access(fy_file_t *f, int write, MPI_Count count, MPI_Datatype dt
   return MPI_SUCCESS;
 }
 
+/* Memory blocks smaller than this on average go through a bounce buffer:
+ * a kernel iovec per few bytes costs more than copying them (pack engine). */
+#define BOUNCE_MIN_BLOCK 512
+#define BOUNCE_MAX (4u << 20)
+
+static int small_blocks(const fy_datatype_t *t) {
+  if (t->is_contig) return 0;
+  MPI_Count blocks = 0;
+  for (MPI_Count i = 0; i < t->pk.nsegs; i++) blocks += t->pk.segs[i].n;
+  blocks *= t->pk.rep;
+  return blocks > 0 && t->size / blocks < BOUNCE_MIN_BLOCK;
+}
+
+/* The piece through a bounce buffer: pread then unpack, or pack then pwrite. */
+static int piece_bounce(fy_file_t *f, int write, off_t off, size_t len, const fy_datatype_t *t, MPI_Count count,
+                        void *buf, size_t moff, size_t *done) {
+  size_t cap = len < BOUNCE_MAX ? len : BOUNCE_MAX;
+  char *b = malloc(cap);
+  int err = MPI_SUCCESS;
+  if (!b) return fy_err(MPI_ERR_NO_MEM, "out of memory for a %zu-byte I/O buffer", cap);
+  *done = 0;
+  while (*done < len) {
+    size_t want = len - *done < cap ? len - *done : cap, got = 0;
+    if (write) fy_type_pack_range(t, count, buf, moff + *done, want, b);
+    while (got < want) {
+      ssize_t r = write ? pwrite(f->fd, b + got, want - got, off + (off_t)(*done + got))
+                        : pread(f->fd, b + got, want - got, off + (off_t)(*done + got));
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        err = fy_io_errno(errno, write ? "cannot write to" : "cannot read", f->name);
+        goto out;
+      }
+      if (r == 0) {
+        if (write) err = fy_err(MPI_ERR_IO, "cannot write to %s: no progress", f->name);
+        break; /* end of file */
+      }
+      got += (size_t)r;
+    }
+    if (!write) fy_type_unpack_range(t, count, buf, moff + *done, got, b);
+    *done += got;
+    if (err || got < want) break;
+  }
+out:
+  free(b);
+  return err;
+}
+
 /* One contiguous file piece [off, off+len) from/to packed bytes
  * [moff, moff+len) of the memory layout; *done = bytes moved (less at end
  * of file on reads). */
 static int piece(fy_file_t *f, int write, off_t off, size_t len, const fy_datatype_t *t, MPI_Count count,
                  void *buf, size_t moff, size_t *done) {
   struct iovec iov[MEM_IOV];
+  if (small_blocks(t)) return piece_bounce(f, write, off, len, t, count, buf, moff, done);
   *done = 0;
   while (*done < len) {
     size_t cover;
-    int n = fy_flat_iov(&t->pk, count, (uintptr_t)buf, moff + *done, iov, MEM_IOV, len - *done, &cover);
+    int n;
+    if (t->is_contig) { /* one block: no walk */
+      iov[0].iov_base = (char *)buf + t->true_lb + moff + *done;
+      iov[0].iov_len = cover = len - *done;
+      n = 1;
+    } else {
+      n = fy_flat_iov(&t->pk, count, (uintptr_t)buf, moff + *done, iov, MEM_IOV, len - *done, &cover);
+    }
     if (n <= 0 || cover == 0) return fy_err(MPI_ERR_INTERN, "memory layout shorter than the data");
     ssize_t r = write ? pwritev(f->fd, iov, n, off + (off_t)*done) : preadv(f->fd, iov, n, off + (off_t)*done);
     if (r < 0) {
@@ -100,7 +157,15 @@ int fy_io_xfer(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count cou
   while (left > 0) {
     struct iovec fv[FILE_PIECES];
     size_t cover;
-    int n = fy_flat_iov(&ft->pk, nitems, base, fpos + moff, fv, FILE_PIECES, left, &cover);
+    int n;
+    if (ft->is_contig && ft->extent == (MPI_Aint)ft->size) {
+      /* a contiguous view (the default one): the data is one file range */
+      fv[0].iov_base = (void *)(base + (uintptr_t)ft->true_lb + fpos + moff);
+      fv[0].iov_len = cover = left;
+      n = 1;
+    } else {
+      n = fy_flat_iov(&ft->pk, nitems, base, fpos + moff, fv, FILE_PIECES, left, &cover);
+    }
     if (n <= 0 || cover == 0) {
       err = fy_err(MPI_ERR_INTERN, "view walk ended early at %zu bytes", moff);
       goto out;

@@ -128,6 +128,39 @@ static void individual(int rank) {
   CHECK(dst[0] == 1 && dst[2] == 2 && dst[6] == 4 && dst[1] == 0, "vector read %d %d %d %d", dst[0], dst[2],
         dst[6], dst[1]);
   MPI_Type_free(&vec);
+  /* large memory blocks (moved by iovecs, not a bounce buffer): 3 blocks of
+   * 1024 ints, 2048 apart */
+  MPI_Type_vector(3, 1024, 2048, MPI_INT, &vec);
+  MPI_Type_commit(&vec);
+  int *big = malloc(5 * 2048 * sizeof *big), *lin = malloc(3 * 1024 * sizeof *lin);
+  for (int i = 0; i < 5 * 2048; i++) big[i] = i;
+  CHECK_OK(MPI_File_write_at(fh, 0, big, 1, vec, &st));
+  CHECK_OK(MPI_File_read_at(fh, 0, lin, 3 * 1024, MPI_INT, &st));
+  for (int b = 0, bad = 0; b < 3 && !bad; b++)
+    for (int i = 0; i < 1024 && !bad; i++)
+      if (lin[b * 1024 + i] != b * 2048 + i) {
+        bad = 1;
+        CHECK(0, "big-block write: file int %d = %d", b * 1024 + i, lin[b * 1024 + i]);
+      }
+  memset(big, 0xff, 5 * 2048 * sizeof *big);
+  CHECK_OK(MPI_File_read_at(fh, 0, big, 2, vec, &st)); /* 2 items: 6 blocks, the file has 3 */
+  CHECK_OK(MPI_Get_count(&st, vec, &cnt));
+  CHECK(cnt == 1, "count of the items read: %d", cnt);
+  CHECK_OK(MPI_Get_elements(&st, vec, &cnt));
+  CHECK(cnt == 3 * 1024, "elements %d", cnt);
+  CHECK(big[0] == 0 && big[2048 + 1023] == 2048 + 1023 && big[1024] == -1 && big[4096] == 2048 * 2,
+        "big-block read %d %d %d %d", big[0], big[2048 + 1023], big[1024], big[4096]);
+  int *part = malloc(5 * 2048 * sizeof *part);
+  CHECK_OK(MPI_File_read_at(fh, 512 * sizeof(int), part, 1, vec, &st)); /* 2560 of 3072 ints left */
+  CHECK_OK(MPI_Get_count(&st, vec, &cnt));
+  CHECK(cnt == MPI_UNDEFINED, "count of part of an item: %d", cnt);
+  CHECK_OK(MPI_Get_elements(&st, vec, &cnt));
+  CHECK(cnt == 2560, "elements of part of an item: %d", cnt);
+  CHECK(part[0] == 512 && part[4096 + 511] == 2 * 2048 + 1023, "partial read %d %d", part[0], part[4096 + 511]);
+  free(part);
+  free(big);
+  free(lin);
+  MPI_Type_free(&vec);
   CHECK_OK(MPI_File_close(&fh));
 }
 
