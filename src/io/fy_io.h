@@ -14,10 +14,13 @@
  * - Data moves by preadv/pwritev: the view's filetype and the memory
  *   datatype are both walked as flattened segment lists (fy_flat_iov), the
  *   file one with the view's displacement as base, so each contiguous file
- *   piece is one system call over the memory iovecs it covers. No data is
- *   packed or staged, and collective calls are independent I/O plus the
- *   synchronisation the standard asks for (none for data, a barrier where
- *   file state changes: set_size, preallocate, seek_shared, set_view).
+ *   piece is one system call over the memory iovecs it covers (memory of
+ *   small blocks goes through a bounce buffer; many small file pieces are
+ *   sieved: one pread of their span, and for writes a write-back of it
+ *   under the exclusive record lock every write takes). Collective calls
+ *   are independent I/O plus the synchronisation the standard asks for
+ *   (none for data, a barrier where file state changes: set_size,
+ *   preallocate, seek_shared, set_view).
  * - Positions: the individual pointer `fp` and explicit offsets are in
  *   etypes of the current view; fy_io_xfer takes a byte position in the
  *   view's data stream (offset * etype size).
@@ -45,6 +48,7 @@ typedef struct fy_file {
   MPI_Errhandler eh;
   MPI_Info hints;             /* hints reported by MPI_File_get_info */
   int atomic;
+  int nolocks;                /* the file system refused a record lock: none taken */
   /* the view */
   MPI_Offset disp;
   MPI_Datatype etype_h, ftype_h;
