@@ -17,6 +17,7 @@
 #ifndef FY_CHECK_H
 #define FY_CHECK_H
 #include <mpi.h>
+#include <stdint.h>
 
 enum { FY_OBJ_NONE = 0, FY_OBJ_COMM, FY_OBJ_WIN, FY_OBJ_FILE, FY_OBJ_SESSION };
 
@@ -40,5 +41,7 @@ int fy_check_errhandler(MPI_Errhandler eh, const char *arg);
 int fy_check_win(MPI_Win win, const char *arg);
 
 int fy_err_raise(int err, int obj_kind, int handle, const char *fname);
+/* A file's int handle: an MPI_File's value is its handle (src/io/fy_io.h). */
+static inline int fy_file_key(MPI_File f) { return (int)(intptr_t)f; }
 int fy_err_unsupported(const char *fname);
 #endif

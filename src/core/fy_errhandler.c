@@ -23,7 +23,7 @@ typedef struct {
 } fy_errhandler_t;
 
 static const char *const obj_name[] = {"", "communicator", "window", "file", "session"};
-/* Files exist only as MPI_FILE_NULL here: its handler is the default for
+/* Without src/io only MPI_FILE_NULL exists: its handler is the default for
  * new files (MPI_ERRORS_RETURN, MPI 4.1 14.7). */
 static MPI_Errhandler file_null_eh = MPI_ERRORS_RETURN;
 
@@ -38,7 +38,7 @@ static MPI_Errhandler *slot_of(int obj_kind, int handle) {
   switch (obj_kind) {
     case FY_OBJ_COMM: return (c = fy_comm_get(handle)) ? &c->errhandler : NULL;
     case FY_OBJ_WIN: return fy_win_errhandler_slot(handle);
-    case FY_OBJ_FILE: return fy_file_errhandler_slot((MPI_File)(intptr_t)handle); /* bindings pass 0 */
+    case FY_OBJ_FILE: return fy_file_errhandler_slot((MPI_File)(intptr_t)handle); /* fy_file_key() */
     case FY_OBJ_SESSION: return fy_session_errhandler_slot(handle);
   }
   return NULL;
@@ -60,6 +60,8 @@ int fy_err_raise(int err, int obj_kind, int handle, const char *fname) {
   if (obj_kind != FY_OBJ_NONE && obj_kind != FY_OBJ_COMM) {
     slot = slot_of(obj_kind, handle);
     if (slot) h = handle;
+    /* an invalid file handle: the default file error handler (MPI_FILE_NULL's) */
+    if (!slot && obj_kind == FY_OBJ_FILE && (slot = slot_of(FY_OBJ_FILE, 0))) h = 0;
   }
   if (!slot) {
     fy_comm_t *c = NULL;
@@ -195,14 +197,13 @@ int fy_mpi_win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
 int fy_mpi_win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler) {
   return get_eh(FY_OBJ_WIN, win, errhandler);
 }
-/* Files: only MPI_FILE_NULL exists until MPI-IO comes. */
+/* Files: the handle is the MPI_File's value (src/io); MPI_FILE_NULL holds
+ * the default file error handler. */
 int fy_mpi_file_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {
-  if (file != MPI_FILE_NULL) return fy_err(MPI_ERR_FILE, "file is not a valid file");
-  return set_eh(FY_OBJ_FILE, 0, errhandler);
+  return set_eh(FY_OBJ_FILE, fy_file_key(file), errhandler);
 }
 int fy_mpi_file_get_errhandler(MPI_File file, MPI_Errhandler *errhandler) {
-  if (file != MPI_FILE_NULL) return fy_err(MPI_ERR_FILE, "file is not a valid file");
-  return get_eh(FY_OBJ_FILE, 0, errhandler);
+  return get_eh(FY_OBJ_FILE, fy_file_key(file), errhandler);
 }
 int fy_mpi_session_set_errhandler(MPI_Session s, MPI_Errhandler errhandler) {
   return set_eh(FY_OBJ_SESSION, s, errhandler);
@@ -226,8 +227,7 @@ int fy_mpi_win_call_errhandler(MPI_Win win, int errorcode) {
   return call_eh(FY_OBJ_WIN, win, errorcode, "MPI_Win_call_errhandler");
 }
 int fy_mpi_file_call_errhandler(MPI_File fh, int errorcode) {
-  if (fh != MPI_FILE_NULL) return fy_err(MPI_ERR_FILE, "fh is not a valid file");
-  return call_eh(FY_OBJ_FILE, 0, errorcode, "MPI_File_call_errhandler");
+  return call_eh(FY_OBJ_FILE, fy_file_key(fh), errorcode, "MPI_File_call_errhandler");
 }
 int fy_mpi_session_call_errhandler(MPI_Session s, int errorcode) {
   return call_eh(FY_OBJ_SESSION, s, errorcode, "MPI_Session_call_errhandler");

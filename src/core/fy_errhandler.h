@@ -9,11 +9,13 @@
  *   communicator handle and the code, then the code is returned.
  * - Handlers carry the object kind they were created for; setting one on
  *   another kind is MPI_ERR_ARG. The handler of a window / session / file
- *   lives in that object: the RMA layer (and sessions, files when they
- *   come) define fy_win_errhandler_slot() etc. returning the address of the
- *   object's MPI_Errhandler field, NULL for an invalid handle; the weak
- *   versions here know no windows or sessions, and only MPI_FILE_NULL
- *   (whose handler is the default for files, MPI_ERRORS_RETURN).
+ *   lives in that object: the RMA layer, sessions and src/io define
+ *   fy_win_errhandler_slot() etc. returning the address of the object's
+ *   MPI_Errhandler field, NULL for an invalid handle; the weak versions
+ *   here know no windows or sessions, and only MPI_FILE_NULL (whose handler
+ *   is the default for files, MPI_ERRORS_RETURN). A file's handle is the
+ *   int value of its MPI_File (fy_file_key); an error on an invalid file
+ *   goes to MPI_FILE_NULL's handler.
  *   The object owns one reference (fy_errhandler_retain/release).
  * - fy_err_set_obj() lets an implementation name the communicator an error
  *   belongs to when the function's arguments do not (request completion). */

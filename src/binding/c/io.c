@@ -24,7 +24,7 @@ FERRY_API_PUBLIC int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_call_errhandler");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_call_errhandler");
   FY_API_EXIT();
   return fy_err;
 }
@@ -41,7 +41,7 @@ FERRY_API_PUBLIC int PMPI_File_close(MPI_File* fh)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_NONE, 0, "MPI_File_close");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, (fh ? fy_file_key(*fh) : 0), "MPI_File_close");
   FY_API_EXIT();
   return fy_err;
 }
@@ -75,7 +75,7 @@ FERRY_API_PUBLIC int PMPI_File_delete(const char* filename, MPI_Info info)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_NONE, 0, "MPI_File_delete");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_delete");
   FY_API_EXIT();
   return fy_err;
 }
@@ -104,7 +104,7 @@ FERRY_API_PUBLIC int PMPI_File_get_amode(MPI_File fh, int* amode)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_get_amode");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_get_amode");
   FY_API_EXIT();
   return fy_err;
 }
@@ -121,7 +121,7 @@ FERRY_API_PUBLIC int PMPI_File_get_atomicity(MPI_File fh, int* flag)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_get_atomicity");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_get_atomicity");
   FY_API_EXIT();
   return fy_err;
 }
@@ -138,7 +138,7 @@ FERRY_API_PUBLIC int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, M
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_get_byte_offset");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_get_byte_offset");
   FY_API_EXIT();
   return fy_err;
 }
@@ -155,7 +155,7 @@ FERRY_API_PUBLIC int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* err
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_get_errhandler");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(file), "MPI_File_get_errhandler");
   FY_API_EXIT();
   return fy_err;
 }
@@ -172,7 +172,7 @@ FERRY_API_PUBLIC int PMPI_File_get_group(MPI_File fh, MPI_Group* group)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_get_group");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_get_group");
   FY_API_EXIT();
   return fy_err;
 }
@@ -189,7 +189,7 @@ FERRY_API_PUBLIC int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_get_info");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_get_info");
   FY_API_EXIT();
   return fy_err;
 }
@@ -206,7 +206,7 @@ FERRY_API_PUBLIC int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_get_position");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_get_position");
   FY_API_EXIT();
   return fy_err;
 }
@@ -223,7 +223,7 @@ FERRY_API_PUBLIC int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offs
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_get_position_shared");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_get_position_shared");
   FY_API_EXIT();
   return fy_err;
 }
@@ -240,7 +240,7 @@ FERRY_API_PUBLIC int PMPI_File_get_size(MPI_File fh, MPI_Offset* size)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_get_size");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_get_size");
   FY_API_EXIT();
   return fy_err;
 }
@@ -258,7 +258,7 @@ FERRY_API_PUBLIC int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatyp
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_get_type_extent");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_get_type_extent");
   FY_API_EXIT();
   return fy_err;
 }
@@ -276,7 +276,7 @@ FERRY_API_PUBLIC int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datat
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_get_type_extent_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_get_type_extent_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -296,7 +296,7 @@ FERRY_API_PUBLIC int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datat
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_get_view");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_get_view");
   FY_API_EXIT();
   return fy_err;
 }
@@ -315,7 +315,7 @@ FERRY_API_PUBLIC int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Data
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iread");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iread");
   FY_API_EXIT();
   return fy_err;
 }
@@ -334,7 +334,7 @@ FERRY_API_PUBLIC int PMPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, 
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iread_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iread_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -353,7 +353,7 @@ FERRY_API_PUBLIC int PMPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iread_all");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iread_all");
   FY_API_EXIT();
   return fy_err;
 }
@@ -372,7 +372,7 @@ FERRY_API_PUBLIC int PMPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count cou
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iread_all_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iread_all_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -391,7 +391,7 @@ FERRY_API_PUBLIC int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* bu
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iread_at");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iread_at");
   FY_API_EXIT();
   return fy_err;
 }
@@ -410,7 +410,7 @@ FERRY_API_PUBLIC int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* 
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iread_at_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iread_at_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -429,7 +429,7 @@ FERRY_API_PUBLIC int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iread_at_all");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iread_at_all");
   FY_API_EXIT();
   return fy_err;
 }
@@ -448,7 +448,7 @@ FERRY_API_PUBLIC int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, vo
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iread_at_all_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iread_at_all_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -467,7 +467,7 @@ FERRY_API_PUBLIC int PMPI_File_iread_shared(MPI_File fh, void* buf, int count, M
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iread_shared");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iread_shared");
   FY_API_EXIT();
   return fy_err;
 }
@@ -486,7 +486,7 @@ FERRY_API_PUBLIC int PMPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count 
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iread_shared_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iread_shared_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -505,7 +505,7 @@ FERRY_API_PUBLIC int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, M
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iwrite");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iwrite");
   FY_API_EXIT();
   return fy_err;
 }
@@ -524,7 +524,7 @@ FERRY_API_PUBLIC int PMPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count 
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iwrite_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iwrite_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -543,7 +543,7 @@ FERRY_API_PUBLIC int PMPI_File_iwrite_all(MPI_File fh, const void* buf, int coun
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iwrite_all");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iwrite_all");
   FY_API_EXIT();
   return fy_err;
 }
@@ -562,7 +562,7 @@ FERRY_API_PUBLIC int PMPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Co
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iwrite_all_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iwrite_all_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -581,7 +581,7 @@ FERRY_API_PUBLIC int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const v
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iwrite_at");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iwrite_at");
   FY_API_EXIT();
   return fy_err;
 }
@@ -600,7 +600,7 @@ FERRY_API_PUBLIC int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iwrite_at_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iwrite_at_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -619,7 +619,7 @@ FERRY_API_PUBLIC int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, con
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iwrite_at_all");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iwrite_at_all");
   FY_API_EXIT();
   return fy_err;
 }
@@ -638,7 +638,7 @@ FERRY_API_PUBLIC int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, c
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iwrite_at_all_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iwrite_at_all_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -657,7 +657,7 @@ FERRY_API_PUBLIC int PMPI_File_iwrite_shared(MPI_File fh, const void* buf, int c
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iwrite_shared");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iwrite_shared");
   FY_API_EXIT();
   return fy_err;
 }
@@ -676,7 +676,7 @@ FERRY_API_PUBLIC int PMPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_iwrite_shared_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_iwrite_shared_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -695,7 +695,7 @@ FERRY_API_PUBLIC int PMPI_File_open(MPI_Comm comm, const char* filename, int amo
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm, "MPI_File_open");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_open");
   FY_API_EXIT();
   return fy_err;
 }
@@ -711,7 +711,7 @@ FERRY_API_PUBLIC int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_preallocate");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_preallocate");
   FY_API_EXIT();
   return fy_err;
 }
@@ -729,7 +729,7 @@ FERRY_API_PUBLIC int PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datat
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read");
   FY_API_EXIT();
   return fy_err;
 }
@@ -747,7 +747,7 @@ FERRY_API_PUBLIC int PMPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, M
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -765,7 +765,7 @@ FERRY_API_PUBLIC int PMPI_File_read_all(MPI_File fh, void* buf, int count, MPI_D
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_all");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_all");
   FY_API_EXIT();
   return fy_err;
 }
@@ -783,7 +783,7 @@ FERRY_API_PUBLIC int PMPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count coun
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_all_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_all_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -801,7 +801,7 @@ FERRY_API_PUBLIC int PMPI_File_read_all_begin(MPI_File fh, void* buf, int count,
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_all_begin");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_all_begin");
   FY_API_EXIT();
   return fy_err;
 }
@@ -819,7 +819,7 @@ FERRY_API_PUBLIC int PMPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Coun
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_all_begin_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_all_begin_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -835,7 +835,7 @@ FERRY_API_PUBLIC int PMPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* 
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_all_end");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_all_end");
   FY_API_EXIT();
   return fy_err;
 }
@@ -853,7 +853,7 @@ FERRY_API_PUBLIC int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_at");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_at");
   FY_API_EXIT();
   return fy_err;
 }
@@ -871,7 +871,7 @@ FERRY_API_PUBLIC int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* b
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_at_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_at_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -889,7 +889,7 @@ FERRY_API_PUBLIC int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void*
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_at_all");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_at_all");
   FY_API_EXIT();
   return fy_err;
 }
@@ -907,7 +907,7 @@ FERRY_API_PUBLIC int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, voi
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_at_all_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_at_all_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -925,7 +925,7 @@ FERRY_API_PUBLIC int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset,
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_at_all_begin");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_at_all_begin");
   FY_API_EXIT();
   return fy_err;
 }
@@ -943,7 +943,7 @@ FERRY_API_PUBLIC int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offse
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_at_all_begin_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_at_all_begin_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -959,7 +959,7 @@ FERRY_API_PUBLIC int PMPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Statu
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_at_all_end");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_at_all_end");
   FY_API_EXIT();
   return fy_err;
 }
@@ -977,7 +977,7 @@ FERRY_API_PUBLIC int PMPI_File_read_ordered(MPI_File fh, void* buf, int count, M
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_ordered");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_ordered");
   FY_API_EXIT();
   return fy_err;
 }
@@ -995,7 +995,7 @@ FERRY_API_PUBLIC int PMPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count 
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_ordered_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_ordered_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1013,7 +1013,7 @@ FERRY_API_PUBLIC int PMPI_File_read_ordered_begin(MPI_File fh, void* buf, int co
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_ordered_begin");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_ordered_begin");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1031,7 +1031,7 @@ FERRY_API_PUBLIC int PMPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_ordered_begin_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_ordered_begin_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1047,7 +1047,7 @@ FERRY_API_PUBLIC int PMPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Stat
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_ordered_end");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_ordered_end");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1065,7 +1065,7 @@ FERRY_API_PUBLIC int PMPI_File_read_shared(MPI_File fh, void* buf, int count, MP
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_shared");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_shared");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1083,7 +1083,7 @@ FERRY_API_PUBLIC int PMPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count c
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_read_shared_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_read_shared_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1099,7 +1099,7 @@ FERRY_API_PUBLIC int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_seek");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_seek");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1115,7 +1115,7 @@ FERRY_API_PUBLIC int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int w
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_seek_shared");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_seek_shared");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1131,7 +1131,7 @@ FERRY_API_PUBLIC int PMPI_File_set_atomicity(MPI_File fh, int flag)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_set_atomicity");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_set_atomicity");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1148,7 +1148,7 @@ FERRY_API_PUBLIC int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errh
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_set_errhandler");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(file), "MPI_File_set_errhandler");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1165,7 +1165,7 @@ FERRY_API_PUBLIC int PMPI_File_set_info(MPI_File fh, MPI_Info info)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_set_info");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_set_info");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1181,7 +1181,7 @@ FERRY_API_PUBLIC int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_set_size");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_set_size");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1200,7 +1200,7 @@ FERRY_API_PUBLIC int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Dataty
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_set_view");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_set_view");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1216,7 +1216,7 @@ FERRY_API_PUBLIC int PMPI_File_sync(MPI_File fh)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_sync");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_sync");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1224,17 +1224,7 @@ fail:
 #pragma weak MPI_File_toint = PMPI_File_toint
 FERRY_API_PUBLIC int PMPI_File_toint(MPI_File file)
 {
-  int fy_err;
-  FY_API_ENTER();
-  if ((fy_err = fy_check_initialized("MPI_File_toint"))) goto fail;
-  fy_err = fy_mpi_file_toint(file);
-  if (fy_err) goto fail;
-  FY_API_EXIT();
-  return MPI_SUCCESS;
-fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_toint");
-  FY_API_EXIT();
-  return fy_err;
+  return fy_mpi_file_toint(file);
 }
 
 #pragma weak MPI_File_write = PMPI_File_write
@@ -1250,7 +1240,7 @@ FERRY_API_PUBLIC int PMPI_File_write(MPI_File fh, const void* buf, int count, MP
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1268,7 +1258,7 @@ FERRY_API_PUBLIC int PMPI_File_write_c(MPI_File fh, const void* buf, MPI_Count c
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1286,7 +1276,7 @@ FERRY_API_PUBLIC int PMPI_File_write_all(MPI_File fh, const void* buf, int count
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_all");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_all");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1304,7 +1294,7 @@ FERRY_API_PUBLIC int PMPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Cou
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_all_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_all_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1322,7 +1312,7 @@ FERRY_API_PUBLIC int PMPI_File_write_all_begin(MPI_File fh, const void* buf, int
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_all_begin");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_all_begin");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1340,7 +1330,7 @@ FERRY_API_PUBLIC int PMPI_File_write_all_begin_c(MPI_File fh, const void* buf, M
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_all_begin_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_all_begin_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1356,7 +1346,7 @@ FERRY_API_PUBLIC int PMPI_File_write_all_end(MPI_File fh, const void* buf, MPI_S
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_all_end");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_all_end");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1374,7 +1364,7 @@ FERRY_API_PUBLIC int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const vo
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_at");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_at");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1392,7 +1382,7 @@ FERRY_API_PUBLIC int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const 
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_at_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_at_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1410,7 +1400,7 @@ FERRY_API_PUBLIC int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, cons
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_at_all");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_at_all");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1428,7 +1418,7 @@ FERRY_API_PUBLIC int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, co
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_at_all_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_at_all_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1446,7 +1436,7 @@ FERRY_API_PUBLIC int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_at_all_begin");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_at_all_begin");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1464,7 +1454,7 @@ FERRY_API_PUBLIC int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offs
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_at_all_begin_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_at_all_begin_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1480,7 +1470,7 @@ FERRY_API_PUBLIC int PMPI_File_write_at_all_end(MPI_File fh, const void* buf, MP
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_at_all_end");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_at_all_end");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1498,7 +1488,7 @@ FERRY_API_PUBLIC int PMPI_File_write_ordered(MPI_File fh, const void* buf, int c
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_ordered");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_ordered");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1516,7 +1506,7 @@ FERRY_API_PUBLIC int PMPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_ordered_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_ordered_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1534,7 +1524,7 @@ FERRY_API_PUBLIC int PMPI_File_write_ordered_begin(MPI_File fh, const void* buf,
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_ordered_begin");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_ordered_begin");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1552,7 +1542,7 @@ FERRY_API_PUBLIC int PMPI_File_write_ordered_begin_c(MPI_File fh, const void* bu
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_ordered_begin_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_ordered_begin_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1568,7 +1558,7 @@ FERRY_API_PUBLIC int PMPI_File_write_ordered_end(MPI_File fh, const void* buf, M
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_ordered_end");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_ordered_end");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1586,7 +1576,7 @@ FERRY_API_PUBLIC int PMPI_File_write_shared(MPI_File fh, const void* buf, int co
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_shared");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_shared");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1604,7 +1594,7 @@ FERRY_API_PUBLIC int PMPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_File_write_shared_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, fy_file_key(fh), "MPI_File_write_shared_c");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1620,7 +1610,7 @@ FERRY_API_PUBLIC int PMPI_Register_datarep(const char* datarep, MPI_Datarep_conv
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_NONE, 0, "MPI_Register_datarep");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_Register_datarep");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1636,7 +1626,7 @@ FERRY_API_PUBLIC int PMPI_Register_datarep_c(const char* datarep, MPI_Datarep_co
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_NONE, 0, "MPI_Register_datarep_c");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_FILE, 0, "MPI_Register_datarep_c");
   FY_API_EXIT();
   return fy_err;
 }

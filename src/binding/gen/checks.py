@@ -57,6 +57,9 @@ def direct_body(f):
         return ["return %s();" % f.impl]
     if n == "MPI_Pcontrol":
         return ["return %s(level);" % f.impl]
+    if n == "MPI_File_toint":
+        # a conversion, not an error code: no error path
+        return ["return %s(%s);" % (f.impl, f.args())]
     if f.ret != "int":
         # e.g. MPI_File_c2f: no error path exists, call through
         return ["return %s(%s);" % (f.impl, f.args())]
@@ -208,6 +211,12 @@ def _buffer_check(f, name, names, base):
 
 def error_object(f):
     """Which object's error handler fy_err_raise() should use."""
+    # No file exists yet (open) or none is named (delete, register_datarep): errors go to
+    # MPI_FILE_NULL's handler (MPI 4.1 14.7); close names its file by pointer.
+    if f.name in ("MPI_File_open", "MPI_File_delete") or _base(f) == "MPI_Register_datarep":
+        return "FY_OBJ_FILE", "0"
+    if f.name == "MPI_File_close":
+        return "FY_OBJ_FILE", "(fh ? fy_file_key(*fh) : 0)"
     for decl, name, ps, p in f.params:
         if not name or p.pointer_level or ps["length"] is not None:
             continue
@@ -218,7 +227,7 @@ def error_object(f):
         if ps["kind"] == "SESSION":
             return "FY_OBJ_SESSION", name
         if ps["kind"] == "FILE":
-            # MPI_File is a pointer in the MPICH ABI: the core finds the file
-            # from the error it recorded
-            return "FY_OBJ_FILE", "0"
+            # MPI_File is a pointer in the MPICH ABI whose value Ferry makes
+            # an int handle (src/io): fy_file_key() gives it back
+            return "FY_OBJ_FILE", "fy_file_key(%s)" % name
     return "FY_OBJ_NONE", "0"

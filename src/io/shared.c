@@ -1,0 +1,162 @@
+/* The shared file pointer: one int64 (etypes) in an RMA window at rank 0 of
+ * the file's communicator, read and advanced by MPI_Fetch_and_op, so a
+ * process moves it without the others taking part. MPI_File_read/write_shared,
+ * the ordered collectives, seek_shared and get_position_shared live here.
+ * See fy_io.h. */
+#include "io/fy_io.h"
+#include "core/fy_error.h"
+#include "binding/fy_impl.h"
+#include <stdlib.h>
+
+int fy_io_shared_create(fy_file_t *f) {
+  int err = fy_mpi_win_allocate(f->rank == 0 ? (MPI_Aint)sizeof(int64_t) : 0, (int)sizeof(int64_t),
+                                MPI_INFO_NULL, f->comm, &f->sp_mem, &f->sp_win);
+  if (err) {
+    f->sp_win = MPI_WIN_NULL;
+    return err;
+  }
+  if (f->rank == 0) *f->sp_mem = 0;
+  return fy_mpi_barrier(f->comm); /* the counter is 0 before anyone moves it */
+}
+
+void fy_io_shared_free(fy_file_t *f) {
+  if (f->sp_win != MPI_WIN_NULL) fy_mpi_win_free(&f->sp_win);
+  f->sp_win = MPI_WIN_NULL;
+}
+
+static int fop(fy_file_t *f, int64_t in, int64_t *out, MPI_Op op) {
+  int err = fy_mpi_win_lock(MPI_LOCK_SHARED, 0, 0, f->sp_win);
+  if (err) return err;
+  err = fy_mpi_fetch_and_op(&in, out, MPI_INT64_T, 0, 0, op, f->sp_win);
+  int e = fy_mpi_win_unlock(0, f->sp_win);
+  return err ? err : e;
+}
+
+int fy_io_shared_fetch_add(fy_file_t *f, MPI_Offset delta, MPI_Offset *old) {
+  int64_t o = 0;
+  int err = fop(f, (int64_t)delta, &o, delta ? MPI_SUM : MPI_NO_OP);
+  *old = (MPI_Offset)o;
+  return err;
+}
+
+int fy_io_shared_set(fy_file_t *f, MPI_Offset v) {
+  int64_t o;
+  return fop(f, (int64_t)v, &o, MPI_REPLACE);
+}
+
+/* etypes in count items of dt (the datatype is a whole number of etypes,
+ * checked again by the transfer) */
+static MPI_Offset etypes_of(fy_file_t *f, MPI_Count count, MPI_Datatype dt) {
+  return (MPI_Offset)(count * fy_type_get(dt)->size / f->etype->size);
+}
+
+static int shared_rw(MPI_File fh, int write, void *buf, MPI_Count count, MPI_Datatype dt, MPI_Status *status) {
+  int err;
+  fy_file_t *f = fy_io_file(fh, &err);
+  if (!f) return err;
+  if ((err = fy_io_check_access(f, write, count, dt, 0))) return err;
+  MPI_Offset at;
+  if ((err = fy_io_shared_fetch_add(f, etypes_of(f, count, dt), &at))) return err;
+  MPI_Count moved;
+  err = fy_io_xfer(f, write, at * fy_io_etype_size(f), buf, count, dt, &moved);
+  if (!err) fy_io_status(status, moved);
+  return err;
+}
+
+int fy_mpi_file_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dt, MPI_Status *status) {
+  return shared_rw(fh, 0, buf, count, dt, status);
+}
+int fy_mpi_file_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *status) {
+  return shared_rw(fh, 0, buf, count, dt, status);
+}
+int fy_mpi_file_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype dt, MPI_Status *status) {
+  return shared_rw(fh, 1, (void *)buf, count, dt, status);
+}
+int fy_mpi_file_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *status) {
+  return shared_rw(fh, 1, (void *)buf, count, dt, status);
+}
+
+/* Ordered: rank i's data follows ranks 0..i-1's. An exclusive prefix sum of
+ * the sizes gives each rank's place; rank 0 moves the pointer past all of
+ * them before anyone can start another shared access (the broadcast). */
+int fy_io_ordered(fy_file_t *f, int write, void *buf, MPI_Count count, MPI_Datatype dt, MPI_Count *moved) {
+  int err;
+  *moved = 0;
+  if ((err = fy_io_check_access(f, write, count, dt, 0))) return err;
+  int64_t mine = (int64_t)etypes_of(f, count, dt), before = 0, total = 0, base = 0;
+  if ((err = fy_mpi_exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, f->comm))) return err;
+  if (f->rank == 0) before = 0; /* exscan leaves rank 0's undefined */
+  if ((err = fy_mpi_allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, f->comm))) return err;
+  if (f->rank == 0) {
+    MPI_Offset old;
+    if ((err = fy_io_shared_fetch_add(f, total, &old))) return err;
+    base = old;
+  }
+  if ((err = fy_mpi_bcast(&base, 1, MPI_INT64_T, 0, f->comm))) return err;
+  return fy_io_xfer(f, write, (base + before) * fy_io_etype_size(f), buf, count, dt, moved);
+}
+
+static int ordered(MPI_File fh, int write, void *buf, MPI_Count count, MPI_Datatype dt, MPI_Status *status) {
+  int err;
+  fy_file_t *f = fy_io_file(fh, &err);
+  if (!f) return err;
+  MPI_Count moved;
+  if ((err = fy_io_ordered(f, write, buf, count, dt, &moved))) return err;
+  fy_io_status(status, moved);
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_file_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dt, MPI_Status *status) {
+  return ordered(fh, 0, buf, count, dt, status);
+}
+int fy_mpi_file_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *status) {
+  return ordered(fh, 0, buf, count, dt, status);
+}
+int fy_mpi_file_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype dt, MPI_Status *status) {
+  return ordered(fh, 1, (void *)buf, count, dt, status);
+}
+int fy_mpi_file_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *status) {
+  return ordered(fh, 1, (void *)buf, count, dt, status);
+}
+
+int fy_mpi_file_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
+  int err;
+  fy_file_t *f = fy_io_file(fh, &err);
+  if (!f) return err;
+  MPI_Offset cur = 0, to;
+  /* collective: everyone agrees on the new place (rank 0's computation) */
+  if ((err = fy_mpi_barrier(f->comm))) return err;
+  if (f->rank == 0) {
+    switch (whence) {
+      case MPI_SEEK_SET: to = offset; break;
+      case MPI_SEEK_CUR:
+        if ((err = fy_io_shared_fetch_add(f, 0, &cur))) return err;
+        to = cur + offset;
+        break;
+      case MPI_SEEK_END: {
+        MPI_Offset size;
+        if ((err = fy_mpi_file_get_size(fh, &size))) return err;
+        to = fy_io_end_etypes(f, size) + offset;
+        break;
+      }
+      default: to = -1; break;
+    }
+    if (to >= 0 && (err = fy_io_shared_set(f, to))) return err;
+  } else {
+    to = 0;
+  }
+  int64_t t = (int64_t)to;
+  if ((err = fy_mpi_bcast(&t, 1, MPI_INT64_T, 0, f->comm))) return err;
+  if (whence != MPI_SEEK_SET && whence != MPI_SEEK_CUR && whence != MPI_SEEK_END)
+    return fy_err(MPI_ERR_ARG, "whence = %d is not MPI_SEEK_SET, MPI_SEEK_CUR or MPI_SEEK_END", whence);
+  if (t < 0) return fy_err(MPI_ERR_ARG, "offset = %lld would put the shared file pointer before the view", (long long)offset);
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_file_get_position_shared(MPI_File fh, MPI_Offset *offset) {
+  int err;
+  fy_file_t *f = fy_io_file(fh, &err);
+  if (!f) return err;
+  if (!offset) return fy_err(MPI_ERR_ARG, "offset = NULL");
+  return fy_io_shared_fetch_add(f, 0, offset);
+}
