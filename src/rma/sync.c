@@ -269,15 +269,23 @@ static void delegate(fy_win_t *w, fy_epoch_t *e, fy_rmaop_t *c) {
   }
 }
 
-/* Origin, closing an access epoch: toward each target all of whose recorded
- * operations are delegated, let the target count the epoch as done. */
+/* Origin, closing an access epoch without waiting (icomplete): publish the
+ * recorded puts toward each target, in order, and toward each target all
+ * of whose recorded operations are published, let the target count the
+ * epoch as done. Only then: before the close the origin is still going to
+ * run them itself, and a blocking close waits inside MPI where its memcpy
+ * beats the target's cross-memory read (publishing at record time let the
+ * target take puts the origin was about to run, at a system call each). */
 static void delegate_close(fy_win_t *w, fy_epoch_t *e) {
-  if (e->kind != FY_EP_START || e->state != FY_EPS_ACTIVE) return;
+  if (e->kind != FY_EP_START || e->state != FY_EPS_ACTIVE || !e->ops) return;
   for (int i = 0; i < e->n; i++) {
     int t = e->ranks[i], all = 1;
     if (t == w->rank) continue;
-    for (fy_rmaop_t *op = e->ops; op; op = op->next)
-      if (op->target == t && !op->ds) all = 0;
+    for (fy_rmaop_t *op = e->ops; op && all; op = op->next)
+      if (op->target == t && !op->ds) {
+        delegate(w, e, op);
+        all = op->ds != NULL; /* in order: stop at the first one not published */
+      }
     if (!all) continue;
     atomic_store_explicit(&w->dp[(size_t)t * w->size + w->rank].closed, e->ids[i], memory_order_release);
     fy_rma_wake(w, t);
@@ -349,7 +357,6 @@ int fy_rma_issue(fy_win_t *w, fy_epoch_t *e, fy_rmaop_t *op) {
   *c = *op;
   c->next = NULL;
   c->ds = NULL;
-  if (e->kind == FY_EP_START && e->state == FY_EPS_ACTIVE) delegate(w, e, c);
   if (c->otype) fy_type_retain(c->otype);
   if (c->rtype) fy_type_retain(c->rtype);
   if (c->ttype) fy_type_retain(c->ttype);
@@ -566,11 +573,15 @@ int fy_rma_progress(void) {
 
 /* ---- opening and closing ---- */
 
+/* Zeroed by copying this: a fixed-size memset of an epoch compiles to
+ * `rep stos`, whose start-up costs more than the whole lock/unlock path. */
+static const fy_epoch_t ep_zero;
+
 static fy_epoch_t *ep_new(fy_win_t *w, int kind, int assert_) {
   fy_epoch_t *e = spare_epoch;
   if (e) {
     spare_epoch = NULL;
-    memset(e, 0, sizeof *e);
+    *e = ep_zero;
   } else {
     e = calloc(1, sizeof *e);
     if (!e) return NULL;
@@ -787,6 +798,13 @@ static int do_close(int kind, MPI_Win win, MPI_Request *user, const char *fname)
   return err;
 }
 
+/* e is still queued (advance() may have completed and freed it). */
+static int is_live(fy_win_t *w, fy_epoch_t *e) {
+  for (fy_epoch_t *x = w->q; x; x = x->next)
+    if (x == e) return 1;
+  return 0;
+}
+
 static int do_close_inner(int kind, MPI_Win win, MPI_Request *user, const char *fname) {
   fy_win_t *w = fy_win_get(win);
   fy_request_t local, *r = new_req(user, &local);
@@ -801,8 +819,8 @@ static int do_close_inner(int kind, MPI_Win win, MPI_Request *user, const char *
   }
   e->close_req = r;
   ep_close(w, e);
-  delegate_close(w, e);
-  advance(w);
+  advance(w); /* operations the origin can run now need no delegation */
+  if (user && is_live(w, e)) delegate_close(w, e);
   fy_punlock();
   return finish_req(r, user);
 }
