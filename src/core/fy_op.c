@@ -252,6 +252,34 @@ static MPI_Aint pair_index_offset(int ct) {
   }
 }
 
+int fy_op_kernel_get(const fy_op_t *op, const fy_datatype_t *basic, fy_op_kernel_t *k) {
+  if (!op || !op->builtin) return 0;
+  tinfo_t ti = type_info(basic);
+  int allowed = op_classes[op->builtin];
+  if (allowed >= 0 && (ti.ct == CT_NONE || !(ti.cls & allowed))) return 0;
+  k->op = op->builtin;
+  k->ct = ti.ct;
+  k->integer = ti.ct >= CT_I8 && ti.ct <= CT_U64;
+  k->ioff = pair_index_offset(ti.ct);
+  k->esize = (size_t)basic->size;
+  return 1;
+}
+
+void fy_op_kernel_run(const fy_op_kernel_t *k, const void *in, void *inout, MPI_Count n) {
+  kernel(k->op, k->ct, in, inout, n, (MPI_Aint)k->esize, k->ioff, k->esize);
+}
+
+int fy_op_scalar_size(const fy_datatype_t *basic) {
+  tinfo_t ti = type_info(basic);
+  switch (ti.ct) {
+    case CT_I8: case CT_U8: case CT_I16: case CT_U16: case CT_I32: case CT_U32: case CT_I64:
+    case CT_U64: case CT_F32: case CT_F64: case CT_BOOL:
+      return (int)basic->size;
+    default:
+      return 0;
+  }
+}
+
 size_t fy_op_scratch(const fy_op_t *op, const fy_datatype_t *t, MPI_Count count) {
   if (!op->builtin || t->is_contig) return 0;
   return (size_t)(2 * count * t->size);

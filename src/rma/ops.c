@@ -7,13 +7,13 @@
  * (one spinlock word in the target's rank block, so every origin agrees). */
 #include "rma/fy_rma.h"
 #include "core/fy_error.h"
+#include "core/fy_op.h"
 #include "progress/fy_progress.h"
 #include "transport/shm/fy_shm.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
-int fy_rma_atomic_kind(const fy_datatype_t *b);
 
 /* ---- target addresses ---- */
 
@@ -171,31 +171,38 @@ static void acc_lock(fy_win_t *w, int t) {
 }
 static void acc_unlock(fy_win_t *w, int t) { atomic_store_explicit(&w->blk[t].acc, 0, memory_order_release); }
 
-/* One element updated by a CPU compare-and-swap loop; *old gets the value
- * before the update. */
-static void atomic_elem(char *p, fy_datatype_t *b, MPI_Op op, const void *in, void *old) {
-  size_t s = (size_t)b->size;
+/* One element updated atomically; *old gets the value before the update.
+ * Integer sums and bit operations are one fetch-and-op instruction, the
+ * rest a compare-and-swap loop around the reduction kernel. */
+static void atomic_elem(char *p, const fy_op_kernel_t *k, MPI_Op op, const void *in, void *old) {
 #define AELEM(T)                                                                              \
   do {                                                                                        \
     T *q = (T *)(void *)p, o, nv;                                                             \
     if (op == MPI_NO_OP) {                                                                    \
       o = __atomic_load_n(q, __ATOMIC_ACQUIRE);                                               \
-    } else if (op == MPI_REPLACE) {                                                           \
-      memcpy(&nv, in, sizeof nv);                                                             \
-      o = __atomic_exchange_n(q, nv, __ATOMIC_ACQ_REL);                                       \
     } else {                                                                                  \
-      o = __atomic_load_n(q, __ATOMIC_RELAXED);                                               \
-      do {                                                                                    \
-        nv = o;                                                                               \
-        fy_rma_apply(op, b, in, &nv, 1);                                                      \
-      } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)); \
+      memcpy(&nv, in, sizeof nv);                                                             \
+      if (op == MPI_REPLACE) o = __atomic_exchange_n(q, nv, __ATOMIC_ACQ_REL);                \
+      else if (k->integer && op == MPI_SUM) o = __atomic_fetch_add(q, nv, __ATOMIC_ACQ_REL);  \
+      else if (k->integer && op == MPI_BAND) o = __atomic_fetch_and(q, nv, __ATOMIC_ACQ_REL); \
+      else if (k->integer && op == MPI_BOR) o = __atomic_fetch_or(q, nv, __ATOMIC_ACQ_REL);   \
+      else if (k->integer && op == MPI_BXOR) o = __atomic_fetch_xor(q, nv, __ATOMIC_ACQ_REL); \
+      else {                                                                                  \
+        o = __atomic_load_n(q, __ATOMIC_RELAXED);                                             \
+        do {                                                                                  \
+          nv = o;                                                                             \
+          fy_op_kernel_run(k, in, &nv, 1);                                                    \
+        } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)); \
+      }                                                                                       \
     }                                                                                         \
     if (old) memcpy(old, &o, sizeof o);                                                       \
   } while (0)
-  if (s == 1) AELEM(uint8_t);
-  else if (s == 2) AELEM(uint16_t);
-  else if (s == 4) AELEM(uint32_t);
-  else AELEM(uint64_t);
+  switch (k->esize) {
+    case 1: AELEM(uint8_t); break;
+    case 2: AELEM(uint16_t); break;
+    case 4: AELEM(uint32_t); break;
+    default: AELEM(uint64_t); break;
+  }
 #undef AELEM
 }
 
@@ -217,52 +224,59 @@ static void elem_walk(const fy_datatype_t *t, char *p, char ***out) {
 static int use_atomics(fy_win_t *w, fy_datatype_t *b) { return w->mapped && fy_rma_atomic_kind(b); }
 
 /* Accumulate / get-accumulate / fetch-and-op core: origin stream `in` (n
- * basic elements, NULL for NO_OP), result stream `res` (or NULL). */
+ * basic elements, NULL for NO_OP), result stream `res` (or NULL); the two
+ * do not overlap. */
 static int acc_core(fy_win_t *w, int t, uint64_t a, fy_datatype_t *tt, MPI_Count tcount, MPI_Op op,
                     const char *in, char *res) {
   fy_datatype_t *b;
   MPI_Count per;
-  fy_type_reduce_basic(tt, &b, &per);
+  if (!fy_type_reduce_basic(tt, &b, &per) || !b) return fy_err(MPI_ERR_TYPE, "accumulate: mixed basic types");
   MPI_Count n = tcount * per;
   if (!n) return MPI_SUCCESS;
+  fy_op_kernel_t k;
+  int err = fy_rma_kernel(op, b, &k);
+  if (err) return err;
+  size_t s = (size_t)b->size;
   uint64_t ra;
   char *lp = local_ptr(w, t, a, &ra);
   if (use_atomics(w, b) && lp) {
-    int aligned = 1;
-    char **addrs = NULL, *one[1];
-    char **ap = one;
-    if (n > 1) {
-      addrs = malloc(sizeof(char *) * (size_t)n);
-      if (!addrs) return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
-      ap = addrs;
-    }
-    char **fill = ap;
-    for (MPI_Count i = 0; i < tcount; i++) elem_walk(tt, lp + i * tt->extent, &fill);
-    for (MPI_Count i = 0; i < n; i++)
-      if ((uintptr_t)ap[i] % (uintptr_t)b->size) aligned = 0;
-    if (aligned) {
+    if (tt->is_contig) { /* elements back to back */
+      char *p = lp + tt->true_lb;
+      if ((uintptr_t)p % s == 0) {
+        for (MPI_Count i = 0; i < n; i++)
+          atomic_elem(p + i * s, &k, op, in ? in + i * s : NULL, res ? res + i * s : NULL);
+        return MPI_SUCCESS;
+      }
+    } else {
+      int aligned = 1;
+      char **ap = malloc(sizeof(char *) * (size_t)n);
+      if (!ap) return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
+      char **fill = ap;
+      for (MPI_Count i = 0; i < tcount; i++) elem_walk(tt, lp + i * tt->extent, &fill);
       for (MPI_Count i = 0; i < n; i++)
-        atomic_elem(ap[i], b, op, in ? in + i * b->size : NULL, res ? res + i * b->size : NULL);
-      free(addrs);
-      return MPI_SUCCESS;
+        if ((uintptr_t)ap[i] % s) aligned = 0;
+      if (aligned)
+        for (MPI_Count i = 0; i < n; i++)
+          atomic_elem(ap[i], &k, op, in ? in + i * s : NULL, res ? res + i * s : NULL);
+      free(ap);
+      if (aligned) return MPI_SUCCESS;
     }
-    free(addrs);
   }
   /* locked read-modify-write of the packed target data */
-  size_t bytes = (size_t)(n * b->size);
-  char *tmp = malloc(bytes);
+  size_t bytes = (size_t)n * s;
+  char small[256], *tmp = bytes <= sizeof small ? small : malloc(bytes);
   if (!tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
   acc_lock(w, t);
-  int err = target_io(w, t, a, tt, tcount, tmp, 0);
+  err = target_io(w, t, a, tt, tcount, tmp, 0);
   if (!err) {
     if (res) memcpy(res, tmp, bytes);
     if (op != MPI_NO_OP) {
-      fy_rma_apply(op, b, in, tmp, n);
+      fy_op_kernel_run(&k, in, tmp, n);
       err = target_io(w, t, a, tt, tcount, tmp, 1);
     }
   }
   acc_unlock(w, t);
-  free(tmp);
+  if (tmp != small) free(tmp);
   return err;
 }
 
@@ -309,24 +323,32 @@ int fy_rma_exec(fy_win_t *w, fy_rmaop_t *op) {
     case FY_OP_ACC:
     case FY_OP_GACC:
     case FY_OP_FOP: {
-      char *in = NULL, *res = NULL;
-      int gets = op->kind != FY_OP_ACC;
+      /* contiguous origin and result data are used in place */
+      const char *in = NULL;
+      char *res = NULL, *inbuf = NULL, *resbuf = NULL;
       if (op->op != MPI_NO_OP) {
-        in = malloc(bytes ? bytes : 1);
-        if (!in) return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
-        fy_type_pack(op->otype, op->ocount, op->oaddr, in);
+        if (op->otype->is_contig) {
+          in = (const char *)op->oaddr + op->otype->true_lb;
+        } else {
+          in = inbuf = malloc(bytes ? bytes : 1);
+          if (!inbuf) return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
+          fy_type_pack(op->otype, op->ocount, op->oaddr, inbuf);
+        }
       }
-      if (gets) {
-        res = malloc(bytes ? bytes : 1);
-        if (!res) {
-          free(in);
-          return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
+      if (op->kind != FY_OP_ACC) {
+        res = (char *)op->raddr + op->rtype->true_lb;
+        if (!op->rtype->is_contig || (in && res < in + bytes && in < res + bytes)) {
+          res = resbuf = malloc(bytes ? bytes : 1);
+          if (!resbuf) {
+            free(inbuf);
+            return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
+          }
         }
       }
       err = acc_core(w, t, a, op->ttype, op->tcount, op->op, in, res);
-      if (!err && gets) fy_type_unpack(op->rtype, op->rcount, res, bytes, op->raddr);
-      free(in);
-      free(res);
+      if (!err && resbuf) fy_type_unpack(op->rtype, op->rcount, resbuf, bytes, op->raddr);
+      free(inbuf);
+      free(resbuf);
       break;
     }
     case FY_OP_CAS: {
@@ -427,6 +449,20 @@ static int put_get(int kind, const void *oaddr, MPI_Count oc, MPI_Datatype otype
   if (tc < 0) return fy_err(MPI_ERR_COUNT, "target_count = %lld is negative", (long long)tc);
   int err = same_size(ot, oc, tt, tc);
   if (err) return err;
+  if (!req && ot->is_contig && tt->is_contig && w->flavor != FY_WIN_DYNAMIC && disp >= 0) {
+    /* fast path: the epoch holds the grant, the target memory is mapped */
+    fy_plock();
+    fy_win_peer_t *p = &w->peer[(unsigned)t < (unsigned)w->size ? t : 0];
+    MPI_Aint off = disp * p->disp_unit + tt->true_lb;
+    size_t bytes = (size_t)(tc * tt->size);
+    if (fy_rma_ready(w, t) && p->addr && off >= 0 && (uint64_t)off + bytes <= p->size) {
+      if (kind == FY_OP_PUT) memcpy(p->addr + off, (const char *)oaddr + ot->true_lb, bytes);
+      else memcpy((char *)oaddr + ot->true_lb, p->addr + off, bytes);
+      fy_punlock();
+      return MPI_SUCCESS;
+    }
+    fy_punlock();
+  }
   fy_rmaop_t op = {.kind = kind, .target = t, .ocount = oc, .otype = ot, .tdisp = disp, .tcount = tc, .ttype = tt};
   if (kind == FY_OP_PUT) op.oaddr = oaddr;
   else op.raddr = (void *)oaddr;

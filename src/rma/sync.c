@@ -17,6 +17,7 @@
 #include "progress/fy_progress.h"
 #include "pt2pt/fy_pt2pt.h"
 #include "transport/shm/fy_shm.h"
+#include "transport/shm/fy_shm_internal.h" /* doorbell armed counts */
 #include "binding/fy_impl.h"
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,17 @@ void fy_rma_hook_ensure(void) {
   }
 }
 
+/* Ring only a rank that sleeps on its doorbell (the ring itself is two
+ * atomic additions on the line every sender of packets reads): our store
+ * of the grant / done / unlock word, a full fence, then the armed counts,
+ * against the sleeper's arm, fence, re-poll (one of the two sees the other,
+ * as with an unconditional ring, which the sleeper would also miss if it
+ * came between its last poll and its arm). */
 void fy_rma_wake(fy_win_t *w, int r) {
-  if (r != w->rank) fy_shm_doorbell_ring(w->peer[r].local);
+  if (r == w->rank) return;
+  int l = w->peer[r].local;
+  atomic_thread_fence(memory_order_seq_cst);
+  if (fy_shm_doorbell_armed(fy_shm_rank(l)) & 3u) fy_shm_doorbell_ring(l);
 }
 static void wake_all(fy_win_t *w) {
   for (int r = 0; r < w->size; r++) fy_rma_wake(w, r);
@@ -301,13 +311,19 @@ static int run_delegated(fy_win_t *w, fy_epoch_t *e) {
     int o = e->ranks[i];
     uint64_t id = e->ids[i];
     if (o == me || atomic_load_explicit(&w->dn[(size_t)me * n + o].v, memory_order_acquire) >= id) continue;
-    /* an origin waiting inside MPI copies faster itself (memcpy, no system
-     * call): take its puts only while it is away */
-    if (atomic_load_explicit(fy_shm_in_mpi_word(w->peer[o].local), memory_order_acquire)) continue;
     fy_rma_dpair_t *p = &w->dp[(size_t)me * n + o];
     /* read `closed` first: every slot of a closed epoch was posted before it */
     uint64_t closed = atomic_load_explicit(&p->closed, memory_order_acquire);
-    int left = 0;
+    int left = closed >= id;
+    for (int k = 0; k < FY_RMA_DSLOTS && !left; k++) {
+      uint32_t st = atomic_load_explicit(&p->slot[k].state, memory_order_acquire);
+      left = (st == FY_DS_POSTED || st == FY_DS_CLAIMED) && p->slot[k].id == id;
+    }
+    if (!left) continue; /* nothing delegated (these lines stay in our cache) */
+    /* an origin waiting inside MPI copies faster itself (memcpy, no system
+     * call): take its puts only while it is away (its word changes at every
+     * wait: read it last) */
+    if (atomic_load_explicit(fy_shm_in_mpi_word(w->peer[o].local), memory_order_acquire)) continue;
     for (;;) {
       fy_rma_dslot_t *first = NULL;
       left = 0;
@@ -338,7 +354,26 @@ static int run_delegated(fy_win_t *w, fy_epoch_t *e) {
   return ev;
 }
 
+fy_epoch_t *fy_rma_ready(fy_win_t *w, int t) {
+  fy_epoch_t *e = w->q;
+  if (!e || e->next || e->closed || e->ops || e->state != FY_EPS_ACTIVE || (unsigned)t >= (unsigned)w->size)
+    return NULL;
+  switch (e->kind) {
+    case FY_EP_FENCE: return e->all_granted && !e->no_access ? e : NULL;
+    case FY_EP_LOCK: return e->all_granted && e->target == t ? e : NULL;
+    case FY_EP_LOCK_ALL: return e->granted[t] ? e : NULL;
+    case FY_EP_START: {
+      int i = member_idx(e, t);
+      return i >= 0 && (e->all_granted || e->granted[i]) ? e : NULL;
+    }
+  }
+  return NULL;
+}
+
 int fy_rma_issue(fy_win_t *w, fy_epoch_t *e, fy_rmaop_t *op) {
+  /* a grant that arrived since the last progress pass: look once more
+   * before recording (a start just after the target's post) */
+  if (!e->ops && e->state == FY_EPS_ACTIVE && !e->all_granted && e->kind == FY_EP_START) update_grants(w, e);
   if (!e->ops && granted(w, e, op->target)) {
     int err = fy_rma_exec(w, op);
     if (op->req) {
