@@ -19,7 +19,10 @@
 #include "transport/shm/fy_shm.h"
 #include "transport/shm/fy_shm_internal.h" /* doorbell armed counts */
 #include "binding/fy_impl.h"
+#include "runtime/fy_config.h"
+#include "core/fy_init.h"
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #define LOCK_EXCL (1ull << 63)
@@ -708,11 +711,33 @@ static void drop_req(fy_request_t *r, MPI_Request *user) {
   if (user) fy_req_release(r);
 }
 
+/* How many passes of this window's engine a blocking call makes before it
+ * waits in the general engine: the words it waits for (grants, fence
+ * words, done counters, locks) are in the window segment, and a full
+ * progress pass per look at them (point-to-point rings and every hook)
+ * made back-to-back epochs about twice as slow. None when this node's
+ * ranks outnumber its CPUs (the peer needs this core), as for the
+ * general wait's spin; FERRY_SPIN sets it too. */
+static long rma_spin(void) {
+  static long spin = -1;
+  if (spin >= 0) return spin;
+  long s = fy_config.spin_count;
+  if (!getenv("FERRY_SPIN") && fy_state.local_size > 1 && fy_state.local_size > sysconf(_SC_NPROCESSORS_ONLN)) s = 0;
+  if (fy_state.initialized) spin = s;
+  return s;
+}
+
 /* Finish an i-call: hand out the request (user) or wait for it (blocking). */
-static int finish_req(fy_request_t *r, MPI_Request *user) {
+static int finish_req(fy_win_t *w, fy_request_t *r, MPI_Request *user) {
   if (user) {
     *user = r->handle;
     return MPI_SUCCESS;
+  }
+  for (long k = rma_spin(); k > 0 && !fy_req_done(r); k--) {
+    if (!fy_ptrylock()) break;
+    int ev = advance(w);
+    fy_punlock();
+    if (!ev) __builtin_ia32_pause();
   }
   if (!fy_req_done(r)) fy_req_wait_done(r);
   return r->status.MPI_ERROR;
@@ -773,7 +798,7 @@ static int do_fence(int assert_, MPI_Win win, MPI_Request *user) {
   if (e->no_access) ep_close(w, e);
   advance(w);
   fy_punlock();
-  return finish_req(r, user);
+  return finish_req(w, r, user);
 }
 
 static int do_start_post(int kind, MPI_Group group, int assert_, MPI_Win win, MPI_Request *user) {
@@ -857,7 +882,7 @@ static int do_close_inner(int kind, MPI_Win win, MPI_Request *user, const char *
   advance(w); /* operations the origin can run now need no delegation */
   if (user && is_live(w, e)) delegate_close(w, e);
   fy_punlock();
-  return finish_req(r, user);
+  return finish_req(w, r, user);
 }
 
 static int do_lock(int kind, int lock_type, int rank, int assert_, MPI_Win win, MPI_Request *user) {
@@ -871,6 +896,34 @@ static int do_lock(int kind, int lock_type, int rank, int assert_, MPI_Win win, 
       return fy_err(MPI_ERR_RANK, "rank = %d is not a rank of the window (size %d)", rank, w->size);
   }
   if (w->no_locks) return fy_err(MPI_ERR_RMA_SYNC, "the window was created with no_locks = true");
+  if (!user && kind == FY_EP_LOCK && rank != MPI_PROC_NULL) {
+    /* Blocking lock on a window with nothing queued (no epoch to check
+     * against or to wait for): open, activate and take the lock here; a
+     * request only if the lock is busy. */
+    fy_plock();
+    fy_epoch_t *e = w->q ? NULL : ep_new(w, kind, assert_);
+    if (e) {
+      e->lock_type = lock_type;
+      e->target = rank;
+      e->n = 1;
+      e->granted = &e->one[0];
+      e->held = &e->one[1];
+      e->waiting = &e->one[2];
+      ep_append(w, e);
+      activate(w, e);
+      update_grants(w, e);
+      if (e->all_granted) {
+        fy_punlock();
+        return MPI_SUCCESS;
+      }
+      fy_request_t local, *r = new_req(NULL, &local);
+      e->open_req = r;
+      bg_update(w);
+      fy_punlock();
+      return finish_req(w, r, NULL);
+    }
+    fy_punlock();
+  }
   fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
   fy_plock();
@@ -914,7 +967,7 @@ static int do_lock(int kind, int lock_type, int rank, int assert_, MPI_Win win, 
     advance(w);
   }
   fy_punlock();
-  return finish_req(r, user);
+  return finish_req(w, r, user);
 fail:
   if (e) ep_free(e);
   fy_punlock();
@@ -926,6 +979,22 @@ static int do_unlock(int kind, int rank, MPI_Win win, MPI_Request *user) {
   fy_win_t *w = fy_win_get(win);
   if (kind == FY_EP_LOCK && rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size))
     return fy_err(MPI_ERR_RANK, "rank = %d is not a rank of the window (size %d)", rank, w->size);
+  if (!user && kind == FY_EP_LOCK) {
+    /* Blocking unlock of the window's only epoch, with nothing recorded:
+     * complete it here, no request. */
+    fy_plock();
+    fy_epoch_t *e = w->q;
+    if (e && !e->next && e->kind == FY_EP_LOCK && !e->closed && e->target == (rank == MPI_PROC_NULL ? -1 : rank) &&
+        e->state == FY_EPS_ACTIVE && e->all_granted && !e->ops) {
+      int err = e->err;
+      ep_close(w, e);
+      complete(w, e);
+      if (w->bg) bg_update(w);
+      fy_punlock();
+      return err;
+    }
+    fy_punlock();
+  }
   fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
   fy_plock();
@@ -947,7 +1016,7 @@ static int do_unlock(int kind, int rank, MPI_Win win, MPI_Request *user) {
     advance(w);
   }
   fy_punlock();
-  return finish_req(r, user);
+  return finish_req(w, r, user);
 }
 
 /* Flush: completes once every operation issued before it toward rank (all
@@ -987,7 +1056,7 @@ static int do_flush(int rank, MPI_Win win, MPI_Request *user, const char *fname)
     drop_req(r, user);
     return err;
   }
-  return finish_req(r, user);
+  return finish_req(w, r, user);
 }
 
 static int queue_empty(void *arg) { return ((fy_win_t *)arg)->q == NULL; }
