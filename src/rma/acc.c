@@ -1,8 +1,8 @@
 /* Accumulate arithmetic for RMA: which (op, type) pairs an accumulate
  * takes, and the element operation, both from the reduction module
  * (core/fy_op.h: its type classes and kernels); what is RMA's own is the
- * rule that only predefined operations are allowed, that MPI_NO_OP is for
- * the fetching calls only, and the choice of CPU atomics (ops.c). */
+ * rule that only predefined operations are allowed and that MPI_NO_OP is
+ * for the fetching calls only. Atomicity: ops.c (the accumulate lock). */
 #include "rma/fy_rma.h"
 #include "core/fy_error.h"
 #include "core/fy_op.h"
@@ -26,8 +26,3 @@ int fy_rma_kernel(MPI_Op op, fy_datatype_t *basic, fy_op_kernel_t *k) {
     return fy_err(MPI_ERR_OP, "op = %#x is not defined for datatype %s", (unsigned)op, basic->name);
   return MPI_SUCCESS;
 }
-
-/* An element the CPU can update with one atomic instruction: the decision
- * depends on the type alone (not the operation), so every origin updating
- * a location takes the same path. */
-int fy_rma_atomic_kind(const fy_datatype_t *b) { return fy_op_scalar_size(b) != 0; }

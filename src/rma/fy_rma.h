@@ -196,12 +196,10 @@ int fy_rma_exec(fy_win_t *w, fy_rmaop_t *op);
 int fy_rma_target_range(fy_win_t *w, int t, MPI_Aint disp, MPI_Count count, fy_datatype_t *tt,
                         uint64_t *addr_out);
 /* acc.c: op allowed in an accumulate on t (predefined, defined for t's one
- * basic type; MPI_NO_OP only if allow_noop); the element kernel of op on
- * basic; whether basic is updated by CPU atomics (type-only decision). */
+ * basic type; MPI_NO_OP only if allow_noop); the kernel of op on basic. */
 int fy_rma_op_check(MPI_Op op, fy_datatype_t *t, int allow_noop);
 struct fy_op_kernel;
 int fy_rma_kernel(MPI_Op op, fy_datatype_t *basic, struct fy_op_kernel *k);
-int fy_rma_atomic_kind(const fy_datatype_t *b);
 
 /* ---- sync (sync.c) ---- */
 /* The access epoch an operation toward t binds to (rule 3), or NULL with

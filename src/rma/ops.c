@@ -1,10 +1,10 @@
 /* RMA operations: Put, Get, Accumulate, Get_accumulate, Fetch_and_op,
  * Compare_and_swap and their request-based forms. The origin moves the
  * data itself: memcpy into mapped windows, cross-memory attach into
- * Win_create / dynamic windows. Accumulates are atomic per element: CPU
- * atomics (a compare-and-swap loop per element) on mapped windows for
- * elements of 1, 2, 4 or 8 bytes, else under the target's accumulate lock
- * (one spinlock word in the target's rank block, so every origin agrees). */
+ * Win_create / dynamic windows. Accumulates are atomic per element: every
+ * accumulate-family operation toward a target holds the target's
+ * accumulate lock (one spinlock word in its rank block, so every origin
+ * agrees) while it reads, computes (core/fy_op kernels) and writes. */
 #include "rma/fy_rma.h"
 #include "core/fy_error.h"
 #include "core/fy_op.h"
@@ -161,71 +161,26 @@ static void acc_lock(fy_win_t *w, int t) {
   for (;;) {
     uint32_t z = 0;
     if (atomic_compare_exchange_weak_explicit(l, &z, 1, memory_order_acquire, memory_order_relaxed)) return;
-    if (++spins > 64) {
-      sched_yield();
-      spins = 0;
-    } else {
-      __builtin_ia32_pause();
+    /* wait for it to look free before the next attempt (no line ping-pong) */
+    while (atomic_load_explicit(l, memory_order_relaxed)) {
+      if (++spins > 64) {
+        sched_yield();
+        spins = 0;
+      } else {
+        __builtin_ia32_pause();
+      }
     }
   }
 }
 static void acc_unlock(fy_win_t *w, int t) { atomic_store_explicit(&w->blk[t].acc, 0, memory_order_release); }
 
-/* One element updated atomically; *old gets the value before the update.
- * Integer sums and bit operations are one fetch-and-op instruction, the
- * rest a compare-and-swap loop around the reduction kernel. */
-static void atomic_elem(char *p, const fy_op_kernel_t *k, MPI_Op op, const void *in, void *old) {
-#define AELEM(T)                                                                              \
-  do {                                                                                        \
-    T *q = (T *)(void *)p, o, nv;                                                             \
-    if (op == MPI_NO_OP) {                                                                    \
-      o = __atomic_load_n(q, __ATOMIC_ACQUIRE);                                               \
-    } else {                                                                                  \
-      memcpy(&nv, in, sizeof nv);                                                             \
-      if (op == MPI_REPLACE) o = __atomic_exchange_n(q, nv, __ATOMIC_ACQ_REL);                \
-      else if (k->integer && op == MPI_SUM) o = __atomic_fetch_add(q, nv, __ATOMIC_ACQ_REL);  \
-      else if (k->integer && op == MPI_BAND) o = __atomic_fetch_and(q, nv, __ATOMIC_ACQ_REL); \
-      else if (k->integer && op == MPI_BOR) o = __atomic_fetch_or(q, nv, __ATOMIC_ACQ_REL);   \
-      else if (k->integer && op == MPI_BXOR) o = __atomic_fetch_xor(q, nv, __ATOMIC_ACQ_REL); \
-      else {                                                                                  \
-        o = __atomic_load_n(q, __ATOMIC_RELAXED);                                             \
-        do {                                                                                  \
-          nv = o;                                                                             \
-          fy_op_kernel_run(k, in, &nv, 1);                                                    \
-        } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)); \
-      }                                                                                       \
-    }                                                                                         \
-    if (old) memcpy(old, &o, sizeof o);                                                       \
-  } while (0)
-  switch (k->esize) {
-    case 1: AELEM(uint8_t); break;
-    case 2: AELEM(uint16_t); break;
-    case 4: AELEM(uint32_t); break;
-    default: AELEM(uint64_t); break;
-  }
-#undef AELEM
-}
-
-/* Element addresses of count items of tt at local pointer lp, in stream order. */
-static void elem_walk(const fy_datatype_t *t, char *p, char ***out) {
-  const fy_flat_t *f = &t->flat;  /* runs of one basic type: element by element */
-  for (MPI_Count r = 0; r < f->rep; r++)
-    for (MPI_Count i = 0; i < f->nsegs; i++) {
-      const fy_seg_t *g = &f->segs[i];
-      for (MPI_Count k = 0; k < g->n; k++)
-        for (MPI_Aint e = 0; e < g->len; e += g->esize)
-          *(*out)++ = p + r * f->rep_stride + g->disp + k * g->stride + e;
-    }
-}
-
-/* Can this accumulate use CPU atomics? The decision depends only on the
- * window flavor, the basic type and the address, so every origin makes the
- * same one for a given location. */
-static int use_atomics(fy_win_t *w, fy_datatype_t *b) { return w->mapped && fy_rma_atomic_kind(b); }
-
 /* Accumulate / get-accumulate / fetch-and-op core: origin stream `in` (n
  * basic elements, NULL for NO_OP), result stream `res` (or NULL); the two
- * do not overlap. */
+ * do not overlap. Every accumulate-family operation toward a target runs
+ * under that target's accumulate lock, so element atomicity holds between
+ * any two of them whatever their sizes; contiguous mapped target data is
+ * updated in place by the reduction kernel (per-element compare-and-swap
+ * cost ~25 ns an element: 64 KiB of doubles took 280 us instead of 2). */
 static int acc_core(fy_win_t *w, int t, uint64_t a, fy_datatype_t *tt, MPI_Count tcount, MPI_Op op,
                     const char *in, char *res) {
   fy_datatype_t *b;
@@ -236,34 +191,18 @@ static int acc_core(fy_win_t *w, int t, uint64_t a, fy_datatype_t *tt, MPI_Count
   fy_op_kernel_t k;
   int err = fy_rma_kernel(op, b, &k);
   if (err) return err;
-  size_t s = (size_t)b->size;
+  size_t bytes = (size_t)n * (size_t)b->size;
   uint64_t ra;
   char *lp = local_ptr(w, t, a, &ra);
-  if (use_atomics(w, b) && lp) {
-    if (tt->is_contig) { /* elements back to back */
-      char *p = lp + tt->true_lb;
-      if ((uintptr_t)p % s == 0) {
-        for (MPI_Count i = 0; i < n; i++)
-          atomic_elem(p + i * s, &k, op, in ? in + i * s : NULL, res ? res + i * s : NULL);
-        return MPI_SUCCESS;
-      }
-    } else {
-      int aligned = 1;
-      char **ap = malloc(sizeof(char *) * (size_t)n);
-      if (!ap) return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
-      char **fill = ap;
-      for (MPI_Count i = 0; i < tcount; i++) elem_walk(tt, lp + i * tt->extent, &fill);
-      for (MPI_Count i = 0; i < n; i++)
-        if ((uintptr_t)ap[i] % s) aligned = 0;
-      if (aligned)
-        for (MPI_Count i = 0; i < n; i++)
-          atomic_elem(ap[i], &k, op, in ? in + i * s : NULL, res ? res + i * s : NULL);
-      free(ap);
-      if (aligned) return MPI_SUCCESS;
-    }
+  if (lp && tt->is_contig) {
+    char *p = lp + tt->true_lb;
+    acc_lock(w, t);
+    if (res) memcpy(res, p, bytes);
+    if (op != MPI_NO_OP) fy_op_kernel_run(&k, in, p, n);
+    acc_unlock(w, t);
+    return MPI_SUCCESS;
   }
-  /* locked read-modify-write of the packed target data */
-  size_t bytes = (size_t)n * s;
+  /* packed read-modify-write of the target data */
   char small[256], *tmp = bytes <= sizeof small ? small : malloc(bytes);
   if (!tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
   acc_lock(w, t);
@@ -352,32 +291,14 @@ int fy_rma_exec(fy_win_t *w, fy_rmaop_t *op) {
       break;
     }
     case FY_OP_CAS: {
-      fy_datatype_t *b = op->ttype;
-      size_t s = (size_t)b->size;
-      uint64_t ra;
-      char *lp = local_ptr(w, t, a, &ra);
-      if (use_atomics(w, b) && lp && (uintptr_t)lp % s == 0) {
-#define ACAS(T)                                                                             \
-  do {                                                                                      \
-    T cmp, nv;                                                                              \
-    memcpy(&cmp, op->caddr, s);                                                             \
-    memcpy(&nv, op->oaddr, s);                                                              \
-    __atomic_compare_exchange_n((T *)(void *)lp, &cmp, nv, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE); \
-    memcpy(op->raddr, &cmp, s);                                                             \
-  } while (0)
-        if (s == 1) ACAS(uint8_t);
-        else if (s == 2) ACAS(uint16_t);
-        else if (s == 4) ACAS(uint32_t);
-        else ACAS(uint64_t);
-#undef ACAS
-        break;
-      }
+      /* under the accumulate lock too: atomic with every accumulate */
+      size_t sz = (size_t)op->ttype->size;
       char cur[64];
       acc_lock(w, t);
-      err = target_io(w, t, a, b, 1, cur, 0);
-      if (!err && memcmp(cur, op->caddr, s) == 0) err = target_io(w, t, a, b, 1, (char *)op->oaddr, 1);
+      err = target_io(w, t, a, op->ttype, 1, cur, 0);
+      if (!err && memcmp(cur, op->caddr, sz) == 0) err = target_io(w, t, a, op->ttype, 1, (char *)op->oaddr, 1);
       acc_unlock(w, t);
-      if (!err) memcpy(op->raddr, cur, s);
+      if (!err) memcpy(op->raddr, cur, sz);
       break;
     }
   }
