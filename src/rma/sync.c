@@ -773,6 +773,37 @@ static int do_fence(int assert_, MPI_Win win, MPI_Request *user) {
   fy_win_t *w = fy_win_get(win);
   int err = check_assert(assert_, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED);
   if (err) return err;
+  if (!user && !(assert_ & MPI_MODE_NOSUCCEED)) {
+    /* Blocking fence when the queue holds at most the fence epoch before,
+     * complete with nothing recorded: end it and publish this fence call
+     * at once (the peers wait for exactly this store), then wait. */
+    fy_plock();
+    fy_epoch_t *f = w->q;
+    if (!f || (!f->next && f->kind == FY_EP_FENCE && f->state == FY_EPS_ACTIVE && f->all_granted && !f->ops)) {
+      if (f) {
+        ep_close(w, f);
+        complete(w, f);
+      }
+      fy_epoch_t *e = ep_new(w, FY_EP_FENCE, assert_);
+      if (e) {
+        e->fence_no = ++w->fence_calls;
+        ep_append(w, e);
+        activate(w, e);
+        update_grants(w, e);
+        if (e->all_granted) {
+          if (w->bg) bg_update(w);
+          fy_punlock();
+          return MPI_SUCCESS;
+        }
+        fy_request_t local, *r = new_req(NULL, &local);
+        e->open_req = r;
+        bg_update(w);
+        fy_punlock();
+        return finish_req(w, r, NULL);
+      }
+    }
+    fy_punlock();
+  }
   fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
   fy_plock();
