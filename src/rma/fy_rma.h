@@ -5,7 +5,7 @@
  * - Windows live on one node: every window has its own shared segment
  *   (control words, and for Win_allocate / Win_allocate_shared the window
  *   memory itself), created by the window's rank 0 and mapped by all. Put,
- *   Get and accumulates are done by the origin alone: memcpy / CPU atomics
+ *   Get and accumulates are done by the origin alone: memcpy / the accumulate lock
  *   on mapped memory, cross-memory attach (process_vm_readv/writev) for
  *   Win_create and dynamic windows. The target never takes part and no
  *   message goes through the point-to-point matching queues; the only
@@ -157,7 +157,7 @@ struct fy_win {
   void *base;
   MPI_Aint bytes;
   MPI_Aint disp_unit;
-  int mapped;           /* peers' memory is mapped: direct copies and CPU atomics */
+  int mapped;           /* peers' memory is mapped: direct copies, in-place accumulates */
   fy_win_peer_t *peer;
   void *seg; size_t seg_len;
   fy_win_seg_t *hdr;

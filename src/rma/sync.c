@@ -940,10 +940,11 @@ static int do_lock(int kind, int lock_type, int rank, int assert_, MPI_Win win, 
       e->granted = &e->one[0];
       e->held = &e->one[1];
       e->waiting = &e->one[2];
-      ep_append(w, e);
-      activate(w, e);
-      update_grants(w, e);
-      if (e->all_granted) {
+      w->q = w->q_tail = e;
+      e->state = FY_EPS_ACTIVE; /* activate() of a lock epoch */
+      if ((assert_ & MPI_MODE_NOCHECK) || lock_or_wait(w, rank, lock_type == MPI_LOCK_EXCLUSIVE, &e->waiting[0])) {
+        e->held[0] = !(assert_ & MPI_MODE_NOCHECK);
+        e->all_granted = 1;
         fy_punlock();
         return MPI_SUCCESS;
       }
@@ -1017,9 +1018,13 @@ static int do_unlock(int kind, int rank, MPI_Win win, MPI_Request *user) {
     fy_epoch_t *e = w->q;
     if (e && !e->next && e->kind == FY_EP_LOCK && !e->closed && e->target == (rank == MPI_PROC_NULL ? -1 : rank) &&
         e->state == FY_EPS_ACTIVE && e->all_granted && !e->ops) {
+      /* complete() of a lock epoch with no requests and nothing recorded */
       int err = e->err;
-      ep_close(w, e);
-      complete(w, e);
+      ++w->seq;
+      if (e->held[0]) unlock(w, e->target, e->lock_type == MPI_LOCK_EXCLUSIVE);
+      w->q = w->q_tail = NULL;
+      if (!spare_epoch) spare_epoch = e;
+      else free(e);
       if (w->bg) bg_update(w);
       fy_punlock();
       return err;
