@@ -2,10 +2,15 @@
  * against Ferry, MPICH and Open MPI; the nonblocking series (MPIX_Win_i*)
  * exist only where mpi.h defines FERRY_HAVE_MPIX_WIN_ISYNC.
  *
- *   rma_bench -t TEST [-m b|nb] [-s SIZES] [-d DELAY_US] [-i ITERS]
+ *   rma_bench -t TEST [-m b|nb] [-s SIZES] [-d DELAY_US] [-i ITERS] [-r REPS]
  *
  * Tests (ranks):
- *   lat-gats, lat-fence, lat-lock (2): one put per epoch, origin's epoch time
+ *   lat-gats, lat-fence, lat-lock (2): one put per epoch, origin's epoch
+ *       time; with -r REPS a sample is REPS epochs back to back, divided by
+ *       REPS (a single epoch of 0.1-0.3 us is at the timer's resolution)
+ *       -o put|get|acc picks the operation (acc: MPI_SUM on doubles)
+ *   bw (2): bandwidth of -o OP inside one lock_all epoch: 64 operations
+ *       (16 for >= 64 KiB) then a flush, MB/s (median column)
  *   overlap-lock (2): put + c_p of work inside a lock epoch (c_p = -d)
  *   late-post (3): target posts DELAY late; after closing its epoch the
  *       origin sends SIZE bytes to a third rank: when that follow-up is
@@ -42,7 +47,9 @@
 #define HAVE_NB 0
 #endif
 
-static int me, np, nb, iters = 30;
+static int me, np, nb, iters = 30, reps = 1;
+static const char *opname = "put";
+static char *rbuf;
 static double delay_us = 1000;
 
 static void spin(double us)
@@ -77,7 +84,10 @@ static void report(const char *test, long bytes, double *v, int n, int reporter)
         qsort(s, (size_t)n, sizeof(double), cmpd);
         const char *ro = getenv("FERRY_RMA_REORDER");
         const char *mode = !nb ? "blocking" : (ro && atoi(ro)) ? "nonblocking+reorder" : "nonblocking";
-        printf("%s,%s,%ld,%d,%.2f,%.2f,%.2f\n", test, mode, bytes, np, s[n / 2],
+        char label[64];
+        if (!strncmp(test, "lat-", 4) || !strcmp(test, "bw")) snprintf(label, sizeof label, "%s-%s", test, opname);
+        else snprintf(label, sizeof label, "%s", test);
+        printf("%s,%s,%ld,%d,%.2f,%.2f,%.2f\n", label, mode, bytes, np, s[n / 2],
                s[n / 4], s[(3 * n) / 4]);
         fflush(stdout);
     }
@@ -91,6 +101,19 @@ static MPI_Group one(int r)
     MPI_Group_incl(w, 1, &r, &g);
     MPI_Group_free(&w);
     return g;
+}
+
+/* The measured operation (-o) of `bytes` toward t. */
+static void op1(const char *sbuf, long bytes, int t, MPI_Win w)
+{
+    if (!strcmp(opname, "get")) {
+        MPI_Get(rbuf, (int)bytes, MPI_BYTE, t, 0, (int)bytes, MPI_BYTE, w);
+    } else if (!strcmp(opname, "acc")) {
+        int n = bytes >= 8 ? (int)(bytes / 8) : 1;
+        MPI_Accumulate(sbuf, n, MPI_DOUBLE, t, 0, n, MPI_DOUBLE, MPI_SUM, w);
+    } else {
+        MPI_Put(sbuf, (int)bytes, MPI_BYTE, t, 0, (int)bytes, MPI_BYTE, w);
+    }
 }
 
 /* ---- the synchronization calls, blocking or nonblocking + wait ---- */
@@ -157,50 +180,68 @@ static void run(const char *test, long bytes, char *buf, MPI_Win w)
     double *v = calloc((size_t)iters, sizeof(double));
     int reporter = 0;
     MPI_Request r1 = MPI_REQUEST_NULL, r2 = MPI_REQUEST_NULL, r3 = MPI_REQUEST_NULL;
-    char *sbuf = malloc((size_t)bytes + 1);
-    memset(sbuf, 1, (size_t)bytes + 1);
+    char *sbuf = malloc((size_t)bytes + 16);
+    memset(sbuf, 1, (size_t)bytes + 16);
     for (int it = -3; it < iters; it++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime(), t = 0;
         if (!strcmp(test, "lat-gats") || !strcmp(test, "late-complete")) {
             MPI_Group g = one(me == 0 ? 1 : 0);
             int late = !strcmp(test, "late-complete");
-            if (me == 0) {
-                istart(g, w, &r1);
-                MPI_Put(sbuf, (int)bytes, MPI_BYTE, 1, 0, (int)bytes, MPI_BYTE, w);
-                if (late && !nb) spin(delay_us);
-                icomplete(w, &r2);
-                if (late && nb) spin(delay_us);
-                wait(&r1);
-                wait(&r2);
-                t = MPI_Wtime() - t0;
-            } else if (me == 1) {
-                ipost(g, w, &r1);
-                iwait(w, &r2);
-                wait(&r1);
-                wait(&r2);
-                t = MPI_Wtime() - t0;
+            int n = late ? 1 : reps;
+            for (int k = 0; k < n; k++) {
+                if (me == 0) {
+                    istart(g, w, &r1);
+                    op1(sbuf, bytes, 1, w);
+                    if (late && !nb) spin(delay_us);
+                    icomplete(w, &r2);
+                    if (late && nb) spin(delay_us);
+                    wait(&r1);
+                    wait(&r2);
+                } else if (me == 1) {
+                    ipost(g, w, &r1);
+                    iwait(w, &r2);
+                    wait(&r1);
+                    wait(&r2);
+                }
             }
+            t = (MPI_Wtime() - t0) / n;
             reporter = late ? 1 : 0;
             MPI_Group_free(&g);
         } else if (!strcmp(test, "lat-fence")) {
             ifence(0, w, &r1);
             wait(&r1);
             t0 = MPI_Wtime();
-            if (me == 0) MPI_Put(sbuf, (int)bytes, MPI_BYTE, 1, 0, (int)bytes, MPI_BYTE, w);
-            ifence(0, w, &r2);
-            wait(&r2);
-            t = MPI_Wtime() - t0;
-        } else if (!strcmp(test, "lat-lock") || !strcmp(test, "overlap-lock")) {
-            if (me == 0) {
-                ilock(1, w, &r1);
-                MPI_Put(sbuf, (int)bytes, MPI_BYTE, 1, 0, (int)bytes, MPI_BYTE, w);
-                if (!strcmp(test, "overlap-lock") && !nb) spin(delay_us);
-                iunlock(1, w, &r2);
-                if (!strcmp(test, "overlap-lock") && nb) spin(delay_us);
-                wait(&r1);
+            for (int k = 0; k < reps; k++) {
+                if (me == 0) op1(sbuf, bytes, 1, w);
+                ifence(0, w, &r2);
                 wait(&r2);
+            }
+            t = (MPI_Wtime() - t0) / reps;
+        } else if (!strcmp(test, "lat-lock") || !strcmp(test, "overlap-lock")) {
+            int ov = !strcmp(test, "overlap-lock"), n = ov ? 1 : reps;
+            if (me == 0) {
+                for (int k = 0; k < n; k++) {
+                    ilock(1, w, &r1);
+                    op1(sbuf, bytes, 1, w);
+                    if (ov && !nb) spin(delay_us);
+                    iunlock(1, w, &r2);
+                    if (ov && nb) spin(delay_us);
+                    wait(&r1);
+                    wait(&r2);
+                }
+                t = (MPI_Wtime() - t0) / n;
+            }
+        } else if (!strcmp(test, "bw")) {
+            int n = bytes >= 65536 ? 16 : 64;
+            if (me == 0) {
+                MPI_Win_lock_all(0, w);
+                t0 = MPI_Wtime();
+                for (int k = 0; k < n; k++) op1(sbuf, bytes, 1, w);
+                MPI_Win_flush(1, w);
                 t = MPI_Wtime() - t0;
+                MPI_Win_unlock_all(w);
+                t = (double)bytes * n / t / 1e12; /* MB/s once scaled by 1e6 below */
             }
         } else if (!strcmp(test, "late-post")) {
             /* 0 origin, 1 late target, 2 receives the follow-up */
@@ -342,6 +383,8 @@ static void run(const char *test, long bytes, char *buf, MPI_Win w)
  * nonblocking series keeps up to 16 transactions in flight. */
 static void tx(MPI_Win w)
 {
+    /* an iteration stops after 0.3 s: MPICH manages under 100 per second
+     * per process when oversubscribed */
     int ntx = 400, inflight = nb ? 16 : 1;
     double vals[32];
     for (int i = 0; i < 32; i++) vals[i] = 1;
@@ -351,7 +394,8 @@ static void tx(MPI_Win w)
     for (int it = -1; it < iters; it++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        for (int k = 0; k < ntx; k += inflight) {
+        int k;
+        for (k = 0; k < ntx && MPI_Wtime() - t0 < 0.3; k += inflight) {
             int m = 0;
             for (int j = 0; j < inflight && k + j < ntx; j++) {
                 int t = rand() % np;
@@ -362,7 +406,7 @@ static void tx(MPI_Win w)
             MPI_Waitall(m, rq, MPI_STATUSES_IGNORE);
         }
         double dt = MPI_Wtime() - t0;
-        if (it >= 0) v[it] = ntx / dt;
+        if (it >= 0) v[it] = (k < ntx ? k : ntx) / dt;
     }
     MPI_Barrier(MPI_COMM_WORLD);
     report("tx", 256, v, iters, 0);
@@ -382,6 +426,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-s") && i + 1 < argc) sizes = argv[++i];
         else if (!strcmp(argv[i], "-d") && i + 1 < argc) delay_us = atof(argv[++i]);
         else if (!strcmp(argv[i], "-i") && i + 1 < argc) iters = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-r") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-o") && i + 1 < argc) opname = argv[++i];
     }
     if (nb && !HAVE_NB) {
         if (me == 0) fprintf(stderr, "rma_bench: this MPI has no MPIX_Win_i* calls\n");
@@ -401,9 +447,11 @@ int main(int argc, char **argv)
     char *buf;
     MPI_Win w;
     MPI_Win_allocate(maxb + 4096, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &buf, &w);
+    rbuf = malloc((size_t)maxb + 4096);
+    memset(rbuf, 0, (size_t)maxb + 4096);
     if (me == 0) {
-        printf("# rma_bench %s, %s, delay %.0f us, %d iterations\n", test, nb ? "nonblocking" : "blocking", delay_us,
-               iters);
+        printf("# rma_bench %s (%s), %s, delay %.0f us, %d iterations of %d epochs\n", test, opname,
+               nb ? "nonblocking" : "blocking", delay_us, iters, reps);
         printf("test,mode,bytes,np,median_us,p25_us,p75_us\n");
     }
     if (!strcmp(test, "tx")) {
@@ -416,6 +464,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < nl; i++) run(test, list[i], buf, w);
     }
     MPI_Win_free(&w);
+    free(rbuf);
     MPI_Finalize();
     return 0;
 }

@@ -37,4 +37,21 @@ void fy_op_apply(const fy_op_t *op, const void *in, void *inout, MPI_Count count
                  fy_datatype_t *t, void *scratch);
 /* Scratch bytes fy_op_apply needs for count items of t (0 if none). */
 size_t fy_op_scratch(const fy_op_t *op, const fy_datatype_t *t, MPI_Count count);
+
+/* A predefined operation bound to one predefined basic type, resolved once,
+ * for callers that apply it to packed streams or contiguous arrays of
+ * that type (RMA accumulates, in place in the target's memory).
+ * - fy_op_kernel_get(op, basic, k): 1 and fills k if op is predefined and
+ *   defined for basic (MPI_REPLACE and MPI_NO_OP: for every type), else 0
+ *   (fy_op_check gives the error message).
+ * - fy_op_kernel_run(k, in, inout, n): inout[i] = in[i] op inout[i] for n
+ *   packed elements (pair types: value then index, basic->size apart).
+ */
+typedef struct fy_op_kernel {
+  int op, ct;
+  MPI_Aint ioff;
+  size_t esize;
+} fy_op_kernel_t;
+int fy_op_kernel_get(const fy_op_t *op, const fy_datatype_t *basic, fy_op_kernel_t *k);
+void fy_op_kernel_run(const fy_op_kernel_t *k, const void *in, void *inout, MPI_Count n);
 #endif

@@ -5,7 +5,7 @@
  * - Windows live on one node: every window has its own shared segment
  *   (control words, and for Win_allocate / Win_allocate_shared the window
  *   memory itself), created by the window's rank 0 and mapped by all. Put,
- *   Get and accumulates are done by the origin alone: memcpy / CPU atomics
+ *   Get and accumulates are done by the origin alone: memcpy / the accumulate lock
  *   on mapped memory, cross-memory attach (process_vm_readv/writev) for
  *   Win_create and dynamic windows. The target never takes part and no
  *   message goes through the point-to-point matching queues; the only
@@ -157,7 +157,7 @@ struct fy_win {
   void *base;
   MPI_Aint bytes;
   MPI_Aint disp_unit;
-  int mapped;           /* peers' memory is mapped: direct copies and CPU atomics */
+  int mapped;           /* peers' memory is mapped: direct copies, in-place accumulates */
   fy_win_peer_t *peer;
   void *seg; size_t seg_len;
   fy_win_seg_t *hdr;
@@ -195,13 +195,21 @@ int fy_rma_exec(fy_win_t *w, fy_rmaop_t *op);
  * window (or an attached region for dynamic windows). */
 int fy_rma_target_range(fy_win_t *w, int t, MPI_Aint disp, MPI_Count count, fy_datatype_t *tt,
                         uint64_t *addr_out);
+/* acc.c: op allowed in an accumulate on t (predefined, defined for t's one
+ * basic type; MPI_NO_OP only if allow_noop); the kernel of op on basic. */
 int fy_rma_op_check(MPI_Op op, fy_datatype_t *t, int allow_noop);
-int fy_rma_apply(MPI_Op op, fy_datatype_t *basic, const void *in, void *inout, MPI_Count n);
+struct fy_op_kernel;
+int fy_rma_kernel(MPI_Op op, fy_datatype_t *basic, struct fy_op_kernel *k);
 
 /* ---- sync (sync.c) ---- */
 /* The access epoch an operation toward t binds to (rule 3), or NULL with
  * *err = MPI_ERR_RMA_SYNC. passive_only: request-based operations. */
 fy_epoch_t *fy_rma_bind(fy_win_t *w, int t, int passive_only, int *err);
+/* The epoch an operation toward t may run in at once, inside the call,
+ * with nothing to record or check: the window's only queued epoch, an
+ * open access epoch covering t that holds its grant toward t and has
+ * nothing recorded. NULL: take fy_rma_bind + fy_rma_issue. */
+fy_epoch_t *fy_rma_ready(fy_win_t *w, int t);
 /* Run op now if its epoch holds the grant and nothing before it toward t
  * is pending, else record it (it is copied). Completes op->req when run. */
 int fy_rma_issue(fy_win_t *w, fy_epoch_t *e, fy_rmaop_t *op);

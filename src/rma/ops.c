@@ -1,19 +1,19 @@
 /* RMA operations: Put, Get, Accumulate, Get_accumulate, Fetch_and_op,
  * Compare_and_swap and their request-based forms. The origin moves the
  * data itself: memcpy into mapped windows, cross-memory attach into
- * Win_create / dynamic windows. Accumulates are atomic per element: CPU
- * atomics (a compare-and-swap loop per element) on mapped windows for
- * elements of 1, 2, 4 or 8 bytes, else under the target's accumulate lock
- * (one spinlock word in the target's rank block, so every origin agrees). */
+ * Win_create / dynamic windows. Accumulates are atomic per element: every
+ * accumulate-family operation toward a target holds the target's
+ * accumulate lock (one spinlock word in its rank block, so every origin
+ * agrees) while it reads, computes (core/fy_op kernels) and writes. */
 #include "rma/fy_rma.h"
 #include "core/fy_error.h"
+#include "core/fy_op.h"
 #include "progress/fy_progress.h"
 #include "transport/shm/fy_shm.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
-int fy_rma_atomic_kind(const fy_datatype_t *b);
 
 /* ---- target addresses ---- */
 
@@ -161,108 +161,61 @@ static void acc_lock(fy_win_t *w, int t) {
   for (;;) {
     uint32_t z = 0;
     if (atomic_compare_exchange_weak_explicit(l, &z, 1, memory_order_acquire, memory_order_relaxed)) return;
-    if (++spins > 64) {
-      sched_yield();
-      spins = 0;
-    } else {
-      __builtin_ia32_pause();
+    /* wait for it to look free before the next attempt (no line ping-pong) */
+    while (atomic_load_explicit(l, memory_order_relaxed)) {
+      if (++spins > 64) {
+        sched_yield();
+        spins = 0;
+      } else {
+        __builtin_ia32_pause();
+      }
     }
   }
 }
 static void acc_unlock(fy_win_t *w, int t) { atomic_store_explicit(&w->blk[t].acc, 0, memory_order_release); }
 
-/* One element updated by a CPU compare-and-swap loop; *old gets the value
- * before the update. */
-static void atomic_elem(char *p, fy_datatype_t *b, MPI_Op op, const void *in, void *old) {
-  size_t s = (size_t)b->size;
-#define AELEM(T)                                                                              \
-  do {                                                                                        \
-    T *q = (T *)(void *)p, o, nv;                                                             \
-    if (op == MPI_NO_OP) {                                                                    \
-      o = __atomic_load_n(q, __ATOMIC_ACQUIRE);                                               \
-    } else if (op == MPI_REPLACE) {                                                           \
-      memcpy(&nv, in, sizeof nv);                                                             \
-      o = __atomic_exchange_n(q, nv, __ATOMIC_ACQ_REL);                                       \
-    } else {                                                                                  \
-      o = __atomic_load_n(q, __ATOMIC_RELAXED);                                               \
-      do {                                                                                    \
-        nv = o;                                                                               \
-        fy_rma_apply(op, b, in, &nv, 1);                                                      \
-      } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)); \
-    }                                                                                         \
-    if (old) memcpy(old, &o, sizeof o);                                                       \
-  } while (0)
-  if (s == 1) AELEM(uint8_t);
-  else if (s == 2) AELEM(uint16_t);
-  else if (s == 4) AELEM(uint32_t);
-  else AELEM(uint64_t);
-#undef AELEM
-}
-
-/* Element addresses of count items of tt at local pointer lp, in stream order. */
-static void elem_walk(const fy_datatype_t *t, char *p, char ***out) {
-  const fy_flat_t *f = &t->flat;  /* runs of one basic type: element by element */
-  for (MPI_Count r = 0; r < f->rep; r++)
-    for (MPI_Count i = 0; i < f->nsegs; i++) {
-      const fy_seg_t *g = &f->segs[i];
-      for (MPI_Count k = 0; k < g->n; k++)
-        for (MPI_Aint e = 0; e < g->len; e += g->esize)
-          *(*out)++ = p + r * f->rep_stride + g->disp + k * g->stride + e;
-    }
-}
-
-/* Can this accumulate use CPU atomics? The decision depends only on the
- * window flavor, the basic type and the address, so every origin makes the
- * same one for a given location. */
-static int use_atomics(fy_win_t *w, fy_datatype_t *b) { return w->mapped && fy_rma_atomic_kind(b); }
-
 /* Accumulate / get-accumulate / fetch-and-op core: origin stream `in` (n
- * basic elements, NULL for NO_OP), result stream `res` (or NULL). */
+ * basic elements, NULL for NO_OP), result stream `res` (or NULL); the two
+ * do not overlap. Every accumulate-family operation toward a target runs
+ * under that target's accumulate lock, so element atomicity holds between
+ * any two of them whatever their sizes; contiguous mapped target data is
+ * updated in place by the reduction kernel (per-element compare-and-swap
+ * cost ~25 ns an element: 64 KiB of doubles took 280 us instead of 2). */
 static int acc_core(fy_win_t *w, int t, uint64_t a, fy_datatype_t *tt, MPI_Count tcount, MPI_Op op,
                     const char *in, char *res) {
   fy_datatype_t *b;
   MPI_Count per;
-  fy_type_reduce_basic(tt, &b, &per);
+  if (!fy_type_reduce_basic(tt, &b, &per) || !b) return fy_err(MPI_ERR_TYPE, "accumulate: mixed basic types");
   MPI_Count n = tcount * per;
   if (!n) return MPI_SUCCESS;
+  fy_op_kernel_t k;
+  int err = fy_rma_kernel(op, b, &k);
+  if (err) return err;
+  size_t bytes = (size_t)n * (size_t)b->size;
   uint64_t ra;
   char *lp = local_ptr(w, t, a, &ra);
-  if (use_atomics(w, b) && lp) {
-    int aligned = 1;
-    char **addrs = NULL, *one[1];
-    char **ap = one;
-    if (n > 1) {
-      addrs = malloc(sizeof(char *) * (size_t)n);
-      if (!addrs) return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
-      ap = addrs;
-    }
-    char **fill = ap;
-    for (MPI_Count i = 0; i < tcount; i++) elem_walk(tt, lp + i * tt->extent, &fill);
-    for (MPI_Count i = 0; i < n; i++)
-      if ((uintptr_t)ap[i] % (uintptr_t)b->size) aligned = 0;
-    if (aligned) {
-      for (MPI_Count i = 0; i < n; i++)
-        atomic_elem(ap[i], b, op, in ? in + i * b->size : NULL, res ? res + i * b->size : NULL);
-      free(addrs);
-      return MPI_SUCCESS;
-    }
-    free(addrs);
+  if (lp && tt->is_contig) {
+    char *p = lp + tt->true_lb;
+    acc_lock(w, t);
+    if (res) memcpy(res, p, bytes);
+    if (op != MPI_NO_OP) fy_op_kernel_run(&k, in, p, n);
+    acc_unlock(w, t);
+    return MPI_SUCCESS;
   }
-  /* locked read-modify-write of the packed target data */
-  size_t bytes = (size_t)(n * b->size);
-  char *tmp = malloc(bytes);
+  /* packed read-modify-write of the target data */
+  char small[256], *tmp = bytes <= sizeof small ? small : malloc(bytes);
   if (!tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
   acc_lock(w, t);
-  int err = target_io(w, t, a, tt, tcount, tmp, 0);
+  err = target_io(w, t, a, tt, tcount, tmp, 0);
   if (!err) {
     if (res) memcpy(res, tmp, bytes);
     if (op != MPI_NO_OP) {
-      fy_rma_apply(op, b, in, tmp, n);
+      fy_op_kernel_run(&k, in, tmp, n);
       err = target_io(w, t, a, tt, tcount, tmp, 1);
     }
   }
   acc_unlock(w, t);
-  free(tmp);
+  if (tmp != small) free(tmp);
   return err;
 }
 
@@ -309,53 +262,43 @@ int fy_rma_exec(fy_win_t *w, fy_rmaop_t *op) {
     case FY_OP_ACC:
     case FY_OP_GACC:
     case FY_OP_FOP: {
-      char *in = NULL, *res = NULL;
-      int gets = op->kind != FY_OP_ACC;
+      /* contiguous origin and result data are used in place */
+      const char *in = NULL;
+      char *res = NULL, *inbuf = NULL, *resbuf = NULL;
       if (op->op != MPI_NO_OP) {
-        in = malloc(bytes ? bytes : 1);
-        if (!in) return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
-        fy_type_pack(op->otype, op->ocount, op->oaddr, in);
+        if (op->otype->is_contig) {
+          in = (const char *)op->oaddr + op->otype->true_lb;
+        } else {
+          in = inbuf = malloc(bytes ? bytes : 1);
+          if (!inbuf) return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
+          fy_type_pack(op->otype, op->ocount, op->oaddr, inbuf);
+        }
       }
-      if (gets) {
-        res = malloc(bytes ? bytes : 1);
-        if (!res) {
-          free(in);
-          return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
+      if (op->kind != FY_OP_ACC) {
+        res = (char *)op->raddr + op->rtype->true_lb;
+        if (!op->rtype->is_contig || (in && res < in + bytes && in < res + bytes)) {
+          res = resbuf = malloc(bytes ? bytes : 1);
+          if (!resbuf) {
+            free(inbuf);
+            return fy_err(MPI_ERR_NO_MEM, "out of memory in an accumulate");
+          }
         }
       }
       err = acc_core(w, t, a, op->ttype, op->tcount, op->op, in, res);
-      if (!err && gets) fy_type_unpack(op->rtype, op->rcount, res, bytes, op->raddr);
-      free(in);
-      free(res);
+      if (!err && resbuf) fy_type_unpack(op->rtype, op->rcount, resbuf, bytes, op->raddr);
+      free(inbuf);
+      free(resbuf);
       break;
     }
     case FY_OP_CAS: {
-      fy_datatype_t *b = op->ttype;
-      size_t s = (size_t)b->size;
-      uint64_t ra;
-      char *lp = local_ptr(w, t, a, &ra);
-      if (use_atomics(w, b) && lp && (uintptr_t)lp % s == 0) {
-#define ACAS(T)                                                                             \
-  do {                                                                                      \
-    T cmp, nv;                                                                              \
-    memcpy(&cmp, op->caddr, s);                                                             \
-    memcpy(&nv, op->oaddr, s);                                                              \
-    __atomic_compare_exchange_n((T *)(void *)lp, &cmp, nv, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE); \
-    memcpy(op->raddr, &cmp, s);                                                             \
-  } while (0)
-        if (s == 1) ACAS(uint8_t);
-        else if (s == 2) ACAS(uint16_t);
-        else if (s == 4) ACAS(uint32_t);
-        else ACAS(uint64_t);
-#undef ACAS
-        break;
-      }
+      /* under the accumulate lock too: atomic with every accumulate */
+      size_t sz = (size_t)op->ttype->size;
       char cur[64];
       acc_lock(w, t);
-      err = target_io(w, t, a, b, 1, cur, 0);
-      if (!err && memcmp(cur, op->caddr, s) == 0) err = target_io(w, t, a, b, 1, (char *)op->oaddr, 1);
+      err = target_io(w, t, a, op->ttype, 1, cur, 0);
+      if (!err && memcmp(cur, op->caddr, sz) == 0) err = target_io(w, t, a, op->ttype, 1, (char *)op->oaddr, 1);
       acc_unlock(w, t);
-      if (!err) memcpy(op->raddr, cur, s);
+      if (!err) memcpy(op->raddr, cur, sz);
       break;
     }
   }
@@ -371,8 +314,23 @@ static int check_target(fy_win_t *w, int t) {
   return MPI_SUCCESS;
 }
 
+/* Operations are built by copying this (an initializer of the whole struct
+ * compiles to `rep stos`, slower than the rest of a small accumulate). */
+static const fy_rmaop_t rmaop_zero;
+
 /* Common path: bind, validate, issue (or complete at once for PROC_NULL). */
 static int start_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *request) {
+  if (!request) {
+    /* the window's only epoch holds the grant: run it now (fy_rma_issue's
+     * immediate case, without the binding search) */
+    fy_plock();
+    if (fy_rma_ready(w, op->target)) {
+      int err = fy_rma_exec(w, op);
+      fy_punlock();
+      return err;
+    }
+    fy_punlock();
+  }
   int err = check_target(w, op->target);
   if (err) return err;
   fy_request_t *r = NULL;
@@ -427,7 +385,28 @@ static int put_get(int kind, const void *oaddr, MPI_Count oc, MPI_Datatype otype
   if (tc < 0) return fy_err(MPI_ERR_COUNT, "target_count = %lld is negative", (long long)tc);
   int err = same_size(ot, oc, tt, tc);
   if (err) return err;
-  fy_rmaop_t op = {.kind = kind, .target = t, .ocount = oc, .otype = ot, .tdisp = disp, .tcount = tc, .ttype = tt};
+  if (!req && ot->is_contig && tt->is_contig && w->flavor != FY_WIN_DYNAMIC && disp >= 0) {
+    /* fast path: the epoch holds the grant, the target memory is mapped */
+    fy_plock();
+    fy_win_peer_t *p = &w->peer[(unsigned)t < (unsigned)w->size ? t : 0];
+    MPI_Aint off = disp * p->disp_unit + tt->true_lb;
+    size_t bytes = (size_t)(tc * tt->size);
+    if (fy_rma_ready(w, t) && p->addr && off >= 0 && (uint64_t)off + bytes <= p->size) {
+      if (kind == FY_OP_PUT) memcpy(p->addr + off, (const char *)oaddr + ot->true_lb, bytes);
+      else memcpy((char *)oaddr + ot->true_lb, p->addr + off, bytes);
+      fy_punlock();
+      return MPI_SUCCESS;
+    }
+    fy_punlock();
+  }
+  fy_rmaop_t op = rmaop_zero;
+  op.kind = kind;
+  op.target = t;
+  op.ocount = oc;
+  op.otype = ot;
+  op.tdisp = disp;
+  op.tcount = tc;
+  op.ttype = tt;
   if (kind == FY_OP_PUT) op.oaddr = oaddr;
   else op.raddr = (void *)oaddr;
   return start_op(w, &op, req != NULL, req);
@@ -481,16 +460,27 @@ static int gacc(int kind, const void *oa, MPI_Count oc, MPI_Datatype otype, void
     ot = fy_type_get(otype);
     if (!ot || !ot->committed) return fy_err(MPI_ERR_TYPE, "origin_datatype = %#x is not a committed datatype", (unsigned)otype);
     if (oc < 0) return fy_err(MPI_ERR_COUNT, "origin_count = %lld is negative", (long long)oc);
-    if (!nodata && ((err = same_basic(ot, tt)) || (err = same_size(ot, oc, tt, tc)))) return err;
+    if (!nodata && ((ot != tt && (err = same_basic(ot, tt))) || (err = same_size(ot, oc, tt, tc)))) return err;
   }
   if (kind != FY_OP_ACC) {
     rt = fy_type_get(rtype);
     if (!rt || !rt->committed) return fy_err(MPI_ERR_TYPE, "result_datatype = %#x is not a committed datatype", (unsigned)rtype);
     if (rc < 0) return fy_err(MPI_ERR_COUNT, "result_count = %lld is negative", (long long)rc);
-    if (!nodata && ((err = same_basic(rt, tt)) || (err = same_size(rt, rc, tt, tc)))) return err;
+    if (!nodata && ((rt != tt && (err = same_basic(rt, tt))) || (err = same_size(rt, rc, tt, tc)))) return err;
   }
-  fy_rmaop_t o = {.kind = kind, .target = t, .oaddr = oa, .ocount = oc, .otype = ot, .raddr = ra, .rcount = rc,
-                  .rtype = rt, .tdisp = d, .tcount = tc, .ttype = tt, .op = op};
+  fy_rmaop_t o = rmaop_zero;
+  o.kind = kind;
+  o.target = t;
+  o.oaddr = oa;
+  o.ocount = oc;
+  o.otype = ot;
+  o.raddr = ra;
+  o.rcount = rc;
+  o.rtype = rt;
+  o.tdisp = d;
+  o.tcount = tc;
+  o.ttype = tt;
+  o.op = op;
   return start_op(w, &o, req != NULL, req);
 }
 

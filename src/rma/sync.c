@@ -17,8 +17,12 @@
 #include "progress/fy_progress.h"
 #include "pt2pt/fy_pt2pt.h"
 #include "transport/shm/fy_shm.h"
+#include "transport/shm/fy_shm_internal.h" /* doorbell armed counts */
 #include "binding/fy_impl.h"
+#include "runtime/fy_config.h"
+#include "core/fy_init.h"
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #define LOCK_EXCL (1ull << 63)
@@ -41,8 +45,17 @@ void fy_rma_hook_ensure(void) {
   }
 }
 
+/* Ring only a rank that sleeps on its doorbell (the ring itself is two
+ * atomic additions on the line every sender of packets reads): our store
+ * of the grant / done / unlock word, a full fence, then the armed counts,
+ * against the sleeper's arm, fence, re-poll (one of the two sees the other,
+ * as with an unconditional ring, which the sleeper would also miss if it
+ * came between its last poll and its arm). */
 void fy_rma_wake(fy_win_t *w, int r) {
-  if (r != w->rank) fy_shm_doorbell_ring(w->peer[r].local);
+  if (r == w->rank) return;
+  int l = w->peer[r].local;
+  atomic_thread_fence(memory_order_seq_cst);
+  if (fy_shm_doorbell_armed(fy_shm_rank(l)) & 3u) fy_shm_doorbell_ring(l);
 }
 static void wake_all(fy_win_t *w) {
   for (int r = 0; r < w->size; r++) fy_rma_wake(w, r);
@@ -269,15 +282,23 @@ static void delegate(fy_win_t *w, fy_epoch_t *e, fy_rmaop_t *c) {
   }
 }
 
-/* Origin, closing an access epoch: toward each target all of whose recorded
- * operations are delegated, let the target count the epoch as done. */
+/* Origin, closing an access epoch without waiting (icomplete): publish the
+ * recorded puts toward each target, in order, and toward each target all
+ * of whose recorded operations are published, let the target count the
+ * epoch as done. Only then: before the close the origin is still going to
+ * run them itself, and a blocking close waits inside MPI where its memcpy
+ * beats the target's cross-memory read (publishing at record time let the
+ * target take puts the origin was about to run, at a system call each). */
 static void delegate_close(fy_win_t *w, fy_epoch_t *e) {
-  if (e->kind != FY_EP_START || e->state != FY_EPS_ACTIVE) return;
+  if (e->kind != FY_EP_START || e->state != FY_EPS_ACTIVE || !e->ops) return;
   for (int i = 0; i < e->n; i++) {
     int t = e->ranks[i], all = 1;
     if (t == w->rank) continue;
-    for (fy_rmaop_t *op = e->ops; op; op = op->next)
-      if (op->target == t && !op->ds) all = 0;
+    for (fy_rmaop_t *op = e->ops; op && all; op = op->next)
+      if (op->target == t && !op->ds) {
+        delegate(w, e, op);
+        all = op->ds != NULL; /* in order: stop at the first one not published */
+      }
     if (!all) continue;
     atomic_store_explicit(&w->dp[(size_t)t * w->size + w->rank].closed, e->ids[i], memory_order_release);
     fy_rma_wake(w, t);
@@ -293,13 +314,19 @@ static int run_delegated(fy_win_t *w, fy_epoch_t *e) {
     int o = e->ranks[i];
     uint64_t id = e->ids[i];
     if (o == me || atomic_load_explicit(&w->dn[(size_t)me * n + o].v, memory_order_acquire) >= id) continue;
-    /* an origin waiting inside MPI copies faster itself (memcpy, no system
-     * call): take its puts only while it is away */
-    if (atomic_load_explicit(fy_shm_in_mpi_word(w->peer[o].local), memory_order_acquire)) continue;
     fy_rma_dpair_t *p = &w->dp[(size_t)me * n + o];
     /* read `closed` first: every slot of a closed epoch was posted before it */
     uint64_t closed = atomic_load_explicit(&p->closed, memory_order_acquire);
-    int left = 0;
+    int left = closed >= id;
+    for (int k = 0; k < FY_RMA_DSLOTS && !left; k++) {
+      uint32_t st = atomic_load_explicit(&p->slot[k].state, memory_order_acquire);
+      left = (st == FY_DS_POSTED || st == FY_DS_CLAIMED) && p->slot[k].id == id;
+    }
+    if (!left) continue; /* nothing delegated (these lines stay in our cache) */
+    /* an origin waiting inside MPI copies faster itself (memcpy, no system
+     * call): take its puts only while it is away (its word changes at every
+     * wait: read it last) */
+    if (atomic_load_explicit(fy_shm_in_mpi_word(w->peer[o].local), memory_order_acquire)) continue;
     for (;;) {
       fy_rma_dslot_t *first = NULL;
       left = 0;
@@ -330,7 +357,26 @@ static int run_delegated(fy_win_t *w, fy_epoch_t *e) {
   return ev;
 }
 
+fy_epoch_t *fy_rma_ready(fy_win_t *w, int t) {
+  fy_epoch_t *e = w->q;
+  if (!e || e->next || e->closed || e->ops || e->state != FY_EPS_ACTIVE || (unsigned)t >= (unsigned)w->size)
+    return NULL;
+  switch (e->kind) {
+    case FY_EP_FENCE: return e->all_granted && !e->no_access ? e : NULL;
+    case FY_EP_LOCK: return e->all_granted && e->target == t ? e : NULL;
+    case FY_EP_LOCK_ALL: return e->granted[t] ? e : NULL;
+    case FY_EP_START: {
+      int i = member_idx(e, t);
+      return i >= 0 && (e->all_granted || e->granted[i]) ? e : NULL;
+    }
+  }
+  return NULL;
+}
+
 int fy_rma_issue(fy_win_t *w, fy_epoch_t *e, fy_rmaop_t *op) {
+  /* a grant that arrived since the last progress pass: look once more
+   * before recording (a start just after the target's post) */
+  if (!e->ops && e->state == FY_EPS_ACTIVE && !e->all_granted && e->kind == FY_EP_START) update_grants(w, e);
   if (!e->ops && granted(w, e, op->target)) {
     int err = fy_rma_exec(w, op);
     if (op->req) {
@@ -349,7 +395,6 @@ int fy_rma_issue(fy_win_t *w, fy_epoch_t *e, fy_rmaop_t *op) {
   *c = *op;
   c->next = NULL;
   c->ds = NULL;
-  if (e->kind == FY_EP_START && e->state == FY_EPS_ACTIVE) delegate(w, e, c);
   if (c->otype) fy_type_retain(c->otype);
   if (c->rtype) fy_type_retain(c->rtype);
   if (c->ttype) fy_type_retain(c->ttype);
@@ -566,11 +611,15 @@ int fy_rma_progress(void) {
 
 /* ---- opening and closing ---- */
 
+/* Zeroed by copying this: a fixed-size memset of an epoch compiles to
+ * `rep stos`, whose start-up costs more than the whole lock/unlock path. */
+static const fy_epoch_t ep_zero;
+
 static fy_epoch_t *ep_new(fy_win_t *w, int kind, int assert_) {
   fy_epoch_t *e = spare_epoch;
   if (e) {
     spare_epoch = NULL;
-    memset(e, 0, sizeof *e);
+    *e = ep_zero;
   } else {
     e = calloc(1, sizeof *e);
     if (!e) return NULL;
@@ -662,11 +711,33 @@ static void drop_req(fy_request_t *r, MPI_Request *user) {
   if (user) fy_req_release(r);
 }
 
+/* How many passes of this window's engine a blocking call makes before it
+ * waits in the general engine: the words it waits for (grants, fence
+ * words, done counters, locks) are in the window segment, and a full
+ * progress pass per look at them (point-to-point rings and every hook)
+ * made back-to-back epochs about twice as slow. None when this node's
+ * ranks outnumber its CPUs (the peer needs this core), as for the
+ * general wait's spin; FERRY_SPIN sets it too. */
+static long rma_spin(void) {
+  static long spin = -1;
+  if (spin >= 0) return spin;
+  long s = fy_config.spin_count;
+  if (!getenv("FERRY_SPIN") && fy_state.local_size > 1 && fy_state.local_size > sysconf(_SC_NPROCESSORS_ONLN)) s = 0;
+  if (fy_state.initialized) spin = s;
+  return s;
+}
+
 /* Finish an i-call: hand out the request (user) or wait for it (blocking). */
-static int finish_req(fy_request_t *r, MPI_Request *user) {
+static int finish_req(fy_win_t *w, fy_request_t *r, MPI_Request *user) {
   if (user) {
     *user = r->handle;
     return MPI_SUCCESS;
+  }
+  for (long k = rma_spin(); k > 0 && !fy_req_done(r); k--) {
+    if (!fy_ptrylock()) break;
+    int ev = advance(w);
+    fy_punlock();
+    if (!ev) __builtin_ia32_pause();
   }
   if (!fy_req_done(r)) fy_req_wait_done(r);
   return r->status.MPI_ERROR;
@@ -702,6 +773,37 @@ static int do_fence(int assert_, MPI_Win win, MPI_Request *user) {
   fy_win_t *w = fy_win_get(win);
   int err = check_assert(assert_, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED);
   if (err) return err;
+  if (!user && !(assert_ & MPI_MODE_NOSUCCEED)) {
+    /* Blocking fence when the queue holds at most the fence epoch before,
+     * complete with nothing recorded: end it and publish this fence call
+     * at once (the peers wait for exactly this store), then wait. */
+    fy_plock();
+    fy_epoch_t *f = w->q;
+    if (!f || (!f->next && f->kind == FY_EP_FENCE && f->state == FY_EPS_ACTIVE && f->all_granted && !f->ops)) {
+      if (f) {
+        ep_close(w, f);
+        complete(w, f);
+      }
+      fy_epoch_t *e = ep_new(w, FY_EP_FENCE, assert_);
+      if (e) {
+        e->fence_no = ++w->fence_calls;
+        ep_append(w, e);
+        activate(w, e);
+        update_grants(w, e);
+        if (e->all_granted) {
+          if (w->bg) bg_update(w);
+          fy_punlock();
+          return MPI_SUCCESS;
+        }
+        fy_request_t local, *r = new_req(NULL, &local);
+        e->open_req = r;
+        bg_update(w);
+        fy_punlock();
+        return finish_req(w, r, NULL);
+      }
+    }
+    fy_punlock();
+  }
   fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
   fy_plock();
@@ -727,7 +829,7 @@ static int do_fence(int assert_, MPI_Win win, MPI_Request *user) {
   if (e->no_access) ep_close(w, e);
   advance(w);
   fy_punlock();
-  return finish_req(r, user);
+  return finish_req(w, r, user);
 }
 
 static int do_start_post(int kind, MPI_Group group, int assert_, MPI_Win win, MPI_Request *user) {
@@ -787,6 +889,13 @@ static int do_close(int kind, MPI_Win win, MPI_Request *user, const char *fname)
   return err;
 }
 
+/* e is still queued (advance() may have completed and freed it). */
+static int is_live(fy_win_t *w, fy_epoch_t *e) {
+  for (fy_epoch_t *x = w->q; x; x = x->next)
+    if (x == e) return 1;
+  return 0;
+}
+
 static int do_close_inner(int kind, MPI_Win win, MPI_Request *user, const char *fname) {
   fy_win_t *w = fy_win_get(win);
   fy_request_t local, *r = new_req(user, &local);
@@ -801,10 +910,10 @@ static int do_close_inner(int kind, MPI_Win win, MPI_Request *user, const char *
   }
   e->close_req = r;
   ep_close(w, e);
-  delegate_close(w, e);
-  advance(w);
+  advance(w); /* operations the origin can run now need no delegation */
+  if (user && is_live(w, e)) delegate_close(w, e);
   fy_punlock();
-  return finish_req(r, user);
+  return finish_req(w, r, user);
 }
 
 static int do_lock(int kind, int lock_type, int rank, int assert_, MPI_Win win, MPI_Request *user) {
@@ -818,6 +927,35 @@ static int do_lock(int kind, int lock_type, int rank, int assert_, MPI_Win win, 
       return fy_err(MPI_ERR_RANK, "rank = %d is not a rank of the window (size %d)", rank, w->size);
   }
   if (w->no_locks) return fy_err(MPI_ERR_RMA_SYNC, "the window was created with no_locks = true");
+  if (!user && kind == FY_EP_LOCK && rank != MPI_PROC_NULL) {
+    /* Blocking lock on a window with nothing queued (no epoch to check
+     * against or to wait for): open, activate and take the lock here; a
+     * request only if the lock is busy. */
+    fy_plock();
+    fy_epoch_t *e = w->q ? NULL : ep_new(w, kind, assert_);
+    if (e) {
+      e->lock_type = lock_type;
+      e->target = rank;
+      e->n = 1;
+      e->granted = &e->one[0];
+      e->held = &e->one[1];
+      e->waiting = &e->one[2];
+      w->q = w->q_tail = e;
+      e->state = FY_EPS_ACTIVE; /* activate() of a lock epoch */
+      if ((assert_ & MPI_MODE_NOCHECK) || lock_or_wait(w, rank, lock_type == MPI_LOCK_EXCLUSIVE, &e->waiting[0])) {
+        e->held[0] = !(assert_ & MPI_MODE_NOCHECK);
+        e->all_granted = 1;
+        fy_punlock();
+        return MPI_SUCCESS;
+      }
+      fy_request_t local, *r = new_req(NULL, &local);
+      e->open_req = r;
+      bg_update(w);
+      fy_punlock();
+      return finish_req(w, r, NULL);
+    }
+    fy_punlock();
+  }
   fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
   fy_plock();
@@ -861,7 +999,7 @@ static int do_lock(int kind, int lock_type, int rank, int assert_, MPI_Win win, 
     advance(w);
   }
   fy_punlock();
-  return finish_req(r, user);
+  return finish_req(w, r, user);
 fail:
   if (e) ep_free(e);
   fy_punlock();
@@ -873,6 +1011,26 @@ static int do_unlock(int kind, int rank, MPI_Win win, MPI_Request *user) {
   fy_win_t *w = fy_win_get(win);
   if (kind == FY_EP_LOCK && rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size))
     return fy_err(MPI_ERR_RANK, "rank = %d is not a rank of the window (size %d)", rank, w->size);
+  if (!user && kind == FY_EP_LOCK) {
+    /* Blocking unlock of the window's only epoch, with nothing recorded:
+     * complete it here, no request. */
+    fy_plock();
+    fy_epoch_t *e = w->q;
+    if (e && !e->next && e->kind == FY_EP_LOCK && !e->closed && e->target == (rank == MPI_PROC_NULL ? -1 : rank) &&
+        e->state == FY_EPS_ACTIVE && e->all_granted && !e->ops) {
+      /* complete() of a lock epoch with no requests and nothing recorded */
+      int err = e->err;
+      ++w->seq;
+      if (e->held[0]) unlock(w, e->target, e->lock_type == MPI_LOCK_EXCLUSIVE);
+      w->q = w->q_tail = NULL;
+      if (!spare_epoch) spare_epoch = e;
+      else free(e);
+      if (w->bg) bg_update(w);
+      fy_punlock();
+      return err;
+    }
+    fy_punlock();
+  }
   fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
   fy_plock();
@@ -894,7 +1052,7 @@ static int do_unlock(int kind, int rank, MPI_Win win, MPI_Request *user) {
     advance(w);
   }
   fy_punlock();
-  return finish_req(r, user);
+  return finish_req(w, r, user);
 }
 
 /* Flush: completes once every operation issued before it toward rank (all
@@ -934,7 +1092,7 @@ static int do_flush(int rank, MPI_Win win, MPI_Request *user, const char *fname)
     drop_req(r, user);
     return err;
   }
-  return finish_req(r, user);
+  return finish_req(w, r, user);
 }
 
 static int queue_empty(void *arg) { return ((fy_win_t *)arg)->q == NULL; }

@@ -143,6 +143,84 @@ static void test_flavor(int fl, int me, int np)
     free(dst2);
 }
 
+/* Accumulates over operations and types, from every rank into rank 0,
+ * on a mapped window (CPU atomics: fetch-and-op and CAS loops) and a
+ * Win_create one (the locked path), with fetches of the old values. */
+static void test_acc_ops(int fl, int me, int np)
+{
+    char *base;
+    MPI_Win w = make_win(fl, 1024, 1, (void **)&base);
+    if (me == 0) {
+        int *ib = (int *)(void *)base;
+        ib[0] = 0;          /* SUM */
+        ib[1] = -1;         /* BAND */
+        ib[2] = 0;          /* BOR */
+        ib[3] = 0;          /* BXOR */
+        ib[4] = 1 << 20;    /* MIN */
+        double *db = (double *)(void *)(base + 64);
+        db[0] = 1.0;        /* PROD */
+        db[1] = -1e9;       /* MAX */
+        unsigned char *ub = (unsigned char *)base + 128;
+        ub[0] = 0;          /* uint8 SUM (wraps) */
+        _Bool *bb = (_Bool *)(void *)(base + 136);
+        bb[0] = 0;          /* LXOR */
+        struct { double v; int i; } *loc = (void *)(base + 256); /* MAXLOC on DOUBLE_INT */
+        loc->v = -1; loc->i = -1;
+        long long *lb = (long long *)(void *)(base + 320);
+        for (int k = 0; k < 4; k++) lb[k] = 0; /* vector SUM (stride 2) */
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_OK(MPI_Win_lock_all(0, w));
+    int one = 1, bit = 1 << me, old = 0, mine = me;
+    CHECK_OK(MPI_Accumulate(&one, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, w));
+    int mask = ~(1 << me);
+    CHECK_OK(MPI_Fetch_and_op(&mask, &old, MPI_INT, 0, 4, MPI_BAND, w));
+    CHECK_OK(MPI_Accumulate(&bit, 1, MPI_INT, 0, 8, 1, MPI_INT, MPI_BOR, w));
+    CHECK_OK(MPI_Get_accumulate(&bit, 1, MPI_INT, &old, 1, MPI_INT, 0, 12, 1, MPI_INT, MPI_BXOR, w));
+    CHECK_OK(MPI_Accumulate(&mine, 1, MPI_INT, 0, 16, 1, MPI_INT, MPI_MIN, w));
+    double two = 2.0, dme = me;
+    CHECK_OK(MPI_Accumulate(&two, 1, MPI_DOUBLE, 0, 64 / 1, 1, MPI_DOUBLE, MPI_PROD, w));
+    CHECK_OK(MPI_Accumulate(&dme, 1, MPI_DOUBLE, 0, 72, 1, MPI_DOUBLE, MPI_MAX, w));
+    unsigned char u = 200;
+    CHECK_OK(MPI_Accumulate(&u, 1, MPI_UINT8_T, 0, 128, 1, MPI_UINT8_T, MPI_SUM, w));
+    _Bool t = 1;
+    CHECK_OK(MPI_Accumulate(&t, 1, MPI_C_BOOL, 0, 136, 1, MPI_C_BOOL, MPI_LXOR, w));
+    struct { double v; int i; } lv = {(double)(me % 2), me};
+    CHECK_OK(MPI_Accumulate(&lv, 1, MPI_DOUBLE_INT, 0, 256, 1, MPI_DOUBLE_INT, MPI_MAXLOC, w));
+    MPI_Datatype vec;
+    MPI_Type_vector(2, 1, 2, MPI_LONG_LONG, &vec);
+    MPI_Type_commit(&vec);
+    long long lv2[2] = {1, 10};
+    CHECK_OK(MPI_Accumulate(lv2, 2, MPI_LONG_LONG, 0, 320, 1, vec, MPI_SUM, w));
+    MPI_Type_free(&vec);
+    CHECK_OK(MPI_Win_unlock_all(w));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+        int *ib = (int *)(void *)base;
+        int all = (1 << np) - 1;
+        CHECK(ib[0] == np, "flavor %d acc SUM = %d", fl, ib[0]);
+        CHECK(ib[1] == ~all, "flavor %d fop BAND = %#x", fl, ib[1]);
+        CHECK(ib[2] == all, "flavor %d acc BOR = %#x", fl, ib[2]);
+        CHECK(ib[3] == all, "flavor %d gacc BXOR = %#x", fl, ib[3]);
+        CHECK(ib[4] == 0, "flavor %d acc MIN = %d", fl, ib[4]);
+        double *db = (double *)(void *)(base + 64);
+        CHECK(db[0] == (double)(1 << np), "flavor %d acc PROD = %g", fl, db[0]);
+        CHECK(db[1] == np - 1, "flavor %d acc MAX = %g", fl, db[1]);
+        unsigned char *ub = (unsigned char *)base + 128;
+        CHECK(ub[0] == (unsigned char)(200 * np), "flavor %d uint8 SUM = %d", fl, ub[0]);
+        _Bool *bb = (_Bool *)(void *)(base + 136);
+        CHECK(bb[0] == (np % 2), "flavor %d bool LXOR = %d", fl, bb[0]);
+        struct { double v; int i; } *loc = (void *)(base + 256);
+        double want = np > 1 ? 1.0 : 0.0;
+        CHECK(loc->v == want && loc->i == (np > 1 ? 1 : 0), "flavor %d MAXLOC = (%g, %d)", fl, loc->v, loc->i);
+        long long *lb = (long long *)(void *)(base + 320);
+        CHECK(lb[0] == np && lb[1] == 0 && lb[2] == 10 * np && lb[3] == 0, "flavor %d vector SUM = %lld %lld %lld",
+              fl, lb[0], lb[1], lb[2]);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    free_win(fl, &w, base);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -151,5 +229,6 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     for (int fl = 0; fl < 4; fl++) test_flavor(fl, me, np);
+    for (int fl = 0; fl < 4; fl++) test_acc_ops(fl, me, np);
     return fy_finish();
 }
