@@ -4,8 +4,9 @@
  * three types. Two ranks; prints '#' comments and one CSV table
  * (kind,type,bytes,iters,MBps), MB = 1e6 bytes, data bytes per direction.
  *
- *   ddt [-n doubles] [-i iterations] [-b blocklength] [-q]
- *   (-q: fewer iterations; -b: the vector's blocks, in doubles, stride 2b) */
+ *   ddt [-n doubles] [-i iterations] [-b blocklength] [-t type] [-q]
+ *   (-q: fewer iterations; -b: the vector's blocks, in doubles, stride 2b;
+ *   -t: only this type: contig, vector, indexed or struct, for profiling) */
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -31,11 +32,13 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     long n = 1L << 20;
     int iters = 20, blk = 1;
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc) n = atol(argv[++i]);
         else if (!strcmp(argv[i], "-i") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-q")) iters = 6;
         else if (!strcmp(argv[i], "-b") && i + 1 < argc) blk = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-t") && i + 1 < argc) only = argv[++i];
     }
     if (size < 2) {
         if (!rank) fprintf(stderr, "ddt: needs 2 ranks\n");
@@ -84,6 +87,7 @@ int main(int argc, char **argv) {
         printf("kind,type,bytes,iters,MBps\n");
     }
     for (int k = 0; k < 4; k++) {
+        if (only && strcmp(only, ty[k].name)) continue;
         int sz;
         MPI_Type_size(ty[k].t, &sz);
         long bytes = (long)sz * ty[k].count;
@@ -104,6 +108,7 @@ int main(int argc, char **argv) {
     }
     /* pack / unpack on rank 0 (rank 1 idles in the barrier) */
     for (int k = 1; k < 4; k++) {
+        if (only && strcmp(only, ty[k].name)) continue;
         int sz;
         MPI_Type_size(ty[k].t, &sz);
         double tu[64], tp[64];
