@@ -74,12 +74,12 @@ static void pair_copy(char *p, char *s, MPI_Count nb, int pack) {
     }
     for (; x < nb; x++, p += 16, s += 8) memcpy(s, p, 8);
   } else {
-    for (; x + 4 <= nb; x += 4, p += 64, s += 32) {
-      uint64_t a0, a1, b0, b1;
-      memcpy(&a0, s, 8); memcpy(&a1, s + 8, 8);
-      memcpy(&b0, s + 16, 8); memcpy(&b1, s + 24, 8);
-      memcpy(p, &a0, 8); memcpy(p + 16, &a1, 8);
-      memcpy(p + 32, &b0, 8); memcpy(p + 48, &b1, 8);
+    for (; x + 8 <= nb; x += 8, p += 128, s += 64) {
+      for (int y = 0; y < 8; y++) {
+        uint64_t a;
+        memcpy(&a, s + 8 * y, 8);
+        memcpy(p + 16 * y, &a, 8);
+      }
     }
     for (; x < nb; x++, p += 16, s += 8) memcpy(p, s, 8);
   }
