@@ -133,6 +133,41 @@ run_csv() {
   return $rc
 }
 
+# bench_results KIND: where one driver run writes (bench/results/KIND/):
+# sets outdir, stamp, csv (KIND-<stamp>.csv) and FY_LOG (its .log, emptied).
+bench_results() {
+  outdir=$FY_RESULTS/$1
+  mkdir -p "$outdir"
+  stamp=$(date +%Y%m%d-%H%M%S)
+  csv=$outdir/$1-$stamp.csv
+  export FY_LOG=$outdir/$1-$stamp.log
+  : >"$FY_LOG"
+}
+
+# run_rounds RUNS CSV NAME SRC "CONFIGS" ARGS...: RUNS interleaved rounds
+# (every config once per round) of the benchmark NAME built from SRC with
+# each config's library, its rows appended to CSV (run_csv). Returns 1 if
+# a build or a run failed.
+run_rounds() {
+  local runs=$1 out=$2 name=$3 src=$4 cfgs=$5 run cfg exe rc=0
+  shift 5
+  for run in $(seq "$runs"); do
+    for cfg in $cfgs; do
+      exe=$(build "$(impl_of "$cfg")" "$name" "$src") || { rc=1; continue; }
+      fy_note "$name: $cfg (run $run of $runs)"
+      run_csv "$cfg" "$out" "$exe" "$@" || rc=1
+    done
+  done
+  return $rc
+}
+
+# keep_latest KIND: 1 (with a note) when the run wrote no rows; else copies
+# the CSV to KIND-latest.csv.
+keep_latest() {
+  [ -s "$csv" ] || { fy_note "no results"; return 1; }
+  cp "$csv" "$outdir/$1-latest.csv"
+}
+
 # Project venv with matplotlib (for the plots); prints the python to use or
 # nothing when it cannot be had (plots are then skipped).
 plot_python() {
