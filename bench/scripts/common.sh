@@ -111,12 +111,13 @@ launch() {
 
 # Run a program that prints '#' comment lines and one CSV table; append the
 # table to OUT with the config as first column (header written once).
+# It runs on FY_NP ranks (default 2).
 # run_csv CONFIG OUT EXE ARGS...
 run_csv() {
   local cfg=$1 out=$2; shift 2
   local tmp rc
   tmp=$(mktemp)
-  launch "$cfg" 2 "$@" >"$tmp" 2>"$tmp.err"
+  launch "$cfg" "${FY_NP:-2}" "$@" >"$tmp" 2>"$tmp.err"
   rc=$?
   if [ $rc -ne 0 ]; then
     fy_note "$cfg: $(basename "$1") failed (exit $rc); stderr:"

@@ -4,7 +4,9 @@
 # the median of each figure per config, Ferry's ratio to the best peer, and
 # Ferry's vector/contiguous ratio.
 #
-#   bench/scripts/compare_ddt.sh [--runs N] [--quick] [--configs "ferry mpich ..."] [-- ddt options]
+#   bench/scripts/compare_ddt.sh [--runs N] [--quick] [--np 1|2] [--configs "ferry mpich ..."] [-- ddt options]
+# --np 1: pack and unpack only, one rank (no partner polling in a barrier);
+# ddt's -B (best iteration, not the median) suits a loaded machine.
 # Output: bench/results/ddt/ddt-<stamp>.csv (+ .txt table). Unavailable
 # libraries are skipped with a note.
 set -uo pipefail
@@ -18,8 +20,9 @@ while [ $# -gt 0 ]; do
     --quick) args+=(-q) ;;
     --runs) runs=$2; shift ;;
     --configs) configs=$2; shift ;;
+    --np) export FY_NP=$2; shift ;;
     --) shift; args+=("$@"); break ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
