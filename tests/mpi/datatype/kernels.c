@@ -268,6 +268,10 @@ int main(int argc, char **argv) {
         }
         test_two(&T[k], c2);
     }
+    /* larger than the 2 MiB the staging buffer has so far: it grows, and
+     * the sender maps the new one */
+    test_msg(&T[9], 400, 400, 0, 0);
+    test_msg(&T[0], 3, 3, 0, 0);
     for (int k = 0; k < nt; k++) {
         MPI_Type_free(&T[k].t);
         free(T[k].map);
