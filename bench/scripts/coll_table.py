@@ -12,13 +12,7 @@ import csv
 import statistics
 import sys
 
-
-def human(n):
-    n = int(n)
-    for unit, sh in (("MiB", 20), ("KiB", 10)):
-        if n >= 1 << sh and n % (1 << sh) == 0:
-            return f"{n >> sh} {unit}"
-    return f"{n} B"
+from benchtable import human
 
 
 def main(argv):

@@ -111,12 +111,13 @@ launch() {
 
 # Run a program that prints '#' comment lines and one CSV table; append the
 # table to OUT with the config as first column (header written once).
+# It runs on FY_NP ranks (default 2).
 # run_csv CONFIG OUT EXE ARGS...
 run_csv() {
   local cfg=$1 out=$2; shift 2
   local tmp rc
   tmp=$(mktemp)
-  launch "$cfg" 2 "$@" >"$tmp" 2>"$tmp.err"
+  launch "$cfg" "${FY_NP:-2}" "$@" >"$tmp" 2>"$tmp.err"
   rc=$?
   if [ $rc -ne 0 ]; then
     fy_note "$cfg: $(basename "$1") failed (exit $rc); stderr:"
@@ -131,6 +132,41 @@ run_csv() {
   [ -n "${FY_LOG:-}" ] && { echo "== $cfg $*"; cat "$tmp" "$tmp.err"; } >>"$FY_LOG"
   rm -f "$tmp" "$tmp.err"
   return $rc
+}
+
+# bench_results KIND: where one driver run writes (bench/results/KIND/):
+# sets outdir, stamp, csv (KIND-<stamp>.csv) and FY_LOG (its .log, emptied).
+bench_results() {
+  outdir=$FY_RESULTS/$1
+  mkdir -p "$outdir"
+  stamp=$(date +%Y%m%d-%H%M%S)
+  csv=$outdir/$1-$stamp.csv
+  export FY_LOG=$outdir/$1-$stamp.log
+  : >"$FY_LOG"
+}
+
+# run_rounds RUNS CSV NAME SRC "CONFIGS" ARGS...: RUNS interleaved rounds
+# (every config once per round) of the benchmark NAME built from SRC with
+# each config's library, its rows appended to CSV (run_csv). Returns 1 if
+# a build or a run failed.
+run_rounds() {
+  local runs=$1 out=$2 name=$3 src=$4 cfgs=$5 run cfg exe rc=0
+  shift 5
+  for run in $(seq "$runs"); do
+    for cfg in $cfgs; do
+      exe=$(build "$(impl_of "$cfg")" "$name" "$src") || { rc=1; continue; }
+      fy_note "$name: $cfg (run $run of $runs)"
+      run_csv "$cfg" "$out" "$exe" "$@" || rc=1
+    done
+  done
+  return $rc
+}
+
+# keep_latest KIND: 1 (with a note) when the run wrote no rows; else copies
+# the CSV to KIND-latest.csv.
+keep_latest() {
+  [ -s "$csv" ] || { fy_note "no results"; return 1; }
+  cp "$csv" "$outdir/$1-latest.csv"
 }
 
 # Project venv with matplotlib (for the plots); prints the python to use or

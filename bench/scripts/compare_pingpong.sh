@@ -34,22 +34,10 @@ done
 configs=$(filter_configs $configs)
 [ -n "$configs" ] || { fy_note "no MPI available"; exit 1; }
 
-outdir=$FY_RESULTS/pingpong
-mkdir -p "$outdir"
-stamp=$(date +%Y%m%d-%H%M%S)
-csv=$outdir/pingpong-$stamp.csv
-export FY_LOG=$outdir/pingpong-$stamp.log
-: >"$FY_LOG"
+bench_results pingpong
 status=0
-for run in $(seq "$runs"); do
-  for cfg in $configs; do
-    exe=$(build "$(impl_of "$cfg")" pingpong "$FY_BENCH/pingpong/pingpong.c") || { status=1; continue; }
-    fy_note "pingpong: $cfg (run $run of $runs)"
-    run_csv "$cfg" "$csv" "$exe" "${ppargs[@]}" || status=1
-  done
-done
-[ -s "$csv" ] || { fy_note "no results"; exit 1; }
-cp "$csv" "$outdir/pingpong-latest.csv"
+run_rounds "$runs" "$csv" pingpong "$FY_BENCH/pingpong/pingpong.c" "$configs" "${ppargs[@]}" || status=1
+keep_latest pingpong || exit 1
 if [ "${FY_BENCH_TASKSET:-0}" = 1 ]; then ferry_bind="taskset per rank"; else ferry_bind="bound by its mpiexec (FERRY_BIND=${FERRY_BIND:-auto})"; fi
 notes="binding: Hydra -bind-to core, Open MPI --bind-to core, Ferry $ferry_bind"
 python3 "$FY_BENCH/scripts/pingpong_table.py" "$csv" --note "$notes" "${sizes[@]}" | tee "${csv%.csv}.txt"

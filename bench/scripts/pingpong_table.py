@@ -9,17 +9,10 @@ k), each cell is the median over the runs with its range [min..max], and
 the ratio is the median of the per-run ratios (paired runs). Standard
 library only.
 """
-import csv
 import statistics
 import sys
 
-
-def human(n):
-    n = int(n)
-    for unit, sh in (("MiB", 20), ("KiB", 10)):
-        if n >= 1 << sh and n % (1 << sh) == 0:
-            return f"{n >> sh} {unit}"
-    return f"{n} B"
+from benchtable import cell, ferry_and_peers, human, rows as read_rows
 
 
 def main(argv):
@@ -30,28 +23,20 @@ def main(argv):
         only = argv[argv.index("--only") + 1]
     if "--sizes" in argv:
         want = {int(x) for x in argv[argv.index("--sizes") + 1].split(",")}
-    rows = list(csv.DictReader(open(path)))
-    configs = []
+    rows, configs = read_rows(path)
+    if only:
+        configs = [c for c in configs if c == only]
     data = {}
     for r in rows:
         c = r["config"]
         if only and c != only:
             continue
-        if c not in configs:
-            configs.append(c)
         data.setdefault((c, int(r["bytes"])), []).append((float(r["lat_us"]), float(r["bw_GBps"])))
     sizes = sorted({b for (_, b) in data if want is None or b in want})
     runs = max(len(v) for v in data.values())
-    ferry = next((c for c in configs if c.startswith("ferry")), None)
-    peers = [c for c in configs if not c.startswith("ferry")]
+    ferry, peers = ferry_and_peers(configs)
     ratio = ferry is not None and peers
     w = max(11, max(len(c) for c in configs) + 1) + (14 if runs > 1 else 0)
-
-    def cell(vals, fmt):
-        m = statistics.median(vals)
-        if len(vals) == 1:
-            return fmt(m)
-        return f"{fmt(m)} [{fmt(min(vals))}..{fmt(max(vals))}]"
 
     def table(title, idx, best, fmt):
         head = f"{'size':>9} " + "".join(f"{c:>{w}}" for c in configs)

@@ -2,6 +2,7 @@
  * queries that need no communication. Construction and MPI_Comm_free are in
  * src/comm (they talk to the members or to point-to-point). */
 #include "core/fy_comm.h"
+#include "core/fy_group.h"
 #include "core/fy_error.h"
 #include "core/fy_errhandler.h"
 #include "core/fy_init.h"
@@ -145,21 +146,24 @@ int fy_comm_live(void) { return comm_tab.live; }
 
 /* ---- queries ---- */
 
-/* Are the member lists of two groups the same set / the same sequence? */
-static int compare_lists(int na, int (*wa)(const fy_comm_t *, int), const fy_comm_t *a,
-                         int nb, int (*wb)(const fy_comm_t *, int), const fy_comm_t *b) {
-  if (na != nb) return MPI_UNEQUAL;
-  int order = 1;
-  for (int i = 0; i < na; i++) {
-    int x = wa(a, i), found = 0;
-    if (x != wb(b, i)) order = 0;
-    for (int j = 0; j < nb && !found; j++) found = wb(b, j) == x;
-    if (!found) return MPI_UNEQUAL;
-  }
-  return order ? MPI_IDENT : MPI_SIMILAR;
+/* World ranks of a communicator's local (or remote) group: a new array. */
+static int *world_list(const fy_comm_t *c, int remote) {
+  int n = remote ? c->remote_size : c->size;
+  int *w = malloc((size_t)(n ? n : 1) * sizeof(int));
+  if (!w) return NULL;
+  for (int i = 0; i < n; i++) w[i] = remote ? fy_comm_world_rank(c, i) : fy_comm_local_world(c, i);
+  return w;
 }
 
-static int remote_world(const fy_comm_t *c, int i) { return fy_comm_world_rank(c, i); }
+/* The two groups' comparison (fy_group.c), on local or remote groups. */
+static int compare_groups(const fy_comm_t *a, const fy_comm_t *b, int remote) {
+  int *wa = world_list(a, remote), *wb = world_list(b, remote), r = -1;
+  if (wa && wb)
+    r = fy_group_compare_worlds(remote ? a->remote_size : a->size, wa, remote ? b->remote_size : b->size, wb);
+  free(wa);
+  free(wb);
+  return r;
+}
 
 int fy_mpi_comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
   fy_comm_t *a = fy_comm_get(comm1), *b = fy_comm_get(comm2);
@@ -172,12 +176,14 @@ int fy_mpi_comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
     *result = MPI_UNEQUAL;
     return MPI_SUCCESS;
   }
-  int r = compare_lists(a->size, fy_comm_local_world, a, b->size, fy_comm_local_world, b);
-  if (a->is_inter && r != MPI_UNEQUAL) {
-    int rr = compare_lists(a->remote_size, remote_world, a, b->remote_size, remote_world, b);
-    if (rr == MPI_UNEQUAL) r = MPI_UNEQUAL;
+  int r = compare_groups(a, b, 0);
+  if (a->is_inter && r != MPI_UNEQUAL && r >= 0) {
+    int rr = compare_groups(a, b, 1);
+    if (rr < 0) r = rr;
+    else if (rr == MPI_UNEQUAL) r = MPI_UNEQUAL;
     else if (rr == MPI_SIMILAR) r = MPI_SIMILAR;
   }
+  if (r < 0) return fy_err(MPI_ERR_NO_MEM, "out of memory comparing communicators");
   *result = r == MPI_IDENT ? MPI_CONGRUENT : r;
   return MPI_SUCCESS;
 }

@@ -310,24 +310,26 @@ int fy_mpi_group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MP
   return MPI_SUCCESS;
 }
 
+int fy_group_compare_worlds(int na, const int *a, int nb, const int *b) {
+  if (na != nb) return MPI_UNEQUAL;
+  int same_order = 1;
+  for (int i = 0; i < na; i++)
+    if (a[i] != b[i]) same_order = 0;
+  if (same_order) return MPI_IDENT;
+  int *inb = calloc((size_t)fy_comm_world.size, sizeof(int));
+  if (!inb) return -1;
+  for (int i = 0; i < nb; i++) inb[b[i]] = 1;
+  int r = MPI_SIMILAR;
+  for (int i = 0; i < na && r == MPI_SIMILAR; i++)
+    if (!inb[a[i]]) r = MPI_UNEQUAL;
+  free(inb);
+  return r;
+}
+
 int fy_mpi_group_compare(MPI_Group group1, MPI_Group group2, int *result) {
   fy_group_t *a = fy_group_get(group1), *b = fy_group_get(group2);
-  if (a->size != b->size) {
-    *result = MPI_UNEQUAL;
-    return MPI_SUCCESS;
-  }
-  int same_order = 1;
-  for (int i = 0; i < a->size; i++)
-    if (a->world_of[i] != b->world_of[i]) same_order = 0;
-  if (same_order) {
-    *result = MPI_IDENT;
-    return MPI_SUCCESS;
-  }
-  int *inb = member_map(b);
-  if (!inb) return fy_err(MPI_ERR_NO_MEM, "out of memory");
-  *result = MPI_SIMILAR;
-  for (int i = 0; i < a->size; i++)
-    if (!inb[a->world_of[i]]) *result = MPI_UNEQUAL;
-  free(inb);
+  int r = fy_group_compare_worlds(a->size, a->world_of, b->size, b->world_of);
+  if (r < 0) return fy_err(MPI_ERR_NO_MEM, "out of memory");
+  *result = r;
   return MPI_SUCCESS;
 }

@@ -12,7 +12,11 @@
  *   layers (communicators, RMA access/exposure epochs) can hold a group
  *   after the user frees its handle.
  * - fy_group_rank_of(g, world_rank): the member with that world rank, or
- *   MPI_UNDEFINED. */
+ *   MPI_UNDEFINED.
+ * - fy_group_compare_worlds(): MPI_IDENT (same world ranks in the same
+ *   order), MPI_SIMILAR (same set) or MPI_UNEQUAL for two member lists of
+ *   world ranks; -1 when out of memory. Group_compare and Comm_compare
+ *   both use it. */
 #ifndef FY_GROUP_H
 #define FY_GROUP_H
 #include <mpi.h>
@@ -33,4 +37,5 @@ int fy_group_publish(fy_group_t *g);   /* MPI_SUCCESS or MPI_ERR_NO_MEM */
 static inline void fy_group_retain(fy_group_t *g) { g->refcount++; }
 void fy_group_release(fy_group_t *g);
 int fy_group_rank_of(const fy_group_t *g, int world_rank);
+int fy_group_compare_worlds(int na, const int *a, int nb, const int *b);
 #endif

@@ -151,10 +151,7 @@ void fy_type_finalize(void) {
     if (!t) continue;
     free(t->flat.segs);
     free(t->flat.pre);
-    if (t->pk_owned) {
-      free(t->pk.segs);
-      free(t->pk.pre);
-    }
+    fy_dt_pk_free(t);
     free(t->ints);
     free(t->addrs);
     free(t->larges);
@@ -165,11 +162,7 @@ void fy_type_finalize(void) {
   /* merged packing layouts of predefined types (the pair types) */
   for (int i = 0; i < 0x80 + 5; i++) {
     fy_datatype_t *t = i < 0x80 ? &builtin[i] : &pairs[i - 0x80];
-    if (t->pk_owned) {
-      free(t->pk.segs);
-      free(t->pk.pre);
-      t->pk_owned = 0;
-    }
+    fy_dt_pk_free(t);
   }
   fy_dt_f90_reset();
 }

@@ -33,6 +33,7 @@ int fy_dt_register(fy_datatype_t *t, int combiner, int large, int ni, const int 
                    const MPI_Aint *addrs, int nl, const MPI_Count *larges, int nd,
                    fy_datatype_t *const *types, MPI_Datatype *out);
 void fy_dt_destroy(fy_datatype_t *t);
+void fy_dt_pk_free(fy_datatype_t *t); /* the packing layout (pk, bd) if owned */
 int fy_dt_flat_copy(fy_flat_t *dst, const fy_flat_t *src);
 void fy_dt_finish(fy_datatype_t *t); /* size, true bounds, is_contig from the layout */
 int fy_dt_basic_align(int handle);

@@ -128,13 +128,41 @@ int fy_dt_flat_copy(fy_flat_t *dst, const fy_flat_t *src) {
   return 0;
 }
 
-/* The packing layout: runs merged regardless of their basic type. */
-static void build_pk(fy_datatype_t *t) {
-  const fy_flat_t *f = &t->flat;
+void fy_dt_pk_free(fy_datatype_t *t) {
   if (t->pk_owned) {
     free(t->pk.segs);
     free(t->pk.pre);
+    t->pk_owned = 0;
   }
+  free(t->bd);
+  t->bd = NULL;
+}
+
+/* Many runs of a few equal blocks each: list the blocks' displacements
+ * (bd). A missing list (out of memory) only costs speed. */
+static void build_bd(fy_datatype_t *t) {
+  const fy_flat_t *p = &t->pk;
+  if (p->nsegs < 8) return;
+  MPI_Aint L = p->segs[0].len;
+  MPI_Count nb = 0;
+  for (MPI_Count i = 0; i < p->nsegs; i++) {
+    if (p->segs[i].len != L) return;
+    nb += p->segs[i].n;
+  }
+  if (nb > 4 * p->nsegs) return; /* long strided runs: the run walk is better */
+  t->bd = malloc((size_t)nb * sizeof *t->bd);
+  if (!t->bd) return;
+  MPI_Count k = 0;
+  for (MPI_Count i = 0; i < p->nsegs; i++)
+    for (MPI_Count j = 0; j < p->segs[i].n; j++) t->bd[k++] = p->segs[i].disp + j * p->segs[i].stride;
+  t->bd_n = nb;
+  t->bd_len = L;
+}
+
+/* The packing layout: runs merged regardless of their basic type. */
+static void build_pk(fy_datatype_t *t) {
+  const fy_flat_t *f = &t->flat;
+  fy_dt_pk_free(t);
   t->pk = *f;
   t->pk_owned = 0;
   segbuf_t b = {0};
@@ -155,16 +183,19 @@ static void build_pk(fy_datatype_t *t) {
   }
   if (b.oom || (b.n == f->nsegs && rep == f->rep)) { /* nothing gained: share */
     free(b.s);
+    build_bd(t);
     return;
   }
   fy_flat_t pk = {0};
   if (flat_set(&pk, &b, rep, rep_stride)) {
     free(b.s);
+    build_bd(t);
     return;
   }
   pk.extent = t->extent;
   t->pk = pk;
   t->pk_owned = 1;
+  build_bd(t);
 }
 
 /* size, true bounds and contiguity from the layout */
@@ -323,10 +354,7 @@ fy_datatype_t *fy_dt_resized(const fy_datatype_t *old, MPI_Aint lb, MPI_Aint ext
 
 void fy_dt_destroy(fy_datatype_t *t) {
   for (int i = 0; i < t->nd; i++) fy_type_release(t->types[i]);
-  if (t->pk_owned) {
-    free(t->pk.segs);
-    free(t->pk.pre);
-  }
+  fy_dt_pk_free(t);
   free(t->flat.segs);
   free(t->flat.pre);
   free(t->ints);

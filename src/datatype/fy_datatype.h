@@ -76,6 +76,14 @@ struct fy_datatype {
    * flat.segs). The pack engine, iovec lists and is_contig use it. */
   fy_flat_t pk;
   int pk_owned;
+  /* pk as a list of equal blocks (indexed types of equal block lengths,
+   * whose runs hold a few blocks each): the bd_n blocks of bd_len bytes of
+   * one repetition, at displacements bd[], in packed order; 8 bytes a
+   * block instead of a 40-byte run, for pack and unpack (NULL when pk is
+   * not of that form or has few runs) */
+  MPI_Aint *bd;
+  MPI_Count bd_n;
+  MPI_Aint bd_len;
   MPI_Count nbasic;         /* basic elements in one item */
   fy_datatype_t *red_basic; /* the one predefined type all elements are (or NULL) */
   MPI_Count red_n;          /* how many of it in one item */

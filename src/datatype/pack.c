@@ -57,6 +57,113 @@ static void locate(const fy_flat_t *f, size_t off, cur_t *c) {
     }                                                                       \
   } while (0)
 
+/* 8-byte blocks 16 bytes apart (a vector of stride 2): every 16-byte load
+ * of the layout holds one block, two loads make one 16-byte store of the
+ * stream (pack); unpack loads the stream 16 bytes at a time and stores each
+ * half. Holes are never written. */
+typedef uint64_t v2u __attribute__((vector_size(16)));
+static void pair_copy(char *p, char *s, MPI_Count nb, int pack) {
+  MPI_Count x = 0;
+  if (pack) {
+    for (; x + 4 <= nb; x += 4, p += 64, s += 32) {
+      v2u a, b, c, d;
+      memcpy(&a, p, 16); memcpy(&b, p + 16, 16);
+      memcpy(&c, p + 32, 16); memcpy(&d, p + 48, 16);
+      v2u lo = __builtin_shuffle(a, b, (v2u){0, 2}), hi = __builtin_shuffle(c, d, (v2u){0, 2});
+      memcpy(s, &lo, 16); memcpy(s + 16, &hi, 16);
+    }
+    for (; x < nb; x++, p += 16, s += 8) memcpy(s, p, 8);
+  } else {
+    for (; x + 8 <= nb; x += 8, p += 128, s += 64) {
+      for (int y = 0; y < 8; y++) {
+        uint64_t a;
+        memcpy(&a, s + 8 * y, 8);
+        memcpy(p + 16 * y, &a, 8);
+      }
+    }
+    for (; x < nb; x++, p += 16, s += 8) memcpy(p, s, 8);
+  }
+}
+
+/* Equal blocks of L bytes at displacements d[0..m) from base, to/from the
+ * stream s (the bd list: indexed types). L is a constant in the callers
+ * below, so each block is a few register moves. */
+#define BD_COPY(L)                                                          \
+  do {                                                                      \
+    MPI_Count x = 0;                                                        \
+    if (pack) {                                                             \
+      for (; x + 2 <= m; x += 2, s += 2 * (L)) {                            \
+        memcpy(s, (const char *)(base + (uintptr_t)d[x]), (L));             \
+        memcpy(s + (L), (const char *)(base + (uintptr_t)d[x + 1]), (L));   \
+      }                                                                     \
+      for (; x < m; x++, s += (L)) memcpy(s, (const char *)(base + (uintptr_t)d[x]), (L)); \
+    } else {                                                                \
+      for (; x + 2 <= m; x += 2, s += 2 * (L)) {                            \
+        memcpy((char *)(base + (uintptr_t)d[x]), s, (L));                   \
+        memcpy((char *)(base + (uintptr_t)d[x + 1]), s + (L), (L));         \
+      }                                                                     \
+      for (; x < m; x++, s += (L)) memcpy((char *)(base + (uintptr_t)d[x]), s, (L)); \
+    }                                                                       \
+  } while (0)
+
+static char *bd_copy(uintptr_t base, const MPI_Aint *d, MPI_Count m, MPI_Aint L, char *s, int pack) {
+  switch (L) {
+  case 4: BD_COPY(4); break;
+  case 8: BD_COPY(8); break;
+  case 16: BD_COPY(16); break;
+  case 24: BD_COPY(24); break;
+  case 32: BD_COPY(32); break;
+  case 48: BD_COPY(48); break;
+  case 64: BD_COPY(64); break;
+  default: BD_COPY((size_t)L); break;
+  }
+  return s;
+}
+
+/* pack/unpack over the bd list (see fy_datatype.h): packed bytes
+ * [off, off+len) of count items, len already clipped to the data. */
+static size_t bd_walk(const fy_datatype_t *t, MPI_Count count, uintptr_t base, size_t off, size_t len,
+                      int pack, char *s) {
+  const fy_flat_t *f = &t->pk;
+  const MPI_Aint L = t->bd_len, *d = t->bd;
+  const MPI_Count nb = t->bd_n, per = nb * L;
+  MPI_Count k = (MPI_Count)off / f->size, r = (MPI_Count)off % f->size, q = r / per;
+  r %= per;
+  MPI_Count i = r / L;
+  MPI_Aint b = r % L;
+  size_t left = len;
+  for (; k < count; k++, q = 0) {
+    for (; q < f->rep; q++, i = 0) {
+      uintptr_t rb = base + (uintptr_t)(k * f->extent) + (uintptr_t)(q * f->rep_stride);
+      if (b) { /* finish a partial block */
+        size_t m = (size_t)(L - b);
+        if (m > left) m = left;
+        char *p = (char *)(rb + (uintptr_t)d[i]) + b;
+        if (pack) memcpy(s, p, m); else memcpy(p, s, m);
+        s += m;
+        left -= m;
+        if (!left) return len;
+        b = 0;
+        i++;
+      }
+      MPI_Count m = nb - i;
+      if ((size_t)(m * L) > left) m = (MPI_Count)(left / (size_t)L);
+      s = bd_copy(rb, d + i, m, L, s, pack);
+      left -= (size_t)(m * L);
+      i += m;
+      if (i < nb) { /* the range ends inside block i */
+        if (left) {
+          char *p = (char *)(rb + (uintptr_t)d[i]);
+          if (pack) memcpy(s, p, left); else memcpy(p, s, left);
+        }
+        return len;
+      }
+      if (!left) return len;
+    }
+  }
+  return len - left;
+}
+
 static inline __attribute__((always_inline)) size_t
 walk(const fy_flat_t *f, MPI_Count count, uintptr_t base, size_t off, size_t len, int op, char *s,
      struct iovec *iov, int maxiov, int *niov) {
@@ -117,6 +224,10 @@ walk(const fy_flat_t *f, MPI_Count count, uintptr_t base, size_t off, size_t len
             iov[nv++].iov_len = blen;
           }
           s += nb * blen;
+        } else if (blen == 8 && st == 16) {
+          pair_copy(p, s, nb, op == OP_PACK);
+          p += nb * 16;
+          s += nb * 8;
         } else if (blen == 8 && op == OP_UNPACK) {
           /* 8-byte blocks out of the stream: 16-byte loads, 8-byte stores */
           typedef double v2d __attribute__((vector_size(16)));
@@ -178,6 +289,7 @@ size_t fy_type_pack_range(const fy_datatype_t *t, MPI_Count count, const void *b
     memcpy(out, (const char *)buf + t->true_lb + offset, len);
     return len;
   }
+  if (t->bd) return bd_walk(t, count, (uintptr_t)buf, offset, len, 1, out);
   return walk(&t->pk, count, (uintptr_t)buf, offset, len, OP_PACK, out, NULL, 0, NULL);
 }
 
@@ -190,6 +302,7 @@ size_t fy_type_unpack_range(const fy_datatype_t *t, MPI_Count count, void *buf, 
     memcpy((char *)buf + t->true_lb + offset, in, len);
     return len;
   }
+  if (t->bd) return bd_walk(t, count, (uintptr_t)buf, offset, len, 0, (char *)in);
   return walk(&t->pk, count, (uintptr_t)buf, offset, len, OP_UNPACK, (char *)in, NULL, 0, NULL);
 }
 

@@ -83,9 +83,12 @@ typedef struct fy_zdesc {
   uint64_t segs;        /* the owner's fy_seg_t array (its address space) */
   int64_t nsegs, rep, rep_stride, extent, count, size;
   int64_t flags;        /* FY_ZD_LAZY: the sender packs as it copies (it
-                           copies alone, or both stream through the pipe) */
+                           copies alone, or both stream through the pipe);
+                           FY_ZD_STAGE: base is the receiver's shared
+                           staging buffer (memfd in bits 8-31, its
+                           generation in bits 32-63) */
 } fy_zdesc_t;
-enum { FY_ZD_LAZY = 1 };
+enum { FY_ZD_LAZY = 1, FY_ZD_STAGE = 2 };
 typedef struct fy_zpair { fy_zdesc_t s, r; } fy_zpair_t;
 /* Whether this side moves r's data in place (else it packs / stages). */
 int fy_zc_in_place(const fy_request_t *r);
@@ -101,4 +104,11 @@ int fy_zc_copy(int peer_local, const fy_zdesc_t *mine, const fy_zdesc_t *peer, s
  * contiguous). */
 int fy_zc_pack_write(fy_request_t *r, int peer_local, const fy_zdesc_t *peer, uint64_t raddr, size_t from,
                      size_t n);
+/* Receiver staging a packing sender's data in SHARE mode: the shared
+ * staging buffer for n bytes (NULL: busy, too large or unavailable; use
+ * malloc). fy_zc_staged(r): r->tmp is that buffer (the sender packs into
+ * it directly: no split). fy_zc_tmp_free() releases r->tmp either way. */
+void *fy_zc_stage_get(size_t n);
+int fy_zc_staged(const fy_request_t *r);
+void fy_zc_tmp_free(fy_request_t *r);
 #endif

@@ -144,7 +144,8 @@ static int sender_lazy(int sender_local, uint32_t slot) {
  * the back region it packed for us to read; we keep the front bytes
  * unpacked in pipe.done and the start of the back region read in pipe.len. */
 static void share_init(fy_request_t *r, fy_rndv_slot_t *s) {
-  int split = fy_config.share_split && sender_lazy(r->peer_local, r->slot) && (r->tmp || r->type->is_contig);
+  int split = fy_config.share_split && sender_lazy(r->peer_local, r->slot) && (r->tmp || r->type->is_contig) &&
+              !fy_zc_staged(r); /* a shared staging buffer: the sender packs into it, nothing to split */
   atomic_store_explicit(&s->next, split ? SPLIT_BIT | s->rcap : 0, memory_order_relaxed);
   atomic_store_explicit(&s->done, 0, memory_order_relaxed);
   r->share_out = 0;
@@ -194,7 +195,8 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   } else if (both == FY_SLOT_PIPE) {
     dst = NULL; /* unpacked straight from the pipe slots */
   } else {
-    r->tmp = malloc(n ? n : 1);
+    r->tmp = both == FY_SLOT_SHARE && lazy ? fy_zc_stage_get(n) : NULL;
+    if (!r->tmp) r->tmp = malloc(n ? n : 1);
     if (!r->tmp) fy_abort(MPI_ERR_NO_MEM, "out of memory for a rendezvous receive");
     dst = r->tmp;
   }
@@ -485,8 +487,7 @@ int fy_rndv_progress(void) {
     } else if (r->pipe.next_seq) {
       n += split_recv(r, s);
       if (r->pipe.done < r->pipe.len) continue;
-      free(r->tmp);
-      r->tmp = NULL;
+      fy_zc_tmp_free(r);
       goto finish;
     } else if (r->tmp) {
       /* the sender packs and writes in order: unpack what is there (pipe.done
@@ -499,8 +500,7 @@ int fy_rndv_progress(void) {
         n++;
       }
       if (avail < s->rcap) continue;
-      free(r->tmp); /* all unpacked already */
-      r->tmp = NULL;
+      fy_zc_tmp_free(r); /* all unpacked already */
     }
     if (atomic_load_explicit(&s->done, memory_order_acquire) < s->rcap) continue;
   finish:

@@ -8,15 +8,27 @@
  * packs while it copies (bounce-buffer pieces, or straight into pipe
  * slots), and a receiver stages the data and unpacks it (or unpacks
  * straight from pipe slots); the copy then sees a contiguous buffer on
- * that side. */
+ * that side.
+ *
+ * Shared staging: a receiver that stages a packing sender's data while
+ * both wait (SHARE) stages it in a memfd mapping of its own (one per
+ * process, reused, grown as needed up to FERRY_STAGE_MAX) and publishes
+ * the fd; the sender maps it through /proc/<pid>/fd (allowed wherever
+ * cross-memory attach is) and packs straight into it, so the data crosses
+ * no kernel copy: the sender packs, the receiver unpacks what has arrived. */
 #include "pt2pt/pt2pt_impl.h"
 #include "datatype/fy_datatype.h"
 #include "runtime/fy_config.h"
 #include "transport/shm/fy_shm.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef IOV_MAX
 #define IOV_MAX 1024
@@ -33,12 +45,107 @@ int fy_zc_in_place(const fy_request_t *r) {
   return t->size / blocks >= (MPI_Count)fy_config.zc_min_block;
 }
 
+/* ---- shared staging ---- */
+
+static struct {
+  char *base;
+  size_t size;
+  int fd;
+  uint32_t gen; /* a new memfd, a new generation (fd numbers are reused) */
+  int busy;     /* one staged receive at a time; others malloc */
+} stage = {.fd = -1};
+
+/* A peer's staging buffer as mapped here (by local rank). */
+typedef struct {
+  uint32_t gen;
+  int failed;   /* could not map it: write by cross-memory attach */
+  char *base;
+  size_t size;
+} peer_stage_t;
+static peer_stage_t *pstage;
+static int npstage;
+
+#define STAGE_FD(f) ((int)(((uint64_t)(f) >> 8) & 0xffffff))
+#define STAGE_GEN(f) ((uint32_t)((uint64_t)(f) >> 32))
+
+void *fy_zc_stage_get(size_t n) {
+  if (fy_config.stage_max <= 0 || n > (size_t)fy_config.stage_max || stage.busy || n == 0) return NULL;
+  if (n > stage.size) {
+    size_t sz = (n + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+    if (stage.base) munmap(stage.base, stage.size);
+    if (stage.fd >= 0) close(stage.fd);
+    stage.base = NULL;
+    stage.size = 0;
+    stage.fd = memfd_create("ferry-stage", MFD_CLOEXEC);
+    if (stage.fd < 0) return NULL;
+    void *m = MAP_FAILED;
+    if (stage.fd <= 0xffffff && ftruncate(stage.fd, (off_t)sz) == 0)
+      m = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, stage.fd, 0);
+    if (m == MAP_FAILED) {
+      close(stage.fd);
+      stage.fd = -1;
+      return NULL;
+    }
+    stage.base = m;
+    stage.size = sz;
+    stage.gen++;
+  }
+  stage.busy = 1;
+  return stage.base;
+}
+
+int fy_zc_staged(const fy_request_t *r) { return stage.busy && r->tmp && (char *)r->tmp == stage.base; }
+
+void fy_zc_tmp_free(fy_request_t *r) {
+  if (fy_zc_staged(r)) stage.busy = 0;
+  else free(r->tmp);
+  r->tmp = NULL;
+}
+
+/* The receiver's staging buffer mapped here, at least `need` bytes; NULL
+ * when it cannot be (the caller writes by cross-memory attach). */
+static char *peer_stage(int peer_local, const fy_zdesc_t *d, size_t need) {
+  if (peer_local >= npstage) {
+    int n = fy_shm_local_size();
+    if (peer_local >= n) return NULL;
+    peer_stage_t *p = realloc(pstage, (size_t)n * sizeof *p);
+    if (!p) return NULL;
+    memset(p + npstage, 0, (size_t)(n - npstage) * sizeof *p);
+    pstage = p;
+    npstage = n;
+  }
+  peer_stage_t *m = &pstage[peer_local];
+  uint32_t gen = STAGE_GEN(d->flags);
+  if (m->base && m->gen == gen) return m->size >= need ? m->base : NULL;
+  if (m->failed) return NULL;
+  if (m->base) munmap(m->base, m->size);
+  m->base = NULL;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)fy_shm_pid(peer_local), STAGE_FD(d->flags));
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) {
+    if (fd >= 0) close(fd);
+    m->failed = 1; /* not allowed here: never try again */
+    return NULL;
+  }
+  void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED) return NULL;
+  m->base = p;
+  m->size = (size_t)st.st_size;
+  m->gen = gen;
+  return m->size >= need ? m->base : NULL;
+}
+
 void fy_zc_describe(fy_zdesc_t *d, const fy_request_t *r, const void *data, int sender) {
   memset(d, 0, sizeof *d);
   const fy_datatype_t *t = r->type;
   if (t->is_contig || r->tmp || !fy_zc_in_place(r)) {
     d->base = (uint64_t)(uintptr_t)data;
     if (sender && !t->is_contig && !r->tmp) d->flags = FY_ZD_LAZY; /* not packed yet */
+    if (!sender && fy_zc_staged(r))
+      d->flags = (int64_t)(FY_ZD_STAGE | ((uint64_t)stage.fd << 8) | ((uint64_t)stage.gen << 32));
     return;
   }
   d->base = (uint64_t)(uintptr_t)r->rbuf; /* sbuf and rbuf are the user buffer */
@@ -159,6 +266,14 @@ int fy_zc_pack_write(fy_request_t *r, int peer_local, const fy_zdesc_t *peer, ui
     bounce_len = 0;
     if (!(bounce = malloc(chunk))) return -1;
     bounce_len = chunk;
+  }
+  if (!peer->nsegs && (peer->flags & FY_ZD_STAGE) && raddr == peer->base) {
+    /* the receiver's shared staging buffer: pack straight into it */
+    char *m = peer_stage(peer_local, peer, n);
+    if (m) {
+      fy_type_pack_range(r->type, r->count, r->sbuf, from, n - from, m + from);
+      return 0;
+    }
   }
   for (size_t off = from; off < n; off += chunk) {
     size_t len = n - off < chunk ? n - off : chunk;

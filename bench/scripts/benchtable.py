@@ -1,0 +1,39 @@
+"""Helpers shared by the benchmark table scripts (standard library only).
+
+rows(path): the CSV rows and the configs in order of first appearance;
+ferry_and_peers(configs): Ferry's config (or None) and the others;
+human(bytes): "8 MiB", "4 KiB", "100 B"; cell(vals, fmt): the median, with
+[min..max] when there are several values.
+"""
+import csv
+import statistics
+
+
+def rows(path):
+    with open(path) as f:
+        out = list(csv.DictReader(f))
+    configs = []
+    for r in out:
+        if r["config"] not in configs:
+            configs.append(r["config"])
+    return out, configs
+
+
+def ferry_and_peers(configs):
+    ferry = next((c for c in configs if c.startswith("ferry")), None)
+    return ferry, [c for c in configs if not c.startswith("ferry")]
+
+
+def human(n):
+    n = int(n)
+    for unit, sh in (("MiB", 20), ("KiB", 10)):
+        if n >= 1 << sh and n % (1 << sh) == 0:
+            return f"{n >> sh} {unit}"
+    return f"{n} B"
+
+
+def cell(vals, fmt):
+    m = statistics.median(vals)
+    if len(vals) == 1:
+        return fmt(m)
+    return f"{fmt(m)} [{fmt(min(vals))}..{fmt(max(vals))}]"
