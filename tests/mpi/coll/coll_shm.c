@@ -2,8 +2,9 @@
  * Allreduce (src/coll/shm.c), and its fallbacks: many calls in a row (each
  * rank's two data slots are reused, so a fast rank must wait for slow
  * readers), every root, MPI_IN_PLACE, a strided vector type (packed into
- * the segment, gaps left untouched), contiguous ints and doubles, sizes on
- * both sides of FERRY_COLL_SHM_MAX (32 KiB; 4 KiB for Allreduce on two), a pair type and a user operation
+ * the segment, gaps left untouched), contiguous ints and longs, sizes on
+ * both sides of FERRY_COLL_SHM_MAX (32 KiB; 4 KiB for Allreduce on two)
+ * and in pieces up to FERRY_COLL_SHM_LARGE (Bcast, Reduce on 3+ ranks), a pair type and a user operation
  * (both declined: point-to-point), several communicators (split, dup,
  * freed and created again), a nonblocking broadcast in flight across a
  * shared-memory barrier, and barrier semantics checked through a shared
@@ -145,9 +146,9 @@ int main(int argc, char **argv) {
   fy_init("coll_shm");
   rank = fy_rank_;
   size = fy_size_;
-  static const int ns[] = {1, 7, 500, 1024, 1025, 3000, 8192, 9000};
+  static const int ns[] = {1, 7, 500, 1024, 1025, 3000, 8192, 9000, 70000};
   for (int it = 0; it < 3; it++)
-    for (int k = 0; k < 8; k++) round_ints(MPI_COMM_WORLD, ns[k], it);
+    for (int k = 0; k < 9; k++) round_ints(MPI_COMM_WORLD, ns[k], it);
   declined(MPI_COMM_WORLD);
   /* many calls in a row, alternating roots, no other traffic */
   for (int it = 0; it < 300; it++) {
