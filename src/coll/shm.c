@@ -247,7 +247,7 @@ static int size_ok(const fy_comm_t *c, size_t bytes, int kind) {
   if (bytes == 0) return 0;
   if (bytes <= (size_t)fy_config.coll_shm_max)
     return !(kind == K_ALLREDUCE && c->size == 2 && bytes > SHM_ALLREDUCE2_MAX);
-  return kind != K_ALLREDUCE && c->size >= 3 && bytes <= (size_t)fy_config.coll_shm_large;
+  return c->size >= 3 && bytes <= (size_t)fy_config.coll_shm_large;
 }
 
 int fy_coll_shm_barrier(fy_comm_t *c) {
@@ -338,5 +338,12 @@ int fy_coll_shm_reduce(fy_comm_t *c, const void *sbuf, void *rbuf, MPI_Count cou
 
 int fy_coll_shm_allreduce(fy_comm_t *c, const void *sbuf, void *rbuf, MPI_Count count,
                           fy_datatype_t *t, fy_op_t *op) {
-  return reduce_common(c, sbuf, rbuf, count, t, op, -1);
+  size_t bytes = (size_t)(count * t->size);
+  if (bytes <= (size_t)fy_config.coll_shm_max) return reduce_common(c, sbuf, rbuf, count, t, op, -1);
+  /* Beyond one slot every rank folding every piece costs p times the
+   * reads: reduce to rank 0, then broadcast, both in pieces. */
+  if (!size_ok(c, bytes, K_ALLREDUCE)) return FY_COLL_SHM_DECLINED;
+  int e = reduce_common(c, sbuf, rbuf, count, t, op, 0); /* (declines alike everywhere) */
+  if (e) return e;
+  return fy_coll_shm_bcast(c, rbuf, count, t, 0);
 }
