@@ -86,6 +86,9 @@ static int copy_out(fy_sched_t *s, blk_t *sb, const blk_t *rb) {
   return fy_sched_fence(s);
 }
 
+/* Fewest processes for which auto picks Bruck for small blocks. */
+#define BRUCK_MIN_P 8
+
 static int run(fy_sched_t *s, blk_t *sb, const blk_t *rb, int in_place, int uniform) {
   fy_comm_t *c = fy_sched_comm(s);
   int p = c->size, me = c->rank;
@@ -96,7 +99,10 @@ static int run(fy_sched_t *s, blk_t *sb, const blk_t *rb, int in_place, int unif
   size_t B = (size_t)(rb[me].n * rb[me].t->size);
   int bruck_ok = uniform && p > 1;
   if (a == 0) {
-    if (bruck_ok && B <= (size_t)fy_config.coll_small && p > 2) a = 1;
+    /* Bruck's log2(p) rounds beat p-1 messages posted at once only for
+     * many processes: at -n 4 linear took 0.55-0.83x Bruck's time for 8 B
+     * to 512 B blocks (paired runs, docs/collectives.md). */
+    if (bruck_ok && B <= (size_t)fy_config.coll_small && p >= BRUCK_MIN_P) a = 1;
     else a = B >= (size_t)fy_config.coll_large ? 2 : 3;
   }
   if (a == 1 && bruck_ok) return post_bruck(s, sb, rb, B);

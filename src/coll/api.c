@@ -2,6 +2,7 @@
  * runs it blocking, starts it (I*), or keeps it as a persistent request
  * (*_init). Argument checks beyond the bindings' are done here. */
 #include "coll/fy_coll_impl.h"
+#include "coll/fy_coll_shm.h"
 #include "binding/fy_impl.h"
 #include "core/fy_handle.h"
 #include "core/fy_check.h"
@@ -67,10 +68,19 @@ static int intra_only(fy_comm_t *c, const char *what) {
 }
 #define INTER(s) (fy_sched_comm(s)->is_inter)
 
+static int build_bcast(fy_sched_t *s, void *a_);
+static int build_reduce(fy_sched_t *s, void *a_);
+static int build_allreduce(fy_sched_t *s, void *a_);
+static int shm_path(fy_comm_t *c, int (*build)(fy_sched_t *, void *), void *arg);
+
 static int run(MPI_Comm comm, int check, int how, MPI_Request *req,
                int (*build)(fy_sched_t *, void *), void *arg) {
   if (check) return check;
   fy_comm_t *c = fy_comm_get(comm);
+  if (how == FY_SCHED_BLOCKING) {
+    int e = shm_path(c, build, arg);
+    if (e != FY_COLL_SHM_DECLINED) return e;
+  }
   fy_sched_t *s;
   int e = fy_sched_create(c, &s);
   if (e) return e;
@@ -150,6 +160,23 @@ static int build_allreduce(fy_sched_t *s, void *a_) {
   args_red *a = a_;
   if (INTER(s)) return fy_build_inter_allreduce(s, a->sb, a->rb, a->n, T(a->t), OP(a->op));
   return fy_build_allreduce(s, a->sb, a->rb, a->n, T(a->t), OP(a->op));
+}
+
+/* Blocking Bcast/Reduce/Allreduce of small messages on one node. */
+static int shm_path(fy_comm_t *c, int (*build)(fy_sched_t *, void *), void *arg) {
+  if (build == build_bcast) {
+    args_bcast *a = arg;
+    return fy_coll_shm_bcast(c, a->buf, a->n, T(a->t), a->root);
+  }
+  if (build == build_reduce) {
+    args_red *a = arg;
+    return fy_coll_shm_reduce(c, a->sb, a->rb, a->n, T(a->t), OP(a->op), a->root);
+  }
+  if (build == build_allreduce) {
+    args_red *a = arg;
+    return fy_coll_shm_allreduce(c, a->sb, a->rb, a->n, T(a->t), OP(a->op));
+  }
+  return FY_COLL_SHM_DECLINED;
 }
 
 FAMILY(scan,

@@ -4,6 +4,7 @@
  * MPI_Init/Finalize; intercommunicators go through the schedule engine. */
 #include "coll/fy_coll.h"
 #include "coll/fy_coll_impl.h"
+#include "coll/fy_coll_shm.h"
 #include "pt2pt/fy_pt2pt.h"
 #include "datatype/fy_datatype.h"
 
@@ -16,6 +17,8 @@ int fy_coll_barrier(fy_comm_t *c) {
     if (err) return err;
     return fy_sched_finish(s, fy_build_inter_barrier(s), FY_SCHED_BLOCKING, NULL);
   }
+  int e = fy_coll_shm_barrier(c);
+  if (e != FY_COLL_SHM_DECLINED) return e;
   int p = c->size, me = c->rank;
   fy_datatype_t *byte = fy_type_get(MPI_BYTE);
   for (int k = 1; k < p; k <<= 1) {

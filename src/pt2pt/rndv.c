@@ -30,10 +30,18 @@ static void pipe_remove(fy_rlist_t *l, fy_request_t *r) {
   __atomic_store_n(&npipes, npipes - 1, __ATOMIC_RELAXED);
 }
 static int my_local;
+/* Rendezvous sends of ours in flight, per local peer (an announcement
+ * posted, not yet finished): a receive from a peer we are also sending to
+ * is an exchange (see both_mode). */
+static int *out_to;
+static int nout_to;
 
 int fy_rndv_init(void) {
   for (int i = 0; i < NSLOTS; i++) free_slots[i] = (uint32_t)(NSLOTS - 1 - i);
   nfree_slots = NSLOTS;
+  nout_to = fy_shm_local_size();
+  out_to = calloc(nout_to > 0 ? (size_t)nout_to : 1, sizeof *out_to);
+  if (!out_to) return -1;
   use_cma = fy_config.cma && fy_shm_cma_available();
   my_local = fy_shm_local_rank();
   return 0;
@@ -60,6 +68,8 @@ static inline uint64_t xfer_id(uint32_t slot, uint32_t gen) {
 static void slot_free(uint32_t i) {
   free(split_buf[i]); /* the receiver has read all it needed (FIN_S) */
   split_buf[i] = NULL;
+  if (slot_req[i] && slot_req[i]->peer_local >= 0 && slot_req[i]->peer_local < nout_to)
+    out_to[slot_req[i]->peer_local]--;
   slot_gen[i]++;
   slot_req[i] = NULL;
   atomic_store_explicit(&slot_at(my_local, i)->state, FY_SLOT_WORD(slot_gen[i], FY_SLOT_FREE),
@@ -71,6 +81,7 @@ static void send_rts(fy_request_t *r) {
   uint32_t i = free_slots[--nfree_slots];
   fy_rndv_slot_t *s = slot_at(my_local, i);
   slot_req[i] = r;
+  if (r->peer_local >= 0 && r->peer_local < nout_to) out_to[r->peer_local]++;
   r->slot = i;
   r->gen = slot_gen[i];
   fy_zc_describe(&zpair_at(my_local, i)->s, r, fy_send_data(r), 1);
@@ -117,6 +128,11 @@ static void send_cts(int dst, const fy_pkt_t *cts) { fy_out_send(dst, cts, NULL,
  * when the receiver may go back to computing first (it matched inside
  * another call's wait, a test, a PEF turn or an agent): these move only
  * while both poll. Without cross-memory attach the pipe is the only way. */
+static int exchanging(const fy_request_t *r) {
+  return use_cma && fy_config.rndv_exchange && r->peer_local >= 0 && r->peer_local < nout_to &&
+         out_to[r->peer_local] > 0;
+}
+
 static int both_mode(fy_request_t *r) {
   fy_zpair_t *z = zpair_at(r->peer_local, r->slot);
   int lazy = (z->s.flags & FY_ZD_LAZY) != 0;
@@ -125,6 +141,12 @@ static int both_mode(fy_request_t *r) {
   if (fy_pt2pt_in_signal || fy_progress_agent || !fy_req_waited(r) || r->peer_local == my_local ||
       !atomic_load_explicit(fy_shm_in_mpi_word(r->peer_local), memory_order_relaxed))
     return 0;
+  /* An exchange (we are sending to this peer too, e.g. an alltoall or
+   * sendrecv): both processes are busy with their own transfers, so two
+   * pipes (four copies, each process serving both) or two shared copies
+   * lose to each side reading its own incoming message (one copy each,
+   * in parallel). */
+  if (exchanging(r)) return 0;
   /* (a sender that packs as it goes writes every piece itself in SHARE,
    * while the receiver unpacks what has arrived) */
   if (r->xfer_len <= (size_t)fy_config.pipe_threshold) return pipe_recv.head ? 0 : FY_SLOT_PIPE;
@@ -227,6 +249,8 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
     send_cts(src_local, &cts);
   else if (lazy)
     send_cts(src_local, &cts); /* only the sender can pack its data */
+  else if (exchanging(r))
+    try_recv_copy(r); /* each side reads its own incoming message */
   else if (atomic_load_explicit(fy_shm_in_mpi_word(src_local), memory_order_relaxed))
     /* Both sides waiting and the pipe busy (several transfers in flight):
      * offer it to the sender too. It claims in arrival order, we claim from

@@ -1,0 +1,34 @@
+/* Shared-memory path of the blocking Barrier, Bcast, Reduce and Allreduce
+ * (small messages, every rank of the communicator on this node).
+ *
+ * Contract
+ * - Each call returns MPI_SUCCESS, an MPI error, or FY_COLL_SHM_DECLINED
+ *   (then the caller runs the point-to-point algorithm). Every rank of a
+ *   communicator declines or accepts a given call alike: the decision
+ *   depends only on FERRY_COLL_SHM, the message size (FERRY_COLL_SHM_MAX),
+ *   the operation and type signature, and whether every rank is on this
+ *   node (fy_state.local_of_world), all of which the ranks share.
+ * - The first accepted call on a communicator maps a per-communicator
+ *   segment (rank 0 creates it, the name travels by a point-to-point
+ *   broadcast, a reduction agrees that everyone mapped it; otherwise the
+ *   communicator stays on point-to-point). The segment lives in an
+ *   attribute of the communicator and is unmapped when it is freed (and at
+ *   MPI_Finalize for MPI_COMM_WORLD; from then on the path is off).
+ * - Waits go through fy_progress_wait (spin, yield, doorbell sleep, with
+ *   other requests progressing); every store rings the peers' doorbells.
+ *   Application thread only: never called from a signal handler or agent. */
+#ifndef FY_COLL_SHM_H
+#define FY_COLL_SHM_H
+#include "core/fy_comm.h"
+#include "core/fy_op.h"
+#include "datatype/fy_datatype.h"
+
+#define FY_COLL_SHM_DECLINED (-1)
+
+int fy_coll_shm_barrier(fy_comm_t *c);
+int fy_coll_shm_bcast(fy_comm_t *c, void *buf, MPI_Count count, fy_datatype_t *t, int root);
+int fy_coll_shm_reduce(fy_comm_t *c, const void *sbuf, void *rbuf, MPI_Count count,
+                       fy_datatype_t *t, fy_op_t *op, int root);
+int fy_coll_shm_allreduce(fy_comm_t *c, const void *sbuf, void *rbuf, MPI_Count count,
+                          fy_datatype_t *t, fy_op_t *op);
+#endif

@@ -1,0 +1,189 @@
+/* The shared-memory path of the blocking Barrier, Bcast, Reduce and
+ * Allreduce (src/coll/shm.c), and its fallbacks: many calls in a row (each
+ * rank's two data slots are reused, so a fast rank must wait for slow
+ * readers), every root, MPI_IN_PLACE, a strided vector type (packed into
+ * the segment, gaps left untouched), contiguous ints and longs, sizes on
+ * both sides of FERRY_COLL_SHM_MAX (32 KiB; 4 KiB for Allreduce on two)
+ * and in pieces up to FERRY_COLL_SHM_LARGE (Bcast, Reduce on 3+ ranks), a pair type and a user operation
+ * (both declined: point-to-point), several communicators (split, dup,
+ * freed and created again), a nonblocking broadcast in flight across a
+ * shared-memory barrier, and barrier semantics checked through a shared
+ * window. Results are checked exactly (integer data). */
+#include "../common/fytest.h"
+
+static int rank, size;
+
+static void user_sum(void *in, void *inout, int *len, MPI_Datatype *t) {
+  (void)t;
+  for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
+}
+
+static int v(int r, int i, int it) { return (r + 1) * 1000 + i * 3 + it; }
+
+/* Bcast, Reduce at every root and Allreduce of n ints on comm, plain,
+ * in place and through a vector type (every other int). */
+static void round_ints(MPI_Comm comm, int n, int it) {
+  int me, p;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &p);
+  int *a = malloc(sizeof(int) * 2 * (n + 1)), *b = malloc(sizeof(int) * 2 * (n + 1));
+  MPI_Datatype vec;
+  MPI_Type_vector(n, 1, 2, MPI_INT, &vec);
+  MPI_Type_commit(&vec);
+  for (int root = 0; root < p; root++) {
+    for (int i = 0; i < n; i++) a[i] = me == root ? v(root, i, it) : -1;
+    CHECK_OK(MPI_Bcast(a, n, MPI_INT, root, comm));
+    for (int i = 0; i < n; i++) CHECK(a[i] == v(root, i, it), "bcast n=%d root %d [%d] = %d", n, root, i, a[i]);
+    /* vector type: the gaps must stay as they were */
+    for (int i = 0; i < 2 * n; i++) a[i] = (i % 2 == 0 && me == root) ? v(root, i / 2, it) : -7;
+    CHECK_OK(MPI_Bcast(a, 1, vec, root, comm));
+    for (int i = 0; i < 2 * n; i++)
+      CHECK(a[i] == (i % 2 == 0 ? v(root, i / 2, it) : -7), "bcast vector n=%d root %d [%d] = %d", n, root, i, a[i]);
+    /* reduce, then in place at the root */
+    for (int i = 0; i < n; i++) { a[i] = v(me, i, it); b[i] = -1; }
+    CHECK_OK(MPI_Reduce(a, b, n, MPI_INT, MPI_SUM, root, comm));
+    if (me == root)
+      for (int i = 0; i < n; i++) {
+        int want = 0;
+        for (int r = 0; r < p; r++) want += v(r, i, it);
+        CHECK(b[i] == want, "reduce n=%d root %d [%d] = %d, want %d", n, root, i, b[i], want);
+      }
+    for (int i = 0; i < n; i++) a[i] = v(me, i, it);
+    CHECK_OK(MPI_Reduce(me == root ? MPI_IN_PLACE : a, me == root ? a : NULL, n, MPI_INT, MPI_MAX, root, comm));
+    if (me == root)
+      for (int i = 0; i < n; i++) CHECK(a[i] == v(p - 1, i, it), "reduce in place n=%d [%d] = %d", n, i, a[i]);
+    /* reduce over the vector type into a vector-typed result */
+    for (int i = 0; i < 2 * n; i++) { a[i] = i % 2 == 0 ? v(me, i / 2, it) : -3; b[i] = -5; }
+    CHECK_OK(MPI_Reduce(a, b, 1, vec, MPI_MIN, root, comm));
+    if (me == root)
+      for (int i = 0; i < 2 * n; i++)
+        CHECK(b[i] == (i % 2 == 0 ? v(0, i / 2, it) : -5), "reduce vector n=%d [%d] = %d", n, i, b[i]);
+  }
+  for (int i = 0; i < n; i++) { a[i] = v(me, i, it); b[i] = 0; }
+  CHECK_OK(MPI_Allreduce(a, b, n, MPI_INT, MPI_SUM, comm));
+  for (int i = 0; i < n; i++) {
+    int want = 0;
+    for (int r = 0; r < p; r++) want += v(r, i, it);
+    CHECK(b[i] == want, "allreduce n=%d [%d] = %d, want %d", n, i, b[i], want);
+  }
+  CHECK_OK(MPI_Allreduce(MPI_IN_PLACE, a, n, MPI_INT, MPI_BXOR, comm));
+  for (int i = 0; i < n; i++) {
+    int want = 0;
+    for (int r = 0; r < p; r++) want ^= v(r, i, it);
+    CHECK(a[i] == want, "allreduce in place n=%d [%d] = %d, want %d", n, i, a[i], want);
+  }
+  for (int i = 0; i < 2 * n; i++) a[i] = i % 2 == 0 ? v(me, i / 2, it) : -9;
+  CHECK_OK(MPI_Allreduce(MPI_IN_PLACE, a, 1, vec, MPI_MAX, comm));
+  for (int i = 0; i < 2 * n; i++)
+    CHECK(a[i] == (i % 2 == 0 ? v(p - 1, i / 2, it) : -9), "allreduce vector in place n=%d [%d] = %d", n, i, a[i]);
+  MPI_Type_free(&vec);
+  free(a);
+  free(b);
+}
+
+/* Declined calls: a pair type (MAXLOC) and a user operation. */
+static void declined(MPI_Comm comm) {
+  int me, p;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &p);
+  struct { double v; int i; } x[3], y[3];
+  for (int k = 0; k < 3; k++) { x[k].v = (double)((me * 7 + k) % p); x[k].i = me; }
+  CHECK_OK(MPI_Allreduce(x, y, 3, MPI_DOUBLE_INT, MPI_MAXLOC, comm));
+  for (int k = 0; k < 3; k++) {
+    double best = -1; int who = -1;
+    for (int r = 0; r < p; r++) {
+      double w = (double)((r * 7 + k) % p);
+      if (w > best) { best = w; who = r; }
+    }
+    CHECK(y[k].v == best && y[k].i == who, "maxloc [%d] = (%g,%d), want (%g,%d)", k, y[k].v, y[k].i, best, who);
+  }
+  MPI_Op op;
+  MPI_Op_create(user_sum, 1, &op);
+  int a[5], b[5];
+  for (int k = 0; k < 5; k++) a[k] = me + k;
+  CHECK_OK(MPI_Allreduce(a, b, 5, MPI_INT, op, comm));
+  for (int k = 0; k < 5; k++) CHECK(b[k] == p * (p - 1) / 2 + p * k, "user op [%d] = %d", k, b[k]);
+  MPI_Op_free(&op);
+}
+
+/* Barrier semantics: everyone writes its mark into a shared window before
+ * the barrier and reads everyone's after it. */
+static void barrier_marks(void) {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int me, p;
+  MPI_Comm_rank(node, &me);
+  MPI_Comm_size(node, &p);
+  int *mine;
+  MPI_Win win;
+  if (MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, node, &mine, &win) != MPI_SUCCESS) {
+    MPI_Comm_free(&node);
+    return;
+  }
+  int *all[64];
+  for (int r = 0; r < p && r < 64; r++) {
+    MPI_Aint sz;
+    int du;
+    MPI_Win_shared_query(win, r, &sz, &du, &all[r]);
+  }
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+  for (int it = 1; it <= 200; it++) {
+    __atomic_store_n(mine, it, __ATOMIC_RELEASE);
+    CHECK_OK(MPI_Barrier(node));
+    for (int r = 0; r < p && r < 64; r++) {
+      int m = __atomic_load_n(all[r], __ATOMIC_ACQUIRE);
+      CHECK(m >= it, "after barrier %d rank %d's mark is %d", it, r, m);
+    }
+    CHECK_OK(MPI_Barrier(node)); /* nobody writes it+1 before all have read */
+  }
+  MPI_Win_unlock_all(win);
+  MPI_Win_free(&win);
+  MPI_Comm_free(&node);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  fy_init("coll_shm");
+  rank = fy_rank_;
+  size = fy_size_;
+  static const int ns[] = {1, 7, 500, 1024, 1025, 3000, 8192, 9000, 70000};
+  for (int it = 0; it < 3; it++)
+    for (int k = 0; k < 9; k++) round_ints(MPI_COMM_WORLD, ns[k], it);
+  declined(MPI_COMM_WORLD);
+  /* many calls in a row, alternating roots, no other traffic */
+  for (int it = 0; it < 300; it++) {
+    int x = rank == it % size ? it : -1;
+    CHECK_OK(MPI_Bcast(&x, 1, MPI_INT, it % size, MPI_COMM_WORLD));
+    CHECK(x == it, "bcast loop %d got %d", it, x);
+    long s = rank + it, t = 0;
+    CHECK_OK(MPI_Allreduce(&s, &t, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(t == (long)size * (size - 1) / 2 + (long)size * it, "allreduce loop %d got %ld", it, t);
+  }
+  /* a nonblocking broadcast (rendezvous size) in flight across barriers */
+  {
+    int n = 1 << 16;
+    int *big = malloc(sizeof(int) * n);
+    for (int i = 0; i < n; i++) big[i] = rank == 0 ? i : -1;
+    MPI_Request r;
+    CHECK_OK(MPI_Ibcast(big, n, MPI_INT, 0, MPI_COMM_WORLD, &r));
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    for (int i = 0; i < n; i++) CHECK(big[i] == i, "ibcast [%d] = %d", i, big[i]);
+    free(big);
+  }
+  /* several communicators, created and freed repeatedly */
+  for (int rep = 0; rep < 4; rep++) {
+    MPI_Comm half, dup;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &half);
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    round_ints(half, 7, rep);
+    round_ints(dup, 33, rep);
+    round_ints(MPI_COMM_WORLD, 5, rep);
+    CHECK_OK(MPI_Barrier(half));
+    CHECK_OK(MPI_Barrier(dup));
+    MPI_Comm_free(&half);
+    MPI_Comm_free(&dup);
+  }
+  barrier_marks();
+  return fy_finish();
+}
