@@ -4,7 +4,7 @@
 # libmpich.so.12 and libmpichfort.so.12), run unchanged on Ferry through
 # LD_LIBRARY_PATH, and on MPICH itself as the reference.
 #
-#   scripts/scalapack.sh [-R REGEX] [--ferry-only|--mpich-only] [--timeout SECONDS]
+#   scripts/scalapack.sh [-R REGEX] [-E REGEX] [--ferry-only|--mpich-only] [--timeout SECONDS]
 #
 # The CTest files are Debian's, copied to bench/results/scalapack/<mpi>/
 # with the launcher replaced (Ferry: install/bin/mpiexec with
@@ -12,16 +12,17 @@
 # are Ferry's) and the BLACS testers run directly (their runtest.cmake is not
 # packaged; a run fails when a line reports a non-zero FAILED count).
 # Prints the pass counts and every test that passes on MPICH but not on
-# Ferry. -R limits the tests (ctest -R); the whole suite takes about an hour
+# Ferry. -R limits the tests (ctest -R), -E leaves some out; the whole suite takes about an hour
 # per MPI on 2 cores. --ferry-only/--mpich-only run one side (e.g. at
 # different times); the comparison is made from the two lists of passed
 # tests whenever both exist.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-regex= only= timeout_s=1800
+regex= exclude= only= timeout_s=1800
 while [ $# -gt 0 ]; do
   case $1 in
     -R) regex=$2; shift ;;
+    -E) exclude=$2; shift ;;
     --ferry-only) only=ferry ;;
     --mpich-only) only=mpich ;;
     --timeout) timeout_s=$2; shift ;;
@@ -70,7 +71,7 @@ run() {
   log=$out/$mpi.log
   echo "== $mpi: ctest in $out/$mpi (log $log)"
   # shellcheck disable=SC2086
-  (cd "$out/$mpi" && env "$@" ctest --output-on-failure --timeout "$timeout_s" ${regex:+-R "$regex"}) >"$log" 2>&1 || true
+  (cd "$out/$mpi" && env "$@" ctest --output-on-failure --timeout "$timeout_s" ${regex:+-R "$regex"} ${exclude:+-E "$exclude"}) >"$log" 2>&1 || true
   grep -E "tests passed|tests failed" "$log" | tail -1
   sed -n 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: \([^ ]*\) .*Passed.*/\1/p' "$log" | sort > "$out/$mpi.passed"
 }
