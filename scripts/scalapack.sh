@@ -70,9 +70,16 @@ run() {
   shift
   log=$out/$mpi.log
   echo "== $mpi: ctest in $out/$mpi (log $log)"
-  # shellcheck disable=SC2086
-  (cd "$out/$mpi" && env "$@" ctest --output-on-failure --timeout "$timeout_s" ${regex:+-R "$regex"} ${exclude:+-E "$exclude"}) >"$log" 2>&1 || true
-  grep -E "tests passed|tests failed" "$log" | tail -1
+  : >"$log"
+  # The top directory's CTest file has the ScaLAPACK testers; BLACS and
+  # PBLAS have their own, not reached from it.
+  for sub in . BLACS PBLAS; do
+    [ -f "$out/$mpi/$sub/CTestTestfile.cmake" ] || continue
+    # shellcheck disable=SC2086
+    (cd "$out/$mpi/$sub" && env "$@" ctest --output-on-failure --timeout "$timeout_s" ${regex:+-R "$regex"} ${exclude:+-E "$exclude"}) >>"$log" 2>&1 || true
+    printf '%s: ' "$sub"
+    grep -E "tests passed|tests failed|No tests were found" "$log" | tail -1
+  done
   sed -n 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: \([^ ]*\) .*Passed.*/\1/p' "$log" | sort > "$out/$mpi.passed"
 }
 
