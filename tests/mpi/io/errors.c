@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
   CHECK_CLASS(MPI_File_read_at(fh, -1, &v, 1, MPI_INT, &st), MPI_ERR_ARG);
   CHECK_CLASS(MPI_File_seek(fh, -1, MPI_SEEK_SET), MPI_ERR_ARG);
   CHECK_CLASS(MPI_File_seek(fh, 0, 12345), MPI_ERR_ARG);
-  CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
+  CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
   CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "mine", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
   CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_SHORT, "native", MPI_INFO_NULL), MPI_ERR_TYPE);
   CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_DATATYPE_NULL, "native", MPI_INFO_NULL), MPI_ERR_TYPE);
