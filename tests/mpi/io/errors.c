@@ -64,6 +64,9 @@ int main(int argc, char **argv) {
               MPI_ERR_NO_SUCH_FILE);
   CHECK_CLASS(MPI_File_open(MPI_COMM_WORLD, io_dir, MPI_MODE_RDWR, MPI_INFO_NULL, &fh), MPI_ERR_BAD_FILE);
   CHECK_CLASS(MPI_File_delete(p, MPI_INFO_NULL), MPI_ERR_NO_SUCH_FILE);
+  if (size > 1) /* access modes that differ between processes */
+    CHECK_CLASS(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | (rank ? MPI_MODE_RDWR : MPI_MODE_WRONLY),
+                              MPI_INFO_NULL, &fh), MPI_ERR_NOT_SAME);
   CHECK_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
   CHECK_OK(MPI_File_close(&fh));
   CHECK_CLASS(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh),
