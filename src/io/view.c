@@ -43,6 +43,21 @@ static int datarep_ok(const char *datarep, const fy_datatype_t *et, const fy_dat
                 "(and \"internal\", the same) only", datarep);
 }
 
+/* The file byte where etype `offset` of the view lies. */
+static int byte_of(const fy_file_t *f, MPI_Offset offset, MPI_Offset *disp) {
+  MPI_Offset pos = offset * fy_io_etype_size(f);
+  const fy_datatype_t *ft = f->ftype;
+  if (ft->size == 0) return fy_err(MPI_ERR_TYPE, "the view's filetype has no data");
+  /* data-stream byte pos: the first piece of a walk from there */
+  MPI_Count item = pos / ft->size, r = pos % ft->size;
+  struct iovec v;
+  size_t got;
+  int n = fy_flat_iov(&ft->pk, 1, (uintptr_t)0, (size_t)r, &v, 1, 1, &got);
+  if (n != 1) return fy_err(MPI_ERR_INTERN, "no file byte for offset %lld", (long long)offset);
+  *disp = f->disp + item * (MPI_Offset)ft->extent + (MPI_Offset)(uintptr_t)v.iov_base;
+  return MPI_SUCCESS;
+}
+
 int fy_mpi_file_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                          const char *datarep, MPI_Info info) {
   int err;
@@ -64,7 +79,7 @@ int fy_mpi_file_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_D
       return fy_err(MPI_ERR_ARG, "disp = MPI_DISPLACEMENT_CURRENT needs a file opened with MPI_MODE_SEQUENTIAL");
     MPI_Offset sp;
     if ((err = fy_io_shared_fetch_add(f, 0, &sp))) return err;
-    disp = f->disp + sp * fy_io_etype_size(f); /* approximate for non-contiguous views */
+    if ((err = byte_of(f, sp, &disp))) return err;
   } else if (disp < 0) {
     return fy_err(MPI_ERR_ARG, "disp = %lld is negative", (long long)disp);
   }
@@ -123,17 +138,7 @@ int fy_mpi_file_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp
   if (offset < 0) return fy_err(MPI_ERR_ARG, "offset = %lld is negative", (long long)offset);
   if (f->amode & MPI_MODE_SEQUENTIAL)
     return fy_err(MPI_ERR_UNSUPPORTED_OPERATION, "MPI_File_get_byte_offset on a file opened with MPI_MODE_SEQUENTIAL");
-  MPI_Offset pos = offset * fy_io_etype_size(f);
-  const fy_datatype_t *ft = f->ftype;
-  if (ft->size == 0) return fy_err(MPI_ERR_TYPE, "the view's filetype has no data");
-  /* the file byte of data-stream byte pos: the first piece of a walk there */
-  MPI_Count item = pos / ft->size, r = pos % ft->size;
-  struct iovec v;
-  size_t got;
-  int n = fy_flat_iov(&ft->pk, 1, (uintptr_t)0, (size_t)r, &v, 1, 1, &got);
-  if (n != 1) return fy_err(MPI_ERR_INTERN, "no file byte for offset %lld", (long long)offset);
-  *disp = f->disp + item * (MPI_Offset)ft->extent + (MPI_Offset)(uintptr_t)v.iov_base;
-  return MPI_SUCCESS;
+  return byte_of(f, offset, disp);
 }
 
 int fy_mpi_file_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent) {
