@@ -89,9 +89,9 @@ out:
  * [moff, moff+len) of the memory layout; *done = bytes moved (less at end
  * of file on reads). */
 static int piece(fy_file_t *f, int write, off_t off, size_t len, const fy_datatype_t *t, MPI_Count count,
-                 void *buf, size_t moff, size_t *done) {
+                 void *buf, size_t moff, int bounce, size_t *done) {
   struct iovec iov[MEM_IOV];
-  if (small_blocks(t)) return piece_bounce(f, write, off, len, t, count, buf, moff, done);
+  if (bounce) return piece_bounce(f, write, off, len, t, count, buf, moff, done);
   *done = 0;
   while (*done < len) {
     size_t cover;
@@ -273,6 +273,7 @@ static int xfer_raw(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Coun
   }
   /* a write can sieve only where it may read and lock */
   int may_sieve = !contig_view && (!write || (!(f->amode & MPI_MODE_WRONLY) && !f->nolocks));
+  int bounce = small_blocks(t);
   size_t left = (size_t)total, moff = 0;
   struct iovec fv1, *fv = &fv1;
   fpiece_t pc1, *pc = &pc1;
@@ -325,7 +326,7 @@ static int xfer_raw(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Coun
     }
     for (int i = 0; i < np; i++) {
       size_t done = 0;
-      if ((err = piece(f, write, pc[i].off, pc[i].len, t, count, buf, moff, &done))) goto out;
+      if ((err = piece(f, write, pc[i].off, pc[i].len, t, count, buf, moff, bounce, &done))) goto out;
       moff += done;
       left -= done;
       *moved = (MPI_Count)moff;
