@@ -115,6 +115,14 @@ int main(int argc, char **argv) {
   CHECK_CLASS(MPI_File_read_at(fh, 0, sh, 3, MPI_SHORT, &st), MPI_ERR_TYPE); /* 6 bytes: not whole ints */
   CHECK_CLASS(MPI_File_read_at(fh, 0, &v, -1, MPI_INT, &st), MPI_ERR_COUNT);
   CHECK_CLASS(MPI_File_read_all_end(fh, &v, &st), MPI_ERR_OTHER); /* no begin */
+  {
+    int w[2];
+    CHECK_OK(MPI_File_read_at_all_begin(fh, 0, w, 1, MPI_INT));
+    CHECK_CLASS(MPI_File_read_all_begin(fh, w, 1, MPI_INT), MPI_ERR_OTHER);  /* one at a time */
+    CHECK_CLASS(MPI_File_read_all_end(fh, w, &st), MPI_ERR_OTHER);           /* not the one begun */
+    CHECK_CLASS(MPI_File_read_at_all_end(fh, w + 1, &st), MPI_ERR_BUFFER);   /* another buffer */
+    CHECK_OK(MPI_File_read_at_all_end(fh, w, &st));
+  }
   CHECK_OK(MPI_File_close(&fh));
   CHECK_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
   CHECK_CLASS(MPI_File_read_at(fh, 0, &v, 1, MPI_INT, &st), MPI_ERR_ACCESS);
