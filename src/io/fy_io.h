@@ -29,9 +29,13 @@
  *   fy_io_file() (MPI_ERR_FILE). The bindings raise them on the file's
  *   handler (open and delete on MPI_FILE_NULL's, MPI_ERRORS_RETURN by
  *   default).
- * - Only the "native" data representation ("internal" is the same, and so
- *   is a datarep registered without conversion functions); "external32"
- *   and datareps with conversion functions are MPI_ERR_UNSUPPORTED_DATAREP. */
+ * - Data representations: "native" ("internal" is the same, and so is a
+ *   datarep registered without conversion functions); "external32" when
+ *   every basic type of the etype, the filetype and the memory type has
+ *   its native size in external32 (the file layout is then the native one
+ *   and only byte order changes: data is converted through a packed
+ *   buffer with the pack_external engine). Others, and datareps with
+ *   conversion functions, are MPI_ERR_UNSUPPORTED_DATAREP. */
 #ifndef FY_IO_H
 #define FY_IO_H
 #include <mpi.h>
@@ -54,6 +58,7 @@ typedef struct fy_file {
   MPI_Datatype etype_h, ftype_h;
   fy_datatype_t *etype, *ftype;  /* retained */
   char datarep[MPI_MAX_DATAREP_STRING];
+  int ext32;                  /* datarep "external32": data converted on the way */
   MPI_Offset fp;              /* individual file pointer, etypes */
   /* shared file pointer: an int64 at rank 0 of sp_win */
   MPI_Win sp_win;

@@ -132,6 +132,14 @@ int fy_mpi_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info in
   char pv[MPI_MAX_INFO_VAL];
   mode_t perm = file_perm(info, pv, sizeof pv);
   int e0 = 0, emine = 0, eall = 0;
+  /* every process must give the same amode (the others decide with rank 0's) */
+  int am[2] = {amode, -amode}, amax[2];
+  if ((err = fy_mpi_allreduce(am, amax, 2, MPI_INT, MPI_MAX, f->comm))) goto fail;
+  if (amax[0] != -amax[1]) {
+    err = fy_err(MPI_ERR_NOT_SAME, "amode = %#x: the processes of comm gave different access modes to "
+                 "MPI_File_open", (unsigned)amode);
+    goto fail;
+  }
   if (f->rank == 0) {
     f->fd = open(f->name, open_flags(amode, 1), perm);
     if (f->fd < 0) e0 = errno;

@@ -13,7 +13,9 @@ int fy_io_shared_create(fy_file_t *f) {
                                 MPI_INFO_NULL, f->comm, &f->sp_mem, &f->sp_win);
   if (err) {
     f->sp_win = MPI_WIN_NULL;
-    return err;
+    /* processes on several nodes (windows are node-local): every process
+     * learns it alike, the file works without a shared pointer */
+    return fy_err_class_of(err) == MPI_ERR_UNSUPPORTED_OPERATION ? MPI_SUCCESS : err;
   }
   if (f->rank == 0) *f->sp_mem = 0;
   return fy_mpi_barrier(f->comm); /* the counter is 0 before anyone moves it */
@@ -24,8 +26,18 @@ void fy_io_shared_free(fy_file_t *f) {
   f->sp_win = MPI_WIN_NULL;
 }
 
+/* Every process of a file has the window or none has: the check is
+ * consistent, so collective callers may return before communicating. */
+static int no_shared(fy_file_t *f) {
+  if (f->sp_win != MPI_WIN_NULL) return MPI_SUCCESS;
+  return fy_err(MPI_ERR_UNSUPPORTED_OPERATION, "%s has no shared file pointer: its processes are on more than "
+                "one node", f->name);
+}
+
 static int fop(fy_file_t *f, int64_t in, int64_t *out, MPI_Op op) {
-  int err = fy_mpi_win_lock(MPI_LOCK_SHARED, 0, 0, f->sp_win);
+  int err = no_shared(f);
+  if (err) return err;
+  err = fy_mpi_win_lock(MPI_LOCK_SHARED, 0, 0, f->sp_win);
   if (err) return err;
   err = fy_mpi_fetch_and_op(&in, out, MPI_INT64_T, 0, 0, op, f->sp_win);
   int e = fy_mpi_win_unlock(0, f->sp_win);
@@ -41,6 +53,7 @@ int fy_io_shared_fetch_add(fy_file_t *f, MPI_Offset delta, MPI_Offset *old) {
 
 int fy_io_shared_set(fy_file_t *f, MPI_Offset v) {
   int64_t o;
+  if (f->sp_win == MPI_WIN_NULL) return MPI_SUCCESS; /* nothing to reset */
   return fop(f, (int64_t)v, &o, MPI_REPLACE);
 }
 
@@ -82,7 +95,7 @@ int fy_mpi_file_write_shared(MPI_File fh, const void *buf, int count, MPI_Dataty
 int fy_io_ordered(fy_file_t *f, int write, void *buf, MPI_Count count, MPI_Datatype dt, MPI_Count *moved) {
   int err;
   *moved = 0;
-  if ((err = fy_io_check_access(f, write, count, dt, 0))) return err;
+  if ((err = fy_io_check_access(f, write, count, dt, 0)) || (err = no_shared(f))) return err;
   int64_t mine = (int64_t)etypes_of(f, count, dt), before = 0, total = 0, base = 0;
   if ((err = fy_mpi_exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, f->comm))) return err;
   if (f->rank == 0) before = 0; /* exscan leaves rank 0's undefined */
@@ -124,6 +137,7 @@ int fy_mpi_file_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
   fy_file_t *f = fy_io_file(fh, &err);
   if (!f) return err;
   MPI_Offset cur = 0, to;
+  if ((err = no_shared(f))) return err;
   /* collective: everyone agrees on the new place (rank 0's computation) */
   if ((err = fy_mpi_barrier(f->comm))) return err;
   if (f->rank == 0) {

@@ -23,9 +23,17 @@ MPI_Offset fy_io_etype_size(const fy_file_t *f) { return (MPI_Offset)f->etype->s
 
 /* "native" and "internal" (which may be native, MPI 4.1 14.5.2) are
  * supported; external32 and registered representations are not. */
-static int datarep_ok(const char *datarep) {
+static int datarep_ok(const char *datarep, const fy_datatype_t *et, const fy_datatype_t *ft) {
   if (!datarep) return fy_err(MPI_ERR_ARG, "datarep = NULL");
   if (!strcasecmp(datarep, "native") || !strcasecmp(datarep, "internal")) return MPI_SUCCESS;
+  if (!strcasecmp(datarep, "external32")) {
+    /* the file layout stays the native one only if no type changes size */
+    const fy_datatype_t *bad = fy_type_ext32_size(et) != et->size ? et : fy_type_ext32_size(ft) != ft->size ? ft : NULL;
+    if (!bad) return MPI_SUCCESS;
+    return fy_err(MPI_ERR_UNSUPPORTED_DATAREP, "datarep = \"external32\" with %s = %s: Ferry supports external32 "
+                  "views only of types whose external32 size is their native size", bad == et ? "etype" : "filetype",
+                  bad->name);
+  }
   int u = fy_io_datarep_usable(datarep);
   if (u > 0) return MPI_SUCCESS;
   if (u < 0)
@@ -35,6 +43,21 @@ static int datarep_ok(const char *datarep) {
                 "(and \"internal\", the same) only", datarep);
 }
 
+/* The file byte where etype `offset` of the view lies. */
+static int byte_of(const fy_file_t *f, MPI_Offset offset, MPI_Offset *disp) {
+  MPI_Offset pos = offset * fy_io_etype_size(f);
+  const fy_datatype_t *ft = f->ftype;
+  if (ft->size == 0) return fy_err(MPI_ERR_TYPE, "the view's filetype has no data");
+  /* data-stream byte pos: the first piece of a walk from there */
+  MPI_Count item = pos / ft->size, r = pos % ft->size;
+  struct iovec v;
+  size_t got;
+  int n = fy_flat_iov(&ft->pk, 1, (uintptr_t)0, (size_t)r, &v, 1, 1, &got);
+  if (n != 1) return fy_err(MPI_ERR_INTERN, "no file byte for offset %lld", (long long)offset);
+  *disp = f->disp + item * (MPI_Offset)ft->extent + (MPI_Offset)(uintptr_t)v.iov_base;
+  return MPI_SUCCESS;
+}
+
 int fy_mpi_file_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                          const char *datarep, MPI_Info info) {
   int err;
@@ -42,7 +65,7 @@ int fy_mpi_file_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_D
   fy_file_t *f = fy_io_file(fh, &err);
   if (!f) return err;
   fy_datatype_t *et = fy_type_get(etype), *ft = fy_type_get(filetype);
-  if ((err = datarep_ok(datarep))) return err;
+  if ((err = datarep_ok(datarep, et, ft))) return err;
   if (et->size == 0)
     return fy_err(MPI_ERR_TYPE, "etype = %s has no data (size 0)", et->name);
   if (et->lb < 0 || ft->lb < 0 || et->true_lb < 0 || ft->true_lb < 0)
@@ -56,7 +79,7 @@ int fy_mpi_file_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_D
       return fy_err(MPI_ERR_ARG, "disp = MPI_DISPLACEMENT_CURRENT needs a file opened with MPI_MODE_SEQUENTIAL");
     MPI_Offset sp;
     if ((err = fy_io_shared_fetch_add(f, 0, &sp))) return err;
-    disp = f->disp + sp * fy_io_etype_size(f); /* approximate for non-contiguous views */
+    if ((err = byte_of(f, sp, &disp))) return err;
   } else if (disp < 0) {
     return fy_err(MPI_ERR_ARG, "disp = %lld is negative", (long long)disp);
   }
@@ -72,7 +95,9 @@ int fy_mpi_file_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_D
   f->ftype_h = filetype;
   f->disp = disp;
   strcpy(f->datarep, "native");
-  if (!strcasecmp(datarep, "internal")) strcpy(f->datarep, "internal");
+  f->ext32 = !strcasecmp(datarep, "external32");
+  if (f->ext32) strcpy(f->datarep, "external32");
+  else if (!strcasecmp(datarep, "internal")) strcpy(f->datarep, "internal");
   else if (strcasecmp(datarep, "native")) strcpy(f->datarep, datarep); /* registered */
   f->fp = 0;
   if (f->rank == 0 && (err = fy_io_shared_set(f, 0))) return err;
@@ -113,17 +138,7 @@ int fy_mpi_file_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp
   if (offset < 0) return fy_err(MPI_ERR_ARG, "offset = %lld is negative", (long long)offset);
   if (f->amode & MPI_MODE_SEQUENTIAL)
     return fy_err(MPI_ERR_UNSUPPORTED_OPERATION, "MPI_File_get_byte_offset on a file opened with MPI_MODE_SEQUENTIAL");
-  MPI_Offset pos = offset * fy_io_etype_size(f);
-  const fy_datatype_t *ft = f->ftype;
-  if (ft->size == 0) return fy_err(MPI_ERR_TYPE, "the view's filetype has no data");
-  /* the file byte of data-stream byte pos: the first piece of a walk there */
-  MPI_Count item = pos / ft->size, r = pos % ft->size;
-  struct iovec v;
-  size_t got;
-  int n = fy_flat_iov(&ft->pk, 1, (uintptr_t)0, (size_t)r, &v, 1, 1, &got);
-  if (n != 1) return fy_err(MPI_ERR_INTERN, "no file byte for offset %lld", (long long)offset);
-  *disp = f->disp + item * (MPI_Offset)ft->extent + (MPI_Offset)(uintptr_t)v.iov_base;
-  return MPI_SUCCESS;
+  return byte_of(f, offset, disp);
 }
 
 int fy_mpi_file_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent) {
@@ -131,7 +146,13 @@ int fy_mpi_file_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count 
   if (!fy_io_file(fh, &err)) return err;
   if (!extent) return fy_err(MPI_ERR_ARG, "extent = NULL");
   fy_file_t *f = fy_file_get(fh);
-  MPI_Aint x = fy_type_get(datatype)->extent; /* native: the memory extent */
+  const fy_datatype_t *t = fy_type_get(datatype);
+  MPI_Aint x = t->extent; /* native: the memory extent */
+  if (f->ext32) {
+    MPI_Count e = fy_type_ext32_size(t);
+    if (e < 0) return fy_err(MPI_ERR_TYPE, "datatype = %s has no external32 representation", t->name);
+    if (e != t->size) x = (MPI_Aint)e; /* a packed stream: no holes */
+  }
   if ((err = fy_io_datarep_extent(f->datarep, datatype, &x))) return err;
   *extent = x;
   return MPI_SUCCESS;

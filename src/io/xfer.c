@@ -5,6 +5,7 @@
 #include "io/fy_io.h"
 #include "core/fy_error.h"
 #include "core/fy_request.h"
+#include "binding/fy_impl.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -88,9 +89,9 @@ out:
  * [moff, moff+len) of the memory layout; *done = bytes moved (less at end
  * of file on reads). */
 static int piece(fy_file_t *f, int write, off_t off, size_t len, const fy_datatype_t *t, MPI_Count count,
-                 void *buf, size_t moff, size_t *done) {
+                 void *buf, size_t moff, int bounce, size_t *done) {
   struct iovec iov[MEM_IOV];
-  if (small_blocks(t)) return piece_bounce(f, write, off, len, t, count, buf, moff, done);
+  if (bounce) return piece_bounce(f, write, off, len, t, count, buf, moff, done);
   *done = 0;
   while (*done < len) {
     size_t cover;
@@ -205,19 +206,55 @@ static int sieve(fy_file_t *f, int write, const fpiece_t *pc, int np, const fy_d
   return MPI_SUCCESS;
 }
 
+static int xfer_raw(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count count, const fy_datatype_t *t,
+                    MPI_Count *moved);
+
+/* external32: the data's packed stream is converted through a buffer, and
+ * moved as bytes (the view's layout is the native one, fy_io.h). */
+static int xfer_ext32(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count count, MPI_Datatype dt,
+                      MPI_Count *moved) {
+  const fy_datatype_t *t = fy_type_get(dt);
+  MPI_Count total = count * t->size, p = 0;
+  if (fy_type_ext32_size(t) != t->size)
+    return fy_err(MPI_ERR_UNSUPPORTED_DATAREP, "datatype = %s changes size in external32: Ferry's external32 "
+                  "files take types of the same size only", t->name);
+  char *b = malloc((size_t)total);
+  if (!b) return fy_err(MPI_ERR_NO_MEM, "out of memory converting %lld bytes to external32", (long long)total);
+  int err;
+  const fy_datatype_t *bytes = fy_type_get(MPI_BYTE);
+  if (write) {
+    if (!(err = fy_mpi_pack_external_c("external32", buf, count, dt, b, total, &p)))
+      err = xfer_raw(f, 1, pos, b, total, bytes, moved);
+  } else if (!(err = xfer_raw(f, 0, pos, b, total, bytes, moved))) {
+    /* whole items only: a partial one at the end of the file is not converted */
+    MPI_Count items = *moved / (t->size ? t->size : 1);
+    if (items) err = fy_mpi_unpack_external_c("external32", b, items * t->size, &p, buf, items, dt);
+  }
+  free(b);
+  return err;
+}
+
 int fy_io_xfer(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count count, MPI_Datatype dt,
                MPI_Count *moved) {
-  const fy_datatype_t *t = fy_type_get(dt), *ft = f->ftype;
+  const fy_datatype_t *t = fy_type_get(dt);
+  *moved = 0;
+  if (count * t->size == 0) return MPI_SUCCESS;
+  if (pos < 0) return fy_err(MPI_ERR_ARG, "offset = %lld etypes is negative", (long long)(pos / fy_io_etype_size(f)));
+  if (f->ftype->size == 0) return fy_err(MPI_ERR_TYPE, "the view's filetype has no data");
+  if (t->size % f->etype->size)
+    return fy_err(MPI_ERR_TYPE, "datatype = %s (%lld bytes) is not a whole number of etypes (%lld bytes)",
+                  t->name, (long long)t->size, (long long)f->etype->size);
+  if (f->ext32) return xfer_ext32(f, write, pos, buf, count, dt, moved);
+  return xfer_raw(f, write, pos, buf, count, t, moved);
+}
+
+static int xfer_raw(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count count, const fy_datatype_t *t,
+                    MPI_Count *moved) {
+  const fy_datatype_t *ft = f->ftype;
   MPI_Count total = count * t->size;
   int err = MPI_SUCCESS, locked = 0;
   char *sbuf = NULL;
   *moved = 0;
-  if (total == 0) return MPI_SUCCESS;
-  if (pos < 0) return fy_err(MPI_ERR_ARG, "offset = %lld etypes is negative", (long long)(pos / fy_io_etype_size(f)));
-  if (ft->size == 0) return fy_err(MPI_ERR_TYPE, "the view's filetype has no data");
-  if (t->size % f->etype->size)
-    return fy_err(MPI_ERR_TYPE, "datatype = %s (%lld bytes) is not a whole number of etypes (%lld bytes)",
-                  t->name, (long long)t->size, (long long)f->etype->size);
   /* filetype items from the one holding pos to the one holding the last byte */
   MPI_Count first = pos / ft->size, last = (pos + total - 1) / ft->size;
   MPI_Count nitems = last - first + 1;
@@ -236,6 +273,7 @@ int fy_io_xfer(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count cou
   }
   /* a write can sieve only where it may read and lock */
   int may_sieve = !contig_view && (!write || (!(f->amode & MPI_MODE_WRONLY) && !f->nolocks));
+  int bounce = small_blocks(t);
   size_t left = (size_t)total, moff = 0;
   struct iovec fv1, *fv = &fv1;
   fpiece_t pc1, *pc = &pc1;
@@ -288,7 +326,7 @@ int fy_io_xfer(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count cou
     }
     for (int i = 0; i < np; i++) {
       size_t done = 0;
-      if ((err = piece(f, write, pc[i].off, pc[i].len, t, count, buf, moff, &done))) goto out;
+      if ((err = piece(f, write, pc[i].off, pc[i].len, t, count, buf, moff, bounce, &done))) goto out;
       moff += done;
       left -= done;
       *moved = (MPI_Count)moff;

@@ -238,6 +238,19 @@ static void state(int rank, int size) {
   }
   if (rank == 0) CHECK_OK(MPI_File_delete(p, MPI_INFO_NULL));
   MPI_Barrier(MPI_COMM_WORLD);
+  /* the file_perm hint sets the mode of a created file */
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "file_perm", "600");
+  CHECK_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, info, &fh));
+  MPI_Info_free(&info);
+  struct stat sb;
+  CHECK(stat(p, &sb) == 0 && (sb.st_mode & 0777) == 0600, "mode of a file created with file_perm 600: %o",
+        (unsigned)(sb.st_mode & 0777));
+  CHECK_OK(MPI_File_get_info(fh, &info));
+  MPI_Info_get(info, "file_perm", MPI_MAX_INFO_VAL - 1, v, &flag);
+  CHECK(flag && !strcmp(v, "600"), "file_perm hint: %s", flag ? v : "(none)");
+  MPI_Info_free(&info);
+  CHECK_OK(MPI_File_close(&fh));
   /* c2f/f2c round trip */
   CHECK_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
                          MPI_INFO_NULL, &fh));

@@ -64,6 +64,9 @@ int main(int argc, char **argv) {
               MPI_ERR_NO_SUCH_FILE);
   CHECK_CLASS(MPI_File_open(MPI_COMM_WORLD, io_dir, MPI_MODE_RDWR, MPI_INFO_NULL, &fh), MPI_ERR_BAD_FILE);
   CHECK_CLASS(MPI_File_delete(p, MPI_INFO_NULL), MPI_ERR_NO_SUCH_FILE);
+  if (size > 1) /* access modes that differ between processes */
+    CHECK_CLASS(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | (rank ? MPI_MODE_RDWR : MPI_MODE_WRONLY),
+                              MPI_INFO_NULL, &fh), MPI_ERR_NOT_SAME);
   CHECK_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
   CHECK_OK(MPI_File_close(&fh));
   CHECK_CLASS(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh),
@@ -84,7 +87,7 @@ int main(int argc, char **argv) {
   CHECK_CLASS(MPI_File_read_at(fh, -1, &v, 1, MPI_INT, &st), MPI_ERR_ARG);
   CHECK_CLASS(MPI_File_seek(fh, -1, MPI_SEEK_SET), MPI_ERR_ARG);
   CHECK_CLASS(MPI_File_seek(fh, 0, 12345), MPI_ERR_ARG);
-  CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
+  CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
   CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "mine", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
   CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_SHORT, "native", MPI_INFO_NULL), MPI_ERR_TYPE);
   CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_DATATYPE_NULL, "native", MPI_INFO_NULL), MPI_ERR_TYPE);
@@ -112,6 +115,14 @@ int main(int argc, char **argv) {
   CHECK_CLASS(MPI_File_read_at(fh, 0, sh, 3, MPI_SHORT, &st), MPI_ERR_TYPE); /* 6 bytes: not whole ints */
   CHECK_CLASS(MPI_File_read_at(fh, 0, &v, -1, MPI_INT, &st), MPI_ERR_COUNT);
   CHECK_CLASS(MPI_File_read_all_end(fh, &v, &st), MPI_ERR_OTHER); /* no begin */
+  {
+    int w[2];
+    CHECK_OK(MPI_File_read_at_all_begin(fh, 0, w, 1, MPI_INT));
+    CHECK_CLASS(MPI_File_read_all_begin(fh, w, 1, MPI_INT), MPI_ERR_OTHER);  /* one at a time */
+    CHECK_CLASS(MPI_File_read_all_end(fh, w, &st), MPI_ERR_OTHER);           /* not the one begun */
+    CHECK_CLASS(MPI_File_read_at_all_end(fh, w + 1, &st), MPI_ERR_BUFFER);   /* another buffer */
+    CHECK_OK(MPI_File_read_at_all_end(fh, w, &st));
+  }
   CHECK_OK(MPI_File_close(&fh));
   CHECK_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
   CHECK_CLASS(MPI_File_read_at(fh, 0, &v, 1, MPI_INT, &st), MPI_ERR_ACCESS);

@@ -105,6 +105,27 @@ int main(int argc, char **argv) {
   CHECK(sz == BLK * 4, "filetype size %d", sz);
   MPI_Type_free(&ftq);
 
+  /* external32: big-endian in the file, the native layout */
+  CHECK_OK(MPI_File_set_view(fh, HDR, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
+  CHECK_OK(MPI_File_get_view(fh, &d, &et, &ftq, rep));
+  CHECK(!strcmp(rep, "external32"), "datarep of the external32 view: %s", rep);
+  int x[2] = {0x01020304, -2}, y[2] = {0, 0};
+  CHECK_OK(MPI_File_write_at(fh, 2 * rank, x, 2, MPI_INT, &st));
+  CHECK_OK(MPI_File_read_at(fh, 2 * rank, y, 2, MPI_INT, &st));
+  CHECK_OK(MPI_Get_count(&st, MPI_INT, &cnt));
+  CHECK(cnt == 2 && y[0] == x[0] && y[1] == -2, "external32 round trip %d: %#x %d", cnt, y[0], y[1]);
+  MPI_Aint ext;
+  CHECK_OK(MPI_File_get_type_extent(fh, MPI_LONG, &ext));
+  CHECK(ext == 4, "MPI_LONG in external32: %ld bytes", (long)ext);
+  long lv = 1;
+  CHECK_CLASS(MPI_File_write_at(fh, 0, &lv, 1, MPI_LONG, &st), MPI_ERR_UNSUPPORTED_DATAREP);
+  CHECK_CLASS(MPI_File_set_view(fh, HDR, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
+  CHECK_OK(MPI_File_set_view(fh, HDR, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+  unsigned char raw[8];
+  CHECK_OK(MPI_File_read_at(fh, 8 * rank, raw, 8, MPI_BYTE, &st));
+  CHECK(raw[0] == 1 && raw[1] == 2 && raw[2] == 3 && raw[3] == 4 && raw[4] == 0xff && raw[7] == 0xfe,
+        "external32 bytes %02x %02x %02x %02x %02x %02x", raw[0], raw[1], raw[2], raw[3], raw[4], raw[7]);
+
   MPI_Type_free(&every2);
   MPI_Type_free(&pf);
   MPI_Type_free(&filetype);
