@@ -31,4 +31,6 @@ int fy_coll_shm_reduce(fy_comm_t *c, const void *sbuf, void *rbuf, MPI_Count cou
                        fy_datatype_t *t, fy_op_t *op, int root);
 int fy_coll_shm_allreduce(fy_comm_t *c, const void *sbuf, void *rbuf, MPI_Count count,
                           fy_datatype_t *t, fy_op_t *op);
+int fy_coll_shm_allgather(fy_comm_t *c, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
+                          void *rbuf, MPI_Count rcount, fy_datatype_t *rt);
 #endif
