@@ -388,3 +388,42 @@ int fy_coll_shm_allgather(fy_comm_t *c, const void *sbuf, MPI_Count scount, fy_d
                   own, B);
   return MPI_SUCCESS;
 }
+
+/* Alltoall: every rank packs its p blocks into its slot (block j for rank
+ * j at j*B), then unpacks block `me` of every slot. In place needs no
+ * copy-out: the blocks are in the slot before anything is written back. */
+int fy_coll_shm_alltoall(fy_comm_t *c, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
+                         void *rbuf, MPI_Count rcount, fy_datatype_t *rt) {
+  size_t B = (size_t)(rcount * rt->size), p = (size_t)c->size;
+  if (B == 0 || B * p > (size_t)fy_config.coll_shm_max || c->size > SHM_ALLGATHER_MAXP ||
+      (c->size == 2 && B * p > SHM_ALLREDUCE2_MAX))
+    return FY_COLL_SHM_DECLINED;
+  shm_t *S = shm_of(c);
+  if (!S) return FY_COLL_SHM_DECLINED;
+  int in_place = sbuf == MPI_IN_PLACE;
+  size_t own = in_place ? B : (size_t)(scount * st->size), len = own < B ? own : B;
+  begin(S);
+  char *slot = slot_of(S, S->me);
+  for (int j = 0; j < S->p; j++) {
+    const void *src = in_place ? (const void *)fy_at(rbuf, (MPI_Aint)(j * rcount), rt)
+                               : (const void *)fy_at(sbuf, (MPI_Aint)(j * scount), st);
+    fy_datatype_t *t = in_place ? rt : st;
+    MPI_Count n = in_place ? rcount : scount;
+    if (t->is_contig)
+      memcpy(slot + (size_t)j * B, (const char *)src + t->true_lb, len);
+    else
+      fy_type_pack_range(t, n, src, 0, len, slot + (size_t)j * B);
+  }
+  set_arrive(S);
+  wait_for(S, -1, 0, S->g);
+  for (int k = 0; k < S->p; k++) {
+    int j = (S->me + k) % S->p;
+    const char *from = S->data + ((size_t)(S->g & 1) * p + (size_t)j) * S->slot + (size_t)S->me * B;
+    get(from, fy_at(rbuf, (MPI_Aint)(j * rcount), rt), rcount, rt, 0, B);
+  }
+  set_done(S);
+  if (own != B)
+    return fy_err(MPI_ERR_TRUNCATE, "alltoall: this process sends %zu bytes per block, the receive blocks hold %zu",
+                  own, B);
+  return MPI_SUCCESS;
+}

@@ -1,5 +1,5 @@
 /* The shared-memory path of the blocking Barrier, Bcast, Reduce,
- * Allreduce and Allgather (src/coll/shm.c), and its fallbacks: many calls in a row (each
+ * Allreduce, Allgather and Alltoall (src/coll/shm.c), and its fallbacks: many calls in a row (each
  * rank's two data slots are reused, so a fast rank must wait for slow
  * readers), every root, MPI_IN_PLACE, a strided vector type (packed into
  * the segment, gaps left untouched), contiguous ints and longs, sizes on
@@ -114,6 +114,39 @@ static void round_allgather(MPI_Comm comm, int n, int it) {
   free(b);
 }
 
+/* Alltoall of n ints per block: plain, in place, and from a strided vector
+ * send type into contiguous blocks. Block for rank r from rank q: w(q, r). */
+static int w(int q, int r, int i, int it) { return q * 10000 + r * 100 + i + it; }
+static void round_alltoall(MPI_Comm comm, int n, int it) {
+  int me, p;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &p);
+  size_t tot = (size_t)p * n;
+  int *a = malloc(sizeof(int) * 2 * tot + 4), *b = malloc(sizeof(int) * tot + 4);
+  for (int r = 0; r < p; r++)
+    for (int i = 0; i < n; i++) a[r * n + i] = w(me, r, i, it);
+  CHECK_OK(MPI_Alltoall(a, n, MPI_INT, b, n, MPI_INT, comm));
+  for (int q = 0; q < p; q++)
+    for (int i = 0; i < n; i++) CHECK(b[q * n + i] == w(q, me, i, it), "alltoall n=%d [%d][%d] = %d", n, q, i, b[q * n + i]);
+  CHECK_OK(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a, n, MPI_INT, comm));
+  for (int q = 0; q < p; q++)
+    for (int i = 0; i < n; i++) CHECK(a[q * n + i] == w(q, me, i, it), "alltoall in place n=%d [%d][%d] = %d", n, q, i, a[q * n + i]);
+  MPI_Datatype vec, vecr;
+  MPI_Type_vector(n, 1, 2, MPI_INT, &vec);
+  MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * n * sizeof(int)), &vecr);
+  MPI_Type_commit(&vecr);
+  for (int r = 0; r < p; r++)
+    for (int i = 0; i < 2 * n; i++) a[r * 2 * n + i] = i % 2 == 0 ? w(me, r, i / 2, it + 1) : -5;
+  CHECK_OK(MPI_Alltoall(a, 1, vecr, b, n, MPI_INT, comm));
+  for (int q = 0; q < p; q++)
+    for (int i = 0; i < n; i++)
+      CHECK(b[q * n + i] == w(q, me, i, it + 1), "alltoall vector n=%d [%d][%d] = %d", n, q, i, b[q * n + i]);
+  MPI_Type_free(&vecr);
+  MPI_Type_free(&vec);
+  free(a);
+  free(b);
+}
+
 /* Declined calls: a pair type (MAXLOC) and a user operation. */
 static void declined(MPI_Comm comm) {
   int me, p;
@@ -184,6 +217,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k < 9; k++) {
       round_ints(MPI_COMM_WORLD, ns[k], it);
       round_allgather(MPI_COMM_WORLD, ns[k], it);
+      if (ns[k] <= 9000) round_alltoall(MPI_COMM_WORLD, ns[k], it);
     }
   declined(MPI_COMM_WORLD);
   /* many calls in a row, alternating roots, no other traffic */
@@ -214,6 +248,7 @@ int main(int argc, char **argv) {
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     round_ints(half, 7, rep);
     round_allgather(half, 9, rep);
+    round_alltoall(dup, 3, rep);
     round_ints(dup, 33, rep);
     round_ints(MPI_COMM_WORLD, 5, rep);
     CHECK_OK(MPI_Barrier(half));
