@@ -71,7 +71,10 @@ static int intra_only(fy_comm_t *c, const char *what) {
 static int build_bcast(fy_sched_t *s, void *a_);
 static int build_reduce(fy_sched_t *s, void *a_);
 static int build_allreduce(fy_sched_t *s, void *a_);
+static int build_allgather(fy_sched_t *s, void *a_);
+static int build_alltoall(fy_sched_t *s, void *a_);
 static int shm_path(fy_comm_t *c, int (*build)(fy_sched_t *, void *), void *arg);
+static int shm_allgather(fy_comm_t *c, void *arg, int alltoall);
 
 static int run(MPI_Comm comm, int check, int how, MPI_Request *req,
                int (*build)(fy_sched_t *, void *), void *arg) {
@@ -176,6 +179,8 @@ static int shm_path(fy_comm_t *c, int (*build)(fy_sched_t *, void *), void *arg)
     args_red *a = arg;
     return fy_coll_shm_allreduce(c, a->sb, a->rb, a->n, T(a->t), OP(a->op));
   }
+  if (build == build_allgather) return shm_allgather(c, arg, 0);
+  if (build == build_alltoall) return shm_allgather(c, arg, 1);
   return FY_COLL_SHM_DECLINED;
 }
 
@@ -276,6 +281,12 @@ static int build_allgather(fy_sched_t *s, void *a_) {
   args_x *a = a_;
   if (INTER(s)) return fy_build_inter_allgatherv(s, a->sb, a->sn, T(a->st), a->rb, NULL, NULL, 0, T(a->rt), 1, a->rn);
   return fy_build_allgather(s, a->sb, a->sn, T(a->st), a->rb, a->rn, T(a->rt));
+}
+static int shm_allgather(fy_comm_t *c, void *arg, int alltoall) {
+  args_x *a = arg;
+  fy_datatype_t *st = a->sb == MPI_IN_PLACE ? NULL : T(a->st);
+  if (alltoall) return fy_coll_shm_alltoall(c, a->sb, a->sn, st, a->rb, a->rn, T(a->rt));
+  return fy_coll_shm_allgather(c, a->sb, a->sn, st, a->rb, a->rn, T(a->rt));
 }
 
 FAMILY(alltoall,

@@ -1,5 +1,6 @@
-/* Shared-memory path of the blocking Barrier, Bcast, Reduce and Allreduce
- * (small messages, every rank of the communicator on this node).
+/* Shared-memory path of the blocking Barrier, Bcast, Reduce, Allreduce,
+ * Allgather and Alltoall (small messages, every rank of the communicator on
+ * this node).
  *
  * Contract
  * - Each call returns MPI_SUCCESS, an MPI error, or FY_COLL_SHM_DECLINED
@@ -31,4 +32,8 @@ int fy_coll_shm_reduce(fy_comm_t *c, const void *sbuf, void *rbuf, MPI_Count cou
                        fy_datatype_t *t, fy_op_t *op, int root);
 int fy_coll_shm_allreduce(fy_comm_t *c, const void *sbuf, void *rbuf, MPI_Count count,
                           fy_datatype_t *t, fy_op_t *op);
+int fy_coll_shm_alltoall(fy_comm_t *c, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
+                         void *rbuf, MPI_Count rcount, fy_datatype_t *rt);
+int fy_coll_shm_allgather(fy_comm_t *c, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
+                          void *rbuf, MPI_Count rcount, fy_datatype_t *rt);
 #endif

@@ -1,5 +1,5 @@
-/* The shared-memory path of the blocking Barrier, Bcast, Reduce and
- * Allreduce (src/coll/shm.c), and its fallbacks: many calls in a row (each
+/* The shared-memory path of the blocking Barrier, Bcast, Reduce,
+ * Allreduce, Allgather and Alltoall (src/coll/shm.c), and its fallbacks: many calls in a row (each
  * rank's two data slots are reused, so a fast rank must wait for slow
  * readers), every root, MPI_IN_PLACE, a strided vector type (packed into
  * the segment, gaps left untouched), contiguous ints and longs, sizes on
@@ -81,6 +81,72 @@ static void round_ints(MPI_Comm comm, int n, int it) {
   free(b);
 }
 
+/* Allgather of n ints: plain, in place, and into a strided vector
+ * receive type (gaps untouched) from contiguous sends. */
+static void round_allgather(MPI_Comm comm, int n, int it) {
+  int me, p;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &p);
+  int *a = malloc(sizeof(int) * (n + 1)), *b = malloc(sizeof(int) * 2 * (size_t)p * (n + 1));
+  for (int i = 0; i < n; i++) a[i] = v(me, i, it);
+  for (int i = 0; i < p * n; i++) b[i] = -1;
+  CHECK_OK(MPI_Allgather(a, n, MPI_INT, b, n, MPI_INT, comm));
+  for (int r = 0; r < p; r++)
+    for (int i = 0; i < n; i++) CHECK(b[r * n + i] == v(r, i, it), "allgather n=%d [%d][%d] = %d", n, r, i, b[r * n + i]);
+  for (int i = 0; i < p * n; i++) b[i] = (i / n == me) ? v(me, i % n, it + 1) : -1;
+  CHECK_OK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, n, MPI_INT, comm));
+  for (int r = 0; r < p; r++)
+    for (int i = 0; i < n; i++)
+      CHECK(b[r * n + i] == v(r, i, it + 1), "allgather in place n=%d [%d][%d] = %d", n, r, i, b[r * n + i]);
+  MPI_Datatype vec, vecr;
+  MPI_Type_vector(n, 1, 2, MPI_INT, &vec);
+  MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * n * sizeof(int)), &vecr);
+  MPI_Type_commit(&vecr);
+  for (int i = 0; i < 2 * p * n; i++) b[i] = -7;
+  CHECK_OK(MPI_Allgather(a, n, MPI_INT, b, 1, vecr, comm));
+  for (int r = 0; r < p; r++)
+    for (int i = 0; i < 2 * n; i++)
+      CHECK(b[r * 2 * n + i] == (i % 2 == 0 ? v(r, i / 2, it) : -7), "allgather vector n=%d [%d][%d] = %d", n, r, i,
+            b[r * 2 * n + i]);
+  MPI_Type_free(&vecr);
+  MPI_Type_free(&vec);
+  free(a);
+  free(b);
+}
+
+/* Alltoall of n ints per block: plain, in place, and from a strided vector
+ * send type into contiguous blocks. Block for rank r from rank q: w(q, r). */
+static int w(int q, int r, int i, int it) { return q * 10000 + r * 100 + i + it; }
+static void round_alltoall(MPI_Comm comm, int n, int it) {
+  int me, p;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &p);
+  size_t tot = (size_t)p * n;
+  int *a = malloc(sizeof(int) * 2 * tot + 4), *b = malloc(sizeof(int) * tot + 4);
+  for (int r = 0; r < p; r++)
+    for (int i = 0; i < n; i++) a[r * n + i] = w(me, r, i, it);
+  CHECK_OK(MPI_Alltoall(a, n, MPI_INT, b, n, MPI_INT, comm));
+  for (int q = 0; q < p; q++)
+    for (int i = 0; i < n; i++) CHECK(b[q * n + i] == w(q, me, i, it), "alltoall n=%d [%d][%d] = %d", n, q, i, b[q * n + i]);
+  CHECK_OK(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a, n, MPI_INT, comm));
+  for (int q = 0; q < p; q++)
+    for (int i = 0; i < n; i++) CHECK(a[q * n + i] == w(q, me, i, it), "alltoall in place n=%d [%d][%d] = %d", n, q, i, a[q * n + i]);
+  MPI_Datatype vec, vecr;
+  MPI_Type_vector(n, 1, 2, MPI_INT, &vec);
+  MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * n * sizeof(int)), &vecr);
+  MPI_Type_commit(&vecr);
+  for (int r = 0; r < p; r++)
+    for (int i = 0; i < 2 * n; i++) a[r * 2 * n + i] = i % 2 == 0 ? w(me, r, i / 2, it + 1) : -5;
+  CHECK_OK(MPI_Alltoall(a, 1, vecr, b, n, MPI_INT, comm));
+  for (int q = 0; q < p; q++)
+    for (int i = 0; i < n; i++)
+      CHECK(b[q * n + i] == w(q, me, i, it + 1), "alltoall vector n=%d [%d][%d] = %d", n, q, i, b[q * n + i]);
+  MPI_Type_free(&vecr);
+  MPI_Type_free(&vec);
+  free(a);
+  free(b);
+}
+
 /* Declined calls: a pair type (MAXLOC) and a user operation. */
 static void declined(MPI_Comm comm) {
   int me, p;
@@ -148,7 +214,11 @@ int main(int argc, char **argv) {
   size = fy_size_;
   static const int ns[] = {1, 7, 500, 1024, 1025, 3000, 8192, 9000, 70000};
   for (int it = 0; it < 3; it++)
-    for (int k = 0; k < 9; k++) round_ints(MPI_COMM_WORLD, ns[k], it);
+    for (int k = 0; k < 9; k++) {
+      round_ints(MPI_COMM_WORLD, ns[k], it);
+      round_allgather(MPI_COMM_WORLD, ns[k], it);
+      if (ns[k] <= 9000) round_alltoall(MPI_COMM_WORLD, ns[k], it);
+    }
   declined(MPI_COMM_WORLD);
   /* many calls in a row, alternating roots, no other traffic */
   for (int it = 0; it < 300; it++) {
@@ -177,6 +247,8 @@ int main(int argc, char **argv) {
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &half);
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     round_ints(half, 7, rep);
+    round_allgather(half, 9, rep);
+    round_alltoall(dup, 3, rep);
     round_ints(dup, 33, rep);
     round_ints(MPI_COMM_WORLD, 5, rep);
     CHECK_OK(MPI_Barrier(half));
