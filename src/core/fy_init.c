@@ -75,14 +75,18 @@ static int init(int required, int *provided) {
   }
   for (int i = 0; i < fy_state.world_size; i++) fy_state.local_of_world[i] = -1;
   for (int i = 0; i < fy_state.local_size; i++) fy_state.local_of_world[local[i]] = i;
+  /* A job on several nodes (or FERRY_NOLOCAL) has a segment per node: its
+   * name adds the node's first rank (hosts that share /dev/shm, such as
+   * test hosts in network namespaces, keep them apart), after the job's
+   * prefix fy-<kvsname>- so that mpiexec's cleanup still finds it. */
+  char job_id[256];
+  if (fy_state.local_size < fy_state.world_size)
+    snprintf(job_id, sizeof job_id, "%s-n%d", fy_pmi_kvsname(), local[0]);
+  else
+    snprintf(job_id, sizeof job_id, "%s", fy_pmi_kvsname());
   free(local);
   local = NULL;
 
-  char job_id[256];
-  /* FERRY_NOLOCAL: one segment per rank; the name keeps the job's prefix
-   * (fy-<kvsname>-...) so that mpiexec's cleanup finds it */
-  if (fy_config.nolocal) snprintf(job_id, sizeof job_id, "%s-nl%d", fy_pmi_kvsname(), fy_state.world_rank);
-  else snprintf(job_id, sizeof job_id, "%s", fy_pmi_kvsname());
   fy_shm_boot_t boot = {
     .job_id = job_id,
     .local_rank = fy_state.local_rank,
