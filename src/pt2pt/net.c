@@ -59,7 +59,7 @@ typedef struct xfer {
   uint64_t peer_xfer;      /* the other side's transfer id */
 } xfer_t;
 
-typedef struct net_stats { uint64_t eager, rget, rput; } net_stats_t;
+typedef struct net_stats { uint64_t eager, rget, rput, busy, sleeps, woken, timeouts; } net_stats_t;
 static net_stats_t st;
 
 static void send_pkt(int world, const fy_pkt_t *h, const void *data, size_t dlen) {
@@ -211,6 +211,7 @@ void fy_net_finalize(void) {
    * still be reading our last packets. Bounded: a dead peer cannot keep us. */
   struct timespec t0, t;
   clock_gettime(CLOCK_MONOTONIC, &t0);
+  fy_ofi_flush();
   while (fy_ofi_busy()) {
     fy_ofi_poll();
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -220,12 +221,16 @@ void fy_net_finalize(void) {
   if (fy_config.stats)
     fprintf(stderr,
             "ferry-stats rank=%d ofi: provider=%s eager=%llu rget=%llu rput=%llu sent=%llu recvd=%llu "
-            "queued=%llu eagain=%llu rma_pieces=%llu mr_hits=%llu mr_misses=%llu\n",
+            "queued=%llu eagain=%llu rma_pieces=%llu mr_hits=%llu mr_misses=%llu early=%llu injected=%llu "
+            "wait_busy=%llu fd_sleeps=%llu fd_woken=%llu fd_timeouts=%llu\n",
             fy_state.world_rank, fy_ofi_provider(), (unsigned long long)st.eager, (unsigned long long)st.rget,
             (unsigned long long)st.rput, (unsigned long long)fy_ofi_stats.sent,
             (unsigned long long)fy_ofi_stats.recvd, (unsigned long long)fy_ofi_stats.queued,
             (unsigned long long)fy_ofi_stats.eagain, (unsigned long long)fy_ofi_stats.rma_pieces,
-            (unsigned long long)fy_ofi_stats.mr_hits, (unsigned long long)fy_ofi_stats.mr_misses);
+            (unsigned long long)fy_ofi_stats.mr_hits, (unsigned long long)fy_ofi_stats.mr_misses,
+            (unsigned long long)fy_ofi_stats.early, (unsigned long long)fy_ofi_stats.injected,
+            (unsigned long long)st.busy, (unsigned long long)st.sleeps, (unsigned long long)st.woken,
+            (unsigned long long)st.timeouts);
   fy_ofi_finalize();
   fy_net_on = 0;
 }
@@ -266,8 +271,13 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
     long nap = fy_config.ofi_mixed_sleep_us;
     return fy_shm_doorbell_sleep(v, us < nap ? us : nap);
   }
-  if (!ok) return -1;
+  if (!ok) {
+    st.busy++;
+    return -1;
+  }
+  st.sleeps++;
   struct pollfd p = {.fd = fy_ofi_wait_fd(), .events = POLLIN};
   int rc = poll(&p, 1, (int)((us + 999) / 1000));
+  if (rc > 0) st.woken++; else st.timeouts++;
   return rc > 0 ? 0 : -1;
 }

@@ -11,7 +11,8 @@
  *   every other rank's address with boot->get. Returns 0, or -1 with a
  *   message in fy_ofi_error(). Without libfabric at build time (no
  *   FY_HAVE_OFI) it always fails with a message saying so.
- * - fy_ofi_send() copies the message (at most fy_ofi_msg_max() bytes) and
+ * - fy_ofi_send() copies the message (at most fy_ofi_msg_max() bytes; an
+ *   empty one is a marker the receiver does not deliver) and
  *   never blocks nor drops it: what the provider cannot take now
  *   (-FI_EAGAIN, no free send buffer) is queued and retried by
  *   fy_ofi_poll(), in order, so per-pair order holds.
@@ -65,6 +66,10 @@ size_t fy_ofi_inject_size(void);
 
 int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen);
 int fy_ofi_poll(void);
+/* Make every message sent so far trackable: after it, fy_ofi_busy() stays
+ * nonzero until all of them have left this process (small messages go out
+ * by fi_inject, which reports no completion). Before closing. */
+void fy_ofi_flush(void);
 /* Work in flight or queued (sends, RMA pieces). */
 int fy_ofi_busy(void);
 
