@@ -33,6 +33,7 @@
 #include "core/fy_error.h"
 #include "core/fy_init.h"
 #include "progress/async/fy_async.h"
+#include "runtime/fy_salloc.h"
 #include <poll.h>
 #include <sched.h>
 #include <stdio.h>
@@ -193,6 +194,8 @@ int fy_net_init(void) {
     fprintf(stderr, "ferry: FERRY_OFI_RNDV=%s is not one of read, write, auto; using auto\n", r);
   fy_net_eager_max = (size_t)fy_config.ofi_eager;
   if (fy_net_eager_max < 64) fy_net_eager_max = 64;
+  /* an unexpected eager payload is kept in the signal-safe allocator */
+  if (fy_net_eager_max > fy_salloc_max() - FY_PKT_SHORT) fy_net_eager_max = fy_salloc_max() - FY_PKT_SHORT;
   fy_ofi_boot_t b = {.rank = fy_state.world_rank, .size = fy_state.world_size,
                      .provider = fy_config.ofi_provider, .msg_max = sizeof(fy_pkt_t) + fy_net_eager_max,
                      .mr_cache = (int)fy_config.ofi_mr_cache, .put = fy_pmi_put, .barrier = fy_pmi_barrier,
