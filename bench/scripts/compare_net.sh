@@ -78,7 +78,9 @@ launch_net() {
   case $cfg in
     ferry-net)
       local m=("$FY_INSTALL/bin/mpiexec")
-      [ "$where" = hosts ] && m+=(-launcher-exec "$FY_NETNS_EXEC" -pmi-host "$FY_NETNS_GW" -hosts "$H1,$H2")
+      # (-bind-to none: the test hosts share this machine's cores, and each
+      # would bind its one rank to core 0)
+      [ "$where" = hosts ] && m+=(-launcher-exec "$FY_NETNS_EXEC" -pmi-host "$FY_NETNS_GW" -hosts "$H1,$H2" -bind-to none)
       env FERRY_NOLOCAL=1 FI_PROVIDER="tcp;ofi_rxm" \
           LD_LIBRARY_PATH="$FY_INSTALL/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
           timeout "$FY_RUN_TIMEOUT" "${m[@]}" -n 2 "$@" ;;
