@@ -13,7 +13,9 @@ case=$1 mpiexec=$2 bin=$3
 IFS=, read -r H1 H2 H3 <<EOT
 $FY_NETNS_HOSTS
 EOT
-M="$mpiexec -launcher-exec $FY_NETNS_EXEC -pmi-host $FY_NETNS_GW -timeout 100"
+# -bind-to none: the test hosts share this machine's cores (each would pin
+# its first rank to core 0)
+M="$mpiexec -launcher-exec $FY_NETNS_EXEC -pmi-host $FY_NETNS_GW -timeout 100 -bind-to none"
 fail=0
 run() {
   echo "+ $*"
