@@ -264,9 +264,10 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
   }
   int busy = fy_ofi_busy(), ok = fy_ofi_trywait();
   fy_punlock();
-  if (fy_state.local_size > 1) {
+  if (fy_state.local_size > 1 || fy_ofi_wait_fd() < 0) {
     /* Shared-memory peers ring a futex, the fabric an fd: no one call
-     * sleeps on both, so nap on the doorbell and poll the fabric after. */
+     * sleeps on both, so nap on the doorbell and poll the fabric after
+     * (also when the provider has no fd to sleep on). */
     if (busy) { /* a transfer only moves while we poll (manual progress) */
       sched_yield();
       return -1;
