@@ -6,7 +6,7 @@
 #   scripts/deps.sh --peers    also MPICH and Open MPI, the benchmark peers
 set -euo pipefail
 cd "$(dirname "$0")/.."
-want=(cmake gcc g++ gfortran make pkg-config python3 python3-venv libhwloc-dev iproute2)
+want=(cmake gcc g++ gfortran make pkg-config python3 python3-venv libhwloc-dev iproute2 libfabric-dev libfabric-bin)
 for a in "$@"; do
   case "$a" in
     --mpich) want+=(mpich libmpich-dev) ;;

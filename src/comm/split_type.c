@@ -1,6 +1,5 @@
 /* MPI_Comm_split_type: the colour comes from where the process runs.
- * SHARED: the node (Ferry runs on one node, so all of a communicator's
- * processes share memory). HW_GUIDED: the info key mpi_hw_resource_type,
+ * SHARED: the node (the processes of one host, as PMI's host names say). HW_GUIDED: the info key mpi_hw_resource_type,
  * "mpi_shared_memory" or an hwloc object type ("Package", "NUMANode",
  * "L3Cache", "Core", ...): processes bound inside the same such object
  * share a communicator, a process not bound inside one gets MPI_COMM_NULL
@@ -55,16 +54,24 @@ static int hw_color(const char *type_name) {
 }
 #endif
 
+/* The node: the lowest world rank that shares this process's memory
+ * (FERRY_NOLOCAL=1: each process alone). */
+static int node_color(void) {
+  for (int w = 0; w < fy_state.world_size; w++)
+    if (fy_state.local_of_world[w] >= 0) return w;
+  return fy_state.world_rank;
+}
+
 int fy_mpi_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) {
   fy_comm_t *c = fy_comm_get(comm), *n = NULL;
   int color;
   char v[MPI_MAX_INFO_VAL];
   switch (split_type) {
     case MPI_UNDEFINED: color = MPI_UNDEFINED; break;
-    case MPI_COMM_TYPE_SHARED: color = 0; break; /* one node */
+    case MPI_COMM_TYPE_SHARED: color = node_color(); break;
     case MPI_COMM_TYPE_HW_GUIDED:
       if (!fy_info_lookup(info, "mpi_hw_resource_type", v, sizeof v)) color = MPI_UNDEFINED;
-      else if (strcmp(v, "mpi_shared_memory") == 0) color = 0;
+      else if (strcmp(v, "mpi_shared_memory") == 0) color = node_color();
       else color = hw_color(v);
       break;
     case MPI_COMM_TYPE_HW_UNGUIDED: color = MPI_UNDEFINED; break;

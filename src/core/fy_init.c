@@ -65,19 +65,30 @@ static int init(int required, int *provided) {
     snprintf(msg, sizeof msg, "MPI_Init: cannot find the ranks of this node: %s", fy_pmi_error());
     goto fail;
   }
-  if (fy_state.local_size != fy_state.world_size) {
-    snprintf(msg, sizeof msg,
-             "MPI_Init: this job spans several nodes (%d of %d ranks here); Ferry %s has no "
-             "inter-node transport yet", fy_state.local_size, fy_state.world_size, FY_VERSION_STRING);
-    goto fail;
+  /* Ranks on other hosts are reached through the fabric (pt2pt/net.c).
+   * FERRY_NOLOCAL=1: every rank behaves as if alone on its node (its own
+   * one-rank segment, every peer through the fabric). */
+  if (fy_config.nolocal) {
+    local[0] = fy_state.world_rank;
+    fy_state.local_size = 1;
+    fy_state.local_rank = 0;
   }
   for (int i = 0; i < fy_state.world_size; i++) fy_state.local_of_world[i] = -1;
   for (int i = 0; i < fy_state.local_size; i++) fy_state.local_of_world[local[i]] = i;
+  /* A job on several nodes (or FERRY_NOLOCAL) has a segment per node: its
+   * name adds the node's first rank (hosts that share /dev/shm, such as
+   * test hosts in network namespaces, keep them apart), after the job's
+   * prefix fy-<kvsname>- so that mpiexec's cleanup still finds it. */
+  char job_id[256];
+  if (fy_state.local_size < fy_state.world_size)
+    snprintf(job_id, sizeof job_id, "%s-n%d", fy_pmi_kvsname(), local[0]);
+  else
+    snprintf(job_id, sizeof job_id, "%s", fy_pmi_kvsname());
   free(local);
   local = NULL;
 
   fy_shm_boot_t boot = {
-    .job_id = fy_pmi_kvsname(),
+    .job_id = job_id,
     .local_rank = fy_state.local_rank,
     .local_size = fy_state.local_size,
     .barrier = barrier_pmi,

@@ -160,7 +160,8 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
       uint32_t v = fy_shm_doorbell_arm(FY_SHM_WAIT_ANY);
       if (!fy_shm_pending() && !done(arg)) {
         FY_PSTAT_ADD(sleeps);
-        if (fy_shm_doorbell_sleep(v, sleep_us) == 0) FY_PSTAT_ADD(wakeups);
+        /* (with the fabric up, its completion queue's fd as well) */
+        if (fy_pt2pt_sleep(v, sleep_us) == 0) FY_PSTAT_ADD(wakeups);
       }
       fy_shm_doorbell_disarm(FY_SHM_WAIT_ANY);
     }

@@ -113,7 +113,7 @@ void fy_direct_publish(fy_request_t *r) {
       r->comm->is_inter)
     return;
   int src_local = fy_local_of(r->comm, r->peer);
-  if (src_local == fy_state.local_rank) return;
+  if (src_local == fy_state.local_rank || src_local < 0) return; /* self, or over the fabric */
   /* the oldest receive an arrival of this envelope would take must be r */
   if (fy_mq_peek_posted(fy_mq, r->ctx, r->peer, r->tag) != &r->mqi) return;
   int i = free_ix[--nfree];

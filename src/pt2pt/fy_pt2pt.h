@@ -28,6 +28,17 @@ int fy_pt2pt_signal_poll(void);
 extern int fy_pt2pt_in_signal;
 /* A transfer is streaming through the pipe: waits keep polling. */
 int fy_rndv_busy(void);
+/* The fabric (net.c): whether it is up, and a sleep that covers both
+ * transports for a blocking wait or an agent: v from
+ * fy_shm_doorbell_arm(); returns 0 if woken, -1 on timeout or when the
+ * caller should simply poll again. */
+int fy_pt2pt_net_active(void);
+int fy_pt2pt_sleep(uint32_t v, long us);
+/* The fabric alone (its agent): -1 without a wait fd; sleep returns 0 when
+ * something may have happened, -1 on timeout. */
+int fy_pt2pt_net_wait_fd(void);
+int fy_pt2pt_net_busy(void);   /* fabric transfers in progress */
+int fy_pt2pt_net_sleep(long us);
 /* Bytes a ring cell must carry for this eager threshold. */
 size_t fy_pt2pt_cell_bytes(size_t eager);
 /* Bytes of the shm rank area point-to-point uses (rendezvous slots, board). */

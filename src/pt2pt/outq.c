@@ -67,6 +67,7 @@ static void sent(fy_request_t *req, const fy_pkt_t *hdr, int complete_on_send) {
 
 int fy_out_send(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen, unsigned flags,
                 fy_request_t *req, int complete_on_send) {
+  if (dst < 0) return fy_net_out_send(dst, hdr, data, dlen, req, complete_on_send);
   if (fy_pkt_is_msg(hdr->type)) fy_msgs_sent[dst]++; /* in send order: queued ones too */
   if (!head[dst] && fy_shm_send(dst, hdr, fy_pkt_hlen(hdr), data, dlen, flags) == 0) {
     sent(req, hdr, complete_on_send);
@@ -115,6 +116,7 @@ int fy_out_progress(void) {
 }
 
 int fy_out_send_now(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen) {
+  if (dst < 0) return fy_net_out_send(dst, hdr, data, dlen, NULL, 0); /* copied: never refused */
   if (head[dst] || fy_shm_send(dst, hdr, fy_pkt_hlen(hdr), data, dlen, 0) != 0) return -1;
   if (fy_pkt_is_msg(hdr->type)) fy_msgs_sent[dst]++;
   return 0;

@@ -56,6 +56,7 @@ extern uint64_t *fy_msgs_sent;            /* message packets sent to each local 
 extern _Atomic uint64_t *fy_msgs_seen;    /* ... taken in from each (shm, read by senders) */
 /* A message packet from src_local is fully matched: publish the count. */
 static inline void fy_msg_seen(int src_local) {
+  if (src_local < 0) return; /* a fabric peer: no shared counts */
   atomic_store_explicit(&fy_msgs_seen[src_local],
                         atomic_load_explicit(&fy_msgs_seen[src_local], memory_order_relaxed) + 1,
                         memory_order_release);
@@ -67,9 +68,27 @@ int fy_direct_withdraw(fy_request_t *r);
 int fy_direct_try_send(fy_request_t *r, int dst, const void *data);
 void fy_direct_on_fin(const fy_pkt_t *h);
 
+/* A peer's index for the transports: its local rank (>= 0, shared memory)
+ * or, for a rank reached through the fabric, fy_net_peer(world rank) < -1. */
+static inline int fy_net_peer(int world) { return -2 - world; }
+static inline int fy_net_world(int peer) { return -2 - peer; }
 static inline int fy_local_of(fy_comm_t *c, int rank) {
-  return fy_state.local_of_world[fy_comm_world_rank(c, rank)];
+  int w = fy_comm_world_rank(c, rank), l = fy_state.local_of_world[w];
+  return l >= 0 ? l : fy_net_peer(w);
 }
+
+/* Point-to-point over the fabric (net.c): peers with an index < 0. */
+extern int fy_net_on;              /* the ofi transport is up */
+extern size_t fy_net_eager_max;
+int fy_net_init(void);
+void fy_net_finalize(void);
+int fy_net_progress(void);
+int fy_net_out_send(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen, fy_request_t *req,
+                    int complete_on_send);
+void fy_net_rndv_send(fy_request_t *r, const void *data);
+void fy_net_rndv_match(fy_request_t *r, int src, const fy_pkt_t *h);
+/* The shared arrival path (recv.c), for packets from either transport. */
+int fy_pt2pt_on_packet(int src, const void *pkt, size_t plen);
 void fy_recv_set_status(fy_request_t *r, int src, int tag, size_t bytes, size_t len);
 const void *fy_send_data(fy_request_t *r);
 extern size_t fy_eager_max;

@@ -99,6 +99,12 @@ void fy_eager_deliver(fy_request_t *r, const fy_pkt_t *h, const void *data, int 
   fy_pt2pt_complete(r);
 }
 
+/* A rendezvous start matched: the protocol of the transport it came by. */
+static void rndv_match(fy_request_t *r, int src, const fy_pkt_t *h) {
+  if (src < 0) fy_net_rndv_match(r, src, h);
+  else fy_rndv_recv_match(r, src, h);
+}
+
 static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
   const fy_pkt_t *h = pkt;
   switch (h->type) {
@@ -124,7 +130,7 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
         if (h->type == FY_PKT_EAGER)
           fy_eager_deliver(r, h, fy_pkt_payload(h), src_local);
         else
-          fy_rndv_recv_match(r, src_local, h);
+          rndv_match(r, src_local, h);
         fy_msg_seen(src_local);
         break;
       }
@@ -164,6 +170,9 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
   }
   return 0;
 }
+
+/* Arrivals from the fabric (net.c): src is fy_net_peer(world rank). */
+int fy_pt2pt_on_packet(int src, const void *pkt, size_t plen) { return on_packet(NULL, src, pkt, plen); }
 
 /* PEF turn: take every packet that can be handled without the C heap:
  * arrivals (descriptors and payloads come from the signal-safe allocator),
@@ -208,6 +217,7 @@ int fy_pt2pt_progress(void) {
   if (fy_shm_pending()) n += fy_shm_poll(on_packet, NULL, 0);
   n += fy_out_progress();
   n += fy_rndv_progress();
+  if (fy_net_on) n += fy_net_progress();
   return n;
 }
 
@@ -219,7 +229,7 @@ void fy_unexp_consume(fy_request_t *r, fy_unexp_t *u) {
   if (u->type == FY_PKT_EAGER)
     fy_eager_deliver(r, &h, u->data, u->src_local);
   else
-    fy_rndv_recv_match(r, u->src_local, &h);
+    rndv_match(r, u->src_local, &h);
   unexp_free(u);
 }
 
@@ -325,10 +335,11 @@ int fy_pt2pt_init(void) {
   if (!fy_mq || fy_out_init(fy_state.local_size) != 0 || fy_rndv_init() != 0 ||
       fy_direct_init(fy_state.local_size) != 0)
     return fy_err(MPI_ERR_NO_MEM, "cannot set up point-to-point state");
-  return MPI_SUCCESS;
+  return fy_net_init();
 }
 
 void fy_pt2pt_finalize(void) {
+  fy_net_finalize();
   fy_out_finalize();
   fy_direct_finalize();
   if (fy_mq) fy_mq_destroy(fy_mq);

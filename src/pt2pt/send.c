@@ -54,8 +54,11 @@ int fy_send_start(fy_request_t *r) {
    * nonblocking rendezvous send of small blocks (the receiver can then take
    * it while the sender computes); a blocking one packs while it copies,
    * and large blocks move in place (zcopy.c). */
+  int dst = fy_local_of(r->comm, r->peer);
+  size_t eager = dst < 0 ? fy_net_eager_max : fy_eager_max;
+  /* (over the fabric derived types are always packed) */
   if (!r->type->is_contig && r->bytes &&
-      (r->bytes <= fy_eager_max || (!r->blocking && !fy_zc_in_place(r)))) {
+      (r->bytes <= eager || dst < 0 || (!r->blocking && !fy_zc_in_place(r)))) {
     if (!r->tmp || !r->tmp_owned) {
       r->tmp = malloc(r->bytes);
       if (!r->tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory packing %zu bytes", r->bytes);
@@ -63,15 +66,16 @@ int fy_send_start(fy_request_t *r) {
     }
     fy_type_pack(r->type, r->count, r->sbuf, r->tmp);
   }
-  int dst = fy_local_of(r->comm, r->peer);
   r->peer_local = dst;
   fy_plock();
-  if (r->bytes <= fy_eager_max) {
+  if (r->bytes <= eager) {
     int sync = r->mode == FY_MODE_SYNC;
     fy_pkt_t h = {.type = FY_PKT_EAGER, .flags = sync ? FY_PKF_SYNC : 0, .src = r->comm->rank,
                   .tag = r->tag, .ctx = r->ctx, .len = r->bytes, .sreq = (uint64_t)(uintptr_t)r};
     fy_pt2pt_stats.eager_sent++;
     fy_out_send(dst, &h, fy_send_data(r), r->bytes, 0, r, !sync);
+  } else if (dst < 0) {
+    fy_net_rndv_send(r, fy_send_data(r));
   } else if (!fy_direct_try_send(r, dst, fy_send_data(r))) {
     fy_rndv_send_start(r, dst, fy_send_data(r));
   }
@@ -82,10 +86,11 @@ int fy_send_start(fy_request_t *r) {
 int fy_send_eager_now(const void *buf, MPI_Count count, fy_datatype_t *t, int peer, int tag, fy_comm_t *c) {
   if (peer == MPI_PROC_NULL || !t->is_contig) return -1;
   size_t bytes = (size_t)(count * t->size);
-  if (bytes > fy_eager_max) return -1;
+  int dst = fy_local_of(c, peer);
+  if (bytes > (dst < 0 ? fy_net_eager_max : fy_eager_max)) return -1;
   fy_pkt_t h = {.type = FY_PKT_EAGER, .src = c->rank, .tag = tag, .ctx = c->ctx, .len = bytes};
   fy_plock();
-  int rc = fy_out_send_now(fy_local_of(c, peer), &h, (const char *)buf + t->true_lb, bytes);
+  int rc = fy_out_send_now(dst, &h, (const char *)buf + t->true_lb, bytes);
   if (rc == 0) fy_pt2pt_stats.eager_sent++;
   fy_punlock();
   return rc;

@@ -9,12 +9,21 @@
  *              requests (FERRY_INTR_DYNAMIC: the doorbell is armed only
  *              while watched receives exist; otherwise the thread parks).
  * Both only ever try the progress lock: if the application thread holds
- * it, it is progressing already and the wake-up counts as futile. */
+ * it, it is progressing already and the wake-up counts as futile.
+ * The fabric agent (modes interrupt and pef, when the ofi transport is up):
+ *   a second thread that sleeps on the fabric's completion-queue fd
+ *   (fi_trywait + poll) and runs the engine when it fires, with the same
+ *   suppression and dynamic parking. A futex and an fd cannot be waited on
+ *   in one call, hence one thread for each; a PEF kick is a signal to a
+ *   local thread and cannot come from another host, so pef relies on this
+ *   thread for fabric peers. Not selective: the fd fires for any
+ *   completion (the provider cannot tell a rendezvous start from the rest). */
 #include "progress/async/fy_async.h"
 #include "progress/fy_progress.h"
 #include "transport/shm/fy_shm.h"
 #include "coll/sched/fy_sched.h"
 #include "runtime/fy_config.h"
+#include "pt2pt/fy_pt2pt.h"
 #include <pthread.h>
 #include <signal.h>
 #include <sched.h>
@@ -24,8 +33,8 @@
 #include <unistd.h>
 #include <time.h>
 
-static pthread_t tid;
-static atomic_int running;
+static pthread_t tid, net_tid;
+static atomic_int running, net_running;
 static int kind;
 static atomic_uint park_word;   /* futex: bumped when watching starts */
 static atomic_int parked;
@@ -60,7 +69,7 @@ static void park(void) {
   atomic_store(&parked, 1);
   /* Re-check after announcing: fy_intr_on_watch bumps the word. */
   if (fy_async_watching() == 0 && !fy_sched_pending() && !atomic_load(&fy_progress_background) &&
-      atomic_load(&running)) {
+      (atomic_load(&running) || atomic_load(&net_running)) && !fy_pt2pt_net_busy()) {
     struct timespec ts = {0, 100 * 1000 * 1000};
     syscall(SYS_futex, &park_word, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
   }
@@ -68,7 +77,7 @@ static void park(void) {
 }
 
 void fy_intr_on_watch(void) {
-  if (kind != FY_ASYNC_INTERRUPT || !fy_config.intr_dynamic) return;
+  if ((kind != FY_ASYNC_INTERRUPT && !atomic_load(&net_running)) || !fy_config.intr_dynamic) return;
   atomic_fetch_add(&park_word, 1);
   if (atomic_load(&parked)) syscall(SYS_futex, &park_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
@@ -112,10 +121,36 @@ static void *intr_main(void *arg) {
   return NULL;
 }
 
-static int start(int k, void *(*fn)(void *)) {
-  kind = k;
-  atomic_store(&running, 1);
-  if (k == FY_ASYNC_INTERRUPT) fy_shm_set_selective(fy_config.intr_selective != 0);
+static void *net_main(void *arg) {
+  (void)arg;
+  bind_cpu();
+  while (atomic_load(&net_running)) {
+    if (fy_config.intr_dynamic && fy_async_watching() == 0 && !fy_sched_pending() &&
+        !atomic_load(&fy_progress_background) && !fy_pt2pt_net_busy()) {
+      park();
+      continue;
+    }
+    if (fy_pt2pt_net_sleep(100000) != 0) continue; /* timeout */
+    if (!atomic_load(&net_running)) break;
+    FY_CTR_ADD(wakeups, 1);
+    uint64_t t0 = fy_async_now_ns();
+    int total = 0, n;
+    do {
+      n = fy_progress_try_poll();
+      if (n > 0) total += n;
+    } while (n > 0 && fy_config.intr_suppress);
+    FY_CTR_ADD(turns, 1);
+    if (total <= 0) {
+      FY_CTR_ADD(futile, 1);
+      struct timespec ts = {0, 20 * 1000};
+      nanosleep(&ts, NULL);
+    }
+    FY_CTR_ADD(time_ns, fy_async_now_ns() - t0);
+  }
+  return NULL;
+}
+
+static int spawn(pthread_t *t, void *(*fn)(void *)) {
   pthread_attr_t a;
   pthread_attr_init(&a);
   pthread_attr_setstacksize(&a, 256 * 1024); /* progress needs little stack */
@@ -124,9 +159,35 @@ static int start(int k, void *(*fn)(void *)) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  int rc = pthread_create(&tid, &a, fn, NULL);
+  int rc = pthread_create(t, &a, fn, NULL);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   pthread_attr_destroy(&a);
+  return rc;
+}
+
+int fy_net_agent_start(void) {
+  if (!fy_pt2pt_net_active() || fy_pt2pt_net_wait_fd() < 0) return 0;
+  atomic_store(&net_running, 1);
+  if (spawn(&net_tid, net_main) != 0) {
+    atomic_store(&net_running, 0);
+    return -1;
+  }
+  return 0;
+}
+
+void fy_net_agent_stop(void) {
+  if (!atomic_load(&net_running)) return;
+  atomic_store(&net_running, 0);
+  atomic_fetch_add(&park_word, 1);
+  syscall(SYS_futex, &park_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  pthread_join(net_tid, NULL); /* its poll times out within 100 ms */
+}
+
+static int start(int k, void *(*fn)(void *)) {
+  kind = k;
+  atomic_store(&running, 1);
+  if (k == FY_ASYNC_INTERRUPT) fy_shm_set_selective(fy_config.intr_selective != 0);
+  int rc = spawn(&tid, fn);
   if (rc != 0) {
     atomic_store(&running, 0);
     return -1;

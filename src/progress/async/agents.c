@@ -6,6 +6,7 @@
 #include "runtime/fy_config.h"
 #include "core/fy_init.h"
 #include "transport/shm/fy_shm.h"
+#include "pt2pt/fy_pt2pt.h"
 #include <string.h>
 #include <time.h>
 
@@ -46,17 +47,25 @@ int fy_async_start(void) {
     fy_async_mode = FY_ASYNC_DEFAULT;
   }
   extern int fy_thread_multiple;
+  /* With the fabric up, interrupt and pef add a thread that sleeps on the
+   * completion queue's fd (agent_thread.c): then the lock is needed. */
+  int net_agent = fy_pt2pt_net_active() && fy_pt2pt_net_wait_fd() >= 0 &&
+                  (fy_async_mode == FY_ASYNC_INTERRUPT || fy_async_mode == FY_ASYNC_PEF);
   fy_plock_elide = !fy_thread_multiple && fy_async_mode != FY_ASYNC_THREAD &&
-                   fy_async_mode != FY_ASYNC_INTERRUPT;
+                   fy_async_mode != FY_ASYNC_INTERRUPT && !net_agent;
+  int rc;
   switch (fy_async_mode) {
-    case FY_ASYNC_THREAD: return fy_pthread_start();
-    case FY_ASYNC_INTERRUPT: return fy_intr_start();
-    case FY_ASYNC_PEF: return fy_pef_start();
-    default: return 0;
+    case FY_ASYNC_THREAD: rc = fy_pthread_start(); break;
+    case FY_ASYNC_INTERRUPT: rc = fy_intr_start(); break;
+    case FY_ASYNC_PEF: rc = fy_pef_start(); break;
+    default: rc = 0;
   }
+  if (rc == 0 && net_agent) rc = fy_net_agent_start();
+  return rc;
 }
 
 void fy_async_stop(void) {
+  fy_net_agent_stop();
   switch (fy_async_mode) {
     case FY_ASYNC_THREAD: fy_pthread_stop(); break;
     case FY_ASYNC_INTERRUPT: fy_intr_stop(); break;
@@ -73,7 +82,7 @@ void fy_async_watch(struct fy_request *r) {
   r->watch_turns = 0;
   FY_CTR_ADD(watched, 1);
   if (fy_async_mode == FY_ASYNC_PEF) fy_pef_on_watch();
-  else if (fy_async_mode == FY_ASYNC_INTERRUPT && fy_async_nwatched == 1) fy_intr_on_watch();
+  if (fy_async_mode != FY_ASYNC_NONE && fy_async_nwatched == 1) fy_intr_on_watch(); /* (a parked agent) */
 }
 
 void fy_async_unwatch(struct fy_request *r) {

@@ -76,6 +76,9 @@ void fy_pef_stop(void);
 int fy_intr_start(void);
 void fy_intr_stop(void);
 void fy_intr_on_watch(void);
+/* The fabric agent (agent_thread.c): a thread on the fabric's fd. */
+int fy_net_agent_start(void);
+void fy_net_agent_stop(void);
 int fy_pthread_start(void);
 void fy_pthread_stop(void);
 uint64_t fy_async_now_ns(void);

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Network benchmarks: Ferry's ofi transport against MPICH and Open MPI over
+# TCP, interleaved, medians and ratios.
+#
+#   bench/scripts/compare_net.sh [--runs N] [--quick] [--netns] [--configs "..."]
+#
+# Configs (2 ranks):
+#   ferry-net   Ferry with FERRY_NOLOCAL=1, FI_PROVIDER="tcp;ofi_rxm"
+#               (every message through libfabric, also on one host)
+#   mpich-tcp   Debian's MPICH 4.0.2, whose device is ch4:ucx (not ch4:ofi:
+#               `mpichversion`), with UCX_TLS=tcp,self (no shared memory)
+#   ompi-tcp    Open MPI with --mca pml ob1 --mca btl tcp,self
+# Where: "local" = both ranks on this host (loopback TCP). --netns adds
+# "hosts" = one rank on each of 2 test hosts (network namespaces joined by a
+# veth bridge, tests/launch/netns/fy_netns.sh; needs root): Ferry through its
+# mpiexec -launcher-exec, MPICH through mpiexec.hydra -launcher-exec; Open
+# MPI is not run there (its daemons would need the test host names to
+# resolve).
+# Benchmarks: bench/pingpong (latency, streaming bandwidth) and
+# bench/overlap/late (receiver-first, late sender, d = 50 us: overlap %).
+# Every round runs every config once (interleaved); the table gives the
+# median over rounds and the ratio Ferry / best peer. Output:
+# bench/results/net/net-<stamp>.csv and .txt. Note the load average printed
+# at the top: on a shared machine the figures are noisy.
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+
+runs=3
+quick=0
+netns=0
+configs="ferry-net mpich-tcp ompi-tcp"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs=$2; shift ;;
+    --quick) quick=1 ;;
+    --netns) netns=1 ;;
+    --configs) configs=$2; shift ;;
+    --inside-netns) netns=2 ;;  # internal: re-run under fy_netns.sh
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+if [ $netns = 1 ]; then
+  args=(--runs "$runs" --configs "$configs" --inside-netns)
+  [ $quick = 1 ] && args+=(--quick)
+  exec sh "$FY_ROOT/tests/launch/netns/fy_netns.sh" 2 -- bash "$0" "${args[@]}"
+fi
+
+sel=()
+for c in $configs; do
+  case $c in
+    ferry-net) impl_available ferry && sel+=("$c") || fy_note "Ferry not installed: skipping $c" ;;
+    mpich-tcp) impl_available mpich && sel+=("$c") || fy_note "MPICH not installed: skipping $c" ;;
+    ompi-tcp) impl_available ompi && sel+=("$c") || fy_note "Open MPI not installed: skipping $c" ;;
+    *) fy_note "unknown config $c" ;;
+  esac
+done
+[ ${#sel[@]} -gt 0 ] || { fy_note "nothing to run"; exit 1; }
+
+outdir=$FY_RESULTS/net
+mkdir -p "$outdir"
+stamp=$(date +%Y%m%d-%H%M%S)
+csv=$outdir/net-$stamp.csv
+log=$outdir/net-$stamp.log
+: >"$log"
+if [ $quick = 1 ]; then ppargs=(-q -m 4194304); lateargs=(-n 15 -s 64K,1M,4M -d 50)
+else ppargs=(-t 0.1 -m 4194304); lateargs=(-n 40 -s 64K,256K,1M,4M -d 50); fi
+
+# launch CONFIG WHERE EXE ARGS...
+launch_net() {
+  local cfg=$1 where=$2; shift 2
+  local hosts="" H1 H2
+  if [ "$where" = hosts ]; then
+    IFS=, read -r H1 H2 _ <<<"$FY_NETNS_HOSTS"
+  fi
+  case $cfg in
+    ferry-net)
+      local m=("$FY_INSTALL/bin/mpiexec")
+      # (-bind-to none: the test hosts share this machine's cores, and each
+      # would bind its one rank to core 0)
+      [ "$where" = hosts ] && m+=(-launcher-exec "$FY_NETNS_EXEC" -pmi-host "$FY_NETNS_GW" -hosts "$H1,$H2" -bind-to none)
+      env FERRY_NOLOCAL=1 FI_PROVIDER="tcp;ofi_rxm" \
+          LD_LIBRARY_PATH="$FY_INSTALL/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+          timeout "$FY_RUN_TIMEOUT" "${m[@]}" -n 2 "$@" ;;
+    mpich-tcp)
+      local m=(mpiexec.hydra)
+      if [ "$where" = hosts ]; then m+=(-launcher-exec "$FY_NETNS_EXEC" -iface "$FY_NETNS_BRIDGE" -hosts "$H1,$H2")
+      else m+=(-bind-to core); fi
+      env UCX_TLS=tcp,self timeout "$FY_RUN_TIMEOUT" "${m[@]}" -n 2 "$@" ;;
+    ompi-tcp)
+      env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout "$FY_RUN_TIMEOUT" \
+          mpirun.openmpi --mca pml ob1 --mca btl tcp,self --bind-to core -n 2 "$@" ;;
+  esac
+}
+
+# run_one CONFIG WHERE RUN BENCH EXE ARGS...: appends "bench,config,where,run,<csv row>"
+run_one() {
+  local cfg=$1 where=$2 run=$3 bench=$4; shift 4
+  local tmp rc
+  tmp=$(mktemp)
+  launch_net "$cfg" "$where" "$@" >"$tmp" 2>>"$log"
+  rc=$?
+  { echo "== $bench $cfg $where run $run (exit $rc)"; cat "$tmp"; } >>"$log"
+  [ $rc -eq 0 ] || fy_note "$bench $cfg $where: exit $rc (see $log)"
+  grep -v '^#' "$tmp" | tail -n +2 | grep -v '^$' | sed "s/^/$bench,$cfg,$where,$run,/" >>"$csv"
+  rm -f "$tmp"
+}
+
+wheres=local
+if [ $netns = 2 ]; then wheres="local hosts"; fi
+pp=$(build ferry pingpong "$FY_BENCH/pingpong/pingpong.c") || exit 1
+echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$log"
+: >"$csv"
+for run in $(seq "$runs"); do
+  for where in $wheres; do
+    for cfg in "${sel[@]}"; do
+      [ "$where" = hosts ] && [ "$cfg" = ompi-tcp ] && continue
+      impl=$(impl_of "${cfg%-*}")
+      [ "$cfg" = ferry-net ] && impl=ferry
+      ppx=$(build "$impl" pingpong "$FY_BENCH/pingpong/pingpong.c") || continue
+      latex=$(build "$impl" late "$FY_BENCH/overlap/late.c") || continue
+      fy_note "run $run/$runs: $cfg $where"
+      run_one "$cfg" "$where" "$run" pingpong "$ppx" "${ppargs[@]}"
+      run_one "$cfg" "$where" "$run" late "$latex" "${lateargs[@]}"
+    done
+  done
+done
+echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$log"
+: "$pp"
+python3 "$FY_BENCH/scripts/net_table.py" "$csv" | tee "${csv%.csv}.txt"
+echo "CSV: $csv"

@@ -1,0 +1,287 @@
+/* Point-to-point over the fabric (src/transport/ofi): the protocols for
+ * peers that are not on this host (or every peer with FERRY_NOLOCAL=1).
+ *
+ * A peer reached through the fabric has the index fy_net_peer(world) < -1
+ * where a local one has its local rank (fy_local_of), so the shared code
+ * (send.c, recv.c, outq.c) routes by the sign and the arrivals of both
+ * transports meet in the one matching queue (fy_pt2pt_on_packet). Every
+ * fabric message is a full fy_pkt_t followed by the payload.
+ *
+ * - Eager (len <= FERRY_OFI_EAGER): header + data in one message; the
+ *   send completes once the bytes are copied into a send buffer. SYNC sends
+ *   wait for the ACK, as on shared memory.
+ * - Rendezvous: the sender registers its buffer and sends RTS (addr = the
+ *   address a peer uses, slot|gen = the 64-bit key, sreq = its transfer).
+ *   The receive that matches it either
+ *     RGET: fi_reads the data into its buffer, then sends NFIN_S, or
+ *     RPUT: registers its buffer and sends NCTS (addr, key, capacity); the
+ *           sender fi_writes and sends NFIN_R,
+ *   chosen per message by FERRY_OFI_RNDV; auto takes RGET when the
+ *   receiver waits on this very receive (it is idle: let it pull) and RPUT
+ *   when it matched the message in passing (it is about to compute: the
+ *   waiting sender pushes), like the shared-memory path lets the idle side
+ *   copy.
+ * - Derived types are packed by the sender (send.c) and received into a
+ *   bounce buffer that the completion unpacks (r->tmp).
+ * Nothing here runs in a signal handler (the PEF turn polls shared memory
+ * only), and everything runs under the progress lock. */
+#include "pt2pt/pt2pt_impl.h"
+#include "transport/ofi/fy_ofi.h"
+#include "runtime/fy_config.h"
+#include "runtime/fy_pmi.h"
+#include "progress/fy_progress.h"
+#include "core/fy_error.h"
+#include "core/fy_init.h"
+#include "progress/async/fy_async.h"
+#include "runtime/fy_salloc.h"
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Packets only the fabric uses. */
+enum { FY_PKT_NCTS = 32, FY_PKT_NFIN_S, FY_PKT_NFIN_R };
+enum { RNDV_AUTO, RNDV_READ, RNDV_WRITE };
+
+int fy_net_on;
+size_t fy_net_eager_max;
+static int rndv_mode;
+
+/* One rendezvous, on either side. */
+typedef struct xfer {
+  fy_request_t *r;
+  int peer;                /* world rank of the other side */
+  int sender;
+  char *buf;               /* local data */
+  size_t n;                /* bytes to move */
+  fy_ofi_mr_t *mr;
+  uint64_t peer_xfer;      /* the other side's transfer id */
+} xfer_t;
+
+typedef struct net_stats { uint64_t eager, rget, rput, busy, sleeps, woken, timeouts; } net_stats_t;
+static net_stats_t st;
+
+static void send_pkt(int world, const fy_pkt_t *h, const void *data, size_t dlen) {
+  fy_ofi_send(world, h, fy_pkt_hlen(h), data, dlen); /* EAGER and ACK: the short header */
+}
+
+int fy_net_out_send(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen, fy_request_t *req,
+                    int complete_on_send) {
+  send_pkt(fy_net_world(dst), hdr, data, dlen);
+  if (hdr->type == FY_PKT_EAGER) st.eager++;
+  if (req) {
+    if (complete_on_send) fy_req_complete(req);
+    else if (hdr->type == FY_PKT_EAGER) req->pstate = FY_PS_EAGER_ACK;
+  }
+  return 0;
+}
+
+/* Rendezvous transfers in progress here: with a provider that progresses
+ * manually, data only moves while some thread of ours polls, so the fabric
+ * agent stays awake while this is nonzero. */
+static int nxfers;
+int fy_pt2pt_net_busy(void) { return __atomic_load_n(&nxfers, __ATOMIC_RELAXED) != 0; } /* any thread */
+
+static void xfer_done(xfer_t *x) {
+  __atomic_store_n(&nxfers, nxfers - 1, __ATOMIC_RELAXED);
+  fy_ofi_mr_put(x->mr);
+  fy_pt2pt_complete(x->r);
+  free(x);
+}
+
+static xfer_t *xfer_new(fy_request_t *r, int peer, int sender, void *buf, size_t n) {
+  xfer_t *x = calloc(1, sizeof *x);
+  if (!x) fy_abort(MPI_ERR_NO_MEM, "out of memory for a fabric rendezvous");
+  __atomic_store_n(&nxfers, nxfers + 1, __ATOMIC_RELAXED);
+  if (nxfers == 1) fy_intr_on_watch(); /* a parked fabric agent wakes */
+  x->r = r;
+  x->peer = peer;
+  x->sender = sender;
+  x->buf = buf;
+  x->n = n;
+  if (n) x->mr = fy_ofi_mr_get(buf, n);
+  return x;
+}
+
+void fy_net_rndv_send(fy_request_t *r, const void *data) {
+  xfer_t *x = xfer_new(r, fy_net_world(r->peer_local), 1, (void *)data, r->bytes);
+  uint64_t key = x->mr ? fy_ofi_mr_key(x->mr) : 0;
+  fy_pkt_t h = {.type = FY_PKT_RTS, .src = r->comm->rank, .tag = r->tag, .ctx = r->ctx, .len = r->bytes,
+                .sreq = (uint64_t)(uintptr_t)x, .addr = x->mr ? fy_ofi_mr_raddr(x->mr, data) : 0,
+                .slot = (uint32_t)key, .gen = (uint32_t)(key >> 32)};
+  fy_pt2pt_stats.rndv_sent++;
+  r->pstate = FY_PS_RNDV_SENT;
+  send_pkt(x->peer, &h, NULL, 0);
+}
+
+void fy_net_rndv_match(fy_request_t *r, int src, const fy_pkt_t *h) {
+  size_t len = (size_t)h->len, n = len < r->bytes ? len : r->bytes;
+  fy_recv_set_status(r, h->src, h->tag, n, len);
+  r->pstate = FY_PS_RNDV_MATCHED;
+  char *buf;
+  if (r->type->is_contig || !n) {
+    buf = (char *)r->rbuf + r->type->true_lb;
+  } else {
+    r->tmp = malloc(n); /* unpacked and freed by the completion */
+    if (!r->tmp) fy_abort(MPI_ERR_NO_MEM, "out of memory for a bounce buffer");
+    buf = r->tmp;
+  }
+  xfer_t *x = xfer_new(r, fy_net_world(src), 0, buf, n);
+  x->peer_xfer = h->sreq;
+  int mode = rndv_mode;
+  if (mode == RNDV_AUTO) mode = (r->blocking || fy_req_waited(r)) ? RNDV_READ : RNDV_WRITE;
+  if (!n) { /* nothing to move (an empty receive buffer): just release the sender */
+    fy_pkt_t f = {.type = FY_PKT_NFIN_S, .sreq = h->sreq};
+    send_pkt(x->peer, &f, NULL, 0);
+    xfer_done(x);
+  } else if (mode == RNDV_READ) {
+    st.rget++;
+    uint64_t key = (uint64_t)h->slot | ((uint64_t)h->gen << 32);
+    fy_ofi_rma(0, x->peer, buf, n, x->mr, h->addr, key, x);
+  } else {
+    st.rput++;
+    uint64_t key = fy_ofi_mr_key(x->mr);
+    fy_pkt_t c = {.type = FY_PKT_NCTS, .sreq = h->sreq, .rreq = (uint64_t)(uintptr_t)x, .len = n,
+                  .addr = fy_ofi_mr_raddr(x->mr, buf), .slot = (uint32_t)key, .gen = (uint32_t)(key >> 32)};
+    send_pkt(x->peer, &c, NULL, 0);
+  }
+}
+
+/* An RMA finished: a read on the receiver (tell the sender), a write on the
+ * sender (tell the receiver). */
+static void on_rma(void *ctx) {
+  xfer_t *x = ctx;
+  fy_pkt_t f = {.type = x->sender ? FY_PKT_NFIN_R : FY_PKT_NFIN_S};
+  if (x->sender) f.rreq = x->peer_xfer; else f.sreq = x->peer_xfer;
+  send_pkt(x->peer, &f, NULL, 0);
+  xfer_done(x);
+}
+
+static void on_msg(int src, const void *data, size_t len) {
+  fy_pkt_t h = {0};
+  if (len < FY_PKT_SHORT) fy_abort(MPI_ERR_INTERN, "short packet from the fabric");
+  memcpy(&h, data, len < sizeof h ? len : sizeof h);
+  switch (h.type) {
+    case FY_PKT_NCTS: { /* sender: write into the receiver's buffer */
+      xfer_t *x = (xfer_t *)(uintptr_t)h.sreq;
+      size_t n = (size_t)h.len < x->n ? (size_t)h.len : x->n;
+      x->peer_xfer = h.rreq;
+      uint64_t key = (uint64_t)h.slot | ((uint64_t)h.gen << 32);
+      if (n) fy_ofi_rma(1, x->peer, x->buf, n, x->mr, h.addr, key, x);
+      else on_rma(x);
+      break;
+    }
+    case FY_PKT_NFIN_S: xfer_done((xfer_t *)(uintptr_t)h.sreq); break;
+    case FY_PKT_NFIN_R: xfer_done((xfer_t *)(uintptr_t)h.rreq); break;
+    default: /* the same layout as a ring cell: the shared arrival path */
+      fy_pt2pt_on_packet(fy_net_peer(src), data, len);
+  }
+}
+
+int fy_net_progress(void) { return fy_ofi_poll(); }
+
+static int pmi_get(int rank, const char *key, char *val, size_t len) { return fy_pmi_get(rank, key, val, len); }
+
+int fy_net_init(void) {
+  /* Every rank reaches the same answer (collective PMI below). */
+  int need = fy_config.nolocal ? fy_state.world_size > 1 : fy_state.local_size < fy_state.world_size;
+  if (!need) return MPI_SUCCESS;
+  const char *r = fy_config.ofi_rndv;
+  rndv_mode = !strcmp(r, "read") ? RNDV_READ : !strcmp(r, "write") ? RNDV_WRITE : RNDV_AUTO;
+  if (strcmp(r, "read") && strcmp(r, "write") && strcmp(r, "auto"))
+    fprintf(stderr, "ferry: FERRY_OFI_RNDV=%s is not one of read, write, auto; using auto\n", r);
+  fy_net_eager_max = (size_t)fy_config.ofi_eager;
+  if (fy_net_eager_max < 64) fy_net_eager_max = 64;
+  /* an unexpected eager payload is kept in the signal-safe allocator */
+  if (fy_net_eager_max > fy_salloc_max() - FY_PKT_SHORT) fy_net_eager_max = fy_salloc_max() - FY_PKT_SHORT;
+  fy_ofi_boot_t b = {.rank = fy_state.world_rank, .size = fy_state.world_size,
+                     .provider = fy_config.ofi_provider, .msg_max = sizeof(fy_pkt_t) + fy_net_eager_max,
+                     .mr_cache = (int)fy_config.ofi_mr_cache, .put = fy_pmi_put, .barrier = fy_pmi_barrier,
+                     .get = pmi_get};
+  fy_ofi_cb_t cb = {.on_msg = on_msg, .on_rma = on_rma};
+  if (fy_ofi_init(&b, &cb) != 0)
+    return fy_err(MPI_ERR_OTHER, "ranks on other hosts%s need the ofi transport: %s",
+                  fy_config.nolocal ? " (FERRY_NOLOCAL=1)" : "", fy_ofi_error());
+  fy_net_on = 1;
+  return MPI_SUCCESS;
+}
+
+void fy_net_finalize(void) {
+  if (!fy_net_on) return;
+  /* Everything sent must have left before the endpoint closes: a peer may
+   * still be reading our last packets. Bounded: a dead peer cannot keep us. */
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  fy_ofi_flush();
+  while (fy_ofi_busy()) {
+    fy_ofi_poll();
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (t.tv_sec - t0.tv_sec > 10) break;
+  }
+  fy_pmi_barrier(); /* nobody closes while another still needs its endpoint */
+  if (fy_config.stats)
+    fprintf(stderr,
+            "ferry-stats rank=%d ofi: provider=%s eager=%llu rget=%llu rput=%llu sent=%llu recvd=%llu "
+            "queued=%llu eagain=%llu rma_pieces=%llu mr_hits=%llu mr_misses=%llu early=%llu injected=%llu "
+            "wait_busy=%llu fd_sleeps=%llu fd_woken=%llu fd_timeouts=%llu\n",
+            fy_state.world_rank, fy_ofi_provider(), (unsigned long long)st.eager, (unsigned long long)st.rget,
+            (unsigned long long)st.rput, (unsigned long long)fy_ofi_stats.sent,
+            (unsigned long long)fy_ofi_stats.recvd, (unsigned long long)fy_ofi_stats.queued,
+            (unsigned long long)fy_ofi_stats.eagain, (unsigned long long)fy_ofi_stats.rma_pieces,
+            (unsigned long long)fy_ofi_stats.mr_hits, (unsigned long long)fy_ofi_stats.mr_misses,
+            (unsigned long long)fy_ofi_stats.early, (unsigned long long)fy_ofi_stats.injected,
+            (unsigned long long)st.busy, (unsigned long long)st.sleeps, (unsigned long long)st.woken,
+            (unsigned long long)st.timeouts);
+  fy_ofi_finalize();
+  fy_net_on = 0;
+}
+
+/* ---- sleeping (progress.c, the interrupt agent) ---- */
+
+int fy_pt2pt_net_active(void) { return fy_net_on; }
+int fy_pt2pt_net_wait_fd(void) { return fy_net_on ? fy_ofi_wait_fd() : -1; }
+
+int fy_pt2pt_net_sleep(long us) {
+  if (!fy_ptrylock()) { /* someone is progressing */
+    struct timespec ts = {0, 20 * 1000};
+    nanosleep(&ts, NULL);
+    return -1;
+  }
+  int ok = fy_ofi_trywait();
+  fy_punlock();
+  if (!ok) return 0; /* completions are waiting: progress */
+  struct pollfd p = {.fd = fy_ofi_wait_fd(), .events = POLLIN};
+  return poll(&p, 1, (int)((us + 999) / 1000)) > 0 ? 0 : -1;
+}
+
+int fy_pt2pt_sleep(uint32_t v, long us) {
+  if (!fy_net_on) return fy_shm_doorbell_sleep(v, us);
+  if (!fy_ptrylock()) { /* someone is progressing: let it */
+    sched_yield();
+    return -1;
+  }
+  int busy = fy_ofi_busy(), ok = fy_ofi_trywait();
+  fy_punlock();
+  if (fy_state.local_size > 1 || fy_ofi_wait_fd() < 0) {
+    /* Shared-memory peers ring a futex, the fabric an fd: no one call
+     * sleeps on both, so nap on the doorbell and poll the fabric after
+     * (also when the provider has no fd to sleep on). */
+    if (busy) { /* a transfer only moves while we poll (manual progress) */
+      sched_yield();
+      return -1;
+    }
+    long nap = fy_config.ofi_mixed_sleep_us;
+    return fy_shm_doorbell_sleep(v, us < nap ? us : nap);
+  }
+  if (!ok) {
+    st.busy++;
+    return -1;
+  }
+  st.sleeps++;
+  struct pollfd p = {.fd = fy_ofi_wait_fd(), .events = POLLIN};
+  int rc = poll(&p, 1, (int)((us + 999) / 1000));
+  if (rc > 0) st.woken++; else st.timeouts++;
+  return rc > 0 ? 0 : -1;
+}

@@ -1,0 +1,703 @@
+/* ofi transport over libfabric: see fy_ofi.h. */
+#include "transport/ofi/fy_ofi.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdarg.h>
+
+fy_ofi_stats_t fy_ofi_stats;
+static char errbuf[512];
+
+static void seterr(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+  va_end(ap);
+}
+
+const char *fy_ofi_error(void) { return errbuf; }
+
+#ifndef FY_HAVE_OFI
+int fy_ofi_init(const fy_ofi_boot_t *boot, const fy_ofi_cb_t *cb) {
+  seterr("Ferry was built without libfabric (install libfabric-dev and rebuild)");
+  return -1;
+}
+void fy_ofi_finalize(void) {}
+const char *fy_ofi_provider(void) { return "none"; }
+size_t fy_ofi_msg_max(void) { return 0; }
+size_t fy_ofi_inject_size(void) { return 0; }
+int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen) { return -1; }
+int fy_ofi_poll(void) { return 0; }
+int fy_ofi_busy(void) { return 0; }
+fy_ofi_mr_t *fy_ofi_mr_get(const void *buf, size_t len) { return NULL; }
+void fy_ofi_mr_put(fy_ofi_mr_t *mr) {}
+uint64_t fy_ofi_mr_key(const fy_ofi_mr_t *mr) { return 0; }
+uint64_t fy_ofi_mr_raddr(const fy_ofi_mr_t *mr, const void *buf) { return 0; }
+void fy_ofi_rma(int write, int peer, void *buf, size_t len, fy_ofi_mr_t *mr, uint64_t raddr, uint64_t key,
+                void *ctx) {}
+int fy_ofi_wait_fd(void) { return -1; }
+void fy_ofi_flush(void) {}
+int fy_ofi_trywait(void) { return 0; }
+#else
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_eq.h>
+
+/* Every operation context starts with the provider's fi_context (FI_CONTEXT
+ * mode) and says what it is. */
+enum { C_RECV = 1, C_SEND, C_RMA };
+typedef struct ctxh { struct fi_context fc; int kind; } ctxh_t;
+
+/* A message: 8-byte prefix (source rank, per-pair sequence number) + the
+ * caller's bytes. FI_ORDER_SAS orders the matching of messages, not their
+ * completions: a provider that moves a long message by its own rendezvous
+ * (ofi_rxm above its eager size) completes a later short one first. The
+ * receiver delivers by sequence number and holds early arrivals. */
+typedef struct pfx { uint32_t src, seq; } pfx_t;
+typedef struct early { struct early *next; uint32_t seq; size_t len; char data[]; } early_t;
+
+typedef struct rbuf { ctxh_t c; char *buf; } rbuf_t;
+
+/* A send buffer of the registered pool, or a queued message. */
+typedef struct sbuf {
+  ctxh_t c;
+  struct sbuf *next;
+  int dst;
+  size_t len;
+  char *buf;         /* in the pool's slab, or malloc'd while queued without one */
+  int pooled;
+} sbuf_t;
+
+/* One RMA operation (several pieces). */
+typedef struct rma_op { void *ctx; int left; } rma_op_t;
+typedef struct rma_piece {
+  ctxh_t c;
+  struct rma_piece *next;
+  rma_op_t *op;
+  int write, peer;
+  void *buf;
+  size_t len;
+  void *desc;
+  uint64_t raddr, key;
+} rma_piece_t;
+
+struct fy_ofi_mr {
+  struct fid_mr *mr;
+  char *base;
+  size_t len;
+  int refs, cached;
+  uint64_t used;     /* LRU stamp */
+};
+
+static struct fi_info *info;
+static struct fid_fabric *fabric;
+static struct fid_domain *domain;
+static struct fid_cq *cq;
+static struct fid_av *av;
+static struct fid_ep *ep;
+static fi_addr_t *addrs;
+static fy_ofi_cb_t cbs;
+static int myrank, nranks, wait_fd = -1, local_mr, virt_addr, prov_key, mr_ep, saw;
+static size_t msg_max, inject_size, prov_max;
+static uint64_t next_key = 1, stamp;
+static char prov_name[128];
+
+#define NRECV 64
+#define NSEND 128
+static rbuf_t rbufs[NRECV];
+static char *rslab, *sslab;
+static struct fid_mr *rslab_mr, *sslab_mr;
+static sbuf_t sbufs[NSEND];
+static sbuf_t *sfree;                    /* free pool buffers */
+static sbuf_t *qhead, *qtail;            /* messages waiting to be posted, in order */
+static rma_piece_t *rhead, *rtail;       /* RMA pieces waiting to be posted */
+static int inflight;                     /* sends + RMA pieces posted, not completed */
+
+static fy_ofi_mr_t **cache;
+static int ncache;
+static uint32_t *tx_seq, *rx_seq;        /* per peer: next to send, next to deliver */
+static uint8_t *injected;                /* per peer: injected since the last tracked send */
+static early_t **early;                  /* per source: arrivals ahead of rx_seq, sorted */
+
+const char *fy_ofi_provider(void) { return prov_name; }
+size_t fy_ofi_msg_max(void) { return msg_max; }
+size_t fy_ofi_inject_size(void) { return inject_size; }
+int fy_ofi_busy(void) { return inflight || qhead || rhead; }
+int fy_ofi_wait_fd(void) { return wait_fd; }
+
+#define CHECK(call, what)                                                        \
+  do {                                                                           \
+    int rc_ = (int)(call);                                                       \
+    if (rc_) {                                                                   \
+      seterr("%s failed: %s (provider %s)", what, fi_strerror(-rc_), prov_name); \
+      goto fail;                                                                 \
+    }                                                                            \
+  } while (0)
+
+static void fatal(const char *what, int rc) {
+  fprintf(stderr, "ferry: libfabric %s failed: %s (provider %s)\n", what, fi_strerror(rc < 0 ? -rc : rc),
+          prov_name);
+  fflush(stderr);
+  abort();
+}
+
+static struct fid_mr *reg(void *buf, size_t len, uint64_t access) {
+  struct fid_mr *mr = NULL;
+  int rc = fi_mr_reg(domain, buf, len, access, 0, prov_key ? 0 : next_key++, 0, &mr, NULL);
+  if (rc) return NULL;
+  if (mr_ep) {
+    if (fi_mr_bind(mr, &ep->fid, 0) || fi_mr_enable(mr)) {
+      fi_close(&mr->fid);
+      return NULL;
+    }
+  }
+  return mr;
+}
+
+static const uint64_t ACCESS = FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+
+/* ---- memory registration cache ---- */
+
+fy_ofi_mr_t *fy_ofi_mr_get(const void *buf, size_t len) {
+  char *b = (char *)buf;
+  for (int i = 0; i < ncache; i++) {
+    fy_ofi_mr_t *m = cache[i];
+    if (m && m->base <= b && b + len <= m->base + m->len) {
+      m->refs++;
+      m->used = ++stamp;
+      fy_ofi_stats.mr_hits++;
+      return m;
+    }
+  }
+  fy_ofi_stats.mr_misses++;
+  fy_ofi_mr_t *m = calloc(1, sizeof *m);
+  if (!m) fatal("registration (out of memory)", FI_ENOMEM);
+  /* page-aligned region: neighbouring buffers of the same pages hit */
+  uintptr_t lo = (uintptr_t)b & ~(uintptr_t)4095, hi = ((uintptr_t)b + len + 4095) & ~(uintptr_t)4095;
+  if (len == 0) hi = lo + 4096;
+  m->base = (char *)lo;
+  m->len = hi - lo;
+  m->mr = reg(m->base, m->len, ACCESS);
+  if (!m->mr) {
+    /* some providers refuse pages beyond the allocation: exactly the buffer */
+    m->base = b;
+    m->len = len ? len : 1;
+    m->mr = reg(m->base, m->len, ACCESS);
+  }
+  if (!m->mr) fatal("fi_mr_reg", FI_EINVAL);
+  m->refs = 1;
+  m->used = ++stamp;
+  /* cache it: a free entry, or the least recently used idle one */
+  int victim = -1;
+  for (int i = 0; i < ncache; i++) {
+    if (!cache[i]) { victim = i; break; }
+    if (cache[i]->refs == 0 && (victim < 0 || cache[i]->used < cache[victim]->used)) victim = i;
+  }
+  if (victim >= 0) {
+    if (cache[victim]) {
+      fi_close(&cache[victim]->mr->fid);
+      free(cache[victim]);
+    }
+    cache[victim] = m;
+    m->cached = 1;
+  }
+  return m;
+}
+
+void fy_ofi_mr_put(fy_ofi_mr_t *m) {
+  if (!m) return;
+  if (--m->refs > 0 || m->cached) return;
+  fi_close(&m->mr->fid);
+  free(m);
+}
+
+uint64_t fy_ofi_mr_key(const fy_ofi_mr_t *m) { return fi_mr_key(m->mr); }
+uint64_t fy_ofi_mr_raddr(const fy_ofi_mr_t *m, const void *buf) {
+  return virt_addr ? (uint64_t)(uintptr_t)buf : (uint64_t)((const char *)buf - m->base);
+}
+
+/* ---- sends ---- */
+
+static int post_send(sbuf_t *s) {
+  ssize_t rc = fi_send(ep, s->buf, s->len, local_mr ? fi_mr_desc(sslab_mr) : NULL, addrs[s->dst], &s->c.fc);
+  if (rc == 0) {
+    inflight++;
+    fy_ofi_stats.sent++;
+    return 0;
+  }
+  if (rc != -FI_EAGAIN) fatal("fi_send", (int)rc);
+  fy_ofi_stats.eagain++;
+  return -1;
+}
+
+static void enqueue(sbuf_t *s) {
+  s->next = NULL;
+  if (qtail) qtail->next = s; else qhead = s;
+  qtail = s;
+  fy_ofi_stats.queued++;
+}
+
+int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen) {
+  size_t len = sizeof(pfx_t) + hlen + dlen;
+  if (hlen + dlen > msg_max) fatal("send (message larger than the packet size)", FI_EMSGSIZE);
+  pfx_t p = {.src = (uint32_t)myrank, .seq = tx_seq[dst]++};
+  /* Small messages: fi_inject (no completion to reap). fy_ofi_flush()
+   * later sends a tracked message behind them, whose completion says they
+   * have left too (same pair, in order). */
+  if (!qhead && len <= inject_size) {
+    char tmp[256];
+    memcpy(tmp, &p, sizeof p);
+    if (hlen) memcpy(tmp + sizeof p, hdr, hlen);
+    if (dlen) memcpy(tmp + sizeof p + hlen, data, dlen);
+    ssize_t rc = fi_inject(ep, tmp, len, addrs[dst]);
+    if (rc == 0) {
+      fy_ofi_stats.injected++;
+      injected[dst] = 1;
+      return 0;
+    }
+    if (rc != -FI_EAGAIN) fatal("fi_inject", (int)rc);
+    fy_ofi_stats.eagain++;
+  }
+  injected[dst] = 0; /* this one is tracked, and follows them */
+  sbuf_t *s = sfree;
+  if (s) {
+    sfree = s->next;
+    s->pooled = 1;
+  } else {
+    s = malloc(sizeof *s + len);
+    if (!s) fatal("send (out of memory queueing a message)", FI_ENOMEM);
+    memset(s, 0, sizeof *s);
+    s->buf = (char *)(s + 1);
+    s->pooled = 0;
+  }
+  s->c.kind = C_SEND;
+  s->dst = dst;
+  s->len = len;
+  memcpy(s->buf, &p, sizeof p);
+  if (hlen) memcpy(s->buf + sizeof p, hdr, hlen);
+  if (dlen) memcpy(s->buf + sizeof p + hlen, data, dlen);
+  if (!qhead && s->pooled && post_send(s) == 0) return 0;
+  enqueue(s);
+  return 0;
+}
+
+static int drain_sends(void) {
+  int n = 0;
+  while (qhead) {
+    sbuf_t *s = qhead;
+    if (!s->pooled) {
+      /* move it into a registered pool buffer first */
+      sbuf_t *p = sfree;
+      if (!p) break;
+      sfree = p->next;
+      p->pooled = 1;
+      p->c.kind = C_SEND;
+      p->dst = s->dst;
+      p->len = s->len;
+      memcpy(p->buf, s->buf, s->len);
+      p->next = s->next;
+      if (qtail == s) qtail = p;
+      qhead = p;
+      free(s);
+      s = p;
+    }
+    if (post_send(s) != 0) break;
+    qhead = s->next;
+    if (!qhead) qtail = NULL;
+    n++;
+  }
+  return n;
+}
+
+/* ---- RMA ---- */
+
+static int post_rma(rma_piece_t *p) {
+  ssize_t rc;
+  if (p->write) {
+    struct iovec iov = {p->buf, p->len};
+    struct fi_rma_iov riov = {p->raddr, p->len, p->key};
+    struct fi_msg_rma m = {.msg_iov = &iov, .desc = &p->desc, .iov_count = 1, .addr = addrs[p->peer],
+                           .rma_iov = &riov, .rma_iov_count = 1, .context = &p->c.fc};
+    /* without send-after-write ordering the FIN that follows could
+     * overtake the data: ask for delivery completion then */
+    rc = fi_writemsg(ep, &m, FI_COMPLETION | (saw ? 0 : FI_DELIVERY_COMPLETE));
+  } else {
+    rc = fi_read(ep, p->buf, p->len, p->desc, addrs[p->peer], p->raddr, p->key, &p->c.fc);
+  }
+  if (rc == 0) {
+    inflight++;
+    fy_ofi_stats.rma_pieces++;
+    return 0;
+  }
+  if (rc != -FI_EAGAIN) fatal(p->write ? "fi_write" : "fi_read", (int)rc);
+  fy_ofi_stats.eagain++;
+  return -1;
+}
+
+void fy_ofi_rma(int write, int peer, void *buf, size_t len, fy_ofi_mr_t *mr, uint64_t raddr, uint64_t key,
+                void *ctx) {
+  size_t chunk = prov_max;
+  int pieces = (int)((len + chunk - 1) / chunk);
+  rma_op_t *op = malloc(sizeof *op);
+  if (!op) fatal("RMA (out of memory)", FI_ENOMEM);
+  op->ctx = ctx;
+  op->left = pieces;
+  if (write) fy_ofi_stats.writes++; else fy_ofi_stats.reads++;
+  for (size_t off = 0; off < len; off += chunk) {
+    rma_piece_t *p = malloc(sizeof *p);
+    if (!p) fatal("RMA (out of memory)", FI_ENOMEM);
+    memset(p, 0, sizeof *p);
+    p->c.kind = C_RMA;
+    p->op = op;
+    p->write = write;
+    p->peer = peer;
+    p->buf = (char *)buf + off;
+    p->len = len - off < chunk ? len - off : chunk;
+    p->desc = local_mr ? fi_mr_desc(mr->mr) : NULL;
+    p->raddr = raddr + off;
+    p->key = key;
+    if (!rhead && post_rma(p) == 0) continue;
+    p->next = NULL;
+    if (rtail) rtail->next = p; else rhead = p;
+    rtail = p;
+  }
+}
+
+static int drain_rma(void) {
+  int n = 0;
+  while (rhead) {
+    if (post_rma(rhead) != 0) break;
+    rhead = rhead->next;
+    if (!rhead) rtail = NULL;
+    n++;
+  }
+  return n;
+}
+
+/* ---- completions ---- */
+
+static void repost(rbuf_t *r) {
+  for (;;) {
+    ssize_t rc = fi_recv(ep, r->buf, sizeof(pfx_t) + msg_max, local_mr ? fi_mr_desc(rslab_mr) : NULL,
+                         FI_ADDR_UNSPEC, &r->c.fc);
+    if (rc == 0) return;
+    if (rc != -FI_EAGAIN) fatal("fi_recv", (int)rc);
+    /* the provider needs progress to free a receive slot */
+    fi_cq_read(cq, NULL, 0);
+  }
+}
+
+static void completed(struct fi_cq_msg_entry *e) {
+  ctxh_t *c = e->op_context;
+  switch (c->kind) {
+    case C_RECV: {
+      rbuf_t *r = (rbuf_t *)c;
+      pfx_t p;
+      memcpy(&p, r->buf, sizeof p);
+      fy_ofi_stats.recvd++;
+      if (p.src >= (uint32_t)nranks) fatal("receive (message from an unknown rank)", FI_EOTHER);
+      size_t len = e->len - sizeof p;
+      if (p.seq != rx_seq[p.src]) { /* early: keep a copy until its turn */
+        early_t *x = malloc(sizeof *x + len), **pp = &early[p.src];
+        if (!x) fatal("receive (out of memory holding an early message)", FI_ENOMEM);
+        x->seq = p.seq;
+        x->len = len;
+        memcpy(x->data, r->buf + sizeof p, len);
+        while (*pp && (int32_t)((*pp)->seq - p.seq) < 0) pp = &(*pp)->next;
+        x->next = *pp;
+        *pp = x;
+        fy_ofi_stats.early++;
+        repost(r);
+        break;
+      }
+      rx_seq[p.src]++;
+      if (len) cbs.on_msg((int)p.src, r->buf + sizeof p, len); /* empty: a flush marker */
+      repost(r);
+      /* the ones it was holding back */
+      while (early[p.src] && early[p.src]->seq == rx_seq[p.src]) {
+        early_t *x = early[p.src];
+        early[p.src] = x->next;
+        rx_seq[p.src]++;
+        if (x->len) cbs.on_msg((int)p.src, x->data, x->len);
+        free(x);
+      }
+      break;
+    }
+    case C_SEND: {
+      sbuf_t *s = (sbuf_t *)c;
+      inflight--;
+      s->next = sfree;
+      sfree = s;
+      break;
+    }
+    case C_RMA: {
+      rma_piece_t *p = (rma_piece_t *)c;
+      rma_op_t *op = p->op;
+      inflight--;
+      free(p);
+      if (--op->left == 0) {
+        void *ctx = op->ctx;
+        free(op);
+        cbs.on_rma(ctx);
+      }
+      break;
+    }
+    default:
+      fatal("completion with an unknown context", FI_EOTHER);
+  }
+}
+
+int fy_ofi_poll(void) {
+  int n = 0;
+  struct fi_cq_msg_entry ev[16];
+  for (;;) {
+    ssize_t k = fi_cq_read(cq, ev, 16);
+    if (k == -FI_EAGAIN) break;
+    if (k == -FI_EAVAIL) {
+      struct fi_cq_err_entry err = {0};
+      fi_cq_readerr(cq, &err, 0);
+      fprintf(stderr, "ferry: libfabric completion error: %s (%s)\n", fi_strerror(err.err),
+              fi_cq_strerror(cq, err.prov_errno, err.err_data, NULL, 0));
+      fatal("operation", err.err);
+    }
+    if (k < 0) fatal("fi_cq_read", (int)k);
+    for (ssize_t i = 0; i < k; i++) completed(&ev[i]);
+    n += (int)k;
+    if (k < 16) break;
+  }
+  if (qhead) n += drain_sends();
+  if (rhead) n += drain_rma();
+  return n;
+}
+
+void fy_ofi_flush(void) {
+  size_t save = inject_size;
+  inject_size = 0; /* tracked */
+  for (int r = 0; injected && r < nranks; r++)
+    if (injected[r]) fy_ofi_send(r, NULL, 0, NULL, 0);
+  inject_size = save;
+}
+
+int fy_ofi_trywait(void) {
+  if (wait_fd < 0 || qhead || rhead) return 0;
+  struct fid *f = &cq->fid;
+  return fi_trywait(fabric, &f, 1) == FI_SUCCESS;
+}
+
+/* ---- setup ---- */
+
+static void hex(const unsigned char *b, size_t n, char *out) {
+  for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", b[i]);
+  out[2 * n] = 0;
+}
+
+static int unhex(const char *s, unsigned char *b, size_t cap) {
+  size_t n = strlen(s) / 2;
+  if (n > cap) return -1;
+  for (size_t i = 0; i < n; i++) {
+    unsigned v;
+    if (sscanf(s + 2 * i, "%2x", &v) != 1) return -1;
+    b[i] = (unsigned char)v;
+  }
+  return (int)n;
+}
+
+/* Which of the providers fi_getinfo offers: the fastest kind present. */
+static struct fi_info *choose(struct fi_info *list) {
+  static const char *pref[] = {"cxi", "efa", "verbs;ofi_rxm", "psm3", "psm2", "opx", "tcp;ofi_rxm", "tcp", NULL};
+  for (int i = 0; pref[i]; i++)
+    for (struct fi_info *p = list; p; p = p->next)
+      if (p->fabric_attr->prov_name && !strcmp(p->fabric_attr->prov_name, pref[i])) return p;
+  return list;
+}
+
+int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
+  struct fi_info *hints = fi_allocinfo(), *list = NULL;
+  char key[64], val[1024];
+  unsigned char name[512];
+  int ret = -1;
+  cbs = *cb;
+  myrank = b->rank;
+  nranks = b->size;
+  snprintf(prov_name, sizeof prov_name, "?");
+  if (!hints) {
+    seterr("out of memory");
+    return -1;
+  }
+  hints->ep_attr->type = FI_EP_RDM;
+  hints->caps = FI_MSG | FI_RMA;
+  hints->mode = FI_CONTEXT;
+  hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+  hints->domain_attr->threading = FI_THREAD_DOMAIN;
+  hints->tx_attr->msg_order = FI_ORDER_SAS;
+  hints->rx_attr->msg_order = FI_ORDER_SAS;
+  const char *want = b->provider && *b->provider && strcmp(b->provider, "auto") ? b->provider : NULL;
+  if (want) hints->fabric_attr->prov_name = strdup(want);
+  int rc = fi_getinfo(FI_VERSION(1, 11), NULL, NULL, 0, hints, &list);
+  if (rc || !list) {
+    seterr("no libfabric provider%s%s%s offers reliable datagrams with ordered messages and RMA: %s",
+           want ? " \"" : "", want ? want : "", want ? "\"" : "", fi_strerror(-rc));
+    goto out;
+  }
+  info = fi_dupinfo(choose(list));
+  snprintf(prov_name, sizeof prov_name, "%s", info->fabric_attr->prov_name);
+  uint64_t mm = (uint64_t)info->domain_attr->mr_mode;
+  local_mr = (mm & FI_MR_LOCAL) != 0;
+  virt_addr = (mm & FI_MR_VIRT_ADDR) != 0 || mm == FI_MR_BASIC;
+  prov_key = (mm & FI_MR_PROV_KEY) != 0 || mm == FI_MR_BASIC;
+  mr_ep = (mm & FI_MR_ENDPOINT) != 0;
+  saw = (info->tx_attr->msg_order & FI_ORDER_SAW) != 0;
+  inject_size = info->tx_attr->inject_size;
+  if (inject_size > 256) inject_size = 256;
+  prov_max = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : (size_t)1 << 30;
+  if (prov_max > ((size_t)1 << 30)) prov_max = (size_t)1 << 30;
+  msg_max = b->msg_max;
+  if (sizeof(pfx_t) + msg_max > prov_max) {
+    seterr("provider %s carries messages of at most %zu bytes, %zu needed", prov_name, prov_max,
+           sizeof(pfx_t) + msg_max);
+    goto out;
+  }
+  CHECK(fi_fabric(info->fabric_attr, &fabric, NULL), "fi_fabric");
+  CHECK(fi_domain(fabric, info, &domain, NULL), "fi_domain");
+  struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_MSG, .wait_obj = FI_WAIT_FD, .size = 0};
+  if (fi_cq_open(domain, &cqa, &cq, NULL) != 0) {
+    cqa.wait_obj = FI_WAIT_NONE; /* no fd: waits poll with short sleeps */
+    CHECK(fi_cq_open(domain, &cqa, &cq, NULL), "fi_cq_open");
+  } else if (fi_control(&cq->fid, FI_GETWAIT, &wait_fd) != 0) {
+    wait_fd = -1;
+  }
+  struct fi_av_attr ava = {.type = FI_AV_TABLE, .count = (size_t)nranks};
+  CHECK(fi_av_open(domain, &ava, &av, NULL), "fi_av_open");
+  CHECK(fi_endpoint(domain, info, &ep, NULL), "fi_endpoint");
+  CHECK(fi_ep_bind(ep, &av->fid, 0), "fi_ep_bind(av)");
+  CHECK(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind(cq)");
+  CHECK(fi_enable(ep), "fi_enable");
+
+  /* buffers: receives and the send pool, each one registered slab */
+  size_t bsz = (sizeof(pfx_t) + msg_max + 63) & ~(size_t)63;
+  rslab = aligned_alloc(4096, ((NRECV * bsz) + 4095) & ~(size_t)4095);
+  sslab = aligned_alloc(4096, ((NSEND * bsz) + 4095) & ~(size_t)4095);
+  if (!rslab || !sslab) {
+    seterr("out of memory for %d message buffers", NRECV + NSEND);
+    goto fail;
+  }
+  if (!(rslab_mr = reg(rslab, NRECV * bsz, FI_RECV)) || !(sslab_mr = reg(sslab, NSEND * bsz, FI_SEND))) {
+    seterr("cannot register message buffers with provider %s", prov_name);
+    goto fail;
+  }
+  for (int i = NSEND - 1; i >= 0; i--) {
+    sbufs[i].buf = sslab + (size_t)i * bsz;
+    sbufs[i].next = sfree;
+    sfree = &sbufs[i];
+  }
+  for (int i = 0; i < NRECV; i++) {
+    rbufs[i].c.kind = C_RECV;
+    rbufs[i].buf = rslab + (size_t)i * bsz;
+    repost(&rbufs[i]);
+  }
+  ncache = b->mr_cache > 0 ? b->mr_cache : 0;
+  cache = calloc((size_t)ncache + 1, sizeof *cache);
+
+  /* address exchange: one put, one barrier, a get per rank */
+  size_t nlen = sizeof name;
+  CHECK(fi_getname(&ep->fid, name, &nlen), "fi_getname");
+  if (nlen * 2 + 1 > sizeof val) {
+    seterr("endpoint name of %zu bytes is too long for PMI", nlen);
+    goto fail;
+  }
+  hex(name, nlen, val);
+  snprintf(key, sizeof key, "fy-ofi-%d", myrank);
+  if (b->put(key, val) != 0 || b->barrier() != 0) {
+    seterr("cannot publish the endpoint address through PMI");
+    goto fail;
+  }
+  addrs = calloc((size_t)nranks, sizeof *addrs);
+  tx_seq = calloc((size_t)nranks, sizeof *tx_seq);
+  injected = calloc((size_t)nranks, 1);
+  rx_seq = calloc((size_t)nranks, sizeof *rx_seq);
+  early = calloc((size_t)nranks, sizeof *early);
+  unsigned char *all = malloc((size_t)nranks * nlen);
+  if (!addrs || !all || !tx_seq || !rx_seq || !early || !injected) {
+    free(all);
+    seterr("out of memory for %d addresses", nranks);
+    goto fail;
+  }
+  for (int r = 0; r < nranks; r++) {
+    snprintf(key, sizeof key, "fy-ofi-%d", r);
+    if (b->get(r, key, val, sizeof val) != 0 || unhex(val, all + (size_t)r * nlen, nlen) != (int)nlen) {
+      free(all);
+      seterr("cannot read rank %d's endpoint address from PMI", r);
+      goto fail;
+    }
+  }
+  rc = fi_av_insert(av, all, (size_t)nranks, addrs, 0, NULL);
+  free(all);
+  if (rc != nranks) {
+    seterr("fi_av_insert took %d of %d addresses", rc, nranks);
+    goto fail;
+  }
+  ret = 0;
+  goto out;
+fail:
+  fy_ofi_finalize();
+out:
+  if (list) fi_freeinfo(list);
+  fi_freeinfo(hints);
+  return ret;
+}
+
+void fy_ofi_finalize(void) {
+  for (int i = 0; cache && i < ncache; i++)
+    if (cache[i]) {
+      fi_close(&cache[i]->mr->fid);
+      free(cache[i]);
+    }
+  free(cache);
+  cache = NULL;
+  if (ep) fi_close(&ep->fid);
+  if (rslab_mr) fi_close(&rslab_mr->fid);
+  if (sslab_mr) fi_close(&sslab_mr->fid);
+  if (av) fi_close(&av->fid);
+  if (cq) fi_close(&cq->fid);
+  if (domain) fi_close(&domain->fid);
+  if (fabric) fi_close(&fabric->fid);
+  if (info) fi_freeinfo(info);
+  while (qhead) {
+    sbuf_t *s = qhead;
+    qhead = s->next;
+    if (!s->pooled) free(s);
+  }
+  free(rslab);
+  free(sslab);
+  free(addrs);
+  for (int i = 0; early && i < nranks; i++)
+    while (early[i]) {
+      early_t *x = early[i];
+      early[i] = x->next;
+      free(x);
+    }
+  free(early);
+  free(tx_seq);
+  free(rx_seq);
+  free(injected);
+  injected = NULL;
+  early = NULL;
+  tx_seq = rx_seq = NULL;
+  ep = NULL;
+  rslab_mr = sslab_mr = NULL;
+  av = NULL;
+  cq = NULL;
+  domain = NULL;
+  fabric = NULL;
+  info = NULL;
+  rslab = sslab = NULL;
+  addrs = NULL;
+  sfree = NULL;
+  qtail = NULL;
+  wait_fd = -1;
+}
+#endif

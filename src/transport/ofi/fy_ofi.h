@@ -1,0 +1,90 @@
+/* ofi transport: Ferry's inter-node transport over libfabric.
+ *
+ * Contract
+ * - One reliable-datagram endpoint (FI_EP_RDM) per process, untagged
+ *   messages (FI_MSG) for packets, FI_RMA (fi_read/fi_write) for bulk data,
+ *   one completion queue with a wait object (FI_WAIT_FD when the provider
+ *   has one). Messages between a pair of processes arrive in send order
+ *   (FI_ORDER_SAS is required at init).
+ * - fy_ofi_init() is collective over the job: it opens the endpoint,
+ *   publishes its address with boot->put, runs boot->barrier once and reads
+ *   every other rank's address with boot->get. Returns 0, or -1 with a
+ *   message in fy_ofi_error(). Without libfabric at build time (no
+ *   FY_HAVE_OFI) it always fails with a message saying so.
+ * - fy_ofi_send() copies the message (at most fy_ofi_msg_max() bytes; an
+ *   empty one is a marker the receiver does not deliver) and
+ *   never blocks nor drops it: what the provider cannot take now
+ *   (-FI_EAGAIN, no free send buffer) is queued and retried by
+ *   fy_ofi_poll(), in order, so per-pair order holds.
+ * - Memory: fy_ofi_mr_get() registers (or finds in a small cache) a region
+ *   for local and remote access; fy_ofi_mr_put() releases it. The address a
+ *   peer must use is fy_ofi_mr_raddr() (virtual address or offset, as the
+ *   provider's FI_MR_VIRT_ADDR says), the key fy_ofi_mr_key().
+ * - fy_ofi_rma() reads (write = 0) or writes len bytes between a local
+ *   region and a peer's registered one; it is split at the provider's
+ *   max_msg_size and queued on -FI_EAGAIN. cb.on_rma(ctx) is called once,
+ *   from fy_ofi_poll(), when every piece has completed (for a write: once
+ *   a message sent afterwards will find the data in place).
+ * - fy_ofi_poll() reads the completion queue and retries queued work;
+ *   cb.on_msg(src, data, len) gets each arriving message (the bytes are
+ *   valid during the call only). Callbacks may send and start RMA, not poll.
+ *   Returns the number of events handled; cheap when nothing happened.
+ * - Sleeping: fy_ofi_wait_fd() is the completion queue's file descriptor
+ *   (-1 if the provider has none); fy_ofi_trywait() returns 1 when it is
+ *   safe to block on it (nothing is pending), 0 when the caller must poll.
+ * - Not thread-safe: callers serialise (Ferry's progress lock). Never
+ *   called from a signal handler. */
+#ifndef FY_OFI_H
+#define FY_OFI_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fy_ofi_boot {
+  int rank, size;
+  const char *provider;   /* "" or "auto": FI_PROVIDER, else the best found */
+  size_t msg_max;         /* largest message fy_ofi_send must carry */
+  int mr_cache;           /* entries of the registration cache (0: none) */
+  int (*put)(const char *key, const char *val);
+  int (*barrier)(void);
+  int (*get)(int rank, const char *key, char *val, size_t len);
+} fy_ofi_boot_t;
+
+typedef struct fy_ofi_cb {
+  void (*on_msg)(int src, const void *data, size_t len);
+  void (*on_rma)(void *ctx);
+} fy_ofi_cb_t;
+
+typedef struct fy_ofi_mr fy_ofi_mr_t;
+
+int fy_ofi_init(const fy_ofi_boot_t *boot, const fy_ofi_cb_t *cb);
+void fy_ofi_finalize(void);
+const char *fy_ofi_error(void);
+/* The provider in use ("tcp;ofi_rxm") and its limits. */
+const char *fy_ofi_provider(void);
+size_t fy_ofi_msg_max(void);
+size_t fy_ofi_inject_size(void);
+
+int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen);
+int fy_ofi_poll(void);
+/* Make every message sent so far trackable: after it, fy_ofi_busy() stays
+ * nonzero until all of them have left this process (small messages go out
+ * by fi_inject, which reports no completion). Before closing. */
+void fy_ofi_flush(void);
+/* Work in flight or queued (sends, RMA pieces). */
+int fy_ofi_busy(void);
+
+fy_ofi_mr_t *fy_ofi_mr_get(const void *buf, size_t len);
+void fy_ofi_mr_put(fy_ofi_mr_t *mr);
+uint64_t fy_ofi_mr_key(const fy_ofi_mr_t *mr);
+uint64_t fy_ofi_mr_raddr(const fy_ofi_mr_t *mr, const void *buf);
+void fy_ofi_rma(int write, int peer, void *buf, size_t len, fy_ofi_mr_t *mr, uint64_t raddr, uint64_t key,
+                void *ctx);
+
+int fy_ofi_wait_fd(void);
+int fy_ofi_trywait(void);
+
+typedef struct fy_ofi_stats {
+  uint64_t sent, injected, recvd, queued, reads, writes, rma_pieces, mr_hits, mr_misses, eagain, early;
+} fy_ofi_stats_t;
+extern fy_ofi_stats_t fy_ofi_stats;
+#endif

@@ -1,0 +1,47 @@
+#!/bin/sh
+# MPI across test hosts: hosts.sh CASE MPIEXEC TESTBIN (run by fy_netns.sh,
+# which sets FY_NETNS_*). Each run has a time limit; exit 0 pass, 1 fail.
+#   pt2pt     2 hosts x 2 ranks: sendrecv ring, order, probe, cancel
+#   mix       3 hosts (2+2+1 ranks): net_mix (ANY_SOURCE from shm and
+#             fabric peers, split_type by host, windows refused across hosts)
+#   coll      3 hosts, 5 ranks: coll_all, coll_multi
+#   progress  2 hosts, 1 rank each: receiver-first rendezvous without MPI
+#             calls on the receiver (default mode, interrupt)
+set -u
+case=$1 mpiexec=$2 bin=$3
+[ -n "${FY_NETNS_HOSTS:-}" ] || { echo "hosts.sh: needs fy_netns.sh"; exit 2; }
+IFS=, read -r H1 H2 H3 <<EOT
+$FY_NETNS_HOSTS
+EOT
+# -bind-to none: the test hosts share this machine's cores (each would pin
+# its first rank to core 0)
+M="$mpiexec -launcher-exec $FY_NETNS_EXEC -pmi-host $FY_NETNS_GW -timeout 100 -bind-to none"
+fail=0
+run() {
+  echo "+ $*"
+  out=$("$@" 2>&1); rc=$?
+  echo "$out" | tail -n 4
+  if [ $rc -ne 0 ] || ! echo "$out" | grep -q '^PASS'; then echo "FAIL: exit $rc"; fail=1; fi
+}
+case $case in
+pt2pt)
+  for p in sendrecv order probe cancel; do
+    run $M -hosts "$H1:2,$H2:2" -n 4 "$bin/pt2pt/pt2pt_$p"
+  done
+  ;;
+mix)
+  run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/net/net_mix"
+  run env FERRY_PROGRESS=interrupt $M -hosts "$H1:2,$H2" -n 3 "$bin/net/net_mix"
+  ;;
+coll)
+  run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/coll/coll_all"
+  run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/coll/coll_multi"
+  ;;
+progress)
+  run $M -hosts "$H1,$H2" -n 2 "$bin/progress/progress_async" 12
+  run env FERRY_PROGRESS=interrupt $M -hosts "$H1,$H2" -n 2 "$bin/progress/progress_async" 12
+  ;;
+*) echo "hosts.sh: unknown case $case"; exit 2 ;;
+esac
+[ $fail -eq 0 ] && echo "CASE $case: PASS" || echo "CASE $case: FAIL"
+exit $fail
