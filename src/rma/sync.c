@@ -761,6 +761,17 @@ static int group_ranks(fy_win_t *w, MPI_Group group, fy_epoch_t *e) {
   return MPI_SUCCESS;
 }
 
+/* A blocking opening call (fast path) whose epoch does not hold its grant
+ * yet: wait for it on a stack request. Called with the progress lock held;
+ * releases it. */
+static int wait_granted(fy_win_t *w, fy_epoch_t *e) {
+  fy_request_t local, *r = new_req(NULL, &local);
+  e->open_req = r;
+  bg_update(w);
+  fy_punlock();
+  return finish_req(w, r, NULL);
+}
+
 static int check_assert(int a, int allowed) {
   if (a & ~allowed) return fy_err(MPI_ERR_ASSERT, "assert = %#x has bits this call does not take", (unsigned)a);
   return MPI_SUCCESS;
@@ -795,11 +806,7 @@ static int do_fence(int assert_, MPI_Win win, MPI_Request *user) {
           fy_punlock();
           return MPI_SUCCESS;
         }
-        fy_request_t local, *r = new_req(NULL, &local);
-        e->open_req = r;
-        bg_update(w);
-        fy_punlock();
-        return finish_req(w, r, NULL);
+        return wait_granted(w, e);
       }
     }
     fy_punlock();
@@ -948,11 +955,7 @@ static int do_lock(int kind, int lock_type, int rank, int assert_, MPI_Win win, 
         fy_punlock();
         return MPI_SUCCESS;
       }
-      fy_request_t local, *r = new_req(NULL, &local);
-      e->open_req = r;
-      bg_update(w);
-      fy_punlock();
-      return finish_req(w, r, NULL);
+      return wait_granted(w, e);
     }
     fy_punlock();
   }
