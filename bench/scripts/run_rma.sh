@@ -52,7 +52,7 @@ for cfg in $configs; do
       local np=$1 t=$2 s=$3 tmp it=$iters
       shift 3
       echo "$t" | grep -Eq "$only" || return 0
-      [ "$t" = tx ] && it=5   # up to 400 transactions (0.3 s) per iteration
+      [ "$t" = tx ] && it=5   # 0.2 s of transactions per iteration
       tmp=$(mktemp)
       if [ "$impl" = ompi ] && [ "$np" -gt "$(nproc)" ]; then
         # Open MPI refuses to bind more ranks than cores to cores
