@@ -511,10 +511,10 @@ static void ep_free(fy_epoch_t *e) {
     e->ops = op->next;
     op_free(op);
   }
-  free(e->ranks);
-  free(e->ids);
+  if (e->ranks != e->ranks_in) free(e->ranks);
+  if (e->ids != e->ids_in) free(e->ids);
   if (e->kind != FY_EP_LOCK) {
-    free(e->granted);
+    if (e->granted != e->granted_in) free(e->granted);
     free(e->held);
     free(e->waiting);
   }
@@ -747,10 +747,16 @@ static int group_ranks(fy_win_t *w, MPI_Group group, fy_epoch_t *e) {
   fy_group_t *g = fy_group_get(group);
   if (!g) return fy_err(MPI_ERR_GROUP, "group = %#x is not a valid group", (unsigned)group);
   e->n = g->size;
-  e->ranks = malloc(sizeof(int) * (size_t)(g->size + 1));
-  e->ids = calloc((size_t)g->size + 1, sizeof(uint64_t));
-  e->granted = calloc((size_t)g->size + 1, 1);
-  if (!e->ranks || !e->ids || !e->granted) return fy_err(MPI_ERR_NO_MEM, "out of memory");
+  if (g->size <= FY_EP_INLINE) { /* zeroed by ep_new */
+    e->ranks = e->ranks_in;
+    e->ids = e->ids_in;
+    e->granted = e->granted_in;
+  } else {
+    e->ranks = malloc(sizeof(int) * (size_t)(g->size + 1));
+    e->ids = calloc((size_t)g->size + 1, sizeof(uint64_t));
+    e->granted = calloc((size_t)g->size + 1, 1);
+    if (!e->ranks || !e->ids || !e->granted) return fy_err(MPI_ERR_NO_MEM, "out of memory");
+  }
   for (int i = 0; i < g->size; i++) {
     int r = -1;
     for (int k = 0; k < w->size; k++)
