@@ -955,7 +955,12 @@ static int do_lock(int kind, int lock_type, int rank, int assert_, MPI_Win win, 
       e->waiting = &e->one[2];
       w->q = w->q_tail = e;
       e->state = FY_EPS_ACTIVE; /* activate() of a lock epoch */
-      if ((assert_ & MPI_MODE_NOCHECK) || lock_or_wait(w, rank, lock_type == MPI_LOCK_EXCLUSIVE, &e->waiting[0])) {
+      /* a busy lock is usually held for a short epoch: try it a few times
+       * before registering as a waiter (which makes the holder's unlock
+       * ring) and waiting in the engine */
+      int excl = lock_type == MPI_LOCK_EXCLUSIVE, got = (assert_ & MPI_MODE_NOCHECK) != 0;
+      for (long k = rma_spin() / 8; !got && !(got = try_lock(w, rank, excl)) && k > 0; k--) __builtin_ia32_pause();
+      if (got || lock_or_wait(w, rank, excl, &e->waiting[0])) {
         e->held[0] = !(assert_ & MPI_MODE_NOCHECK);
         e->all_granted = 1;
         fy_punlock();
