@@ -26,7 +26,7 @@
  *   reorder-eae (3, nonblocking): exposure to a late origin, then to a
  *       punctual one: time until the second completes (FERRY_RMA_REORDER=4)
  *   tx (any): exclusive-lock accumulate transactions (256 B) to random
- *       targets: transactions per second per process
+ *       targets for 0.2 s: transactions per second per process
  * Work is a spin on MPI_Wtime outside MPI; a late peer of a 3-rank test
  * sleeps instead (2 cores: it must not take the measured ranks' CPU). Output: '#' comments, then CSV
  * test,mode,bytes,np,median_us,p25_us,p75_us (tx: median = tx/s/process). */
@@ -383,9 +383,10 @@ static void run(const char *test, long bytes, char *buf, MPI_Win w)
  * nonblocking series keeps up to 16 transactions in flight. */
 static void tx(MPI_Win w)
 {
-    /* an iteration stops after 0.3 s: MPICH manages under 100 per second
-     * per process when oversubscribed */
-    int ntx = 400, inflight = nb ? 16 : 1;
+    /* an iteration runs for 0.2 s, longer than a scheduler time slice, so
+     * that oversubscribed processes really compete (a fixed 400 took 50 us,
+     * which a process could finish while the others slept) */
+    int ntx = 1 << 30, inflight = nb ? 16 : 1;
     double vals[32];
     for (int i = 0; i < 32; i++) vals[i] = 1;
     MPI_Request *rq = malloc(sizeof(MPI_Request) * 2 * (size_t)inflight);
@@ -395,7 +396,7 @@ static void tx(MPI_Win w)
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         int k;
-        for (k = 0; k < ntx && MPI_Wtime() - t0 < 0.3; k += inflight) {
+        for (k = 0; k < ntx && MPI_Wtime() - t0 < 0.2; k += inflight) {
             int m = 0;
             for (int j = 0; j < inflight && k + j < ntx; j++) {
                 int t = rand() % np;

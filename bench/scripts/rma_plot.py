@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """SVG plots of the one-sided suite (run_rma.sh's rma.csv), standard library only.
 
-  rma_plot.py bench/results/rma.csv docs/img
+  rma_plot.py CSV... OUTDIR      (e.g. bench/results/rma.csv docs/img)
 
 Writes rma-latency-{put,get,acc}.svg (epoch latency against size, one panel
 per synchronization), rma-bw.svg (bandwidth), rma-patterns.svg (the five
@@ -136,13 +136,19 @@ def legend(svg, x, y, series):
         svg.text(x + 28, yy, name, 11)
 
 
-def load(path):
-    rows = list(csv.DictReader(open(path)))
-    for r in rows:
-        r["series"] = "%s %s" % (r["config"], r["mode"])
-        r["bytes"] = int(r["bytes"])
-        r["np"] = int(r["np"])
-        r["v"] = float(r["median_us"])
+def load(paths):
+    """Rows of every file; rows of the same (series, test, bytes, np) from
+    several rounds are merged into one holding the median of their medians."""
+    groups = defaultdict(list)
+    for path in paths:
+        for r in csv.DictReader(open(path)):
+            key = ("%s %s" % (r["config"], r["mode"]), r["test"], int(r["bytes"]), int(r["np"]))
+            groups[key].append(float(r["median_us"]))
+    rows = []
+    for (series, test, b, n), v in groups.items():
+        v.sort()
+        m = v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+        rows.append({"series": series, "test": test, "bytes": b, "np": n, "v": m})
     return rows
 
 
@@ -225,9 +231,9 @@ def bars(rows, groups, fname, title, ylabel, ylog=True, note=None):
 
 
 def main():
-    src, outdir = sys.argv[1], sys.argv[2]
+    srcs, outdir = sys.argv[1:-1], sys.argv[-1]
     os.makedirs(outdir, exist_ok=True)
-    rows = load(src)
+    rows = load(srcs)
     made = []
     for op in ("put", "get", "acc"):
         f = os.path.join(outdir, "rma-latency-%s.svg" % op)

@@ -6,34 +6,41 @@
 # Ferry runs blocking and nonblocking (MPIX_Win_i*), the latter also with
 # FERRY_PROGRESS=interrupt; the peers run blocking only (they have no
 # MPIX_Win_i*).
-#   bench/scripts/run_rma.sh [--iters N] [--reps R] [--quick] [--only REGEX]
+#   bench/scripts/run_rma.sh [--iters N] [--reps R] [--rounds K] [--quick] [--only REGEX] [--out CSV]
 # --reps: epochs per latency sample (back to back, averaged; default 20)
+# --rounds: run the whole selection K times, the configs in turn each time
+#     (so load from other processes hits them alike); the table and plots
+#     take the median over rounds of each row
 # --only: run only the tests whose name matches (e.g. 'lat|bw')
-# Output: bench/results/rma.csv, a markdown table on stdout; plots with
-# bench/scripts/rma_plot.py bench/results/rma.csv docs/img.
+# Output: bench/results/rma.csv (or --out), a markdown table on stdout;
+# plots with bench/scripts/rma_plot.py CSV... docs/img.
 set -u
 . "$(dirname "$0")/common.sh"
 iters=30
 reps=20
+rounds=1
 quick=0
 only=.
+out=$FY_RESULTS/rma.csv
 while [ $# -gt 0 ]; do
   case "$1" in
     --iters) iters=$2; shift ;;
     --reps) reps=$2; shift ;;
     --quick) quick=1 ;;
     --only) only=$2; shift ;;
+    --rounds) rounds=$2; shift ;;
+    --out) out=$2; shift ;;
   esac
   shift
 done
-out=$FY_RESULTS/rma.csv
-mkdir -p "$FY_RESULTS"
+mkdir -p "$FY_RESULTS" "$(dirname "$out")"
 rm -f "$out"
 echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 configs=$(filter_configs ferry ferry-interrupt mpich ompi)
 lat_sizes=1,4,256,4096,65536,262144,1048576
 bw_sizes=4,4096,65536,1048576
 [ $quick = 1 ] && lat_sizes=4,65536,1048576 && bw_sizes=4,1048576
+for round in $(seq "$rounds"); do
 for cfg in $configs; do
   impl=$(impl_of "$cfg")
   exe=$(build "$impl" rma_bench "$FY_BENCH/rma/rma_bench.c") || continue
@@ -45,7 +52,7 @@ for cfg in $configs; do
       local np=$1 t=$2 s=$3 tmp it=$iters
       shift 3
       echo "$t" | grep -Eq "$only" || return 0
-      [ "$t" = tx ] && it=5   # up to 400 transactions (0.3 s) per iteration
+      [ "$t" = tx ] && it=5   # 0.2 s of transactions per iteration
       tmp=$(mktemp)
       if [ "$impl" = ompi ] && [ "$np" -gt "$(nproc)" ]; then
         # Open MPI refuses to bind more ranks than cores to cores
@@ -57,10 +64,10 @@ for cfg in $configs; do
         || { fy_note "$cfg $t -np $np -m $m failed:"; tail -3 "$tmp.err" >&2; }
       fi
       rm -f "$tmp.err"
-      grep -E '^[a-z-]+,(blocking|nonblocking[a-z+]*),' "$tmp" | sed "s/^/$cfg,/" >>"$out"
+      grep -E '^[a-z-]+,(blocking|nonblocking[a-z+]*),' "$tmp" | sed "s/^/$cfg,/; s/\$/,$round/" >>"$out"
       rm -f "$tmp"
     }
-    [ -s "$out" ] || echo "config,test,mode,bytes,np,median_us,p25_us,p75_us" >"$out"
+    [ -s "$out" ] || echo "config,test,mode,bytes,np,median_us,p25_us,p75_us,round" >"$out"
     if [ "$cfg" != ferry-interrupt ]; then
       for t in lat-gats lat-fence lat-lock; do
         for o in put get acc; do run1 2 $t $lat_sizes -o $o -r "$reps"; done
@@ -89,6 +96,7 @@ for cfg in $configs; do
       [ $quick = 1 ] || run1 8 tx 256
     fi
   done
+done
 done
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 py=$(command -v python3)

@@ -131,6 +131,12 @@ struct fy_epoch {
   uint8_t *held;                   /* LOCK/LOCK_ALL: lock word taken per member */
   uint8_t *waiting;                /* LOCK/LOCK_ALL: counted in the target's waiters */
   uint8_t one[3];                  /* LOCK: inline granted/held/waiting */
+  /* START/POST over up to FY_EP_INLINE members: ranks/ids/granted point
+   * here (no allocation per epoch) */
+#define FY_EP_INLINE 4
+  int ranks_in[FY_EP_INLINE];
+  uint64_t ids_in[FY_EP_INLINE];
+  uint8_t granted_in[FY_EP_INLINE];
   int all_granted;
   uint64_t open_seq, close_seq;    /* application order of the open/close calls */
   fy_rmaop_t *ops, *ops_tail;      /* recorded operations (and flushes) */

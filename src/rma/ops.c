@@ -318,6 +318,18 @@ static int check_target(fy_win_t *w, int t) {
  * compiles to `rep stos`, slower than the rest of a small accumulate). */
 static const fy_rmaop_t rmaop_zero;
 
+static void rmaop_init(fy_rmaop_t *o, int kind, int t, MPI_Count oc, fy_datatype_t *ot, MPI_Aint disp,
+                       MPI_Count tc, fy_datatype_t *tt) {
+  *o = rmaop_zero;
+  o->kind = kind;
+  o->target = t;
+  o->ocount = oc;
+  o->otype = ot;
+  o->tdisp = disp;
+  o->tcount = tc;
+  o->ttype = tt;
+}
+
 /* Common path: bind, validate, issue (or complete at once for PROC_NULL). */
 static int start_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *request) {
   if (!request) {
@@ -399,14 +411,8 @@ static int put_get(int kind, const void *oaddr, MPI_Count oc, MPI_Datatype otype
     }
     fy_punlock();
   }
-  fy_rmaop_t op = rmaop_zero;
-  op.kind = kind;
-  op.target = t;
-  op.ocount = oc;
-  op.otype = ot;
-  op.tdisp = disp;
-  op.tcount = tc;
-  op.ttype = tt;
+  fy_rmaop_t op;
+  rmaop_init(&op, kind, t, oc, ot, disp, tc, tt);
   if (kind == FY_OP_PUT) op.oaddr = oaddr;
   else op.raddr = (void *)oaddr;
   return start_op(w, &op, req != NULL, req);
@@ -468,18 +474,12 @@ static int gacc(int kind, const void *oa, MPI_Count oc, MPI_Datatype otype, void
     if (rc < 0) return fy_err(MPI_ERR_COUNT, "result_count = %lld is negative", (long long)rc);
     if (!nodata && ((rt != tt && (err = same_basic(rt, tt))) || (err = same_size(rt, rc, tt, tc)))) return err;
   }
-  fy_rmaop_t o = rmaop_zero;
-  o.kind = kind;
-  o.target = t;
+  fy_rmaop_t o;
+  rmaop_init(&o, kind, t, oc, ot, d, tc, tt);
   o.oaddr = oa;
-  o.ocount = oc;
-  o.otype = ot;
   o.raddr = ra;
   o.rcount = rc;
   o.rtype = rt;
-  o.tdisp = d;
-  o.tcount = tc;
-  o.ttype = tt;
   o.op = op;
   return start_op(w, &o, req != NULL, req);
 }

@@ -511,10 +511,10 @@ static void ep_free(fy_epoch_t *e) {
     e->ops = op->next;
     op_free(op);
   }
-  free(e->ranks);
-  free(e->ids);
+  if (e->ranks != e->ranks_in) free(e->ranks);
+  if (e->ids != e->ids_in) free(e->ids);
   if (e->kind != FY_EP_LOCK) {
-    free(e->granted);
+    if (e->granted != e->granted_in) free(e->granted);
     free(e->held);
     free(e->waiting);
   }
@@ -747,10 +747,16 @@ static int group_ranks(fy_win_t *w, MPI_Group group, fy_epoch_t *e) {
   fy_group_t *g = fy_group_get(group);
   if (!g) return fy_err(MPI_ERR_GROUP, "group = %#x is not a valid group", (unsigned)group);
   e->n = g->size;
-  e->ranks = malloc(sizeof(int) * (size_t)(g->size + 1));
-  e->ids = calloc((size_t)g->size + 1, sizeof(uint64_t));
-  e->granted = calloc((size_t)g->size + 1, 1);
-  if (!e->ranks || !e->ids || !e->granted) return fy_err(MPI_ERR_NO_MEM, "out of memory");
+  if (g->size <= FY_EP_INLINE) { /* zeroed by ep_new */
+    e->ranks = e->ranks_in;
+    e->ids = e->ids_in;
+    e->granted = e->granted_in;
+  } else {
+    e->ranks = malloc(sizeof(int) * (size_t)(g->size + 1));
+    e->ids = calloc((size_t)g->size + 1, sizeof(uint64_t));
+    e->granted = calloc((size_t)g->size + 1, 1);
+    if (!e->ranks || !e->ids || !e->granted) return fy_err(MPI_ERR_NO_MEM, "out of memory");
+  }
   for (int i = 0; i < g->size; i++) {
     int r = -1;
     for (int k = 0; k < w->size; k++)
@@ -759,6 +765,17 @@ static int group_ranks(fy_win_t *w, MPI_Group group, fy_epoch_t *e) {
     e->ranks[i] = r;
   }
   return MPI_SUCCESS;
+}
+
+/* A blocking opening call (fast path) whose epoch does not hold its grant
+ * yet: wait for it on a stack request. Called with the progress lock held;
+ * releases it. */
+static int wait_granted(fy_win_t *w, fy_epoch_t *e) {
+  fy_request_t local, *r = new_req(NULL, &local);
+  e->open_req = r;
+  bg_update(w);
+  fy_punlock();
+  return finish_req(w, r, NULL);
 }
 
 static int check_assert(int a, int allowed) {
@@ -795,11 +812,7 @@ static int do_fence(int assert_, MPI_Win win, MPI_Request *user) {
           fy_punlock();
           return MPI_SUCCESS;
         }
-        fy_request_t local, *r = new_req(NULL, &local);
-        e->open_req = r;
-        bg_update(w);
-        fy_punlock();
-        return finish_req(w, r, NULL);
+        return wait_granted(w, e);
       }
     }
     fy_punlock();
@@ -942,17 +955,18 @@ static int do_lock(int kind, int lock_type, int rank, int assert_, MPI_Win win, 
       e->waiting = &e->one[2];
       w->q = w->q_tail = e;
       e->state = FY_EPS_ACTIVE; /* activate() of a lock epoch */
-      if ((assert_ & MPI_MODE_NOCHECK) || lock_or_wait(w, rank, lock_type == MPI_LOCK_EXCLUSIVE, &e->waiting[0])) {
+      /* a busy lock is usually held for a short epoch: try it a few times
+       * before registering as a waiter (which makes the holder's unlock
+       * ring) and waiting in the engine */
+      int excl = lock_type == MPI_LOCK_EXCLUSIVE, got = (assert_ & MPI_MODE_NOCHECK) != 0;
+      for (long k = rma_spin() / 8; !got && !(got = try_lock(w, rank, excl)) && k > 0; k--) __builtin_ia32_pause();
+      if (got || lock_or_wait(w, rank, excl, &e->waiting[0])) {
         e->held[0] = !(assert_ & MPI_MODE_NOCHECK);
         e->all_granted = 1;
         fy_punlock();
         return MPI_SUCCESS;
       }
-      fy_request_t local, *r = new_req(NULL, &local);
-      e->open_req = r;
-      bg_update(w);
-      fy_punlock();
-      return finish_req(w, r, NULL);
+      return wait_granted(w, e);
     }
     fy_punlock();
   }

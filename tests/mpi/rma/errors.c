@@ -1,6 +1,12 @@
 /* Bad input gives the right error class (and leaves the window usable). */
 #include "rma_test.h"
 
+static void user_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -51,6 +57,21 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_MAXLOC, w), MPI_ERR_OP);
     CHECK_CLASS(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_NO_OP, w), MPI_ERR_OP);
     CHECK_CLASS(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_FLOAT, MPI_SUM, w), MPI_ERR_TYPE);
+    {
+        /* an accumulate's data must be of one predefined type, even for MPI_REPLACE */
+        MPI_Datatype mix, ty[2] = {MPI_INT, MPI_FLOAT};
+        int bl[2] = {1, 1}, pair[2] = {0, 0};
+        MPI_Aint dp[2] = {0, 4};
+        MPI_Type_create_struct(2, bl, dp, ty, &mix);
+        MPI_Type_commit(&mix);
+        CHECK_CLASS(MPI_Accumulate(pair, 1, mix, 0, 0, 1, mix, MPI_REPLACE, w), MPI_ERR_TYPE);
+        MPI_Type_free(&mix);
+        /* and user-defined operations are not allowed */
+        MPI_Op uop;
+        MPI_Op_create(user_sum, 1, &uop);
+        CHECK_CLASS(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, uop, w), MPI_ERR_OP);
+        MPI_Op_free(&uop);
+    }
     CHECK_CLASS(MPI_Fetch_and_op(&v, &res, MPI_INT, 0, 0, MPI_SUM, w), MPI_SUCCESS);
     CHECK_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w), MPI_ERR_RMA_SYNC);
     CHECK_CLASS(MPI_Win_lock_all(0, w), MPI_ERR_RMA_SYNC);
