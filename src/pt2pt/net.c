@@ -180,7 +180,11 @@ static void on_msg(int src, const void *data, size_t len) {
   }
 }
 
-int fy_net_progress(void) { return fy_ofi_poll(); }
+/* Sends the provider refused for now (-FI_EAGAIN) go out only through our
+ * polls, and the peer's answer waits for them: while any are queued the
+ * pass counts as work, so a blocking wait keeps polling instead of yielding
+ * its core (on a loaded machine one yield can cost a time slice). */
+int fy_net_progress(void) { return fy_ofi_poll() + fy_ofi_queued(); }
 
 static int pmi_get(int rank, const char *key, char *val, size_t len) { return fy_pmi_get(rank, key, val, len); }
 

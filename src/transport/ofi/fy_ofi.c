@@ -29,6 +29,7 @@ size_t fy_ofi_inject_size(void) { return 0; }
 int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen) { return -1; }
 int fy_ofi_poll(void) { return 0; }
 int fy_ofi_busy(void) { return 0; }
+int fy_ofi_queued(void) { return 0; }
 fy_ofi_mr_t *fy_ofi_mr_get(const void *buf, size_t len) { return NULL; }
 void fy_ofi_mr_put(fy_ofi_mr_t *mr) {}
 uint64_t fy_ofi_mr_key(const fy_ofi_mr_t *mr) { return 0; }
@@ -127,6 +128,7 @@ const char *fy_ofi_provider(void) { return prov_name; }
 size_t fy_ofi_msg_max(void) { return msg_max; }
 size_t fy_ofi_inject_size(void) { return inject_size; }
 int fy_ofi_busy(void) { return inflight || qhead || rhead; }
+int fy_ofi_queued(void) { return qhead || rhead; }
 int fy_ofi_wait_fd(void) { return wait_fd; }
 
 #define CHECK(call, what)                                                        \

@@ -72,6 +72,8 @@ int fy_ofi_poll(void);
 void fy_ofi_flush(void);
 /* Work in flight or queued (sends, RMA pieces). */
 int fy_ofi_busy(void);
+/* Work queued here that the provider refused for now (-FI_EAGAIN). */
+int fy_ofi_queued(void);
 
 fy_ofi_mr_t *fy_ofi_mr_get(const void *buf, size_t len);
 void fy_ofi_mr_put(fy_ofi_mr_t *mr);
