@@ -346,8 +346,10 @@ int fy_mpi_t_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, vo
   if (!h) return MPI_T_ERR_MEMORY;
   h->idx = pvar_index;
   h->session = pe_session;
+  pthread_mutex_lock(&t_lock); /* a session's handle list may be shared by threads */
   h->next = pe_session->handles;
   pe_session->handles = h;
+  pthread_mutex_unlock(&t_lock);
   *handle = h;
   *count = 1;
   return MPI_SUCCESS;
@@ -366,11 +368,13 @@ int fy_mpi_t_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle *
   if (!handle) return MPI_T_ERR_INVALID_HANDLE;
   int err = pvar_check(pe_session, *handle);
   if (err) return err;
+  pthread_mutex_lock(&t_lock);
   for (struct fy_t_pvar_handle **p = &pe_session->handles; *p; p = &(*p)->next)
     if (*p == *handle) {
       *p = (*handle)->next;
       break;
     }
+  pthread_mutex_unlock(&t_lock);
   free(*handle);
   *handle = MPI_T_PVAR_HANDLE_NULL;
   return MPI_SUCCESS;
@@ -403,7 +407,9 @@ static int pvar_each(MPI_T_pvar_session s, MPI_T_pvar_handle h, void (*fn)(struc
   NEED_INIT();
   if (s == MPI_T_PVAR_SESSION_NULL) return MPI_T_ERR_INVALID_SESSION;
   if (h == MPI_T_PVAR_ALL_HANDLES) {
+    pthread_mutex_lock(&t_lock);
     for (struct fy_t_pvar_handle *x = s->handles; x; x = x->next) fn(x);
+    pthread_mutex_unlock(&t_lock);
     return MPI_SUCCESS;
   }
   int err = pvar_check(s, h);
