@@ -124,6 +124,11 @@ void fy_comm_destroy(fy_comm_t *c) {
   fy_errhandler_release(c->errhandler);
   fy_topo_free(c->topo);
   free(c->bpool); /* MPI_Comm_attach_buffer's bookkeeping (the buffer is the user's) */
+  while (c->part_seq) {
+    fy_part_seq_t *n = c->part_seq->next;
+    free(c->part_seq);
+    c->part_seq = n;
+  }
   if (c->info != MPI_INFO_NULL) fy_info_release(c->info);
   fy_ctx_release(c->ctx);
   free(c->world_of);

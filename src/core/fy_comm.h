@@ -31,6 +31,14 @@
 
 struct fy_attr;
 struct fy_topo;
+/* Partitioned communication (src/pt2pt/part.c): how many partitioned
+ * sends/receives this process has initialised per (peer, tag); the n-th
+ * send pairs with the peer's n-th receive. Freed with the communicator. */
+typedef struct fy_part_seq {
+  struct fy_part_seq *next;
+  int peer, tag, recv;
+  uint32_t n;
+} fy_part_seq_t;
 
 typedef struct fy_comm {
   int handle;
@@ -54,6 +62,7 @@ typedef struct fy_comm {
   MPI_Info info;          /* hints set by the user (a private copy), or MPI_INFO_NULL */
   int session;            /* the session it derives from (its buffered sends use the
                              session's buffer); 0: the world model */
+  fy_part_seq_t *part_seq; /* partitioned init counters (pt2pt/part.c) */
 } fy_comm_t;
 
 extern fy_comm_t fy_comm_world, fy_comm_self;

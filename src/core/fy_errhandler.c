@@ -55,6 +55,8 @@ int fy_errhandler_valid(MPI_Errhandler eh) {
 }
 
 int fy_err_raise(int err, int obj_kind, int handle, const char *fname) {
+  /* MPI_T calls return their errors and never invoke a handler (MPI 4.1 15.3.2). */
+  if (!strncmp(fname, "MPI_T_", 6)) return err;
   MPI_Errhandler eh = MPI_ERRORS_ARE_FATAL, *slot = NULL;
   int h = MPI_COMM_WORLD;
   if (obj_kind != FY_OBJ_NONE && obj_kind != FY_OBJ_COMM) {

@@ -53,6 +53,7 @@ void fy_req_release(fy_request_t *r) {
   fy_async_unwatch(r);
   if (r->kind == FY_REQ_COLL) fy_sched_req_free(r);
   if (r->kind == FY_REQ_GREQ && r->gfree) r->gfree(r->cb_arg);
+  if (r->kind == FY_REQ_PART) fy_part_free(r);
   if (r->handle != MPI_REQUEST_NULL) fy_htab_remove(&req_tab, r->handle);
   if (r->tmp && r->tmp_owned) free(r->tmp);
   fy_type_release(r->type); /* taken by fy_req_setup */
@@ -438,6 +439,7 @@ int fy_mpi_start(MPI_Request *request) {
   if (r->active)
     return fy_err(MPI_ERR_REQUEST, "request = %#x is already active", (unsigned)*request);
   if (r->kind == FY_REQ_COLL) return fy_sched_req_start(r);
+  if (r->kind == FY_REQ_PART) return fy_part_start(r);
   if (r->kind == FY_REQ_RECV) return fy_recv_start(r);
   extern int fy_bsend_start(fy_request_t *r);
   if (r->mode == FY_MODE_BUF) return fy_bsend_start(r);

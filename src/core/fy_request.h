@@ -25,7 +25,8 @@ struct fy_sched;
 
 enum { FY_REQ_SEND = 1, FY_REQ_RECV, FY_REQ_MSG, FY_REQ_BSEND, FY_REQ_COLL,
        FY_REQ_MULTI, /* completes when its internal child requests have (MPI_Isendrecv) */
-       FY_REQ_GREQ   /* a generalized request (MPI_Grequest_start): the user completes it */ };
+       FY_REQ_GREQ,  /* a generalized request (MPI_Grequest_start): the user completes it */
+       FY_REQ_PART   /* a partitioned send/receive (pt2pt/part.c); cb_arg: its state */ };
 enum { FY_MODE_STD = 0, FY_MODE_SYNC, FY_MODE_BUF, FY_MODE_READY };
 enum { /* protocol state of an active request */
   FY_PS_IDLE = 0, FY_PS_QUEUED, FY_PS_EAGER_ACK, FY_PS_RNDV_WAIT_SLOT,

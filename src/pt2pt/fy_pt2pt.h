@@ -64,6 +64,11 @@ int fy_irecv_internal(void *buf, MPI_Count count, fy_datatype_t *t, int src, int
 /* Block until r completes (progressing); does not release r. */
 void fy_req_wait_done(fy_request_t *r);
 
+/* Partitioned requests (part.c): MPI_Start on one, and the release of
+ * its state (called by fy_req_release with the progress lock held). */
+int fy_part_start(fy_request_t *r);
+void fy_part_free(fy_request_t *r);
+
 /* Receive cancel: 1 if it was still queued (and is now cancelled). */
 int fy_recv_cancel(fy_request_t *r);
 

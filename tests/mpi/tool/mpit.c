@@ -1,0 +1,203 @@
+/* MPI_T: control variables are Ferry's FERRY_* settings, performance
+ * variables its counters.
+ * - before MPI_Init: MPI_T_init_thread; every cvar listed, names unique
+ *   and FERRY_ / MPIEXEC_, the settings ferry-info documents found by name;
+ *   the string length rules (len in = buffer size, out = length + 1, a
+ *   short buffer truncates with a NUL); a double and a string cvar set
+ *   through the environment (see CMakeLists) read back; writes refused
+ *   with MPI_T_ERR_CVAR_SET_NEVER; bad index / name / handle errors;
+ * - categories cover every cvar and pvar exactly once; no events, no
+ *   sources;
+ * - after MPI_Init: a pvar session counts the eager messages this rank
+ *   sends between start and stop (exactly), reset, write, readreset,
+ *   MPI_T_PVAR_ALL_HANDLES;
+ * - after MPI_Finalize MPI_T still answers until the last MPI_T_finalize;
+ *   then MPI_T_ERR_NOT_INITIALIZED. */
+#include "fytest.h"
+#include <string.h>
+
+#define EQ(call, want)                                                             \
+    do {                                                                           \
+        int r_ = (call);                                                           \
+        if (r_ != (want)) fy_fail(__FILE__, __LINE__, "%s returned %d, expected %d", #call, r_, (int)(want)); \
+    } while (0)
+
+static const char *known[] = {"FERRY_STATS", "FERRY_EAGER_THRESHOLD", "FERRY_PROGRESS", "FERRY_MQ",
+                              "FERRY_PEF_PERIOD_US", "FERRY_COLL_BCAST", "FERRY_CMA", "MPIEXEC_TIMEOUT"};
+
+static int cvar_index(const char *name)
+{
+    int i = -1;
+    EQ(MPI_T_cvar_get_index(name, &i), MPI_SUCCESS);
+    return i;
+}
+
+static void cvars(void)
+{
+    int n = 0;
+    EQ(MPI_T_cvar_get_num(&n), MPI_SUCCESS);
+    CHECK(n >= 40, "only %d cvars", n);
+    char (*names)[128] = calloc((size_t)n, 128);
+    for (int i = 0; i < n; i++) {
+        int nl = 128, dl = 0, verb, bind, scope;
+        MPI_Datatype dt;
+        MPI_T_enum en;
+        EQ(MPI_T_cvar_get_info(i, names[i], &nl, &verb, &dt, &en, NULL, &dl, &bind, &scope), MPI_SUCCESS);
+        CHECK(nl == (int)strlen(names[i]) + 1, "cvar %d name_len %d for '%s'", i, nl, names[i]);
+        CHECK(!strncmp(names[i], "FERRY_", 6) || !strncmp(names[i], "MPIEXEC_", 8), "cvar name '%s'", names[i]);
+        CHECK(dl > 1, "cvar %s: no description (desc_len %d)", names[i], dl);
+        CHECK(bind == MPI_T_BIND_NO_OBJECT && scope == MPI_T_SCOPE_READONLY && en == MPI_T_ENUM_NULL,
+              "cvar %s: bind %d scope %d", names[i], bind, scope);
+        CHECK(dt == MPI_LONG || dt == MPI_INT || dt == MPI_DOUBLE || dt == MPI_CHAR, "cvar %s type", names[i]);
+        for (int j = 0; j < i; j++) CHECK(strcmp(names[i], names[j]), "cvar %s twice", names[i]);
+        CHECK(cvar_index(names[i]) == i, "get_index(%s) != %d", names[i], i);
+    }
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) CHECK(cvar_index(known[k]) >= 0, "%s missing", known[k]);
+    free(names);
+
+    /* string rules: a 6-byte buffer gets 5 characters and a NUL */
+    char small[6] = "xxxxxx";
+    int sl = 6;
+    EQ(MPI_T_cvar_get_info(cvar_index("FERRY_EAGER_THRESHOLD"), small, &sl, NULL, NULL, NULL, NULL, NULL, NULL,
+                           NULL), MPI_SUCCESS);
+    CHECK(!strcmp(small, "FERRY") && sl == 6, "truncated name '%s' len %d", small, sl);
+
+    /* values set through the environment (CMakeLists: FERRY_MQ_ADJUSTMENT=3.5, FERRY_COLL_BCAST=binomial) */
+    MPI_T_cvar_handle h;
+    int count = 0;
+    EQ(MPI_T_cvar_handle_alloc(cvar_index("FERRY_MQ_ADJUSTMENT"), NULL, &h, &count), MPI_SUCCESS);
+    double d = 0;
+    EQ(MPI_T_cvar_read(h, &d), MPI_SUCCESS);
+    CHECK(count == 1 && d == 3.5, "FERRY_MQ_ADJUSTMENT read %g (count %d)", d, count);
+    EQ(MPI_T_cvar_write(h, &d), MPI_T_ERR_CVAR_SET_NEVER);
+    EQ(MPI_T_cvar_handle_free(&h), MPI_SUCCESS);
+    CHECK(h == MPI_T_CVAR_HANDLE_NULL, "handle not nulled");
+    EQ(MPI_T_cvar_handle_alloc(cvar_index("FERRY_COLL_BCAST"), NULL, &h, &count), MPI_SUCCESS);
+    char s[64] = "";
+    CHECK(count == 9, "string count %d", count);
+    if (count <= 64) EQ(MPI_T_cvar_read(h, s), MPI_SUCCESS);
+    CHECK(!strcmp(s, "binomial"), "FERRY_COLL_BCAST read '%s'", s);
+    EQ(MPI_T_cvar_handle_free(&h), MPI_SUCCESS);
+    EQ(MPI_T_cvar_handle_alloc(cvar_index("FERRY_CMA"), NULL, &h, &count), MPI_SUCCESS);
+    int b = -1;
+    EQ(MPI_T_cvar_read(h, &b), MPI_SUCCESS);
+    CHECK(b == 0 || b == 1, "FERRY_CMA read %d", b);
+    EQ(MPI_T_cvar_handle_free(&h), MPI_SUCCESS);
+
+    int i;
+    EQ(MPI_T_cvar_get_index("FERRY_NO_SUCH_THING", &i), MPI_T_ERR_INVALID_NAME);
+    EQ(MPI_T_cvar_get_info(n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL), MPI_T_ERR_INVALID_INDEX);
+    EQ(MPI_T_cvar_handle_alloc(-1, NULL, &h, &count), MPI_T_ERR_INVALID_INDEX);
+    EQ(MPI_T_cvar_read(MPI_T_CVAR_HANDLE_NULL, &b), MPI_T_ERR_INVALID_HANDLE);
+}
+
+static void categories(void)
+{
+    int nc = 0, ncv = 0, npv = 0, sc = 0, sp = 0;
+    EQ(MPI_T_category_get_num(&nc), MPI_SUCCESS);
+    EQ(MPI_T_cvar_get_num(&ncv), MPI_SUCCESS);
+    EQ(MPI_T_pvar_get_num(&npv), MPI_SUCCESS);
+    int *seen = calloc((size_t)ncv + 1, sizeof(int)), *pseen = calloc((size_t)npv + 1, sizeof(int));
+    for (int c = 0; c < nc; c++) {
+        char name[64];
+        int nl = 64, a, p, sub, ne = -1;
+        EQ(MPI_T_category_get_info(c, name, &nl, NULL, NULL, &a, &p, &sub), MPI_SUCCESS);
+        int idx = -1;
+        EQ(MPI_T_category_get_index(name, &idx), MPI_SUCCESS);
+        CHECK(idx == c, "category %s index %d", name, idx);
+        int *ix = malloc(sizeof(int) * (size_t)(a + p + 1));
+        EQ(MPI_T_category_get_cvars(c, a, ix), MPI_SUCCESS);
+        for (int k = 0; k < a; k++) seen[ix[k]]++;
+        EQ(MPI_T_category_get_pvars(c, p, ix), MPI_SUCCESS);
+        for (int k = 0; k < p; k++) pseen[ix[k]]++;
+        free(ix);
+        EQ(MPI_T_category_get_num_events(c, &ne), MPI_SUCCESS);
+        CHECK(ne == 0 && sub == 0, "category %s: %d events %d subcategories", name, ne, sub);
+        sc += a;
+        sp += p;
+    }
+    CHECK(nc >= 5 && sc == ncv && sp == npv, "%d categories hold %d/%d cvars, %d/%d pvars", nc, sc, ncv, sp, npv);
+    for (int i = 0; i < ncv; i++) CHECK(seen[i] == 1, "cvar %d in %d categories", i, seen[i]);
+    for (int i = 0; i < npv; i++) CHECK(pseen[i] == 1, "pvar %d in %d categories", i, pseen[i]);
+    free(seen);
+    free(pseen);
+    int x = -1;
+    EQ(MPI_T_category_get_index("nope", &x), MPI_T_ERR_INVALID_NAME);
+    EQ(MPI_T_source_get_num(&x), MPI_SUCCESS);
+    CHECK(x == 0, "%d sources", x);
+    EQ(MPI_T_event_get_num(&x), MPI_SUCCESS);
+    CHECK(x == 0, "%d events", x);
+    EQ(MPI_T_event_get_index("x", &x), MPI_T_ERR_INVALID_NAME);
+}
+
+static void pvars(int rank, int size)
+{
+    int idx = -1, cls, ro, cont, at, count;
+    MPI_Datatype dt;
+    EQ(MPI_T_pvar_get_index("ferry_pt2pt_eager_sent", MPI_T_PVAR_CLASS_COUNTER, &idx), MPI_SUCCESS);
+    EQ(MPI_T_pvar_get_index("ferry_pt2pt_eager_sent", MPI_T_PVAR_CLASS_LEVEL, &cls), MPI_T_ERR_INVALID_NAME);
+    EQ(MPI_T_pvar_get_info(idx, NULL, NULL, NULL, &cls, &dt, NULL, NULL, NULL, NULL, &ro, &cont, &at), MPI_SUCCESS);
+    CHECK(cls == MPI_T_PVAR_CLASS_COUNTER && dt == MPI_UNSIGNED_LONG_LONG && !cont, "pvar info");
+    MPI_T_pvar_session ses;
+    MPI_T_pvar_handle h, h2;
+    EQ(MPI_T_pvar_session_create(&ses), MPI_SUCCESS);
+    EQ(MPI_T_pvar_handle_alloc(ses, idx, NULL, &h, &count), MPI_SUCCESS);
+    EQ(MPI_T_pvar_handle_alloc(ses, idx, NULL, &h2, &count), MPI_SUCCESS);
+    CHECK(count == 1, "count %d", count);
+    int to = (rank + 1) % size, from = (rank + size - 1) % size;
+    unsigned long long v = 99;
+    char buf[8] = {0};
+    MPI_Barrier(MPI_COMM_WORLD);
+    EQ(MPI_T_pvar_read(ses, h, &v), MPI_SUCCESS);
+    CHECK(v == 0, "a stopped handle counted %llu", v);
+    EQ(MPI_T_pvar_start(ses, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
+    MPI_Request rq[10];
+    for (int i = 0; i < 10; i++) MPI_Irecv(buf, 8, MPI_BYTE, from, 40 + i, MPI_COMM_WORLD, &rq[i]);
+    for (int i = 0; i < 10; i++) MPI_Send(buf, 8, MPI_BYTE, to, 40 + i, MPI_COMM_WORLD);
+    MPI_Waitall(10, rq, MPI_STATUSES_IGNORE);
+    EQ(MPI_T_pvar_stop(ses, h), MPI_SUCCESS);
+    EQ(MPI_T_pvar_read(ses, h, &v), MPI_SUCCESS);
+    CHECK(v == 10, "eager_sent counted %llu, expected 10", v);
+    MPI_Send(buf, 8, MPI_BYTE, to, 60, MPI_COMM_WORLD); /* h stopped, h2 running */
+    MPI_Recv(buf, 8, MPI_BYTE, from, 60, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    EQ(MPI_T_pvar_read(ses, h, &v), MPI_SUCCESS);
+    CHECK(v == 10, "stopped handle moved to %llu", v);
+    EQ(MPI_T_pvar_readreset(ses, h2, &v), MPI_SUCCESS);
+    CHECK(v == 11, "running handle %llu, expected 11", v);
+    EQ(MPI_T_pvar_read(ses, h2, &v), MPI_SUCCESS);
+    CHECK(v == 0, "after readreset %llu", v);
+    unsigned long long w = 1000;
+    EQ(MPI_T_pvar_write(ses, h, &w), MPI_SUCCESS);
+    EQ(MPI_T_pvar_read(ses, h, &v), MPI_SUCCESS);
+    CHECK(v == 1000, "written handle reads %llu", v);
+    EQ(MPI_T_pvar_reset(ses, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
+    EQ(MPI_T_pvar_read(ses, h, &v), MPI_SUCCESS);
+    CHECK(v == 0, "reset handle reads %llu", v);
+    EQ(MPI_T_pvar_read(MPI_T_PVAR_SESSION_NULL, h, &v), MPI_T_ERR_INVALID_SESSION);
+    EQ(MPI_T_pvar_handle_alloc(ses, 9999, NULL, &h, &count), MPI_T_ERR_INVALID_INDEX);
+    EQ(MPI_T_pvar_handle_free(ses, &h), MPI_SUCCESS);
+    CHECK(h == MPI_T_PVAR_HANDLE_NULL, "pvar handle not nulled");
+    EQ(MPI_T_pvar_session_free(&ses), MPI_SUCCESS); /* frees h2 with it */
+    CHECK(ses == MPI_T_PVAR_SESSION_NULL, "session not nulled");
+}
+
+int main(int argc, char **argv)
+{
+    int provided = -1, n = 0;
+    EQ(MPI_T_cvar_get_num(&n), MPI_T_ERR_NOT_INITIALIZED);
+    EQ(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided), MPI_SUCCESS);
+    EQ(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided), MPI_SUCCESS); /* reference counted */
+    CHECK(provided == MPI_THREAD_SINGLE, "provided %d", provided);
+    cvars();
+    EQ(MPI_T_finalize(), MPI_SUCCESS);
+    MPI_Init(&argc, &argv);
+    fy_init("tool_mpit");
+    categories();
+    pvars(fy_rank_, fy_size_);
+    int rc = fy_finish();
+    EQ(MPI_T_cvar_get_num(&n), MPI_SUCCESS); /* still open after MPI_Finalize */
+    EQ(MPI_T_finalize(), MPI_SUCCESS);
+    EQ(MPI_T_cvar_get_num(&n), MPI_T_ERR_NOT_INITIALIZED);
+    EQ(MPI_T_finalize(), MPI_T_ERR_NOT_INITIALIZED);
+    return rc || fy_errs;
+}
