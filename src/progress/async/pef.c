@@ -43,6 +43,7 @@ typedef struct pef_flow {
   double next_us;   /* interval to the turn after the coming one */
   double sched_us;  /* interval between turns while a collective schedule runs */
   long futile;      /* consecutive signal turns outside the library that found nothing */
+  int paused;       /* the timer was disarmed for a blocking wait (fy_pef_wait_begin) */
   pid_t tid;
 } pef_flow_t;
 
@@ -79,6 +80,8 @@ static void turn(int in_signal) {
     if (fy_shm_pending()) fy_pt2pt_signal_poll();
     if (fy_sched_pending()) sched_ev = fy_sched_signal_progress();
   } else {
+    /* before the poll: the Dekker pair with a sender's kick check */
+    if (fy_sched_pending() || (use_kick && fy_async_watching())) fy_shm_kick_register(flow.tid, signo);
     sched_ev = fy_progress_poll_locked();
   }
   int hit = fy_async_ctr.hits != hits0;
@@ -152,7 +155,12 @@ void fy_pef_on_watch(void) {
   if (!installed) return;
   if (!flow.created && flow_create() != 0) return;
   flow.futile = 0;
-  if (use_kick) fy_shm_kick_register(flow.tid, signo);
+  /* Inside a call (always, but for safety): register as the call returns,
+   * see fy_pef_on_sched; a kick now would hit the library. */
+  if (use_kick) {
+    if (fy_tls.in_mpi) fy_tls.pef_pending = 1;
+    else fy_shm_kick_register(flow.tid, signo);
+  }
   if (use_timer) {
     flow.next_us = fy_config.pef_period_us;
     arm(fy_config.pef_phase_us);
@@ -170,9 +178,41 @@ void fy_pef_on_idle(void) {
 void fy_pef_on_sched(void) {
   if (!installed) return;
   if (!flow.created && flow_create() != 0) return;
-  fy_shm_kick_register(flow.tid, signo);
   flow.sched_us = fy_config.pef_period_us;
+  /* Neither a kick nor a timer from inside the starting call: a signal
+   * that arrives while the thread is in the library (this call, or the
+   * MPI_Wait that often follows at once) costs a delivery (~10 us here,
+   * more under load) for a turn the thread's own progress makes anyway.
+   * The first turn is taken as the call returns (fy_async_on_api_exit):
+   * it registers for kicks, takes in the ring (the re-check the
+   * registration needs) and arms the timer. */
+  if (fy_tls.in_mpi) {
+    fy_tls.pef_pending = 1;
+    return;
+  }
+  fy_shm_kick_register(flow.tid, signo);
   if (!flow.armed) arm(fy_config.pef_phase_us);
+}
+
+/* fy_progress_wait is about to block inside the library: the thread
+ * progresses everything itself until it returns, so a timer turn would be
+ * a signal for nothing. Disarm it; fy_pef_wait_end() has the turn taken as
+ * the MPI call returns, which re-arms it if anything is still pending.
+ * A signal between the test and timer_settime is deferred as usual. */
+void fy_pef_wait_begin(void) {
+  if (!installed || !flow.created || !flow.armed) return;
+  struct itimerspec it;
+  memset(&it, 0, sizeof it);
+  timer_settime(flow.timer, 0, &it, NULL);
+  flow.armed = 0;
+  flow.paused = 1;
+}
+
+void fy_pef_wait_end(void) {
+  if (!flow.paused) return;
+  flow.paused = 0;
+  if (fy_tls.in_mpi) fy_tls.pef_pending = 1;
+  else arm(fy_config.pef_period_us);
 }
 
 /* A signal arrived while the thread was inside Ferry: take that turn now,
