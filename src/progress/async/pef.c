@@ -169,7 +169,17 @@ void fy_pef_on_watch(void) {
 
 /* Nothing is watched any more (progress lock held). */
 void fy_pef_on_idle(void) {
-  if (use_kick && !fy_sched_pending()) fy_shm_kick_unregister();
+  if (fy_sched_pending()) return;
+  if (use_kick) fy_shm_kick_unregister();
+  /* A turn armed for what has just completed would be a signal for
+   * nothing (timer_settime is async-signal-safe: a turn may get here). */
+  if (flow.created && flow.armed) {
+    struct itimerspec it;
+    memset(&it, 0, sizeof it);
+    flow.armed = 0;
+    timer_settime(flow.timer, 0, &it, NULL);
+  }
+  flow.paused = 0;
 }
 
 /* A nonblocking collective schedule started (progress lock held): register
