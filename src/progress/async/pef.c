@@ -80,9 +80,14 @@ static void turn(int in_signal) {
     if (fy_shm_pending()) fy_pt2pt_signal_poll();
     if (fy_sched_pending()) sched_ev = fy_sched_signal_progress();
   } else {
-    /* before the poll: the Dekker pair with a sender's kick check */
-    if (fy_sched_pending() || (use_kick && fy_async_watching())) fy_shm_kick_register(flow.tid, signo);
     sched_ev = fy_progress_poll_locked();
+    /* Register for kicks only now (a kick during that pass, which may copy
+     * data, would hit the library), then re-check the ring: the Dekker
+     * pair with a sender's kick check. */
+    if (fy_sched_pending() || (use_kick && fy_async_watching())) {
+      fy_shm_kick_register(flow.tid, signo);
+      if (fy_shm_pending()) sched_ev += fy_progress_poll_locked();
+    }
   }
   int hit = fy_async_ctr.hits != hits0;
   if (sched_ev && in_signal) FY_CTR_ADD(hits, 1);
@@ -94,7 +99,13 @@ static void turn(int in_signal) {
     if (sched_ev) flow.sched_us = fy_config.pef_period_us;
     else if (flow.sched_us < fy_config.coll_pef_max_us) flow.sched_us *= 2;
     if (flow.sched_us > fy_config.coll_pef_max_us) flow.sched_us = fy_config.coll_pef_max_us;
-    if (!flow.armed) arm(flow.sched_us);
+    /* A turn taken as an MPI call returns (the start of the collective,
+     * typically) arms the longest interval: the thread usually calls MPI
+     * again soon (MPI_Wait disarms the timer), and a short expiry lands in
+     * that gap whenever the thread is preempted there, which on a loaded
+     * machine is often: a signal into the library for nothing. Rendezvous
+     * messages kick at once anyway. */
+    if (!flow.armed) arm(in_signal ? flow.sched_us : fy_config.coll_pef_max_us);
     goto out;
   }
   if (!use_timer || fy_async_watching() == 0) goto out;
