@@ -77,6 +77,8 @@ static void turn(int in_signal) {
   FY_CTR_ADD(turns, 1);
   int sched_ev = 0;
   if (in_signal) {
+    /* outside the library: (re-)register first, the poll is the re-check */
+    if (fy_sched_pending() || (use_kick && fy_async_watching())) fy_shm_kick_register(flow.tid, signo);
     if (fy_shm_pending()) fy_pt2pt_signal_poll();
     if (fy_sched_pending()) sched_ev = fy_sched_signal_progress();
   } else {
@@ -246,6 +248,9 @@ void fy_async_on_api_exit(void) {
     turn(0);
     fy_punlock();
   } else {
+    /* Another thread holds the engine (and polls the ring): register now
+     * so that a rendezvous start after it lets go still kicks us. */
+    if (fy_sched_pending() || (use_kick && fy_async_watching())) fy_shm_kick_register(flow.tid, signo);
     arm(fy_config.pef_period_us);
   }
   fy_tls.in_mpi--;
