@@ -14,7 +14,7 @@
  *   doorbell for at most FERRY_SLEEP_US per round; while it sleeps or
  *   yields it releases the MPI_THREAD_MULTIPLE API lock. While inside, this
  *   process advertises "waiting in MPI" to its peers, so they let it move
- *   rendezvous data.
+ *   rendezvous data, and the PEF timer is off (fy_async_wait_begin/end).
  * - Hooks (fy_progress_hook_add) run on every pass under the lock. */
 #ifndef FY_PROGRESS_H
 #define FY_PROGRESS_H

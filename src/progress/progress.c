@@ -135,6 +135,7 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
   long spin = spin_polls(), yield = fy_config.yield_count;
   long sleep_us = fy_config.sleep_us;
   fy_shm_set_in_mpi(1);
+  fy_async_wait_begin(); /* no PEF timer signals while we poll ourselves */
   FY_PSTAT_ADD(waits);
   long idle = 0;
   for (;;) {
@@ -168,6 +169,7 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
     fy_api_relock_after_wait();
   }
   fy_shm_set_in_mpi(0);
+  fy_async_wait_end();
   /* Senders do not kick a rank that waits in MPI; one that came in as we
    * stopped waiting is taken in here, before we go back to computing (the
    * store above is seq_cst, the sender fences before it reads it). */

@@ -131,3 +131,11 @@ void fy_async_sched_started(void) {
 void fy_async_sched_idle(void) {
   if (fy_async_mode == FY_ASYNC_PEF && fy_async_watching() == 0) fy_pef_on_idle();
 }
+
+void fy_async_wait_begin(void) {
+  if (fy_async_mode == FY_ASYNC_PEF) fy_pef_wait_begin();
+}
+
+void fy_async_wait_end(void) {
+  if (fy_async_mode == FY_ASYNC_PEF) fy_pef_wait_end();
+}

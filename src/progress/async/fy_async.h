@@ -67,6 +67,12 @@ void fy_async_unwatch_locked(struct fy_request *r); /* takes the lock itself */
 void fy_async_sched_started(void);
 void fy_async_sched_idle(void);
 void fy_pef_on_sched(void);
+/* fy_progress_wait brackets a blocking wait (application thread, inside an
+ * MPI call): no timer turns while the thread progresses by itself. */
+void fy_async_wait_begin(void);
+void fy_async_wait_end(void);
+void fy_pef_wait_begin(void);
+void fy_pef_wait_end(void);
 
 /* Mode hooks, called from the watch list. */
 void fy_pef_on_watch(void);

@@ -43,6 +43,7 @@ typedef struct pef_flow {
   double next_us;   /* interval to the turn after the coming one */
   double sched_us;  /* interval between turns while a collective schedule runs */
   long futile;      /* consecutive signal turns outside the library that found nothing */
+  int paused;       /* the timer was disarmed for a blocking wait (fy_pef_wait_begin) */
   pid_t tid;
 } pef_flow_t;
 
@@ -76,10 +77,19 @@ static void turn(int in_signal) {
   FY_CTR_ADD(turns, 1);
   int sched_ev = 0;
   if (in_signal) {
+    /* outside the library: (re-)register first, the poll is the re-check */
+    if (fy_sched_pending() || (use_kick && fy_async_watching())) fy_shm_kick_register(flow.tid, signo);
     if (fy_shm_pending()) fy_pt2pt_signal_poll();
     if (fy_sched_pending()) sched_ev = fy_sched_signal_progress();
   } else {
     sched_ev = fy_progress_poll_locked();
+    /* Register for kicks only now (a kick during that pass, which may copy
+     * data, would hit the library), then re-check the ring: the Dekker
+     * pair with a sender's kick check. */
+    if (fy_sched_pending() || (use_kick && fy_async_watching())) {
+      fy_shm_kick_register(flow.tid, signo);
+      if (fy_shm_pending()) sched_ev += fy_progress_poll_locked();
+    }
   }
   int hit = fy_async_ctr.hits != hits0;
   if (sched_ev && in_signal) FY_CTR_ADD(hits, 1);
@@ -91,7 +101,13 @@ static void turn(int in_signal) {
     if (sched_ev) flow.sched_us = fy_config.pef_period_us;
     else if (flow.sched_us < fy_config.coll_pef_max_us) flow.sched_us *= 2;
     if (flow.sched_us > fy_config.coll_pef_max_us) flow.sched_us = fy_config.coll_pef_max_us;
-    if (!flow.armed) arm(flow.sched_us);
+    /* A turn taken as an MPI call returns (the start of the collective,
+     * typically) arms the longest interval: the thread usually calls MPI
+     * again soon (MPI_Wait disarms the timer), and a short expiry lands in
+     * that gap whenever the thread is preempted there, which on a loaded
+     * machine is often: a signal into the library for nothing. Rendezvous
+     * messages kick at once anyway. */
+    if (!flow.armed) arm(in_signal ? flow.sched_us : fy_config.coll_pef_max_us);
     goto out;
   }
   if (!use_timer || fy_async_watching() == 0) goto out;
@@ -152,7 +168,12 @@ void fy_pef_on_watch(void) {
   if (!installed) return;
   if (!flow.created && flow_create() != 0) return;
   flow.futile = 0;
-  if (use_kick) fy_shm_kick_register(flow.tid, signo);
+  /* Inside a call (always, but for safety): register as the call returns,
+   * see fy_pef_on_sched; a kick now would hit the library. */
+  if (use_kick) {
+    if (fy_tls.in_mpi) fy_tls.pef_pending = 1;
+    else fy_shm_kick_register(flow.tid, signo);
+  }
   if (use_timer) {
     flow.next_us = fy_config.pef_period_us;
     arm(fy_config.pef_phase_us);
@@ -161,7 +182,17 @@ void fy_pef_on_watch(void) {
 
 /* Nothing is watched any more (progress lock held). */
 void fy_pef_on_idle(void) {
-  if (use_kick && !fy_sched_pending()) fy_shm_kick_unregister();
+  if (fy_sched_pending()) return;
+  if (use_kick) fy_shm_kick_unregister();
+  /* A turn armed for what has just completed would be a signal for
+   * nothing (timer_settime is async-signal-safe: a turn may get here). */
+  if (flow.created && flow.armed) {
+    struct itimerspec it;
+    memset(&it, 0, sizeof it);
+    flow.armed = 0;
+    timer_settime(flow.timer, 0, &it, NULL);
+  }
+  flow.paused = 0;
 }
 
 /* A nonblocking collective schedule started (progress lock held): register
@@ -170,9 +201,41 @@ void fy_pef_on_idle(void) {
 void fy_pef_on_sched(void) {
   if (!installed) return;
   if (!flow.created && flow_create() != 0) return;
-  fy_shm_kick_register(flow.tid, signo);
   flow.sched_us = fy_config.pef_period_us;
+  /* Neither a kick nor a timer from inside the starting call: a signal
+   * that arrives while the thread is in the library (this call, or the
+   * MPI_Wait that often follows at once) costs a delivery (~10 us here,
+   * more under load) for a turn the thread's own progress makes anyway.
+   * The first turn is taken as the call returns (fy_async_on_api_exit):
+   * it registers for kicks, takes in the ring (the re-check the
+   * registration needs) and arms the timer. */
+  if (fy_tls.in_mpi) {
+    fy_tls.pef_pending = 1;
+    return;
+  }
+  fy_shm_kick_register(flow.tid, signo);
   if (!flow.armed) arm(fy_config.pef_phase_us);
+}
+
+/* fy_progress_wait is about to block inside the library: the thread
+ * progresses everything itself until it returns, so a timer turn would be
+ * a signal for nothing. Disarm it; fy_pef_wait_end() has the turn taken as
+ * the MPI call returns, which re-arms it if anything is still pending.
+ * A signal between the test and timer_settime is deferred as usual. */
+void fy_pef_wait_begin(void) {
+  if (!installed || !flow.created || !flow.armed) return;
+  struct itimerspec it;
+  memset(&it, 0, sizeof it);
+  timer_settime(flow.timer, 0, &it, NULL);
+  flow.armed = 0;
+  flow.paused = 1;
+}
+
+void fy_pef_wait_end(void) {
+  if (!flow.paused) return;
+  flow.paused = 0;
+  if (fy_tls.in_mpi) fy_tls.pef_pending = 1;
+  else arm(fy_config.pef_period_us);
 }
 
 /* A signal arrived while the thread was inside Ferry: take that turn now,
@@ -185,6 +248,9 @@ void fy_async_on_api_exit(void) {
     turn(0);
     fy_punlock();
   } else {
+    /* Another thread holds the engine (and polls the ring): register now
+     * so that a rendezvous start after it lets go still kicks us. */
+    if (fy_sched_pending() || (use_kick && fy_async_watching())) fy_shm_kick_register(flow.tid, signo);
     arm(fy_config.pef_period_us);
   }
   fy_tls.in_mpi--;
