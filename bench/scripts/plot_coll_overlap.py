@@ -12,15 +12,9 @@ import os
 import statistics
 import sys
 
+from benchtable import human
+
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"]
-
-
-def human(n):
-    n = int(n)
-    for unit, sh in (("MiB", 20), ("KiB", 10)):
-        if n >= 1 << sh and n % (1 << sh) == 0:
-            return f"{n >> sh} {unit}"
-    return f"{n} B"
 
 
 def svg_plot(path, op, configs, sizes, med):

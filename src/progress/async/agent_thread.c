@@ -82,6 +82,29 @@ void fy_intr_on_watch(void) {
   if (atomic_load(&parked)) syscall(SYS_futex, &park_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/* One wake-up's work: progress passes while they find something (with
+ * interrupt suppression, while more_pending() says work is queued), then a
+ * short back-off when nothing was done: the application thread holds the
+ * lock (it is progressing), so do not spin on what it is draining. */
+static void agent_turn(int (*more_pending)(void)) {
+  FY_CTR_ADD(wakeups, 1);
+  uint64_t t0 = fy_async_now_ns();
+  int total = 0, n;
+  do {
+    n = fy_progress_try_poll();
+    if (n > 0) total += n;
+  } while (n > 0 && fy_config.intr_suppress && (!more_pending || more_pending()));
+  FY_CTR_ADD(turns, 1);
+  if (total <= 0) {
+    FY_CTR_ADD(futile, 1);
+    struct timespec ts = {0, 20 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  FY_CTR_ADD(time_ns, fy_async_now_ns() - t0);
+}
+
+static int shm_more(void) { return fy_shm_pending(); }
+
 static void *intr_main(void *arg) {
   (void)arg;
   bind_cpu();
@@ -101,22 +124,7 @@ static void *intr_main(void *arg) {
     fy_shm_doorbell_disarm(wait_kind);
     if (!atomic_load(&running)) break;
     if (!fy_shm_pending() && !atomic_load(&fy_progress_background)) continue; /* timeout */
-    FY_CTR_ADD(wakeups, 1);
-    uint64_t t0 = fy_async_now_ns();
-    int total = 0, n;
-    do {
-      n = fy_progress_try_poll();
-      if (n > 0) total += n;
-    } while (n > 0 && fy_config.intr_suppress && fy_shm_pending());
-    FY_CTR_ADD(turns, 1);
-    if (total <= 0) {
-      FY_CTR_ADD(futile, 1);
-      /* The application thread holds the lock (it is progressing): back
-       * off briefly rather than spin on a ring it is draining. */
-      struct timespec ts = {0, 20 * 1000};
-      nanosleep(&ts, NULL);
-    }
-    FY_CTR_ADD(time_ns, fy_async_now_ns() - t0);
+    agent_turn(shm_more);
   }
   return NULL;
 }
@@ -132,20 +140,7 @@ static void *net_main(void *arg) {
     }
     if (fy_pt2pt_net_sleep(100000) != 0) continue; /* timeout */
     if (!atomic_load(&net_running)) break;
-    FY_CTR_ADD(wakeups, 1);
-    uint64_t t0 = fy_async_now_ns();
-    int total = 0, n;
-    do {
-      n = fy_progress_try_poll();
-      if (n > 0) total += n;
-    } while (n > 0 && fy_config.intr_suppress);
-    FY_CTR_ADD(turns, 1);
-    if (total <= 0) {
-      FY_CTR_ADD(futile, 1);
-      struct timespec ts = {0, 20 * 1000};
-      nanosleep(&ts, NULL);
-    }
-    FY_CTR_ADD(time_ns, fy_async_now_ns() - t0);
+    agent_turn(NULL);
   }
   return NULL;
 }
