@@ -155,14 +155,28 @@ static void cleanup_shm(const char *kvsname) {
   closedir(d);
 }
 
+static int proxy_run(char **f, int nf);
+
 int fy_proxy_main(const char *word) {
   int nf = 0;
   char **f = decode(word, &nf);
   if (!f || nf < 12 || strcmp(f[0], SPEC_TAG)) {
     fprintf(stderr, "mpiexec --fy-proxy: malformed launch specification (a different mpiexec version on "
                     "this host?)\n");
+    if (f) {
+      free(f[0]);
+      free(f);
+    }
     return 127;
   }
+  int rc = proxy_run(f, nf);
+  free(f[0]); /* the decoded bytes every f[i] points into */
+  free(f);
+  return rc;
+}
+
+/* The proxy proper, on the decoded specification f (owned by the caller). */
+static int proxy_run(char **f, int nf) {
   fy_proxy_spec_t s = {.pmi_port = f[1], .kvsname = f[2], .cwd = f[3], .host = f[4]};
   s.rank = atoi(f[5]);
   s.size = atoi(f[6]);
