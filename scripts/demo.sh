@@ -7,7 +7,8 @@
 #      Ferry / best-peer ratios;
 #   2. overlap when the sender is late: the receiver posts MPI_Irecv and
 #      computes a fixed amount of work, the sender starts 50 us later;
-#      median overlap over 30 iterations [p25..p75] and the CPU the
+#      median of the per-iteration overlap over 30 iterations [p25..p75]
+#      (each paired with the same work timed alone) and the CPU the
 #      progress mechanism took from the computation.
 set -uo pipefail
 cd "$(dirname "$0")/.."
