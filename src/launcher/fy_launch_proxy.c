@@ -1,5 +1,6 @@
 /* mpiexec's remote side: see fy_launch_proxy.h. */
 #include "launcher/fy_launch_proxy.h"
+#include "launcher/fy_launch_place.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -122,37 +123,11 @@ static double now(void) {
   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void bind_to(int i) {
-  cpu_set_t allowed, one;
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
-  int n = CPU_COUNT(&allowed), k = i % (n ? n : 1);
-  for (int c = 0; c < CPU_SETSIZE; c++) {
-    if (!CPU_ISSET(c, &allowed) || k--) continue;
-    CPU_ZERO(&one);
-    CPU_SET(c, &one);
-    sched_setaffinity(0, sizeof one, &one);
-    return;
-  }
-}
-
 static int want_bind(int mode, int local_size) {
   if (mode >= 0) return mode;
   cpu_set_t allowed;
   if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return 0;
   return local_size <= CPU_COUNT(&allowed);
-}
-
-/* A failed rank may leave its host's shared-memory segments of the job
- * behind (mpiexec cleans only its own host). */
-static void cleanup_shm(const char *kvsname) {
-  char pfx[300];
-  int pl = snprintf(pfx, sizeof pfx, "fy-%s-", kvsname);
-  DIR *d = opendir("/dev/shm");
-  if (!d) return;
-  struct dirent *e;
-  while ((e = readdir(d)))
-    if (!strncmp(e->d_name, pfx, (size_t)pl)) unlinkat(dirfd(d), e->d_name, 0);
-  closedir(d);
 }
 
 static int proxy_run(char **f, int nf);
@@ -240,7 +215,7 @@ static int proxy_run(char **f, int nf) {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    if (bind) bind_to(s.local_rank);
+    if (bind) fy_launch_bind_cpu(s.local_rank);
     dup2(devnull, 0);
     execvp(argv[0], argv);
     int e = errno;
@@ -313,7 +288,7 @@ static int proxy_run(char **f, int nf) {
       if (done) break;
     }
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) cleanup_shm(s.kvsname);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fy_launch_cleanup_shm(s.kvsname); /* mpiexec cleans only its own host */
   if (WIFSIGNALED(status)) {
     /* End the same way, so that the launcher reports the signal. */
     int sig = WTERMSIG(status);

@@ -9,6 +9,7 @@
 #include "launcher/fy_launch_io.h"
 #include "launcher/fy_launch_opts.h"
 #include "launcher/fy_launch_proxy.h"
+#include "launcher/fy_launch_place.h"
 #include "launcher/fy_pmi_server.h"
 #include "runtime/fy_config.h"
 #include "runtime/fy_pmi_wire.h"
@@ -132,39 +133,12 @@ static void job_failed(int code, const char *fmt, ...) {
   if (job.nalive > 0) start_teardown();
 }
 
-static void cleanup_shm(void) {
-  char pfx[128];
-  int pl = snprintf(pfx, sizeof pfx, "fy-%s-", job.kvsname);
-  DIR *d = opendir("/dev/shm");
-  if (!d) return;
-  struct dirent *e;
-  while ((e = readdir(d)))
-    if (!strncmp(e->d_name, pfx, (size_t)pl)) unlinkat(dirfd(d), e->d_name, 0);
-  closedir(d);
-}
-
 /* ---- launch --------------------------------------------------------------- */
 
 static void child_fail(int errpipe, int err) {
   ssize_t w = write(errpipe, &err, sizeof err);
   (void)w;
   _exit(127);
-}
-
-/* Pin rank i to the (i mod n)-th CPU of the set mpiexec may use. Spinning
- * ranks that the scheduler happens to stack on one core (futex wake-ups
- * pull the wakee to the waker's CPU) otherwise take turns by time slice. */
-static void bind_rank(int i) {
-  cpu_set_t allowed, one;
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
-  int n = CPU_COUNT(&allowed), k = i % (n ? n : 1);
-  for (int c = 0; c < CPU_SETSIZE; c++) {
-    if (!CPU_ISSET(c, &allowed) || k--) continue;
-    CPU_ZERO(&one);
-    CPU_SET(c, &one);
-    sched_setaffinity(0, sizeof one, &one);
-    return;
-  }
 }
 
 /* -bind-to, else FERRY_BIND (auto|core|none): auto binds when every rank
@@ -345,7 +319,7 @@ static int spawn(int i, const fy_launch_opts_t *o, int stdin_fd, int pmi_fd, int
   }
   /* Child. */
   setpgid(0, job.pgid ? job.pgid : 0);
-  if (job.bind && !rargv) bind_rank(job.hosts.local_rank[i]);
+  if (job.bind && !rargv) fy_launch_bind_cpu(job.hosts.local_rank[i]);
   prctl(PR_SET_PDEATHSIG, SIGKILL); /* mpiexec killed hard: do not linger */
   if (getppid() == 1) _exit(127);
   sigset_t all;
@@ -983,7 +957,7 @@ int main(int argc, char **argv) {
     fy_outbuf_free(&r->out);
     fy_outbuf_free(&r->err);
   }
-  cleanup_shm();
+  fy_launch_cleanup_shm(job.kvsname);
   fy_pmi_server_destroy(job.pmi);
   for (int k = 0; k < job.npend; k++) close(job.pend[k].fd);
   free(job.pend);
