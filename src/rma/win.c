@@ -65,15 +65,18 @@ static int info_flag(MPI_Info info, const char *key) {
   return strcmp(v, "true") == 0 || strcmp(v, "1") == 0;
 }
 
+/* The four reorder info keys (seed 002 ch. 5) and their bits in w->reorder. */
+static const struct { const char *key; unsigned bit; } reorder_keys[] = {
+  {"mpi_win_access_after_access_reorder", FY_RO_AAA},
+  {"mpi_win_access_after_exposure_reorder", FY_RO_AAE},
+  {"mpi_win_exposure_after_exposure_reorder", FY_RO_EAE},
+  {"mpi_win_exposure_after_access_reorder", FY_RO_EAA},
+};
+#define NREORDER_KEYS (sizeof reorder_keys / sizeof reorder_keys[0])
+
 static void apply_info(fy_win_t *w, MPI_Info info) {
-  static const struct { const char *key; unsigned bit; } keys[] = {
-    {"mpi_win_access_after_access_reorder", FY_RO_AAA},
-    {"mpi_win_access_after_exposure_reorder", FY_RO_AAE},
-    {"mpi_win_exposure_after_exposure_reorder", FY_RO_EAE},
-    {"mpi_win_exposure_after_access_reorder", FY_RO_EAA},
-  };
-  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-    if (info_flag(info, keys[i].key)) w->reorder |= keys[i].bit;
+  for (size_t i = 0; i < NREORDER_KEYS; i++)
+    if (info_flag(info, reorder_keys[i].key)) w->reorder |= reorder_keys[i].bit;
   if (info_flag(info, "no_locks")) w->no_locks = 1;
 }
 
@@ -501,14 +504,8 @@ int fy_mpi_win_get_info(MPI_Win win, MPI_Info *info_used) {
   fy_win_t *w = fy_win_get(win);
   int err = fy_mpi_info_create(info_used);
   if (err) return err;
-  static const struct { const char *key; unsigned bit; } keys[] = {
-    {"mpi_win_access_after_access_reorder", FY_RO_AAA},
-    {"mpi_win_access_after_exposure_reorder", FY_RO_AAE},
-    {"mpi_win_exposure_after_exposure_reorder", FY_RO_EAE},
-    {"mpi_win_exposure_after_access_reorder", FY_RO_EAA},
-  };
-  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-    fy_mpi_info_set(*info_used, keys[i].key, (w->reorder & keys[i].bit) ? "true" : "false");
+  for (size_t i = 0; i < NREORDER_KEYS; i++)
+    fy_mpi_info_set(*info_used, reorder_keys[i].key, (w->reorder & reorder_keys[i].bit) ? "true" : "false");
   fy_mpi_info_set(*info_used, "no_locks", w->no_locks ? "true" : "false");
   fy_mpi_info_set(*info_used, "accumulate_ordering", "rar,raw,war,waw");
   fy_mpi_info_set(*info_used, "accumulate_ops", "same_op_no_op");
