@@ -21,50 +21,9 @@ void fy_shm_pipe_init(fy_shm_pipe_t *p, int peer, uint64_t xfer_id, size_t len) 
   p->len = len;
 }
 
-int fy_shm_pipe_push(fy_shm_pipe_t *p, const void *buf) {
-  const uint32_t K = (uint32_t)fy_shm_g.hdr->pipe_slots;
-  const size_t C = fy_shm_g.hdr->pipe_chunk;
-  uint32_t k = p->hint;
-  for (uint32_t tried = 0; p->done < p->len && tried < K; tried++, k = k + 1 == K ? 0 : k + 1) {
-    fy_shm_slot_t *s = fy_shm_slot(fy_shm_g.me, (int)k);
-    if (atomic_load_explicit(&s->state, memory_order_acquire) != FY_SLOT_FREE) continue;
-    size_t n = p->len - p->done < C ? p->len - p->done : C;
-    memcpy(fy_shm_slot_data(s), (const char *)buf + p->done, n);
-    s->dst = (uint32_t)p->peer;
-    s->xfer_id = p->xfer_id;
-    s->seq = p->next_seq++;
-    s->len = (uint32_t)n;
-    atomic_store_explicit(&s->state, FY_SLOT_FULL, memory_order_release);
-    p->done += n;
-    tried = (uint32_t)-1;          /* a free slot: keep going round */
-  }
-  p->hint = k;
-  return p->done >= p->len;
-}
-
-int fy_shm_pipe_pull(fy_shm_pipe_t *p, void *buf, size_t cap) {
-  const uint32_t K = (uint32_t)fy_shm_g.hdr->pipe_slots;
-  const uint32_t me = (uint32_t)fy_shm_g.me;
-  uint32_t k = p->hint;
-  for (uint32_t tried = 0; p->done < p->len && tried < K; tried++, k = k + 1 == K ? 0 : k + 1) {
-    fy_shm_slot_t *s = fy_shm_slot(p->peer, (int)k);
-    if (atomic_load_explicit(&s->state, memory_order_acquire) != FY_SLOT_FULL ||
-        s->dst != me || s->xfer_id != p->xfer_id || s->seq != p->next_seq)
-      continue;
-    size_t n = s->len;
-    if (p->done < cap)
-      memcpy((char *)buf + p->done, fy_shm_slot_data(s), cap - p->done < n ? cap - p->done : n);
-    atomic_store_explicit(&s->state, FY_SLOT_FREE, memory_order_release);
-    p->done += n;
-    p->next_seq++;
-    tried = (uint32_t)-1;          /* the next chunk is likely in the next slot */
-  }
-  p->hint = k;
-  return p->done >= p->len;
-}
-
-/* The same with the chunk produced / consumed by a callback (derived
- * datatypes pack into and unpack from the slots directly). */
+/* Push/pull with each chunk produced / consumed by a callback (derived
+ * datatypes pack into and unpack from the slots directly); the plain
+ * forms below copy. */
 int fy_shm_pipe_push_fn(fy_shm_pipe_t *p, fy_shm_pipe_fn fill, void *arg) {
   const uint32_t K = (uint32_t)fy_shm_g.hdr->pipe_slots;
   const size_t C = fy_shm_g.hdr->pipe_chunk;
@@ -105,3 +64,12 @@ int fy_shm_pipe_pull_fn(fy_shm_pipe_t *p, fy_shm_pipe_fn drain, void *arg, size_
   p->hint = k;
   return p->done >= p->len;
 }
+
+/* A copy in or out of a contiguous buffer, as a pipe callback (one
+ * indirect call per chunk of FERRY_SHM_PIPE_CHUNK bytes). */
+static void copy_out(void *buf, size_t off, void *slot, size_t n) { memcpy(slot, (const char *)buf + off, n); }
+static void copy_in(void *buf, size_t off, void *slot, size_t n) { memcpy((char *)buf + off, slot, n); }
+
+int fy_shm_pipe_push(fy_shm_pipe_t *p, const void *buf) { return fy_shm_pipe_push_fn(p, copy_out, (void *)buf); }
+
+int fy_shm_pipe_pull(fy_shm_pipe_t *p, void *buf, size_t cap) { return fy_shm_pipe_pull_fn(p, copy_in, buf, cap); }
