@@ -6,24 +6,28 @@
 # machine, where only interleaved ratios mean something.
 #
 #   bench/scripts/ab_coll.sh [--runs N] [--np "2 4"] [--ops a,b] [--max BYTES]
-#                            [--time SEC] "A_ENV" "B_ENV"
+#                            [--min BYTES] [--factor F] [--time SEC] "A_ENV" "B_ENV"
 # A_ENV/B_ENV: space-separated VAR=value settings ("" for the defaults), e.g.
 #   bench/scripts/ab_coll.sh --np 2 --ops alltoall "FERRY_RNDV_EXCHANGE=0" ""
+# FY_INSTALL=DIR in A_ENV or B_ENV runs another Ferry install (same binary:
+# the benchmark is built once, against this tree's install).
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
-runs=5; nps="2 4"; ops=alltoall,allgather; maxb=1048576; tsec=0.02
+runs=5; nps="2 4"; ops=alltoall,allgather; maxb=1048576; minb=8; fac=8; tsec=0.02
 while [ $# -gt 2 ]; do
   case "$1" in
     --runs) runs=$2; shift ;;
     --np) nps=$2; shift ;;
     --ops) ops=$2; shift ;;
     --max) maxb=$2; shift ;;
+    --min) minb=$2; shift ;;
+    --factor) fac=$2; shift ;;
     --time) tsec=$2; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
-[ $# -eq 2 ] || { sed -n '2,11p' "$0"; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,13p' "$0"; exit 2; }
 A=$1; B=$2
 exe=$(build ferry coll_lat "$FY_BENCH/coll/coll_lat.c") || exit 1
 out=$(mktemp)
@@ -34,7 +38,7 @@ for run in $(seq "$runs"); do
       if [ $side = A ]; then e=$A; else e=$B; fi
       # shellcheck disable=SC2086
       env $e bash -c '. "$1"; shift; launch ferry "$@"' _ "$FY_BENCH/scripts/common.sh" \
-        "$np" "$exe" -m "$maxb" -t "$tsec" -o "$ops" 2>/dev/null \
+        "$np" "$exe" -m "$maxb" -s "$minb" -f "$fac" -t "$tsec" -o "$ops" 2>/dev/null \
         | grep -v '^#' | tail -n +2 | grep -v '^$' | sed "s/^/$side,$run,/" >>"$out"
     done
   done

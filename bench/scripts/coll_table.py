@@ -28,7 +28,8 @@ def main(argv):
         data.setdefault(key, {}).setdefault(c, {})[r["run"]] = float(r["lat_us"])
     ferry = next((c for c in configs if c.startswith("ferry")), None)
     peers = [c for c in configs if not c.startswith("ferry")]
-    order = ["barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"]
+    order = ["barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "scatter", "gather"]
+    order += ["i" + o for o in order[1:]]
     w = 24
     for np in sorted({k[0] for k in data}):
         print(f"\n-n {np}: latency in microseconds, median [min..max] over runs")
@@ -36,7 +37,7 @@ def main(argv):
         if ferry and peers:
             head += f"{'Ferry/best':>12}"
         print(head)
-        keys = sorted((k for k in data if k[0] == np), key=lambda k: (order.index(k[1]) if k[1] in order else 99, k[2]))
+        keys = sorted((k for k in data if k[0] == np), key=lambda k: (order.index(k[1]) if k[1] in order else 99, k[1], k[2]))
         for k in keys:
             cells = data[k]
             line = f"{k[1]:>10} {human(k[2]):>8} "

@@ -4,7 +4,11 @@
 # count and writes CSV.
 #
 #   bench/scripts/compare_coll.sh [--runs N] [--np "2 4"] [--ops a,b,..]
-#                                 [--max BYTES] [--time SEC] [--configs "ferry mpich ompi"]
+#                                 [--max BYTES] [--min BYTES] [--factor F] [--time SEC]
+#                                 [--configs "ferry mpich ompi"]
+# --ops: also scatter, gather and the nonblocking forms ibcast, ireduce,
+#        iallreduce, iallgather, ialltoall, iscatter, igather (start + wait);
+# sizes: from --min (8) times --factor (8) up to --max (1 MiB).
 # --runs N: N interleaved rounds (every config once per round and process
 #           count); cells are medians over the rounds with their range, the
 #           ratio column is the median of the per-round Ferry/best-peer ratios
@@ -19,6 +23,8 @@ runs=3
 nps="2 4"
 ops=barrier,bcast,reduce,allreduce,allgather,alltoall
 maxb=1048576
+minb=8
+fac=8
 tsec=0.05
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -27,8 +33,10 @@ while [ $# -gt 0 ]; do
     --np) nps=$2; shift ;;
     --ops) ops=$2; shift ;;
     --max) maxb=$2; shift ;;
+    --min) minb=$2; shift ;;
+    --factor) fac=$2; shift ;;
     --time) tsec=$2; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -64,7 +72,7 @@ for run in $(seq "$runs"); do
       exe=$(build "$(impl_of "$cfg")" coll_lat "$FY_BENCH/coll/coll_lat.c") || { status=1; continue; }
       fy_note "coll_lat: $cfg -n $np (run $run of $runs)"
       tmp=$(mktemp)
-      launch_np "$cfg" "$np" "$exe" -m "$maxb" -t "$tsec" -o "$ops" >"$tmp" 2>"$tmp.err"
+      launch_np "$cfg" "$np" "$exe" -m "$maxb" -s "$minb" -f "$fac" -t "$tsec" -o "$ops" >"$tmp" 2>"$tmp.err"
       rc=$?
       if [ $rc -ne 0 ]; then
         fy_note "$cfg -n $np failed (exit $rc):"; tail -3 "$tmp.err" >&2; status=1
