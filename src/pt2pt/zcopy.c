@@ -52,8 +52,8 @@ int fy_zc_in_place(const fy_request_t *r) {
 
 /* ---- shared staging ---- */
 
-/* The staging memfd: this header, then the data area (what r->tmp and the
- * descriptor's base point to). */
+/* The staging memfd: the data area from offset 0 (what r->tmp and the
+ * descriptor's base point to), this header in its last STAGE_HDR bytes. */
 #define STAGE_HDR ((size_t)64 << 10)
 typedef struct {
   _Atomic uint64_t unpacked; /* receiver: stream bytes unpacked (their places may be reused) */
@@ -74,7 +74,7 @@ static struct {
 typedef struct {
   uint32_t gen;
   int failed;   /* could not map it: write by cross-memory attach */
-  char *base;   /* the header; data from base + STAGE_HDR */
+  char *base;   /* the data; the header in the last STAGE_HDR bytes */
   size_t size;
   uint64_t reuse, fresh; /* this transfer: next piece whose place may be reused, next unused place */
 } peer_stage_t;
@@ -107,14 +107,14 @@ void *fy_zc_stage_get(size_t n) {
     stage.gen++;
   }
   stage.busy = 1;
-  stage_hdr_t *h = (stage_hdr_t *)stage.base;
+  stage_hdr_t *h = (stage_hdr_t *)(stage.base + stage.size - STAGE_HDR);
   atomic_store_explicit(&h->unpacked, 0, memory_order_relaxed);
   h->chunk = 0; /* the sender sets it if it places pieces itself (published by the slot's CTS) */
-  return stage.base + STAGE_HDR;
+  return stage.base;
 }
 
 int fy_zc_staged(const fy_request_t *r) {
-  return stage.busy && r->tmp && (char *)r->tmp == stage.base + STAGE_HDR;
+  return stage.busy && r->tmp && (char *)r->tmp == stage.base;
 }
 
 void fy_zc_tmp_unpack(fy_request_t *r, size_t from, size_t to) {
@@ -122,7 +122,7 @@ void fy_zc_tmp_unpack(fy_request_t *r, size_t from, size_t to) {
     fy_type_unpack_range(r->type, r->count, r->rbuf, from, to - from, (char *)r->tmp + from);
     return;
   }
-  stage_hdr_t *h = (stage_hdr_t *)stage.base;
+  stage_hdr_t *h = (stage_hdr_t *)(stage.base + stage.size - STAGE_HDR);
   size_t c = (size_t)h->chunk; /* read after `done` (acquire) showed the first piece */
   if (!c) {
     fy_type_unpack_range(r->type, r->count, r->rbuf, from, to - from, (char *)r->tmp + from);
@@ -313,11 +313,11 @@ int fy_zc_pack_write(fy_request_t *r, int peer_local, const fy_zdesc_t *peer, ui
     /* the receiver's shared staging buffer: pack straight into it */
     char *m = peer_stage(peer_local, peer, n + STAGE_HDR);
     if (m) {
-      stage_hdr_t *h = (stage_hdr_t *)m;
       peer_stage_t *ps = &pstage[peer_local];
-      char *data = m + STAGE_HDR;
+      stage_hdr_t *h = (stage_hdr_t *)(m + ps->size - STAGE_HDR);
+      char *data = m;
       size_t c = chunk, k = from / c;
-      if (from % c || n - from > c || k >= STAGE_NLOC || !fy_config.stage_ring || (k && h->chunk != c)) {
+      if (from % c || n - from > c || k >= STAGE_NLOC || fy_config.stage_ring <= 0 || (k && h->chunk != c)) {
         /* Not a piece of a run of pieces that the table covers: at its own
          * offset (beyond the table, that is where the receiver looks, and
          * no place reused earlier lies that far) */
@@ -329,10 +329,15 @@ int fy_zc_pack_write(fy_request_t *r, int peer_local, const fy_zdesc_t *peer, ui
         h->chunk = c;
       }
       /* the oldest piece's place if the receiver has unpacked it (it
-       * publishes `unpacked` after unpacking), else an unused one */
+       * publishes `unpacked` after unpacking) and at least FERRY_STAGE_RING
+       * bytes were packed since (so that it has left this core's cache
+       * for the shared one: rewriting lines the other core just read, or
+       * reading lines this core just wrote, moves them between the cores'
+       * own caches line by line), else an unused one */
       uint64_t u = atomic_load_explicit(&h->unpacked, memory_order_acquire);
       uint32_t at;
-      if (ps->reuse < k && u >= (ps->reuse + 1) * c) at = h->loc[ps->reuse++];
+      if ((k - ps->reuse) * c >= (size_t)fy_config.stage_ring && u >= (ps->reuse + 1) * c)
+        at = h->loc[ps->reuse++];
       else at = (uint32_t)ps->fresh++;
       fy_type_pack_range(r->type, r->count, r->sbuf, from, n - from, data + (size_t)at * c);
       h->loc[k] = at; /* published with `done` (release) by the caller */
