@@ -16,10 +16,11 @@
  * the fd; the sender maps it through /proc/<pid>/fd (allowed wherever
  * cross-memory attach is) and packs straight into it, so the data crosses
  * no kernel copy: the sender packs, the receiver unpacks what has arrived.
- * A header page in front of the data lets the sender reuse the place of a
- * piece the receiver has already unpacked (a ring of a few cache-resident
- * pieces while both keep pace; a fresh place when the receiver lags, so the
- * sender never waits): loc[k] says where piece k went. */
+ * A header at the end of the memfd lets the sender reuse the place of a
+ * piece the receiver has already unpacked and that lies FERRY_STAGE_RING
+ * bytes back (a ring that stays in the shared cache while both keep pace;
+ * an unused place when the receiver lags, so the sender never waits):
+ * loc[k] says where piece k went. */
 #include "pt2pt/pt2pt_impl.h"
 #include "datatype/fy_datatype.h"
 #include "runtime/fy_config.h"
