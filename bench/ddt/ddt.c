@@ -5,11 +5,12 @@
  * polling in a barrier: the quieter measurement); prints '#' comments and one CSV table
  * (kind,type,bytes,iters,MBps), MB = 1e6 bytes, data bytes per direction.
  *
- *   ddt [-n doubles] [-i iterations] [-b blocklength] [-t type] [-B] [-q]
+ *   ddt [-n doubles] [-i iterations] [-b blocklength] [-t type] [-B] [-q] [-v]
  *   (-q: fewer iterations; -b: the vector's blocks, in doubles, stride 2b;
  *   -t: only this type: contig, vector, indexed or struct, for profiling;
  *   -B: the best iteration instead of the median, for a loaded machine,
- *   where the best is what the code does when it has the core) */
+ *   where the best is what the code does when it has the core; -v: print
+ *   every ping-pong iteration's one-way time) */
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@ static int cmpd(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 static int best_of; /* -B */
+static int verbose; /* -v: every ping-pong iteration's time */
 static double median(double *v, int n) {
     qsort(v, n, sizeof *v, cmpd);
     if (best_of) return v[0];
@@ -45,6 +47,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "-b") && i + 1 < argc) blk = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-t") && i + 1 < argc) only = argv[++i];
         else if (!strcmp(argv[i], "-B")) best_of = 1;
+        else if (!strcmp(argv[i], "-v")) verbose = 1;
     }
     /* types: all carry n doubles (the struct: n/4 particles of 28 bytes ~ same size) */
     MPI_Datatype tvec, tidx, tstr, tpart;
@@ -103,6 +106,11 @@ int main(int argc, char **argv) {
                 MPI_Send(a, ty[k].count, ty[k].t, 0, 0, MPI_COMM_WORLD);
             }
             if (it >= 0) tt[it] = (MPI_Wtime() - t0) / 2;
+        }
+        if (!rank && verbose) {
+            printf("# %s us:", ty[k].name);
+            for (int it = 0; it < iters; it++) printf(" %.0f", tt[it] * 1e6);
+            printf("\n");
         }
         if (!rank) printf("pingpong,%s,%ld,%d,%.1f\n", ty[k].name, bytes, iters, bytes / median(tt, iters) / 1e6);
         fflush(stdout);

@@ -225,6 +225,9 @@ void fy_dt_finish(fy_datatype_t *t) {
   t->is_contig = t->size == 0 ||
                  (p->nsegs == 1 && p->rep == 1 && p->segs[0].n == 1 && p->segs[0].len == t->size &&
                   t->extent == t->size);
+  t->pk_blocks = 0;
+  for (MPI_Count i = 0; i < p->nsegs; i++) t->pk_blocks += p->segs[i].n;
+  t->pk_blocks *= p->rep;
 }
 
 static void bounds_add(MPI_Aint *lb, MPI_Aint *ub, int *any, MPI_Aint l, MPI_Aint u) {

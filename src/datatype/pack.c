@@ -1,7 +1,9 @@
 /* The pack engine: a cursor over the flattened layout (item, repetition,
  * run, block, byte) that packs, unpacks or lists iovecs for any byte range
  * of the packed stream. Fast paths: contiguous types are one memcpy; runs
- * of 4-, 8- and 16-byte blocks copy with fixed-size moves. See fy_datatype.h. */
+ * of 4-, 8- and 16-byte blocks copy with fixed-size moves; stride-2 8-byte
+ * blocks unpack with AVX-512 masked stores where the CPU has them. See
+ * fy_datatype.h. */
 #include "datatype/dt_impl.h"
 #include <string.h>
 
@@ -57,6 +59,27 @@ static void locate(const fy_flat_t *f, size_t off, cur_t *c) {
     }                                                                       \
   } while (0)
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+/* Stride-2 unpack with AVX-512: one 64-byte load of the stream, two
+ * permutes, two masked 64-byte stores of the even lanes (the masked-out
+ * odd lanes, the holes, are not written). */
+__attribute__((target("avx512f"))) static void pair_unpack512(char *p, const char *s, MPI_Count nb) {
+  const __m512i lo = _mm512_setr_epi64(0, 0, 1, 1, 2, 2, 3, 3), hi = _mm512_setr_epi64(4, 4, 5, 5, 6, 6, 7, 7);
+  for (MPI_Count x = 0; x + 8 <= nb; x += 8, p += 128, s += 64) {
+    __m512i v = _mm512_loadu_si512(s);
+    _mm512_mask_storeu_epi64(p, 0x55, _mm512_permutexvar_epi64(lo, v));
+    _mm512_mask_storeu_epi64(p + 64, 0x55, _mm512_permutexvar_epi64(hi, v));
+  }
+}
+static int use512 = -1; /* the CPU (and the kernel) support AVX-512F; asked once */
+static int have512(void) {
+  if (use512 < 0) use512 = __builtin_cpu_supports("avx512f") != 0;
+  return use512;
+}
+#define HAVE_PAIR512 1
+#endif
+
 /* 8-byte blocks 16 bytes apart (a vector of stride 2): every 16-byte load
  * of the layout holds one block, two loads make one 16-byte store of the
  * stream (pack); unpack loads the stream 16 bytes at a time and stores each
@@ -74,6 +97,15 @@ static void pair_copy(char *p, char *s, MPI_Count nb, int pack) {
     }
     for (; x < nb; x++, p += 16, s += 8) memcpy(s, p, 8);
   } else {
+#ifdef HAVE_PAIR512
+    if (nb >= 8 && have512()) {
+      MPI_Count m = nb & ~(MPI_Count)7;
+      pair_unpack512(p, s, m);
+      x = m;
+      p += 16 * m;
+      s += 8 * m;
+    }
+#endif
     for (; x + 8 <= nb; x += 8, p += 128, s += 64) {
       for (int y = 0; y < 8; y++) {
         uint64_t a;

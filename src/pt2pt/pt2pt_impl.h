@@ -129,5 +129,9 @@ int fy_zc_pack_write(fy_request_t *r, int peer_local, const fy_zdesc_t *peer, ui
  * it directly: no split). fy_zc_tmp_free() releases r->tmp either way. */
 void *fy_zc_stage_get(size_t n);
 int fy_zc_staged(const fy_request_t *r);
+/* Receiver: unpack packed bytes [from, to) of r->tmp (staged or private),
+ * pieces complete (`done` read with acquire): in shared staging the sender
+ * may have placed each piece anywhere, and learns which it may reuse. */
+void fy_zc_tmp_unpack(fy_request_t *r, size_t from, size_t to);
 void fy_zc_tmp_free(fy_request_t *r);
 #endif

@@ -518,8 +518,7 @@ int fy_rndv_progress(void) {
        * counts the bytes unpacked; the pipe is unused in this mode) */
       size_t avail = (size_t)atomic_load_explicit(&s->done, memory_order_acquire);
       if (avail > r->pipe.done) {
-        fy_type_unpack_range(r->type, r->count, r->rbuf, r->pipe.done, avail - r->pipe.done,
-                             (char *)r->tmp + r->pipe.done);
+        fy_zc_tmp_unpack(r, r->pipe.done, avail);
         r->pipe.done = avail;
         n++;
       }
