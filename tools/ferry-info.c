@@ -6,6 +6,7 @@
  * works even where libmpi cannot be loaded. */
 #include "fy_build_config.h"
 #include "runtime/fy_config.h"
+#include "transport/ofi/fy_ofi.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +14,9 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#ifdef FY_HAVE_OFI
+#include <rdma/fabric.h>
+#endif
 
 /* Ferry's own mpi.h, never a system MPI's: the build defines FY_HAVE_MPI_H
  * only when include/mpi.h exists in the source tree. */
@@ -56,6 +60,25 @@ static void print_transports(void) {
     printf("  %-26s unavailable: %s%s\n", "cma (process_vm_readv)", strerror(err),
            err == ENOSYS ? " (kernel without cross-memory attach)"
            : err == EPERM ? " (blocked by seccomp or security policy)" : "");
+  /* The fabric: built in or not, what libfabric offers here, and the
+   * provider a job would take (ranks on several hosts, or FERRY_NOLOCAL). */
+  char chosen[128] = "", offered[1024] = "";
+#ifdef FY_HAVE_OFI
+  uint32_t v = fi_version();
+  char label[64];
+  snprintf(label, sizeof label, "ofi (libfabric %u.%u)", FI_MAJOR(v), FI_MINOR(v));
+  int n = fy_ofi_probe(fy_config.ofi_provider, chosen, sizeof chosen, offered, sizeof offered);
+  if (n > 0)
+    printf("  %-26s available: provider %s (FERRY_OFI_PROVIDER=%s%s%s); offered: %s\n", label, chosen,
+           fy_config.ofi_provider, getenv("FI_PROVIDER") ? ", FI_PROVIDER=" : "",
+           getenv("FI_PROVIDER") ? getenv("FI_PROVIDER") : "", offered);
+  else
+    printf("  %-26s unavailable: %s\n", label, fy_ofi_error());
+  printf("  %-26s used for ranks on other hosts%s\n", "", fy_config.nolocal ? " and, with FERRY_NOLOCAL=1, for all" : "");
+#else
+  (void)fy_ofi_probe(NULL, chosen, sizeof chosen, offered, sizeof offered);
+  printf("  %-26s not built (no libfabric at build time): jobs run on one host only\n", "ofi");
+#endif
   /* Ranks are siblings, not tracer and tracee: Yama scope 1 makes the
    * library ask for permission (PR_SET_PTRACER), scope 2+ forbids CMA. */
   FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");

@@ -5,10 +5,16 @@
 #   bench/scripts/compare_net.sh [--runs N] [--quick] [--netns] [--configs "..."]
 #
 # Configs (2 ranks):
-#   ferry-net   Ferry with FERRY_NOLOCAL=1, FI_PROVIDER="tcp;ofi_rxm"
-#               (every message through libfabric, also on one host)
+#   ferry-net   Ferry with FERRY_NOLOCAL=1 and its default provider (net on
+#               libfabric 1.17; every message through libfabric, also on
+#               one host)
+#   ferry-rxm   the same over FERRY_OFI_PROVIDER="tcp;ofi_rxm" (not in the
+#               default set)
 #   mpich-tcp   Debian's MPICH 4.0.2, whose device is ch4:ucx (not ch4:ofi:
-#               `mpichversion`), with UCX_TLS=tcp,self (no shared memory)
+#               `mpichversion`), with UCX_TLS=tcp,self; on one host also
+#               MPIR_CVAR_ODD_EVEN_CLIQUES=1, without which its own
+#               shared-memory path carries the messages (UCX_TLS does not
+#               reach it)
 #   ompi-tcp    Open MPI with --mca pml ob1 --mca btl tcp,self
 # Where: "local" = both ranks on this host (loopback TCP). --netns adds
 # "hosts" = one rank on each of 2 test hosts (network namespaces joined by a
@@ -51,7 +57,7 @@ fi
 sel=()
 for c in $configs; do
   case $c in
-    ferry-net) impl_available ferry && sel+=("$c") || fy_note "Ferry not installed: skipping $c" ;;
+    ferry-net|ferry-rxm) impl_available ferry && sel+=("$c") || fy_note "Ferry not installed: skipping $c" ;;
     mpich-tcp) impl_available mpich && sel+=("$c") || fy_note "MPICH not installed: skipping $c" ;;
     ompi-tcp) impl_available ompi && sel+=("$c") || fy_note "Open MPI not installed: skipping $c" ;;
     *) fy_note "unknown config $c" ;;
@@ -76,19 +82,20 @@ launch_net() {
     IFS=, read -r H1 H2 _ <<<"$FY_NETNS_HOSTS"
   fi
   case $cfg in
-    ferry-net)
-      local m=("$FY_INSTALL/bin/mpiexec")
+    ferry-net|ferry-rxm)
+      local m=("$FY_INSTALL/bin/mpiexec") prov=auto
+      [ "$cfg" = ferry-rxm ] && prov="tcp;ofi_rxm"
       # (-bind-to none: the test hosts share this machine's cores, and each
       # would bind its one rank to core 0)
       [ "$where" = hosts ] && m+=(-launcher-exec "$FY_NETNS_EXEC" -pmi-host "$FY_NETNS_GW" -hosts "$H1,$H2" -bind-to none)
-      env FERRY_NOLOCAL=1 FI_PROVIDER="tcp;ofi_rxm" \
+      env -u FI_PROVIDER FERRY_NOLOCAL=1 FERRY_OFI_PROVIDER="$prov" \
           LD_LIBRARY_PATH="$FY_INSTALL/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
           timeout "$FY_RUN_TIMEOUT" "${m[@]}" -n 2 "$@" ;;
     mpich-tcp)
       local m=(mpiexec.hydra)
       if [ "$where" = hosts ]; then m+=(-launcher-exec "$FY_NETNS_EXEC" -iface "$FY_NETNS_BRIDGE" -hosts "$H1,$H2")
       else m+=(-bind-to core); fi
-      env UCX_TLS=tcp,self timeout "$FY_RUN_TIMEOUT" "${m[@]}" -n 2 "$@" ;;
+      env UCX_TLS=tcp,self MPIR_CVAR_ODD_EVEN_CLIQUES=1 timeout "$FY_RUN_TIMEOUT" "${m[@]}" -n 2 "$@" ;;
     ompi-tcp)
       env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout "$FY_RUN_TIMEOUT" \
           mpirun.openmpi --mca pml ob1 --mca btl tcp,self --bind-to core -n 2 "$@" ;;
@@ -118,7 +125,7 @@ for run in $(seq "$runs"); do
     for cfg in "${sel[@]}"; do
       [ "$where" = hosts ] && [ "$cfg" = ompi-tcp ] && continue
       impl=$(impl_of "${cfg%-*}")
-      [ "$cfg" = ferry-net ] && impl=ferry
+      [[ "$cfg" = ferry-* ]] && impl=ferry
       ppx=$(build "$impl" pingpong "$FY_BENCH/pingpong/pingpong.c") || continue
       latex=$(build "$impl" late "$FY_BENCH/overlap/late.c") || continue
       fy_note "run $run/$runs: $cfg $where"

@@ -41,6 +41,10 @@ extern __thread int fy_progress_agent;
  * engine on every doorbell wake-up, packet or not. Hooks adjust it with
  * fy_progress_background_add(). */
 extern _Atomic int fy_progress_background;
+/* Threads inside fy_progress_wait (polling the engine themselves): the
+ * fabric agent stays parked meanwhile instead of taking turns on the same
+ * core (agent_thread.c). */
+extern _Atomic int fy_progress_waiting;
 void fy_progress_background_add(int delta);
 
 typedef int (*fy_progress_hook_t)(void);

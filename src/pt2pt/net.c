@@ -58,6 +58,7 @@ typedef struct xfer {
   size_t n;                /* bytes to move */
   fy_ofi_mr_t *mr;
   uint64_t peer_xfer;      /* the other side's transfer id */
+  int unattended;          /* counted in nxfers */
 } xfer_t;
 
 typedef struct net_stats { uint64_t eager, rget, rput, busy, sleeps, woken, timeouts; } net_stats_t;
@@ -78,14 +79,18 @@ int fy_net_out_send(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen,
   return 0;
 }
 
-/* Rendezvous transfers in progress here: with a provider that progresses
- * manually, data only moves while some thread of ours polls, so the fabric
- * agent stays awake while this is nonzero. */
+/* Rendezvous transfers in progress here that no blocking call waits on:
+ * with a provider that progresses manually, data only moves while some
+ * thread of ours polls, so the fabric agent stays awake while this is
+ * nonzero. A transfer of a blocking call (MPI_Send, MPI_Recv, or a request
+ * already in MPI_Wait) is polled by its caller: waking the agent for it
+ * only made the two threads take turns on the rank's core (64 KiB
+ * pingpong 40 us without the agent, 60-110 us with it). */
 static int nxfers;
 int fy_pt2pt_net_busy(void) { return __atomic_load_n(&nxfers, __ATOMIC_RELAXED) != 0; } /* any thread */
 
 static void xfer_done(xfer_t *x) {
-  __atomic_store_n(&nxfers, nxfers - 1, __ATOMIC_RELAXED);
+  if (x->unattended) __atomic_store_n(&nxfers, nxfers - 1, __ATOMIC_RELAXED);
   fy_ofi_mr_put(x->mr);
   fy_pt2pt_complete(x->r);
   free(x);
@@ -94,8 +99,11 @@ static void xfer_done(xfer_t *x) {
 static xfer_t *xfer_new(fy_request_t *r, int peer, int sender, void *buf, size_t n) {
   xfer_t *x = calloc(1, sizeof *x);
   if (!x) fy_abort(MPI_ERR_NO_MEM, "out of memory for a fabric rendezvous");
-  __atomic_store_n(&nxfers, nxfers + 1, __ATOMIC_RELAXED);
-  if (nxfers == 1) fy_intr_on_watch(); /* a parked fabric agent wakes */
+  x->unattended = !(r->blocking || fy_req_waited(r));
+  if (x->unattended) {
+    __atomic_store_n(&nxfers, nxfers + 1, __ATOMIC_RELAXED);
+    if (nxfers == 1) fy_intr_on_watch(); /* a parked fabric agent wakes */
+  }
   x->r = r;
   x->peer = peer;
   x->sender = sender;

@@ -85,6 +85,8 @@ void fy_intr_on_watch(void);
 /* The fabric agent (agent_thread.c): a thread on the fabric's fd. */
 int fy_net_agent_start(void);
 void fy_net_agent_stop(void);
+/* A blocking wait ended: a fabric agent parked for it looks again. */
+void fy_net_agent_resume(void);
 int fy_pthread_start(void);
 void fy_pthread_stop(void);
 uint64_t fy_async_now_ns(void);

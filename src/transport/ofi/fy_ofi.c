@@ -39,6 +39,10 @@ void fy_ofi_rma(int write, int peer, void *buf, size_t len, fy_ofi_mr_t *mr, uin
 int fy_ofi_wait_fd(void) { return -1; }
 void fy_ofi_flush(void) {}
 int fy_ofi_trywait(void) { return 0; }
+int fy_ofi_probe(const char *provider, char *chosen, size_t clen, char *offered, size_t olen) {
+  seterr("Ferry was built without libfabric");
+  return -1;
+}
 #else
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
@@ -508,17 +512,78 @@ static int unhex(const char *s, unsigned char *b, size_t cap) {
   return (int)n;
 }
 
-/* Which of the providers fi_getinfo offers: the fastest kind present. */
-static struct fi_info *choose(struct fi_info *list) {
-  static const char *pref[] = {"cxi", "efa", "verbs;ofi_rxm", "psm3", "psm2", "opx", "tcp;ofi_rxm", "tcp", NULL};
+/* Which of the providers fi_getinfo offers: the fastest kind present.
+ * Over TCP, the native RDM endpoint ("tcp" from libfabric 1.18, "net" in
+ * 1.17, its development fork) comes before ofi_rxm layered on tcp: same
+ * sockets, a shorter header (58 bytes on the wire for an 8-byte message,
+ * 122 through rxm), and a completion queue whose wait fd is the sockets'
+ * epoll set, where rxm writes to and reads back a signalling socket for
+ * every completion; measured here (libfabric 1.17, loopback) 5.9 us half
+ * round trip against 8.0 us. */
+static struct fi_info *choose(struct fi_info *list, const char *want) {
+  static const char *pref[] = {"cxi", "efa", "verbs;ofi_rxm", "psm3", "psm2", "opx", "tcp", "net", "tcp;ofi_rxm", NULL};
+  /* A name asked for ("tcp") also matches the utility providers layered on
+   * it ("tcp;ofi_rxm"): the exact one wins. */
+  for (struct fi_info *p = list; want && p; p = p->next)
+    if (p->fabric_attr->prov_name && !strcmp(p->fabric_attr->prov_name, want)) return p;
   for (int i = 0; pref[i]; i++)
     for (struct fi_info *p = list; p; p = p->next)
       if (p->fabric_attr->prov_name && !strcmp(p->fabric_attr->prov_name, pref[i])) return p;
   return list;
 }
 
+/* What Ferry asks of a provider (fy_ofi.h); want: a name, or NULL. */
+static struct fi_info *make_hints(const char *want) {
+  struct fi_info *hints = fi_allocinfo();
+  if (!hints) return NULL;
+  hints->ep_attr->type = FI_EP_RDM;
+  hints->caps = FI_MSG | FI_RMA;
+  hints->mode = FI_CONTEXT;
+  hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+  hints->domain_attr->threading = FI_THREAD_DOMAIN;
+  hints->tx_attr->msg_order = FI_ORDER_SAS;
+  hints->rx_attr->msg_order = FI_ORDER_SAS;
+  if (want) hints->fabric_attr->prov_name = strdup(want);
+  return hints;
+}
+
+static const char *wanted(const char *provider) {
+  return provider && *provider && strcmp(provider, "auto") ? provider : NULL;
+}
+
+int fy_ofi_probe(const char *provider, char *chosen, size_t clen, char *offered, size_t olen) {
+  const char *want = wanted(provider);
+  struct fi_info *hints = make_hints(want), *list = NULL;
+  if (!hints) {
+    seterr("out of memory");
+    return -1;
+  }
+  int rc = fi_getinfo(FI_VERSION(1, 11), NULL, NULL, 0, hints, &list), n = 0;
+  fi_freeinfo(hints);
+  if (rc || !list) {
+    seterr("no provider%s%s%s offers reliable datagrams with ordered messages and RMA: %s", want ? " \"" : "",
+           want ? want : "", want ? "\"" : "", fi_strerror(-rc));
+    return -1;
+  }
+  snprintf(chosen, clen, "%s", choose(list, want)->fabric_attr->prov_name);
+  size_t used = 0;
+  if (olen) offered[0] = 0;
+  for (struct fi_info *p = list; p; p = p->next) {
+    const char *name = p->fabric_attr->prov_name;
+    int seen = 0; /* one entry per provider (fi_getinfo lists each interface) */
+    for (struct fi_info *q = list; q != p && !seen; q = q->next) seen = !strcmp(q->fabric_attr->prov_name, name);
+    if (seen) continue;
+    int k = snprintf(offered + used, olen > used ? olen - used : 0, "%s%s", n ? ", " : "", name);
+    if (k > 0) used += (size_t)k;
+    n++;
+  }
+  fi_freeinfo(list);
+  return n;
+}
+
 int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
-  struct fi_info *hints = fi_allocinfo(), *list = NULL;
+  const char *want = wanted(b->provider);
+  struct fi_info *hints = make_hints(want), *list = NULL;
   char key[64], val[1024];
   unsigned char name[512];
   int ret = -1;
@@ -530,22 +595,13 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
     seterr("out of memory");
     return -1;
   }
-  hints->ep_attr->type = FI_EP_RDM;
-  hints->caps = FI_MSG | FI_RMA;
-  hints->mode = FI_CONTEXT;
-  hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
-  hints->domain_attr->threading = FI_THREAD_DOMAIN;
-  hints->tx_attr->msg_order = FI_ORDER_SAS;
-  hints->rx_attr->msg_order = FI_ORDER_SAS;
-  const char *want = b->provider && *b->provider && strcmp(b->provider, "auto") ? b->provider : NULL;
-  if (want) hints->fabric_attr->prov_name = strdup(want);
   int rc = fi_getinfo(FI_VERSION(1, 11), NULL, NULL, 0, hints, &list);
   if (rc || !list) {
     seterr("no libfabric provider%s%s%s offers reliable datagrams with ordered messages and RMA: %s",
            want ? " \"" : "", want ? want : "", want ? "\"" : "", fi_strerror(-rc));
     goto out;
   }
-  info = fi_dupinfo(choose(list));
+  info = fi_dupinfo(choose(list, want));
   snprintf(prov_name, sizeof prov_name, "%s", info->fabric_attr->prov_name);
   uint64_t mm = (uint64_t)info->domain_attr->mr_mode;
   local_mr = (mm & FI_MR_LOCAL) != 0;

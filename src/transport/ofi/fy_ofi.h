@@ -85,6 +85,12 @@ void fy_ofi_rma(int write, int peer, void *buf, size_t len, fy_ofi_mr_t *mr, uin
 int fy_ofi_wait_fd(void);
 int fy_ofi_trywait(void);
 
+/* Without opening anything (ferry-info): the providers that offer what
+ * Ferry needs, each named once, comma-separated, into offered, and the one
+ * fy_ofi_init would take for `provider` into chosen. Returns how many are
+ * offered, or -1 with a message in fy_ofi_error(). */
+int fy_ofi_probe(const char *provider, char *chosen, size_t clen, char *offered, size_t olen);
+
 typedef struct fy_ofi_stats {
   uint64_t sent, injected, recvd, queued, reads, writes, rma_pieces, mr_hits, mr_misses, eagain, early;
 } fy_ofi_stats_t;
