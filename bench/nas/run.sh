@@ -11,7 +11,10 @@
 # With --repeat N the runs are interleaved (repetition by repetition, every
 # MPI in turn for each benchmark, class and process count) and the table
 # gives the median with the min-max spread, then each column's median as a
-# ratio to the first column's.
+# ratio to the first column's, then the paired ratio: the median over the
+# repetitions of each run's time divided by the first column's run of the
+# same repetition. On a VM whose speed drifts, only the paired ratio is
+# trustworthy (docs/progress.md, the LU experiment).
 # The NPB sources are not in this repository: see bench/README.md (NAS).
 #
 # Options (defaults in brackets):
@@ -43,7 +46,7 @@ while [ $# -gt 0 ]; do
     --repeat) repeat=$2; shift ;;
     --timers) timers=yes ;;
     --ferry-progress) ferry_progress=$2; shift ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -194,7 +197,7 @@ table() {   # csv, column (7: seconds, 8: communication seconds), title
     }
     NR == 1 { next }
     { key = $2 "." $3 " np=" $4; if (!(key in seen)) { seen[key] = 1; order[++n] = key }
-      if ($6 == "ok" && $col != "") { vals[key, $1] = vals[key, $1] " " $col; cnt[key, $1]++ }
+      if ($6 == "ok" && $col != "") { vals[key, $1] = vals[key, $1] " " $col; cnt[key, $1]++; rv[key, $1, $5] = $col; if ($5 > maxrep) maxrep = $5; if ($5 > 1) paired = 1 }
       else if ($6 != "ok") bad[key, $1] = $6 }
     END {
       m = split(mpis, c, " "); any = 0
@@ -223,6 +226,21 @@ table() {   # csv, column (7: seconds, 8: communication seconds), title
             printf " %20s", (cnt[a] && cnt[key] && med[a] > 0) ? sprintf("%.3f", med[key] / med[a]) : "-"
           }
           printf "\n"
+        }
+        if (paired) {
+          printf "%-16s", "paired ratio to " c[1] " (median of per-repetition ratios, min-max)"; printf "\n"
+          for (k = 1; k <= n; k++) {
+            printf "%-16s", order[k]
+            for (i = 1; i <= m; i++) {
+              s = ""; np = 0
+              for (r = 1; r <= maxrep; r++) {
+                a = order[k] SUBSEP c[1] SUBSEP r; key = order[k] SUBSEP c[i] SUBSEP r
+                if ((a in rv) && (key in rv) && rv[a] > 0) { s = s " " rv[key] / rv[a]; np++ }
+              }
+              printf " %20s", np ? sprintf("%.3f (%.2f-%.2f)", median(s), lo, hi) : "-"
+            }
+            printf "\n"
+          }
         }
       }
     }' "$csv"
