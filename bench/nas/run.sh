@@ -25,6 +25,9 @@
 #   --classes "S W A"
 #   --np "1 2 4"                   process counts (BT and SP need a square)
 #   --repeat N                     interleaved repetitions [1]
+#   --rotate                       rotate the order of the MPIs by one place
+#                                  each repetition (on this VM the first run
+#                                  of a round tends to be the fastest)
 #   --timers                       run with NPB's timer.flag; LU and the others
 #                                  that have it then report their communication
 #                                  time, added as a second table (LU: "totcomm")
@@ -35,7 +38,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 mpis="ferry mpich ompi" benchmarks="lu sp bt cg mg ft ep is" classes="S W A" nps="1 2 4"
-timeout_s=600 ferry_progress= repeat=1 timers=no
+timeout_s=600 ferry_progress= repeat=1 timers=no rotate=no
 while [ $# -gt 0 ]; do
   case $1 in
     --mpis) mpis=$2; shift ;;
@@ -45,8 +48,9 @@ while [ $# -gt 0 ]; do
     --timeout) timeout_s=$2; shift ;;
     --repeat) repeat=$2; shift ;;
     --timers) timers=yes ;;
+    --rotate) rotate=yes ;;
     --ferry-progress) ferry_progress=$2; shift ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -142,7 +146,12 @@ while [ $rep -le "$repeat" ]; do
   for bm in $benchmarks; do
     for cl in $classes; do
       for np in $nps; do
-        for spec in $runs; do
+        order=$runs
+        if [ $rotate = yes ]; then   # shift the list by rep-1 places
+          i=1
+          while [ $i -lt "$rep" ]; do set -- $order; first=$1; shift; order="$* $first"; i=$((i + 1)); done
+        fi
+        for spec in $order; do
           mpi=${spec%%:*}
           b=$out/build-$mpi
           exe=$b/bin/$bm.$cl.x
