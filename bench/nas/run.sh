@@ -11,7 +11,10 @@
 # With --repeat N the runs are interleaved (repetition by repetition, every
 # MPI in turn for each benchmark, class and process count) and the table
 # gives the median with the min-max spread, then each column's median as a
-# ratio to the first column's.
+# ratio to the first column's, then the paired ratio: the median over the
+# repetitions of each run's time divided by the first column's run of the
+# same repetition. On a VM whose speed drifts, only the paired ratio is
+# trustworthy (docs/progress.md, the LU experiment).
 # The NPB sources are not in this repository: see bench/README.md (NAS).
 #
 # Options (defaults in brackets):
@@ -22,6 +25,9 @@
 #   --classes "S W A"
 #   --np "1 2 4"                   process counts (BT and SP need a square)
 #   --repeat N                     interleaved repetitions [1]
+#   --rotate                       rotate the order of the MPIs by one place
+#                                  each repetition (on this VM the first run
+#                                  of a round tends to be the fastest)
 #   --timers                       run with NPB's timer.flag; LU and the others
 #                                  that have it then report their communication
 #                                  time, added as a second table (LU: "totcomm")
@@ -32,7 +38,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 mpis="ferry mpich ompi" benchmarks="lu sp bt cg mg ft ep is" classes="S W A" nps="1 2 4"
-timeout_s=600 ferry_progress= repeat=1 timers=no
+timeout_s=600 ferry_progress= repeat=1 timers=no rotate=no
 while [ $# -gt 0 ]; do
   case $1 in
     --mpis) mpis=$2; shift ;;
@@ -42,8 +48,9 @@ while [ $# -gt 0 ]; do
     --timeout) timeout_s=$2; shift ;;
     --repeat) repeat=$2; shift ;;
     --timers) timers=yes ;;
+    --rotate) rotate=yes ;;
     --ferry-progress) ferry_progress=$2; shift ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -139,7 +146,12 @@ while [ $rep -le "$repeat" ]; do
   for bm in $benchmarks; do
     for cl in $classes; do
       for np in $nps; do
-        for spec in $runs; do
+        order=$runs
+        if [ $rotate = yes ]; then   # shift the list by rep-1 places
+          i=1
+          while [ $i -lt "$rep" ]; do set -- $order; first=$1; shift; order="$* $first"; i=$((i + 1)); done
+        fi
+        for spec in $order; do
           mpi=${spec%%:*}
           b=$out/build-$mpi
           exe=$b/bin/$bm.$cl.x
@@ -194,7 +206,7 @@ table() {   # csv, column (7: seconds, 8: communication seconds), title
     }
     NR == 1 { next }
     { key = $2 "." $3 " np=" $4; if (!(key in seen)) { seen[key] = 1; order[++n] = key }
-      if ($6 == "ok" && $col != "") { vals[key, $1] = vals[key, $1] " " $col; cnt[key, $1]++ }
+      if ($6 == "ok" && $col != "") { vals[key, $1] = vals[key, $1] " " $col; cnt[key, $1]++; rv[key, $1, $5] = $col; if ($5 > maxrep) maxrep = $5; if ($5 > 1) paired = 1 }
       else if ($6 != "ok") bad[key, $1] = $6 }
     END {
       m = split(mpis, c, " "); any = 0
@@ -223,6 +235,21 @@ table() {   # csv, column (7: seconds, 8: communication seconds), title
             printf " %20s", (cnt[a] && cnt[key] && med[a] > 0) ? sprintf("%.3f", med[key] / med[a]) : "-"
           }
           printf "\n"
+        }
+        if (paired) {
+          printf "%-16s", "paired ratio to " c[1] " (median of per-repetition ratios, min-max)"; printf "\n"
+          for (k = 1; k <= n; k++) {
+            printf "%-16s", order[k]
+            for (i = 1; i <= m; i++) {
+              s = ""; np = 0
+              for (r = 1; r <= maxrep; r++) {
+                a = order[k] SUBSEP c[1] SUBSEP r; key = order[k] SUBSEP c[i] SUBSEP r
+                if ((a in rv) && (key in rv) && rv[a] > 0) { s = s " " rv[key] / rv[a]; np++ }
+              }
+              printf " %20s", np ? sprintf("%.3f (%.2f-%.2f)", median(s), lo, hi) : "-"
+            }
+            printf "\n"
+          }
         }
       }
     }' "$csv"
