@@ -4,6 +4,8 @@
 #   scripts/deps.sh --python   also the project-local venv with pympistandard
 #   scripts/deps.sh --mpich    also MPICH (the ABI and Hydra launch tests)
 #   scripts/deps.sh --peers    also MPICH and Open MPI, the benchmark peers
+#   scripts/deps.sh --pkg=NAME also the Debian package NAME (repeatable; the
+#                              client scripts' own packages: scalapack, netpipe)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 want=(cmake gcc g++ gfortran make pkg-config python3 python3-venv libhwloc-dev iproute2 libfabric-dev libfabric-bin)
@@ -11,6 +13,7 @@ for a in "$@"; do
   case "$a" in
     --mpich) want+=(mpich libmpich-dev) ;;
     --peers) want+=(mpich libmpich-dev openmpi-bin libopenmpi-dev) ;;
+    --pkg=*) want+=("${a#--pkg=}") ;;
   esac
 done
 missing=()

@@ -47,19 +47,9 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-pkgs="netpipe-mpich2 mpich"
-case " $configs " in *" ompi"*) pkgs="$pkgs netpipe-openmpi openmpi-bin" ;; esac
-missing=
-for p in $pkgs; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
-  fy_note "installing$missing"
-  $SUDO apt-get update -qq
-  # shellcheck disable=SC2086
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null || exit 1
-fi
+pkgs=(--pkg=netpipe-mpich2 --mpich)
+case " $configs " in *" ompi"*) pkgs+=(--pkg=netpipe-openmpi --peers) ;; esac
+"$root/scripts/deps.sh" "${pkgs[@]}" >&2 || exit 1
 [ -x "$FY_INSTALL/bin/mpiexec" ] && [ -e "$FY_INSTALL/lib/libmpich.so.12" ] \
   || { echo "netpipe: Ferry not installed in $FY_INSTALL (run make)" >&2; exit 1; }
 # shellcheck disable=SC2046

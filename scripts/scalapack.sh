@@ -33,18 +33,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-pkgs="scalapack-mpi-test scalapack-test-common mpich cmake"
-missing=
-for p in $pkgs; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
-  echo "scalapack: installing$missing"
-  $SUDO apt-get update -qq
-  # shellcheck disable=SC2086
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
-fi
+"$root/scripts/deps.sh" --mpich --pkg=scalapack-mpi-test --pkg=scalapack-test-common
 tests=$(ls -d /usr/lib/*/scalapack/mpich-tests 2>/dev/null | head -1)
 [ -n "$tests" ] || { echo "scalapack: mpich-tests directory not found" >&2; exit 1; }
 ferry=${FERRY_PREFIX:-$root/install}
