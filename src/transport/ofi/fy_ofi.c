@@ -532,10 +532,15 @@ static struct fi_info *choose(struct fi_info *list, const char *want) {
   return list;
 }
 
-/* What Ferry asks of a provider (fy_ofi.h); want: a name, or NULL. */
-static struct fi_info *make_hints(const char *want) {
-  struct fi_info *hints = fi_allocinfo();
-  if (!hints) return NULL;
+/* The providers that offer what Ferry asks (fy_ofi.h), best first as
+ * libfabric lists them; want: a name, or NULL. NULL with a message in
+ * fy_ofi_error() when there is none. The caller frees the list. */
+static struct fi_info *offered_list(const char *want) {
+  struct fi_info *hints = fi_allocinfo(), *list = NULL;
+  if (!hints) {
+    seterr("out of memory");
+    return NULL;
+  }
   hints->ep_attr->type = FI_EP_RDM;
   hints->caps = FI_MSG | FI_RMA;
   hints->mode = FI_CONTEXT;
@@ -544,7 +549,15 @@ static struct fi_info *make_hints(const char *want) {
   hints->tx_attr->msg_order = FI_ORDER_SAS;
   hints->rx_attr->msg_order = FI_ORDER_SAS;
   if (want) hints->fabric_attr->prov_name = strdup(want);
-  return hints;
+  int rc = fi_getinfo(FI_VERSION(1, 11), NULL, NULL, 0, hints, &list);
+  fi_freeinfo(hints);
+  if (rc || !list) {
+    seterr("no libfabric provider%s%s%s offers reliable datagrams with ordered messages and RMA: %s",
+           want ? " \"" : "", want ? want : "", want ? "\"" : "", fi_strerror(-rc));
+    if (list) fi_freeinfo(list);
+    return NULL;
+  }
+  return list;
 }
 
 static const char *wanted(const char *provider) {
@@ -553,18 +566,9 @@ static const char *wanted(const char *provider) {
 
 int fy_ofi_probe(const char *provider, char *chosen, size_t clen, char *offered, size_t olen) {
   const char *want = wanted(provider);
-  struct fi_info *hints = make_hints(want), *list = NULL;
-  if (!hints) {
-    seterr("out of memory");
-    return -1;
-  }
-  int rc = fi_getinfo(FI_VERSION(1, 11), NULL, NULL, 0, hints, &list), n = 0;
-  fi_freeinfo(hints);
-  if (rc || !list) {
-    seterr("no provider%s%s%s offers reliable datagrams with ordered messages and RMA: %s", want ? " \"" : "",
-           want ? want : "", want ? "\"" : "", fi_strerror(-rc));
-    return -1;
-  }
+  struct fi_info *list = offered_list(want);
+  int n = 0;
+  if (!list) return -1;
   snprintf(chosen, clen, "%s", choose(list, want)->fabric_attr->prov_name);
   size_t used = 0;
   if (olen) offered[0] = 0;
@@ -583,7 +587,7 @@ int fy_ofi_probe(const char *provider, char *chosen, size_t clen, char *offered,
 
 int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   const char *want = wanted(b->provider);
-  struct fi_info *hints = make_hints(want), *list = NULL;
+  struct fi_info *list = NULL;
   char key[64], val[1024];
   unsigned char name[512];
   int ret = -1;
@@ -591,16 +595,8 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   myrank = b->rank;
   nranks = b->size;
   snprintf(prov_name, sizeof prov_name, "?");
-  if (!hints) {
-    seterr("out of memory");
-    return -1;
-  }
-  int rc = fi_getinfo(FI_VERSION(1, 11), NULL, NULL, 0, hints, &list);
-  if (rc || !list) {
-    seterr("no libfabric provider%s%s%s offers reliable datagrams with ordered messages and RMA: %s",
-           want ? " \"" : "", want ? want : "", want ? "\"" : "", fi_strerror(-rc));
-    goto out;
-  }
+  list = offered_list(want);
+  if (!list) return -1;
   info = fi_dupinfo(choose(list, want));
   snprintf(prov_name, sizeof prov_name, "%s", info->fabric_attr->prov_name);
   uint64_t mm = (uint64_t)info->domain_attr->mr_mode;
@@ -692,7 +688,7 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
       goto fail;
     }
   }
-  rc = fi_av_insert(av, all, (size_t)nranks, addrs, 0, NULL);
+  int rc = fi_av_insert(av, all, (size_t)nranks, addrs, 0, NULL);
   free(all);
   if (rc != nranks) {
     seterr("fi_av_insert took %d of %d addresses", rc, nranks);
@@ -704,7 +700,6 @@ fail:
   fy_ofi_finalize();
 out:
   if (list) fi_freeinfo(list);
-  fi_freeinfo(hints);
   return ret;
 }
 
