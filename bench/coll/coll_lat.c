@@ -44,8 +44,8 @@ static void one(int op, long bytes, long it) {
   MPI_Request rq = MPI_REQUEST_NULL;
   switch (op) {
     case BARRIER: MPI_Barrier(MPI_COMM_WORLD); break;
-    case BCAST: MPI_Bcast(sbuf, n, MPI_BYTE, (int)(it % size), MPI_COMM_WORLD); break;
-    case REDUCE: MPI_Reduce(sbuf, rbuf, n / 8, MPI_DOUBLE, MPI_SUM, (int)(it % size), MPI_COMM_WORLD); break;
+    case BCAST: MPI_Bcast(sbuf, n, MPI_BYTE, root, MPI_COMM_WORLD); break;
+    case REDUCE: MPI_Reduce(sbuf, rbuf, n / 8, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD); break;
     case ALLREDUCE: MPI_Allreduce(sbuf, rbuf, n / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
     case ALLGATHER: MPI_Allgather(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, MPI_COMM_WORLD); break;
     case ALLTOALL: MPI_Alltoall(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, MPI_COMM_WORLD); break;

@@ -84,7 +84,7 @@ struct fy_datatype {
   MPI_Aint *bd;
   MPI_Count bd_n;
   MPI_Aint bd_len;
-  MPI_Count pk_blocks;      /* blocks of pk in one item (0: not counted; types built by fy_dt_finish are) */
+  MPI_Count pk_blocks;      /* blocks of pk in one item (set with pk by fy_dt_finish, for every type) */
   MPI_Count nbasic;         /* basic elements in one item */
   fy_datatype_t *red_basic; /* the one predefined type all elements are (or NULL) */
   MPI_Count red_n;          /* how many of it in one item */
