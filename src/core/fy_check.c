@@ -10,7 +10,7 @@
 
 int fy_check_initialized(const char *fname) {
   if (!fy_state.initialized)
-    return fy_err(MPI_ERR_OTHER, "%s called before MPI_Init", fname);
+    return fy_err(MPI_ERR_OTHER, "%s called before MPI_Init (or MPI_Session_init)", fname);
   if (fy_state.finalized)
     return fy_err(MPI_ERR_OTHER, "%s called after MPI_Finalize", fname);
   return MPI_SUCCESS;

@@ -19,7 +19,9 @@
 #include <mpi.h>
 #include <stdint.h>
 
-enum { FY_OBJ_NONE = 0, FY_OBJ_COMM, FY_OBJ_WIN, FY_OBJ_FILE, FY_OBJ_SESSION };
+/* FY_OBJ_EH_ARG: the handle is an error handler passed as an argument
+ * (MPI_Session_init's), invoked with MPI_SESSION_NULL. */
+enum { FY_OBJ_NONE = 0, FY_OBJ_COMM, FY_OBJ_WIN, FY_OBJ_FILE, FY_OBJ_SESSION, FY_OBJ_EH_ARG };
 
 int fy_check_initialized(const char *fname); /* MPI_ERR_OTHER before Init / after Finalize */
 int fy_check_comm(MPI_Comm comm, const char *arg);

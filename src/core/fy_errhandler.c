@@ -40,6 +40,11 @@ static MPI_Errhandler *slot_of(int obj_kind, int handle) {
     case FY_OBJ_WIN: return fy_win_errhandler_slot(handle);
     case FY_OBJ_FILE: return fy_file_errhandler_slot((MPI_File)(intptr_t)handle); /* fy_file_key() */
     case FY_OBJ_SESSION: return fy_session_errhandler_slot(handle);
+    case FY_OBJ_EH_ARG: {
+      static __thread MPI_Errhandler given;
+      given = handle;
+      return fy_errhandler_valid(handle) ? &given : NULL;
+    }
   }
   return NULL;
 }
@@ -61,7 +66,7 @@ int fy_err_raise(int err, int obj_kind, int handle, const char *fname) {
   int h = MPI_COMM_WORLD;
   if (obj_kind != FY_OBJ_NONE && obj_kind != FY_OBJ_COMM) {
     slot = slot_of(obj_kind, handle);
-    if (slot) h = handle;
+    if (slot) h = obj_kind == FY_OBJ_EH_ARG ? MPI_SESSION_NULL : handle;
     /* an invalid file handle: the default file error handler (MPI_FILE_NULL's) */
     if (!slot && obj_kind == FY_OBJ_FILE && (slot = slot_of(FY_OBJ_FILE, 0))) h = 0;
   }

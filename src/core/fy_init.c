@@ -37,32 +37,28 @@ void fy_abort(int code, const char *msg) {
 
 static int barrier_pmi(void) { return fy_pmi_barrier(); }
 
-static int init(int required, int *provided) {
+void fy_runtime_start(int required, const char *caller) {
   char msg[MPI_MAX_ERROR_STRING + 64];
   int *local = NULL;
-  if (fy_state.initialized)
-    return fy_err(MPI_ERR_OTHER, fy_state.finalized ? "MPI_Init called after MPI_Finalize"
-                                                    : "MPI_Init called twice");
   clock_gettime(CLOCK_MONOTONIC, &t0);
   fy_config_load();
   fy_state.main_thread = pthread_self();
   fy_state.thread_level = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
   if (fy_state.thread_level < MPI_THREAD_SINGLE) fy_state.thread_level = MPI_THREAD_SINGLE;
-  if (provided) *provided = fy_state.thread_level;
   fy_thread_multiple = fy_state.thread_level == MPI_THREAD_MULTIPLE;
 
   if (fy_pmi_init(&fy_state.world_rank, &fy_state.world_size, &fy_state.appnum) != 0) {
-    snprintf(msg, sizeof msg, "MPI_Init: cannot reach the process manager: %s", fy_pmi_error());
+    snprintf(msg, sizeof msg, "%s: cannot reach the process manager: %s", caller, fy_pmi_error());
     goto fail;
   }
   local = malloc((size_t)fy_state.world_size * sizeof *local);
   fy_state.local_of_world = malloc((size_t)fy_state.world_size * sizeof(int));
   if (!local || !fy_state.local_of_world) {
-    snprintf(msg, sizeof msg, "MPI_Init: out of memory");
+    snprintf(msg, sizeof msg, "%s: out of memory", caller);
     goto fail;
   }
   if (fy_pmi_local_ranks(local, &fy_state.local_size, &fy_state.local_rank) != 0) {
-    snprintf(msg, sizeof msg, "MPI_Init: cannot find the ranks of this node: %s", fy_pmi_error());
+    snprintf(msg, sizeof msg, "%s: cannot find the ranks of this node: %s", caller, fy_pmi_error());
     goto fail;
   }
   /* Ranks on other hosts are reached through the fabric (pt2pt/net.c).
@@ -101,7 +97,7 @@ static int init(int required, int *provided) {
   fy_shm_set_cma(fy_config.cma != 0);
   fy_shm_set_cma_chunk((size_t)fy_config.cma_chunk);
   if (fy_shm_init(&boot) != 0) {
-    snprintf(msg, sizeof msg, "MPI_Init: shared-memory transport: %s", fy_shm_error());
+    snprintf(msg, sizeof msg, "%s: shared-memory transport: %s", caller, fy_shm_error());
     goto fail;
   }
   int err;
@@ -109,32 +105,22 @@ static int init(int required, int *provided) {
     int len;
     char es[MPI_MAX_ERROR_STRING];
     fy_err_string(err, es, &len);
-    snprintf(msg, sizeof msg, "MPI_Init: %s", es);
+    snprintf(msg, sizeof msg, "%s: %s", caller, es);
     goto fail;
   }
   fy_state.initialized = 1;
   if (fy_async_start() != 0) {
-    snprintf(msg, sizeof msg, "MPI_Init: cannot start the asynchronous progress agent");
+    snprintf(msg, sizeof msg, "%s: cannot start the asynchronous progress agent", caller);
     goto fail;
   }
-  return MPI_SUCCESS;
+  return;
 fail:
   free(local);
   /* Init failures cannot be returned usefully: no communicator exists yet. */
   fy_abort(MPI_ERR_OTHER, msg);
 }
 
-int fy_mpi_init(int *argc, char ***argv) { return init(MPI_THREAD_SINGLE, NULL); }
-
-int fy_mpi_init_thread(int *argc, char ***argv, int required, int *provided) {
-  return init(required, provided);
-}
-
-int fy_mpi_finalize(void) {
-  /* First, MPI_COMM_SELF's attributes are deleted as if it were freed (the
-   * standard's hook for libraries to clean up); a failing delete callback
-   * is reported once the library is finalized. */
-  int attr_err = fy_comm_finalize_attrs();
+void fy_runtime_stop(void) {
   /* Every process must be done with its peers' memory (rendezvous copies)
    * before any of them unmaps: a barrier orders that. */
   fy_coll_barrier(&fy_comm_world);
@@ -148,16 +134,51 @@ int fy_mpi_finalize(void) {
   fy_type_finalize();
   fy_shm_finalize();
   fy_pmi_finalize();
+}
+
+static int init(int required, int *provided) {
+  if (fy_state.world_init)
+    return fy_err(MPI_ERR_OTHER, fy_state.world_fini ? "MPI_Init called after MPI_Finalize"
+                                                     : "MPI_Init called twice");
+  if (fy_state.finalized)
+    return fy_err(MPI_ERR_UNSUPPORTED_OPERATION,
+                  "MPI_Init after the last session was finalized: Ferry's runtime shut down "
+                  "then and does not start a second time in one process");
+  /* A session may have brought the runtime up already: the world model then
+   * runs at its thread level. */
+  if (!fy_state.initialized) fy_runtime_start(required, "MPI_Init");
+  if (provided) *provided = fy_state.thread_level;
+  fy_state.world_init = 1;
+  return MPI_SUCCESS;
+}
+
+int fy_mpi_init(int *argc, char ***argv) { return init(MPI_THREAD_SINGLE, NULL); }
+
+int fy_mpi_init_thread(int *argc, char ***argv, int required, int *provided) {
+  return init(required, provided);
+}
+
+int fy_mpi_finalize(void) {
+  /* First, MPI_COMM_SELF's attributes are deleted as if it were freed (the
+   * standard's hook for libraries to clean up); a failing delete callback
+   * is reported once the library is finalized. */
+  if (!fy_state.world_init)
+    return fy_err(MPI_ERR_OTHER, "MPI_Finalize called without MPI_Init (a session ends with MPI_Session_finalize)");
+  if (fy_state.world_fini) return fy_err(MPI_ERR_OTHER, "MPI_Finalize called twice");
+  int attr_err = fy_comm_finalize_attrs();
+  fy_state.world_fini = 1;
+  /* Open sessions keep the runtime up; the last one's finalize stops it. */
+  if (!fy_state.sessions) fy_runtime_stop();
   return attr_err;
 }
 
 int fy_mpi_initialized(int *flag) {
-  *flag = fy_state.initialized;
+  *flag = fy_state.world_init;
   return MPI_SUCCESS;
 }
 
 int fy_mpi_finalized(int *flag) {
-  *flag = fy_state.finalized;
+  *flag = fy_state.world_fini;
   return MPI_SUCCESS;
 }
 

@@ -1,16 +1,27 @@
 /* Library state and start-up/tear-down.
  *
  * Contract
- * - fy_state.initialized is set once MPI_Init(_thread) succeeded and
- *   fy_state.finalized once MPI_Finalize returned; both stay set.
+ * - The runtime (PMI, transports, objects, progress agents) is brought up
+ *   by whichever comes first, MPI_Init(_thread) or an MPI_Session_init, and
+ *   shut down by the last of MPI_Finalize and the last open session's
+ *   MPI_Session_finalize. fy_state.initialized is set while it comes up
+ *   and stays set; fy_state.finalized once it shut down (both mean the
+ *   runtime, not the world model: internal code reads them).
+ * - fy_state.world_init / world_fini: MPI_Init(_thread) / MPI_Finalize
+ *   were called (what MPI_Initialized / MPI_Finalized report).
  * - Start-up order: config, PMI, shm transport, objects, point-to-point,
- *   progress agents; tear-down in reverse after a barrier. */
+ *   progress agents; tear-down in reverse after a barrier over all the
+ *   job's processes (so the shutdown at a last MPI_Session_finalize
+ *   synchronizes with the others, as MPI_Finalize does). The runtime does
+ *   not start a second time in one process. */
 #ifndef FY_INIT_H
 #define FY_INIT_H
 #include <pthread.h>
 
 typedef struct fy_state {
-  int initialized, finalized;
+  int initialized, finalized; /* the runtime is up / has shut down */
+  int world_init, world_fini; /* MPI_Init / MPI_Finalize were called */
+  int sessions;               /* open sessions */
   int thread_level;
   pthread_t main_thread;
   int world_rank, world_size;
@@ -20,6 +31,11 @@ typedef struct fy_state {
 } fy_state_t;
 
 extern fy_state_t fy_state;
+/* Bring the runtime up at thread level `required` (caller names the MPI
+ * call for messages). A failure aborts the job: nothing can report it. */
+void fy_runtime_start(int required, const char *caller);
+/* Shut the runtime down (collective over the job's processes). */
+void fy_runtime_stop(void);
 /* Abort the job: tell the launcher, then exit. Never returns. */
 void fy_abort(int code, const char *msg) __attribute__((noreturn));
 #endif

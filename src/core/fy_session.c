@@ -2,9 +2,13 @@
  * handle with its own error handler and info, and the process sets it
  * offers are the two the standard names, "mpi://WORLD" and "mpi://SELF";
  * groups made from them build communicators through
- * MPI_Comm_create_from_group. Ferry brings its runtime up in MPI_Init, so a
- * session can be opened only between MPI_Init and MPI_Finalize; before,
- * MPI_Session_init says so (MPI_ERR_UNSUPPORTED_OPERATION). A buffer
+ * MPI_Comm_create_from_group. The first session opened before MPI_Init
+ * brings the runtime up (core/fy_init.h: that synchronizes with the job's
+ * other processes, as MPI_Init does), at the thread level its info asks
+ * for ("mpi_thread_support_level", default MPI_THREAD_SINGLE); a session
+ * opened later runs at the level the runtime has. The runtime shuts down
+ * when the last session closes and the world model is not active; after
+ * that, a new session is refused (MPI_ERR_UNSUPPORTED_OPERATION). A buffer
  * attached to a session serves the buffered sends of the communicators
  * derived from it (pt2pt/bsend.c). */
 #include "core/fy_comm.h"
@@ -47,15 +51,37 @@ MPI_Errhandler *fy_session_errhandler_slot(MPI_Session h) {
   return s ? &s->errhandler : NULL;
 }
 
+static const char *const level_name[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
+                                         "MPI_THREAD_MULTIPLE"};
+
+/* The thread level a session's info asks for (MPI_THREAD_SINGLE if none). */
+static int requested_level(MPI_Info info, int *level) {
+  *level = MPI_THREAD_SINGLE;
+  if (info == MPI_INFO_NULL) return MPI_SUCCESS;
+  char v[MPI_MAX_INFO_VAL + 1];
+  int flag = 0, len = MPI_MAX_INFO_VAL;
+  int err = fy_mpi_info_get_string(info, "mpi_thread_support_level", &len, v, &flag);
+  if (err || !flag) return err;
+  for (int l = 0; l < 4; l++)
+    if (strcmp(v, level_name[l]) == 0) {
+      *level = l;
+      return MPI_SUCCESS;
+    }
+  return fy_err(MPI_ERR_INFO, "info \"mpi_thread_support_level\" = \"%s\" is not one of MPI_THREAD_SINGLE, "
+                "_FUNNELED, _SERIALIZED, _MULTIPLE", v);
+}
+
 int fy_mpi_session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session) {
-  if (!fy_state.initialized || fy_state.finalized)
+  if (fy_state.finalized)
     return fy_err(MPI_ERR_UNSUPPORTED_OPERATION,
-                  "MPI_Session_init outside MPI_Init ... MPI_Finalize is not supported by Ferry yet "
-                  "(its runtime starts in MPI_Init)");
+                  "MPI_Session_init after Ferry's runtime shut down (at MPI_Finalize or the last "
+                  "MPI_Session_finalize): it does not start a second time in one process");
+  int level, err = requested_level(info, &level);
+  if (err) return err;
+  if (!fy_state.initialized) fy_runtime_start(level, "MPI_Session_init");
   fy_session_t *s = calloc(1, sizeof *s);
   if (!s) return fy_err(MPI_ERR_NO_MEM, "out of memory");
   s->info = MPI_INFO_NULL;
-  int err = MPI_SUCCESS;
   if (info != MPI_INFO_NULL && (err = fy_info_copy(info, &s->info))) goto fail;
   s->handle = fy_htab_add(&session_tab, s);
   if (!s->handle) {
@@ -65,6 +91,7 @@ int fy_mpi_session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *s
   s->errhandler = errhandler;
   fy_errhandler_retain(errhandler);
   *session = s->handle;
+  fy_state.sessions++;
   return MPI_SUCCESS;
 fail:
   if (s->info != MPI_INFO_NULL) fy_info_release(s->info);
@@ -88,6 +115,13 @@ int fy_mpi_session_finalize(MPI_Session *session) {
   if (s->info != MPI_INFO_NULL) fy_info_release(s->info);
   free(s);
   *session = MPI_SESSION_NULL;
+  /* The last session out, with the world model not (or no longer) active,
+   * shuts the runtime down. MPI_COMM_WORLD's internal attributes (the
+   * collective segment) go first, as in MPI_Finalize. */
+  if (--fy_state.sessions == 0 && (!fy_state.world_init || fy_state.world_fini)) {
+    if (!fy_state.world_init) (void)fy_comm_finalize_attrs();
+    fy_runtime_stop();
+  }
   return MPI_SUCCESS;
 }
 
@@ -97,11 +131,9 @@ int fy_mpi_session_get_info(MPI_Session session, MPI_Info *info_used) {
   if (err) return err;
   *info_used = MPI_INFO_NULL;
   if (s->info != MPI_INFO_NULL && (err = fy_info_copy(s->info, info_used))) return err;
-  /* the thread level the session runs at: the world model's */
-  static const char *const level[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
-                                      "MPI_THREAD_MULTIPLE"};
+  /* the thread level the session runs at: the runtime's */
   int l = fy_state.thread_level;
-  return fy_info_put(info_used, "mpi_thread_support_level", level[l >= 0 && l <= 3 ? l : 0]);
+  return fy_info_put(info_used, "mpi_thread_support_level", level_name[l >= 0 && l <= 3 ? l : 0]);
 }
 
 int fy_mpi_session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names) {

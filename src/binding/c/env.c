@@ -1837,7 +1837,7 @@ FERRY_API_PUBLIC int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler,
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_NONE, 0, "MPI_Session_init");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_EH_ARG, errhandler, "MPI_Session_init");
   FY_API_EXIT();
   return fy_err;
 }

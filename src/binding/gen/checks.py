@@ -217,6 +217,9 @@ def error_object(f):
         return "FY_OBJ_FILE", "0"
     if f.name == "MPI_File_close":
         return "FY_OBJ_FILE", "(fh ? fy_file_key(*fh) : 0)"
+    # No session exists yet: the handler given as the argument (MPI 4.1 11.3.1).
+    if f.name == "MPI_Session_init":
+        return "FY_OBJ_EH_ARG", "errhandler"
     for decl, name, ps, p in f.params:
         if not name or p.pointer_level or ps["length"] is not None:
             continue
