@@ -19,6 +19,7 @@
  *   thread for fabric peers. Not selective: the fd fires for any
  *   completion (the provider cannot tell a rendezvous start from the rest). */
 #include "progress/async/fy_async.h"
+#include "progress/async/fy_agent_cpu.h"
 #include "progress/fy_progress.h"
 #include "transport/shm/fy_shm.h"
 #include "coll/sched/fy_sched.h"
@@ -41,10 +42,11 @@ static atomic_int parked;
 
 static void bind_cpu(void) {
   fy_progress_agent = 1;
-  if (fy_config.thread_cpu < 0) return;
+  int cpu = fy_agent_cpu();
+  if (cpu < 0) return;
   cpu_set_t set;
   CPU_ZERO(&set);
-  CPU_SET((int)fy_config.thread_cpu, &set);
+  CPU_SET(cpu, &set);
   pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 
