@@ -12,6 +12,7 @@
 #include "core/fy_topo.h"
 #include "core/fy_request.h"
 #include "pt2pt/fy_pt2pt.h"
+#include "progress/fy_progress.h"
 #include "binding/fy_impl.h"
 #include <stdlib.h>
 #include <string.h>
@@ -102,11 +103,38 @@ int fy_commc_release(fy_comm_t *c) {
 
 /* ---- duplication ---- */
 
+/* The object of a copy of c (inter or intra) with context ctx, published,
+ * contexts not yet open; takes local (the intercommunicator's local group). */
+static int dup_object(fy_comm_t *c, uint32_t ctx, fy_comm_t *local, fy_comm_t **out) {
+  int n = fy_comm_peer_size(c);
+  int *w = malloc((size_t)n * sizeof *w);
+  fy_comm_t *nc = w ? fy_comm_new(ctx, c->rank, c->size, w) : NULL;
+  if (!nc) {
+    free(w);
+    return fy_err(MPI_ERR_NO_MEM, "out of memory duplicating %s", c->name);
+  }
+  for (int i = 0; i < n; i++) w[i] = fy_comm_world_rank(c, i);
+  nc->is_inter = c->is_inter;
+  nc->remote_size = c->remote_size;
+  nc->local_comm = local;
+  nc->errhandler = c->errhandler;
+  fy_errhandler_retain(nc->errhandler);
+  nc->session = c->session;
+  int err = fy_comm_publish(nc);
+  if (err) {
+    nc->local_comm = NULL; /* the caller still owns it */
+    fy_comm_destroy(nc);
+    return err;
+  }
+  *out = nc;
+  return MPI_SUCCESS;
+}
+
 /* An exact copy of c (inter or intra) with new contexts; attributes, topology
  * and info are the caller's business. */
 static int dup_core(fy_comm_t *c, fy_comm_t **out) {
   uint32_t ctx;
-  int err, n = fy_comm_peer_size(c);
+  int err;
   fy_comm_t *local = NULL;
   *out = NULL;
   if (c->is_inter) {
@@ -118,33 +146,11 @@ static int dup_core(fy_comm_t *c, fy_comm_t **out) {
     err = fy_cx_agree_ctx(&d, NULL, 0, &ctx);
   }
   if (err) goto fail;
-  int *w = malloc((size_t)n * sizeof *w);
-  if (!w) {
+  if ((err = dup_object(c, ctx, local, out))) {
     fy_ctx_release(ctx);
-    err = fy_err(MPI_ERR_NO_MEM, "out of memory duplicating %s", c->name);
     goto fail;
   }
-  for (int i = 0; i < n; i++) w[i] = fy_comm_world_rank(c, i);
-  fy_comm_t *nc = fy_comm_new(ctx, c->rank, c->size, w);
-  if (!nc) {
-    free(w);
-    fy_ctx_release(ctx);
-    err = fy_err(MPI_ERR_NO_MEM, "out of memory duplicating %s", c->name);
-    goto fail;
-  }
-  nc->is_inter = c->is_inter;
-  nc->remote_size = c->remote_size;
-  nc->local_comm = local;
-  local = NULL;
-  nc->errhandler = c->errhandler;
-  fy_errhandler_retain(nc->errhandler);
-  nc->session = c->session;
-  if ((err = fy_comm_publish(nc))) {
-    fy_comm_destroy(nc);
-    goto fail;
-  }
-  fy_commc_open(nc);
-  *out = nc;
+  fy_commc_open(*out);
   return MPI_SUCCESS;
 fail:
   if (local) {
@@ -154,22 +160,26 @@ fail:
   return err;
 }
 
+/* What a duplicate takes from c besides its group: topology, info, attributes. */
+static int dup_extras(fy_comm_t *c, fy_comm_t *n, MPI_Info info, int use_info) {
+  if (c->topo && !(n->topo = fy_topo_dup(c->topo)))
+    return fy_err(MPI_ERR_NO_MEM, "out of memory duplicating the topology of %s", c->name);
+  int err = fy_info_copy(use_info ? info : c->info, &n->info);
+  if (err) return err;
+  return fy_attr_copy_all(FY_OK_COMM, c->handle, &c->attrs, n->handle, &n->attrs);
+}
+
 static int dup_full(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newcomm) {
   fy_comm_t *c = fy_comm_get(comm), *n;
   int err = dup_core(c, &n);
   if (err) return err;
-  if (c->topo && !(n->topo = fy_topo_dup(c->topo))) {
-    err = fy_err(MPI_ERR_NO_MEM, "out of memory duplicating the topology of %s", c->name);
-    goto fail;
+  if ((err = dup_extras(c, n, info, use_info))) {
+    fy_commc_close(n);
+    fy_comm_destroy(n);
+    return err;
   }
-  if ((err = fy_info_copy(use_info ? info : c->info, &n->info))) goto fail;
-  if ((err = fy_attr_copy_all(FY_OK_COMM, c->handle, &c->attrs, n->handle, &n->attrs))) goto fail;
   *newcomm = n->handle;
   return MPI_SUCCESS;
-fail:
-  fy_commc_close(n);
-  fy_comm_destroy(n);
-  return err;
 }
 
 int fy_mpi_comm_dup(MPI_Comm comm, MPI_Comm *newcomm) { return dup_full(comm, MPI_INFO_NULL, 0, newcomm); }
@@ -178,36 +188,126 @@ int fy_mpi_comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
   return dup_full(comm, info, 1, newcomm);
 }
 
-/* The nonblocking forms complete at once: the request is born complete. */
-static int done_request(MPI_Request *request) {
-  fy_request_t *r = fy_req_alloc(FY_REQ_RECV, 1);
-  if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
+/* ---- nonblocking duplication ----
+ * An intracommunicator's MPI_Comm_idup returns at once: the new object is
+ * published (the handle is the user's now, unusable until the request
+ * completes, as the standard says) with its topology, info and attributes,
+ * and the context agreement runs as progress passes of the application
+ * thread advance it (fy_cx_nb_*); its completion opens the contexts and
+ * completes the request. An intercommunicator's completes in the call:
+ * its agreement swaps through the two groups' leaders, which has no
+ * nonblocking form here. */
+
+typedef struct idup {
+  struct idup *next;
+  fy_cx_nb_t *a;
+  fy_comm_t *nc;
+  fy_request_t *req;
+} idup_t;
+
+static idup_t *idups;
+static int idup_hooked;
+
+static int idup_progress(void) {
+  /* Starts point-to-point requests and may free memory: never in a signal
+   * turn or an agent thread (src/comm's own state is not theirs). */
+  if (!idups || fy_progress_agent || fy_pt2pt_in_signal) return 0;
+  int n = 0;
+  for (idup_t **pp = &idups; *pp;) {
+    idup_t *p = *pp;
+    int err;
+    uint32_t ctx;
+    if (!fy_cx_nb_step(p->a, &err, &ctx)) {
+      pp = &p->next;
+      continue;
+    }
+    *pp = p->next;
+    n++;
+    fy_cx_nb_free(p->a);
+    if (!err && !p->nc->handle) {
+      fy_ctx_release(ctx); /* freed before completion (erroneous): nobody uses it */
+    } else if (!err) {
+      p->nc->ctx = ctx;
+      fy_commc_open(p->nc);
+    } else if (p->nc->handle) {
+      /* No context: the handle dies (its contexts were never opened). */
+      fy_attr_delete_all(FY_OK_COMM, p->nc->handle, &p->nc->attrs);
+      fy_comm_unpublish(p->nc);
+      fy_comm_release(p->nc);
+    }
+    fy_comm_release(p->nc); /* the pending operation's reference */
+    p->req->status.MPI_ERROR = err;
+    fy_req_complete(p->req);
+    free(p);
+  }
+  return n;
+}
+
+enum { CTX_PENDING = 0xfffffffeu }; /* never a slot's: nothing matches it */
+
+static int idup(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newcomm, MPI_Request *request) {
+  if (!request) return fy_err(MPI_ERR_ARG, "request = NULL");
+  fy_comm_t *c = fy_comm_get(comm), *n = NULL;
+  int err;
+  if (c->is_inter) {
+    if ((err = dup_full(comm, info, use_info, newcomm))) return err;
+    fy_request_t *r = fy_req_alloc(FY_REQ_SEND, 1);
+    if (!r) {
+      fy_commc_release(fy_comm_get(*newcomm));
+      *newcomm = MPI_COMM_NULL;
+      return fy_err(MPI_ERR_NO_MEM, "out of requests");
+    }
+    fy_status_empty(&r->status);
+    fy_req_complete(r);
+    *request = r->handle;
+    return MPI_SUCCESS;
+  }
+  idup_t *p = calloc(1, sizeof *p);
+  fy_request_t *r = fy_req_alloc(FY_REQ_SEND, 1);
+  if (!p || !r) {
+    err = fy_err(MPI_ERR_NO_MEM, "out of memory duplicating %s", c->name);
+    goto fail;
+  }
+  if (!idup_hooked) {
+    if (fy_progress_hook_add(idup_progress) != 0) {
+      err = fy_err(MPI_ERR_INTERN, "no progress hook left for MPI_Comm_idup");
+      goto fail;
+    }
+    idup_hooked = 1;
+  }
+  if ((err = dup_object(c, CTX_PENDING, NULL, &n))) goto fail;
+  if ((err = dup_extras(c, n, info, use_info))) goto fail;
+  /* The agreement's tag is taken now, in program order, like a collective's. */
+  if ((err = fy_cx_nb_start(c, &p->a))) goto fail;
   fy_status_empty(&r->status);
-  fy_req_complete(r);
+  p->nc = n;
+  fy_comm_retain(n);
+  p->req = r;
+  p->next = NULL;
+  idup_t **tail = &idups;
+  while (*tail) tail = &(*tail)->next;
+  *tail = p;
+  *newcomm = n->handle;
   *request = r->handle;
+  idup_progress(); /* one step now: a lone process finishes here */
   return MPI_SUCCESS;
+fail:
+  if (n) {
+    fy_attr_delete_all(FY_OK_COMM, n->handle, &n->attrs);
+    fy_comm_unpublish(n);
+    fy_comm_release(n);
+  }
+  if (r) fy_req_release(r);
+  free(p);
+  return err;
 }
 
 int fy_mpi_comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
-  if (!request) return fy_err(MPI_ERR_ARG, "request = NULL");
-  int err = fy_mpi_comm_dup(comm, newcomm);
-  if (err) return err;
-  if ((err = done_request(request))) {
-    fy_commc_release(fy_comm_get(*newcomm));
-    *newcomm = MPI_COMM_NULL;
-  }
-  return err;
+  return idup(comm, MPI_INFO_NULL, 0, newcomm, request);
 }
 
 int fy_mpi_comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request) {
-  if (!request) return fy_err(MPI_ERR_ARG, "request = NULL");
-  int err = fy_mpi_comm_dup_with_info(comm, info, newcomm);
-  if (err) return err;
-  if ((err = done_request(request))) {
-    fy_commc_release(fy_comm_get(*newcomm));
-    *newcomm = MPI_COMM_NULL;
-  }
-  return err;
+  return idup(comm, info, 1, newcomm, request);
 }
 
 int fy_mpi_comm_free(MPI_Comm *comm) {

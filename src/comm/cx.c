@@ -6,6 +6,8 @@
 #include "core/fy_error.h"
 #include "pt2pt/fy_pt2pt.h"
 #include "datatype/fy_datatype.h"
+#include "coll/sched/fy_sched.h"
+#include "progress/fy_progress.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,6 +187,7 @@ int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32
       mask_busy = 0;
     }
     if (err || got == 0) break;
+    if (!all && !own) fy_progress_poll(); /* another agreement offers: let it move (MPI_Comm_idup's) */
     if (all) { /* everyone offered, nothing in common */
       if (nw < W) {
         nw = W;
@@ -197,4 +200,151 @@ int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32
   }
   if (slot >= 0) waiting[slot] = 0;
   return err;
+}
+
+/* ---- the agreement, nonblocking ---- */
+
+enum { NB_W = FY_CTX_WORDS, NB_FIRST = 4, NB_MAXKIDS = 32 };
+enum { NB_START, NB_UP, NB_RESULT, NB_DOWN, NB_DONE };
+
+struct fy_cx_nb {
+  fy_comm_t *c;         /* retained */
+  int tag, slot, nw, own, phase, err;
+  uint32_t key, ctx;
+  int parent, nkids, kids[NB_MAXKIDS];
+  uint32_t m[NB_W + 1], up[NB_W + 1];
+  uint32_t *kidbuf;     /* nkids x (NB_W + 1) words */
+  fy_request_t *rq[NB_MAXKIDS + 2];
+  int nrq;
+};
+
+int fy_cx_nb_start(fy_comm_t *c, fy_cx_nb_t **out) {
+  fy_cx_nb_t *a = calloc(1, sizeof *a);
+  if (!a) return fy_err(MPI_ERR_NO_MEM, "out of memory duplicating %s", c->name);
+  a->c = c;
+  fy_comm_retain(c);
+  a->tag = fy_sched_next_tag(c);
+  a->key = c->ctx;
+  a->nw = NB_FIRST;
+  a->slot = -1;
+  for (int i = 0; i < MAXWAIT && a->slot < 0; i++)
+    if (!waiting[i]) a->slot = i;
+  if (a->slot >= 0) waiting[a->slot] = a->key + 1;
+  /* binomial tree rooted at rank 0 */
+  a->parent = -1;
+  int me = c->rank, mask = 1;
+  for (; mask < c->size; mask <<= 1)
+    if (me & mask) {
+      a->parent = me - mask;
+      break;
+    }
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (me + mask < c->size && a->nkids < NB_MAXKIDS) a->kids[a->nkids++] = me + mask;
+  if (a->nkids && !(a->kidbuf = malloc((size_t)a->nkids * (NB_W + 1) * sizeof *a->kidbuf))) {
+    fy_cx_nb_free(a);
+    return fy_err(MPI_ERR_NO_MEM, "out of memory duplicating %s", c->name);
+  }
+  *out = a;
+  return MPI_SUCCESS;
+}
+
+/* All requests of the current phase complete (the first error kept). */
+static int nb_reqs_done(fy_cx_nb_t *a) {
+  for (int i = 0; i < a->nrq; i++)
+    if (!fy_req_done(a->rq[i])) return 0;
+  for (int i = 0; i < a->nrq; i++) {
+    if (!a->err) a->err = a->rq[i]->status.MPI_ERROR;
+    fy_req_release(a->rq[i]);
+  }
+  a->nrq = 0;
+  return 1;
+}
+
+static void nb_post(fy_cx_nb_t *a, int send, void *buf, int peer) {
+  size_t bytes = (size_t)(a->nw + 1) * sizeof(uint32_t);
+  fy_request_t *r = NULL;
+  int err = send ? fy_isend_internal(buf, (MPI_Count)bytes, fy_type_get(MPI_BYTE), peer, a->tag, a->c, &r)
+                 : fy_irecv_internal(buf, (MPI_Count)bytes, fy_type_get(MPI_BYTE), peer, a->tag, a->c, &r);
+  if (err && !a->err) a->err = err;
+  if (r) a->rq[a->nrq++] = r;
+}
+
+int fy_cx_nb_step(fy_cx_nb_t *a, int *errp, uint32_t *ctxp) {
+  uint32_t full[NB_W];
+  for (;;) {
+    switch (a->phase) {
+      case NB_START: /* offer the bitmap if no other agreement of this process does */
+        memset(a->m, 0, sizeof a->m);
+        a->own = !mask_busy && lowest_waiting(a->key);
+        if (a->own) {
+          mask_busy = 1;
+          fy_ctx_mask_snapshot(full);
+          memcpy(a->m, full, (size_t)a->nw * sizeof *a->m);
+          a->m[a->nw] = 1;
+        }
+        for (int k = 0; k < a->nkids; k++) nb_post(a, 0, a->kidbuf + (size_t)k * (NB_W + 1), a->kids[k]);
+        a->phase = NB_UP;
+        break;
+      case NB_UP:
+        if (!nb_reqs_done(a)) return 0;
+        for (int k = 0; k < a->nkids; k++)
+          for (int i = 0; i <= a->nw; i++) a->m[i] &= a->kidbuf[(size_t)k * (NB_W + 1) + i];
+        if (a->parent >= 0) {
+          memcpy(a->up, a->m, sizeof a->up);
+          nb_post(a, 1, a->up, a->parent);
+          nb_post(a, 0, a->m, a->parent);
+          a->phase = NB_RESULT;
+        } else {
+          for (int k = 0; k < a->nkids; k++) nb_post(a, 1, a->m, a->kids[k]);
+          a->phase = NB_DOWN;
+        }
+        break;
+      case NB_RESULT:
+        if (!nb_reqs_done(a)) return 0;
+        for (int k = 0; k < a->nkids; k++) nb_post(a, 1, a->m, a->kids[k]);
+        a->phase = NB_DOWN;
+        break;
+      case NB_DOWN: { /* the round's result is in m on every rank */
+        if (!nb_reqs_done(a)) return 0;
+        int got = -1, all = (int)a->m[a->nw];
+        if (a->own) {
+          if (!a->err) {
+            memset(a->m + a->nw, 0, (size_t)(NB_W - a->nw) * sizeof *a->m);
+            got = fy_ctx_mask_claim(a->m, &a->ctx);
+          }
+          mask_busy = 0;
+        }
+        a->phase = NB_DONE;
+        if (a->err || got == 0) break;
+        if (all) {
+          if (a->nw < NB_W) {
+            a->nw = NB_W;
+          } else {
+            a->err = fy_err(MPI_ERR_OTHER, "out of context ids (%d communicators per process at most; %d free here)",
+                            NB_W * 32 - 2, fy_ctx_free_slots());
+            break;
+          }
+        }
+        /* Another round, at the next pass: an agreement that could not
+         * offer must let the one that did move on (a one-process round
+         * completes at once). */
+        a->phase = NB_START;
+        return 0;
+      }
+      case NB_DONE:
+        *errp = a->err;
+        *ctxp = a->ctx;
+        return 1;
+    }
+  }
+}
+
+void fy_cx_nb_free(fy_cx_nb_t *a) {
+  if (!a) return;
+  for (int i = 0; i < a->nrq; i++) fy_req_release(a->rq[i]); /* only after an error */
+  if (a->own && a->phase != NB_DONE) mask_busy = 0;
+  if (a->slot >= 0) waiting[a->slot] = 0;
+  fy_comm_release(a->c);
+  free(a->kidbuf);
+  free(a);
 }

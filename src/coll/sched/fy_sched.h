@@ -36,6 +36,9 @@ enum { FY_SCHED_BLOCKING = 0, FY_SCHED_NONBLOCKING, FY_SCHED_PERSISTENT };
 
 /* A schedule on communicator c (takes the next collective tag of c). */
 int fy_sched_create(fy_comm_t *c, fy_sched_t **out);
+/* Take c's next collective tag (offsets 0..15 above it are the taker's)
+ * for an operation that runs its own messages (src/comm's MPI_Comm_idup). */
+int fy_sched_next_tag(fy_comm_t *c);
 /* The communicator new steps use (rank/size come from it); at first the
  * one the schedule was created on. fy_sched_use_comm() switches (e.g. to
  * an intercommunicator's local_comm) and returns the previous one; every

@@ -66,6 +66,8 @@ fy_comm_t *fy_sched_use_comm(fy_sched_t *s, fy_comm_t *c) {
 static fy_sched_t *cache[CACHE_MAX];
 static int ncache;
 
+int fy_sched_next_tag(fy_comm_t *c) { return 16 + (int)(c->coll_seq++ & 0x03ffffffu) * 16; /* + offsets 0..15 */ }
+
 int fy_sched_create(fy_comm_t *c, fy_sched_t **out) {
   fy_sched_t *s = NULL;
   fy_plock();
@@ -87,7 +89,7 @@ int fy_sched_create(fy_comm_t *c, fy_sched_t **out) {
   }
   if (!s) return fy_err(MPI_ERR_NO_MEM, "out of memory for a collective schedule");
   s->comm = s->base = c;
-  s->tag = 16 + (int)(c->coll_seq++ & 0x03ffffffu) * 16; /* + offsets 0..15 */
+  s->tag = fy_sched_next_tag(c);
   s->safe = 1;
   atomic_store(&s->done, 1);
   *out = s;

@@ -1,0 +1,157 @@
+/* MPI_Comm_idup is local: it returns before the other processes call it,
+ * so these programs, valid MPI, must finish:
+ * - rank 0 starts an idup, then sends to rank 1, which receives first and
+ *   starts its own idup after (small and rendezvous-sized messages);
+ * - several idups of different parents outstanding at once, completed in
+ *   reverse order, mixed with a blocking MPI_Comm_dup and a collective;
+ * - attributes (copy callback), topology and info are the parent's, and
+ *   the new communicator works: point-to-point and collectives on it never
+ *   meet the parent's messages;
+ * - an idup of an intercommunicator (completes in the call);
+ * - Request_free on an idup request before it completes. */
+#include "fytest.h"
+#include <stdlib.h>
+#include <string.h>
+
+static int copies;
+static int copy_fn(MPI_Comm o, int k, void *extra, void *in, void *out, int *flag) {
+  (void)o; (void)k; (void)extra;
+  copies++;
+  *(void **)out = in;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+static void check_works(MPI_Comm c, MPI_Comm parent, int tag) {
+  int r, s, pr;
+  MPI_Comm_rank(c, &r);
+  MPI_Comm_size(c, &s);
+  MPI_Comm_rank(parent, &pr);
+  CHECK(r == pr, "rank %d in the copy, %d in the parent", r, pr);
+  int v = r * 100 + tag, got = -1, pv = -7, pgot = -1;
+  MPI_Request q;
+  /* a parent message with the same tag must not be taken by the copy */
+  CHECK_OK(MPI_Irecv(&pgot, 1, MPI_INT, (r + s - 1) % s, tag, parent, &q));
+  CHECK_OK(MPI_Sendrecv(&v, 1, MPI_INT, (r + 1) % s, tag, &got, 1, MPI_INT, (r + s - 1) % s, tag, c,
+                        MPI_STATUS_IGNORE));
+  CHECK(got == ((r + s - 1) % s) * 100 + tag, "ring on the copy got %d", got);
+  CHECK_OK(MPI_Send(&pv, 1, MPI_INT, (r + 1) % s, tag, parent));
+  CHECK_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+  CHECK(pgot == -7, "parent message %d", pgot);
+  int sum = 0;
+  CHECK_OK(MPI_Allreduce(&r, &sum, 1, MPI_INT, MPI_SUM, c));
+  CHECK(sum == s * (s - 1) / 2, "allreduce on the copy %d", sum);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  fy_init("comm_idup");
+  int rank = fy_rank_, size = fy_size_;
+
+  /* 1. idup, then a message the peer receives before its own idup. */
+  for (int n = 1; n <= 1 << 17; n <<= 8) { /* 4 B and 256 KiB: eager and rendezvous */
+    int *buf = malloc((size_t)n * sizeof *buf);
+    MPI_Comm d;
+    MPI_Request q = MPI_REQUEST_NULL;
+    if (rank == 0) {
+      CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &d, &q));
+      for (int i = 0; i < n; i++) buf[i] = i;
+      if (size > 1) CHECK_OK(MPI_Send(buf, n, MPI_INT, 1, 5, MPI_COMM_WORLD));
+    } else {
+      if (rank == 1) {
+        CHECK_OK(MPI_Recv(buf, n, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(buf[n - 1] == n - 1, "message before idup: [%d] = %d", n - 1, buf[n - 1]);
+      }
+      CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &d, &q));
+    }
+    CHECK_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    check_works(d, MPI_COMM_WORLD, 1);
+    MPI_Comm_free(&d);
+    free(buf);
+  }
+
+  /* 2. Outstanding idups of several parents, a blocking dup and a
+   * collective in between; completed in reverse order. */
+  MPI_Comm half, cart;
+  CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half));
+  int dims[1] = {size}, periods[1] = {1};
+  CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart));
+  int key;
+  CHECK_OK(MPI_Comm_create_keyval(copy_fn, MPI_COMM_NULL_DELETE_FN, &key, NULL));
+  static int payload = 42;
+  CHECK_OK(MPI_Comm_set_attr(cart, key, &payload));
+  MPI_Info hint;
+  MPI_Info_create(&hint);
+  MPI_Info_set(hint, "mpi_assert_no_any_source", "true");
+  MPI_Comm a, b, c, e, blk;
+  MPI_Request q[4];
+  CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &a, &q[0]));
+  CHECK_OK(MPI_Comm_idup(half, &b, &q[1]));
+  CHECK_OK(MPI_Comm_idup_with_info(cart, hint, &c, &q[2]));
+  CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &blk));
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &e, &q[3]));
+  MPI_Info_free(&hint);
+  for (int i = 3; i >= 0; i--) CHECK_OK(MPI_Wait(&q[i], MPI_STATUS_IGNORE));
+  CHECK(copies == 1, "attribute copy callback ran %d times", copies);
+  void *val;
+  int flag = 0;
+  MPI_Comm_get_attr(c, key, &val, &flag);
+  CHECK(flag && val == &payload, "attribute on the idup copy");
+  int topo = -1;
+  MPI_Topo_test(c, &topo);
+  CHECK(topo == MPI_CART, "topology of the idup copy %d", topo);
+  MPI_Info used;
+  char v[16];
+  int len = sizeof v;
+  flag = 0;
+  MPI_Comm_get_info(c, &used);
+  MPI_Info_get_string(used, "mpi_assert_no_any_source", &len, v, &flag);
+  CHECK(flag && !strcmp(v, "true"), "idup_with_info hint");
+  MPI_Info_free(&used);
+  check_works(a, MPI_COMM_WORLD, 2);
+  check_works(b, half, 3);
+  check_works(c, cart, 4);
+  check_works(e, MPI_COMM_WORLD, 5);
+  check_works(blk, MPI_COMM_WORLD, 6);
+  int res;
+  MPI_Comm_compare(a, e, &res);
+  CHECK(res == MPI_CONGRUENT, "compare(idup, idup) = %d", res);
+  MPI_Comm_free(&a);
+  MPI_Comm_free(&b);
+  MPI_Comm_free(&c);
+  MPI_Comm_free(&e);
+  MPI_Comm_free(&blk);
+  MPI_Comm_free_keyval(&key);
+
+  /* 3. Request_free before completion (the copy is freed at the end,
+   * whether or not its agreement finished by then). */
+  MPI_Comm f, f3;
+  MPI_Request fq;
+  CHECK_OK(MPI_Comm_idup(half, &f3, &fq));
+  CHECK_OK(MPI_Request_free(&fq));
+  CHECK(fq == MPI_REQUEST_NULL, "request_free");
+  CHECK_OK(MPI_Barrier(half));
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+
+  /* 4. An intercommunicator between the two halves. */
+  if (size > 1) {
+    MPI_Comm inter, id;
+    MPI_Request iq;
+    CHECK_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 9, &inter));
+    CHECK_OK(MPI_Comm_idup(inter, &id, &iq));
+    CHECK_OK(MPI_Wait(&iq, MPI_STATUS_IGNORE));
+    int rs = 0;
+    MPI_Comm_remote_size(id, &rs);
+    CHECK(rs == size / 2 + (rank % 2 ? size % 2 : 0), "remote size %d", rs);
+    MPI_Comm_free(&id);
+    MPI_Comm_free(&inter);
+  }
+  CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &f, &fq));
+  CHECK_OK(MPI_Wait(&fq, MPI_STATUS_IGNORE));
+  MPI_Comm_free(&f);
+  MPI_Comm_free(&f3);
+  MPI_Comm_free(&half);
+  MPI_Comm_free(&cart);
+  return fy_finish();
+}
