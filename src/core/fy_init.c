@@ -136,14 +136,26 @@ void fy_runtime_stop(void) {
   fy_pmi_finalize();
 }
 
+/* A process that used sessions only leaves without MPI_Finalize's
+ * barrier: every communication of a finalized session is complete, so no
+ * peer reads this process's memory any more; the agents stop and the
+ * process manager hears that the process finished normally. */
+static void sessions_exit(void) {
+  if (!fy_state.initialized || fy_state.finalized || fy_state.world_init || fy_state.sessions) return;
+  fy_async_stop();
+  fy_state.finalized = 1;
+  fy_pmi_finalize();
+}
+
+void fy_runtime_start_for_session(int required) {
+  fy_runtime_start(required, "MPI_Session_init");
+  atexit(sessions_exit);
+}
+
 static int init(int required, int *provided) {
   if (fy_state.world_init)
     return fy_err(MPI_ERR_OTHER, fy_state.world_fini ? "MPI_Init called after MPI_Finalize"
                                                      : "MPI_Init called twice");
-  if (fy_state.finalized)
-    return fy_err(MPI_ERR_UNSUPPORTED_OPERATION,
-                  "MPI_Init after the last session was finalized: Ferry's runtime shut down "
-                  "then and does not start a second time in one process");
   /* A session may have brought the runtime up already: the world model then
    * runs at its thread level. */
   if (!fy_state.initialized) fy_runtime_start(required, "MPI_Init");

@@ -2,18 +2,19 @@
  *
  * Contract
  * - The runtime (PMI, transports, objects, progress agents) is brought up
- *   by whichever comes first, MPI_Init(_thread) or an MPI_Session_init, and
- *   shut down by the last of MPI_Finalize and the last open session's
- *   MPI_Session_finalize. fy_state.initialized is set while it comes up
- *   and stays set; fy_state.finalized once it shut down (both mean the
- *   runtime, not the world model: internal code reads them).
+ *   by whichever comes first, MPI_Init(_thread) or an MPI_Session_init.
+ *   With the world model it shuts down at MPI_Finalize, or at the last
+ *   open session's MPI_Session_finalize after it; without, it stays up
+ *   and leaves at process exit (agents stopped, the process manager told;
+ *   no barrier). fy_state.initialized is set while it comes up and stays
+ *   set; fy_state.finalized once it shut down (both mean the runtime, not
+ *   the world model: internal code reads them).
  * - fy_state.world_init / world_fini: MPI_Init(_thread) / MPI_Finalize
  *   were called (what MPI_Initialized / MPI_Finalized report).
  * - Start-up order: config, PMI, shm transport, objects, point-to-point,
  *   progress agents; tear-down in reverse after a barrier over all the
- *   job's processes (so the shutdown at a last MPI_Session_finalize
- *   synchronizes with the others, as MPI_Finalize does). The runtime does
- *   not start a second time in one process. */
+ *   job's processes. The runtime does not start a second time in one
+ *   process. */
 #ifndef FY_INIT_H
 #define FY_INIT_H
 #include <pthread.h>
@@ -34,6 +35,9 @@ extern fy_state_t fy_state;
 /* Bring the runtime up at thread level `required` (caller names the MPI
  * call for messages). A failure aborts the job: nothing can report it. */
 void fy_runtime_start(int required, const char *caller);
+/* The same for MPI_Session_init, which also arranges the exit of a
+ * process that never initializes the world model. */
+void fy_runtime_start_for_session(int required);
 /* Shut the runtime down (collective over the job's processes). */
 void fy_runtime_stop(void);
 /* Abort the job: tell the launcher, then exit. Never returns. */

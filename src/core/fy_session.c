@@ -6,9 +6,11 @@
  * brings the runtime up (core/fy_init.h: that synchronizes with the job's
  * other processes, as MPI_Init does), at the thread level its info asks
  * for ("mpi_thread_support_level", default MPI_THREAD_SINGLE); a session
- * opened later runs at the level the runtime has. The runtime shuts down
- * when the last session closes and the world model is not active; after
- * that, a new session is refused (MPI_ERR_UNSUPPORTED_OPERATION). A buffer
+ * opened later runs at the level the runtime has. Without the world model
+ * the runtime stays up after the last session closes, so sessions can be
+ * opened and closed again (a library's init/finalize cycles), and leaves
+ * at process exit without synchronizing (fy_init.c). After MPI_Finalize
+ * shut it down, a new session is refused (MPI_ERR_UNSUPPORTED_OPERATION). A buffer
  * attached to a session serves the buffered sends of the communicators
  * derived from it (pt2pt/bsend.c). */
 #include "core/fy_comm.h"
@@ -74,11 +76,11 @@ static int requested_level(MPI_Info info, int *level) {
 int fy_mpi_session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session) {
   if (fy_state.finalized)
     return fy_err(MPI_ERR_UNSUPPORTED_OPERATION,
-                  "MPI_Session_init after Ferry's runtime shut down (at MPI_Finalize or the last "
-                  "MPI_Session_finalize): it does not start a second time in one process");
+                  "MPI_Session_init after MPI_Finalize shut Ferry's runtime down: it does not start "
+                  "a second time in one process");
   int level, err = requested_level(info, &level);
   if (err) return err;
-  if (!fy_state.initialized) fy_runtime_start(level, "MPI_Session_init");
+  if (!fy_state.initialized) fy_runtime_start_for_session(level);
   fy_session_t *s = calloc(1, sizeof *s);
   if (!s) return fy_err(MPI_ERR_NO_MEM, "out of memory");
   s->info = MPI_INFO_NULL;
@@ -115,13 +117,10 @@ int fy_mpi_session_finalize(MPI_Session *session) {
   if (s->info != MPI_INFO_NULL) fy_info_release(s->info);
   free(s);
   *session = MPI_SESSION_NULL;
-  /* The last session out, with the world model not (or no longer) active,
-   * shuts the runtime down. MPI_COMM_WORLD's internal attributes (the
-   * collective segment) go first, as in MPI_Finalize. */
-  if (--fy_state.sessions == 0 && (!fy_state.world_init || fy_state.world_fini)) {
-    if (!fy_state.world_init) (void)fy_comm_finalize_attrs();
-    fy_runtime_stop();
-  }
+  /* The last session out after MPI_Finalize (which left the runtime up for
+   * it) shuts the runtime down, collectively as MPI_Finalize would have.
+   * Without the world model it stays up (see the top of this file). */
+  if (--fy_state.sessions == 0 && fy_state.world_fini) fy_runtime_stop();
   return MPI_SUCCESS;
 }
 
