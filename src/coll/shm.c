@@ -492,15 +492,66 @@ int fy_coll_shm_allgather(fy_comm_t *c, const void *sbuf, MPI_Count scount, fy_d
   return MPI_SUCCESS;
 }
 
+/* Alltoall of large blocks by cross-memory attach: every rank publishes
+ * where its send blocks are (base and stride in its control line, with a
+ * flag: contiguous send and receive blocks, not in place), then reads its
+ * own block from every other rank's send buffer straight into its receive
+ * buffer, one call per block, in no particular pairing: a rank never
+ * waits for a partner to be scheduled between its reads, only at the
+ * start (everyone has published) and at the end (everyone has read, so
+ * the send buffers may be reused). When any rank's flag is off, every
+ * rank sees it and all decline together (point-to-point instead). */
+static int alltoall_cma(shm_t *S, const void *sbuf, MPI_Count scount, fy_datatype_t *st, void *rbuf,
+                        MPI_Count rcount, fy_datatype_t *rt, size_t B) {
+  int me = S->me, p = S->p;
+  int ok = sbuf != MPI_IN_PLACE && st->is_contig && rt->is_contig && (size_t)(scount * st->size) == B;
+  begin(S);
+  S->ctl[me].a_in = ok ? (uint64_t)(uintptr_t)((const char *)sbuf + st->true_lb) : 0;
+  S->ctl[me].a_out = ok ? (uint64_t)(scount * st->extent) : 0;
+  S->ctl[me].a_err = !ok;
+  set_arrive(S);
+  wait_for(S, -1, 0, S->g);
+  int all = 1;
+  for (int j = 0; j < p; j++) all &= S->ctl[j].a_err == 0;
+  if (!all) {
+    set_done(S); /* nobody reads anybody's buffers */
+    return FY_COLL_SHM_DECLINED;
+  }
+  char *out = (char *)rbuf + rt->true_lb;
+  size_t rstride = (size_t)(rcount * rt->extent);
+  memcpy(out + (size_t)me * rstride, (const char *)sbuf + st->true_lb + (size_t)me * (size_t)(scount * st->extent), B);
+  int rc = 0, err_no = 0, bad = -1;
+  for (int k = 1; k < p && !rc; k++) {
+    int j = (me + k) % p;
+    const void *from = (const void *)(uintptr_t)(S->ctl[j].a_in + (uint64_t)me * S->ctl[j].a_out);
+    rc = fy_shm_cma_read(S->local[j], out + (size_t)j * rstride, from, B);
+    if (rc) {
+      err_no = errno;
+      bad = j;
+    }
+  }
+  set_done(S);
+  wait_for(S, -1, 1, S->g);
+  if (rc)
+    return fy_err(MPI_ERR_OTHER, "alltoall: cross-memory read from rank %d failed: %s", bad, strerror(err_no));
+  return MPI_SUCCESS;
+}
+
 /* Alltoall: every rank packs its p blocks into its slot (block j for rank
  * j at j*B), then unpacks block `me` of every slot. In place needs no
- * copy-out: the blocks are in the slot before anything is written back. */
+ * copy-out: the blocks are in the slot before anything is written back.
+ * Larger blocks (FERRY_COLL_SHM_A2A) by cross-memory attach, above. */
 int fy_coll_shm_alltoall(fy_comm_t *c, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
                          void *rbuf, MPI_Count rcount, fy_datatype_t *rt) {
   size_t B = (size_t)(rcount * rt->size), p = (size_t)c->size;
-  if (B == 0 || B * p > (size_t)fy_config.coll_shm_max || c->size > SHM_ALLGATHER_MAXP ||
-      (c->size == 2 && B * p > SHM_ALLREDUCE2_MAX))
-    return FY_COLL_SHM_DECLINED;
+  if (B == 0) return FY_COLL_SHM_DECLINED;
+  if (B * p > (size_t)fy_config.coll_shm_max || c->size > SHM_ALLGATHER_MAXP ||
+      (c->size == 2 && B * p > SHM_ALLREDUCE2_MAX)) {
+    if (fy_config.coll_shm_a2a <= 0 || B < (size_t)fy_config.coll_shm_a2a) return FY_COLL_SHM_DECLINED;
+    shm_t *S = shm_of(c);
+    if (!S || !S->cma) return FY_COLL_SHM_DECLINED;
+    return alltoall_cma(S, sbuf, scount, st, rbuf, rcount, rt, B);
+  }
   shm_t *S = shm_of(c);
   if (!S) return FY_COLL_SHM_DECLINED;
   int in_place = sbuf == MPI_IN_PLACE;
