@@ -24,18 +24,13 @@ static int post_linear(fy_sched_t *s, const blk_t *sb, const blk_t *rb) {
   return fy_sched_fence(s);
 }
 
-/* xor: for p a power of two, round k pairs me with me^k, so each round is
- * an exchange both ways between two ranks (the rendezvous then has each
- * side read its own incoming message, docs/collectives.md); otherwise
- * round k sends to me+k and receives from me-k. */
-static int post_pairwise(fy_sched_t *s, const blk_t *sb, const blk_t *rb, int xor) {
+static int post_pairwise(fy_sched_t *s, const blk_t *sb, const blk_t *rb) {
   fy_comm_t *c = fy_sched_comm(s);
   int p = c->size, me = c->rank;
-  if (p & (p - 1)) xor = 0;
   TRY(fy_sched_copy(s, sb[me].p, sb[me].n, sb[me].t, (void *)rb[me].p, rb[me].n, rb[me].t));
   TRY(fy_sched_fence(s));
   for (int k = 1; k < p; k++) {
-    int to = xor ? me ^ k : (me + k) % p, from = xor ? me ^ k : (me - k + p) % p;
+    int to = (me + k) % p, from = (me - k + p) % p;
     if (rb[from].n) TRY(fy_sched_recv(s, (void *)rb[from].p, rb[from].n, rb[from].t, from));
     if (sb[to].n) TRY(fy_sched_send(s, sb[to].p, sb[to].n, sb[to].t, to));
     TRY(fy_sched_fence(s));
@@ -99,7 +94,7 @@ static int run(fy_sched_t *s, blk_t *sb, const blk_t *rb, int in_place, int unif
   int p = c->size, me = c->rank;
   TRY(fy_sched_fence(s));
   if (in_place) TRY(copy_out(s, sb, rb));
-  static const char *const names[] = {"auto", "bruck", "pairwise", "linear", "pairwise_xor", NULL};
+  static const char *const names[] = {"auto", "bruck", "pairwise", "linear", NULL};
   int a = FY_COLL_PICK(fy_config.coll_alltoall, names);
   size_t B = (size_t)(rb[me].n * rb[me].t->size);
   int bruck_ok = uniform && p > 1;
@@ -111,7 +106,7 @@ static int run(fy_sched_t *s, blk_t *sb, const blk_t *rb, int in_place, int unif
     else a = B >= (size_t)fy_config.coll_large ? 2 : 3;
   }
   if (a == 1 && bruck_ok) return post_bruck(s, sb, rb, B);
-  if (a == 2 || a == 4) return post_pairwise(s, sb, rb, a == 4);
+  if (a == 2) return post_pairwise(s, sb, rb);
   return post_linear(s, sb, rb);
 }
 
