@@ -15,6 +15,14 @@
  *   communicator stays on point-to-point). The segment lives in an
  *   attribute of the communicator and is unmapped when it is freed (and at
  *   MPI_Finalize for MPI_COMM_WORLD; from then on the path is off).
+ * - Two paths use cross-memory attach instead of the segment's slots (the
+ *   segment carries only addresses and counters): Reduce on two processes
+ *   of contiguous data above FERRY_COLL_SHM_SPLIT (both fold a part), and
+ *   Alltoall of contiguous blocks from FERRY_COLL_SHM_A2A on (each rank
+ *   reads its blocks from the others' send buffers). Whether every rank
+ *   may use cross-memory attach is agreed when the segment is set up; an
+ *   Alltoall whose blocks are not contiguous on some rank is declined by
+ *   all ranks together after they have exchanged a flag.
  * - Waits go through fy_progress_wait (spin, yield, doorbell sleep, with
  *   other requests progressing); every store rings the peers' doorbells.
  *   Application thread only: never called from a signal handler or agent. */

@@ -4,7 +4,9 @@
  * readers), every root, MPI_IN_PLACE, a strided vector type (packed into
  * the segment, gaps left untouched), contiguous ints and longs, sizes on
  * both sides of FERRY_COLL_SHM_MAX (32 KiB; 4 KiB for Allreduce on two)
- * and in pieces up to FERRY_COLL_SHM_LARGE (Bcast, Reduce on 3+ ranks), a pair type and a user operation
+ * and in pieces up to FERRY_COLL_SHM_LARGE (Bcast, Reduce on 3+ ranks; the
+ * "pieces" variant: Reduce on 2 in odd-sized pieces; "split": Reduce on 2
+ * split between the ranks by cross-memory attach), a pair type and a user operation
  * (both declined: point-to-point), several communicators (split, dup,
  * freed and created again), a nonblocking broadcast in flight across a
  * shared-memory barrier, and barrier semantics checked through a shared
