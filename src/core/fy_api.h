@@ -9,12 +9,10 @@
  * - Blocking waits release the coarse lock while they yield or sleep
  *   (fy_api_unlock_for_wait / fy_api_relock_after_wait).
  * - The outermost entry and exit also write this process's "inside an MPI
- *   call" word in shared memory (fy_call_word, src/pt2pt/direct.c; NULL
- *   when not kept): a sender reads it to leave the copies of an exchange
- *   to each side. A plain store to a line of our own; peers only read it.
- * - A thread the PEF registered for kicks takes the registration back for
- *   the call (a kick into the library is a signal for nothing) and renews
- *   it at the exit, re-checking the ring (src/progress/async/pef.c). */
+ *   call" word in shared memory (fy_tls.call_word, set for the thread that
+ *   initialized MPI by src/pt2pt/direct.c; NULL when not kept): a sender
+ *   reads it to leave the copies of an exchange to each side. A plain
+ *   store to a line of our own; peers only read it. */
 #ifndef FY_API_H
 #define FY_API_H
 #include <signal.h>
@@ -22,26 +20,21 @@
 typedef struct fy_tls {
   volatile sig_atomic_t in_mpi;   /* depth of Ferry calls on this thread */
   volatile sig_atomic_t pef_pending; /* a PEF expiry was skipped while in_mpi */
-  volatile sig_atomic_t kick_reg; /* PEF: 1 registered for kicks, 2 taken back for this call */
+  unsigned *call_word;            /* shared "inside an MPI call" word, or NULL */
 } fy_tls_t;
 
 /* initial-exec: the PEF signal handler reads it, and must not allocate. */
 extern __thread fy_tls_t fy_tls __attribute__((tls_model("initial-exec")));
 extern int fy_thread_multiple;   /* MPI_THREAD_MULTIPLE was granted */
-extern unsigned *fy_call_word;   /* shared "inside an MPI call" word, or NULL */
 
 void fy_api_lock(void);
 void fy_api_unlock(void);
 void fy_api_exit_slow(void);     /* deferred agent work on exit */
 void fy_api_unlock_for_wait(void);
 void fy_api_relock_after_wait(void);
-void fy_pef_call_enter(void);    /* kick_reg == 1: no kicks while inside (pef.c) */
 
 static inline void fy_api_enter(void) {
-  if (fy_tls.in_mpi++ == 0) {
-    if (fy_call_word) __atomic_store_n(fy_call_word, 1u, __ATOMIC_RELAXED);
-    if (fy_tls.kick_reg == 1) fy_pef_call_enter();
-  }
+  if (fy_tls.in_mpi++ == 0 && fy_tls.call_word) __atomic_store_n(fy_tls.call_word, 1u, __ATOMIC_RELAXED);
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   if (fy_thread_multiple) fy_api_lock();
 }
@@ -51,7 +44,7 @@ static inline void fy_api_exit(void) {
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   if (--fy_tls.in_mpi == 0) {
     if (fy_tls.pef_pending) fy_api_exit_slow();
-    if (fy_call_word) __atomic_store_n(fy_call_word, 0u, __ATOMIC_RELAXED);
+    if (fy_tls.call_word) __atomic_store_n(fy_tls.call_word, 0u, __ATOMIC_RELAXED);
   }
 }
 

@@ -61,7 +61,7 @@ typedef struct board_ent {
 
 /* Rank area layout after the rendezvous slots: board header, entries, the
  * live count of messages taken in from each local rank, then the line of
- * the "inside an MPI call" word (fy_call_word, written on every MPI entry
+ * the "inside an MPI call" word (fy_tls.call_word, written on every MPI entry
  * and exit, read by senders: its own line, so those stores never touch a
  * line senders poll). */
 static int nlocal;
@@ -85,14 +85,15 @@ static board_ent_t *ent_of(int local, int i) { return (board_ent_t *)(hdr_of(loc
 static _Atomic uint64_t *seen_of(int local) { return (_Atomic uint64_t *)ent_of(local, NBOARD); }
 static unsigned *call_of(int local) { return (unsigned *)((char *)seen_of(local) + counts_bytes(nlocal)); }
 
-/* This process's word, or NULL when not kept (see fy_api.h). */
-unsigned *fy_call_word;
+/* Whether the words are kept (fy_tls.call_word of the thread that
+ * initialized MPI points to this process's: see fy_api.h). */
+static int call_kept;
 
 /* Whether local rank `local` is inside an MPI call (its own word, or a
  * blocking wait, which fy_progress_wait marks). */
 int fy_direct_peer_in_call(int local) {
   if (atomic_load_explicit(fy_shm_in_mpi_word(local), memory_order_relaxed)) return 1;
-  return fy_call_word && __atomic_load_n(call_of(local), __ATOMIC_RELAXED);
+  return call_kept && __atomic_load_n(call_of(local), __ATOMIC_RELAXED);
 }
 
 /* Whether a receive of ours from local rank `peer` is published and not
@@ -123,13 +124,18 @@ int fy_direct_init(int local_size) {
   fy_msgs_seen = seen_of(fy_state.local_rank);
   /* One word per process: with several threads in MPI at once it would
    * not say anything useful. */
-  if (enabled && fy_config.exchange_split && !fy_thread_multiple && local_size > 1)
-    fy_call_word = call_of(fy_state.local_rank);
+  if (enabled && fy_config.exchange_split && !fy_thread_multiple && local_size > 1) {
+    call_kept = 1;
+    fy_tls.call_word = call_of(fy_state.local_rank);
+  }
   return fy_msgs_sent ? 0 : -1;
 }
 
 void fy_direct_finalize(void) {
-  fy_call_word = NULL; /* the segment goes away: the hook stops writing it */
+  /* The segment goes away: the hook stops writing it (MPI_Finalize runs
+   * on the thread that initialized MPI). */
+  fy_tls.call_word = NULL;
+  call_kept = 0;
   free(fy_msgs_sent);
   fy_msgs_sent = NULL;
 }
@@ -197,7 +203,7 @@ int fy_direct_try_send(fy_request_t *r, int dst, const void *data) {
    * waits for our write to finish and then for its own message). A
    * rendezvous start instead lets each side read its own incoming message
    * in parallel (rndv.c), as a blocking exchange does. */
-  if (fy_call_word && fy_direct_peer_in_call(dst) && fy_exchange_with(dst)) return 0;
+  if (fy_direct_peer_in_call(dst) && fy_exchange_with(dst)) return 0;
   board_hdr_t *h = hdr_of(dst);
   uint64_t mask = atomic_load_explicit(&h->mask, memory_order_acquire);
   if (!mask) return 0;

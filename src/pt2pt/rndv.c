@@ -4,7 +4,6 @@
 #include "pt2pt/pt2pt_impl.h"
 #include "progress/fy_progress.h"
 #include "runtime/fy_config.h"
-#include "core/fy_api.h"
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
@@ -333,7 +332,7 @@ static void send_copy(fy_request_t *r, fy_rndv_slot_t *s);
  * leaves MPI (or our own message has arrived) we copy it ourselves. A
  * sender that packs as it copies always copies. */
 static int leave_to_receiver(fy_request_t *r) {
-  if (!fy_call_word || r->peer_local < 0 || r->peer_local == my_local) return 0;
+  if (!fy_config.exchange_split || r->peer_local < 0 || r->peer_local == my_local) return 0;
   if (sender_lazy(my_local, r->slot)) return 0;
   return fy_direct_peer_in_call(r->peer_local) && fy_exchange_with(r->peer_local);
 }

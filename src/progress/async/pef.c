@@ -44,7 +44,6 @@ typedef struct pef_flow {
   double sched_us;  /* interval between turns while a collective schedule runs */
   long futile;      /* consecutive signal turns outside the library that found nothing */
   int paused;       /* the timer was disarmed for a blocking wait (fy_pef_wait_begin) */
-  volatile sig_atomic_t need_turn; /* take a turn as the call returns (else only renew kicks) */
   pid_t tid;
 } pef_flow_t;
 
@@ -53,22 +52,10 @@ static int signo;
 static int installed;
 static int use_timer, use_kick;
 
-/* Kick registration. fy_tls.kick_reg says whether this thread is
- * registered (1), or was and took it back for the MPI call it is in (2:
- * fy_pef_call_enter), renewed as the call returns (fy_async_on_api_exit):
- * a sender then kicks only a thread that is outside the library, instead
- * of delivering a signal into it for a turn that is only deferred (the
- * gap between a nonblocking start's return and its MPI_Wait). The caller
- * of kick_on() re-checks the ring (fy_shm_kick_register's contract). */
-static void kick_on(void) {
-  fy_shm_kick_register(flow.tid, signo);
-  fy_tls.kick_reg = 1;
-}
-static void kick_off(void) {
-  if (!fy_tls.kick_reg) return;
-  fy_shm_kick_unregister();
-  fy_tls.kick_reg = 0;
-}
+/* Kick registration; the caller of kick_on() re-checks the ring
+ * (fy_shm_kick_register's contract). */
+static void kick_on(void) { fy_shm_kick_register(flow.tid, signo); }
+static void kick_off(void) { fy_shm_kick_unregister(); }
 /* Register as an MPI call returns, then the re-check. Packets found by it
  * are taken in unregistered (the pass may copy data: a kick meanwhile
  * would be a signal into the library), a few times at most. */
@@ -86,10 +73,7 @@ static void kick_on_recheck(void) {
 }
 
 /* Have a turn taken as the current MPI call returns. */
-static void defer_turn(void) {
-  flow.need_turn = 1;
-  fy_tls.pef_pending = 1;
-}
+static void defer_turn(void) { fy_tls.pef_pending = 1; }
 
 static void arm(double us) {
   struct itimerspec it;
@@ -284,21 +268,7 @@ void fy_pef_wait_end(void) {
  * as the call returns (a signal costs microseconds; the inline turn costs
  * one progress pass). */
 void fy_async_on_api_exit(void) {
-  int need = flow.need_turn;
-  flow.need_turn = 0;
-  if (fy_async_mode != FY_ASYNC_PEF || !flow.created) return;
-  if (fy_async_watching() == 0 && !fy_sched_pending()) {
-    kick_off(); /* (nothing left to kick us for) */
-    return;
-  }
-  if (!need) {
-    /* Only the registration taken back at the entry: renew it, then the
-     * ring re-check of the Dekker pair; a turn only if something came. */
-    if (fy_tls.kick_reg != 2) return;
-    kick_on();
-    if (!fy_shm_pending()) return;
-    kick_off(); /* taken in unregistered: the turn registers last */
-  }
+  if (fy_async_mode != FY_ASYNC_PEF || !flow.created || (fy_async_watching() == 0 && !fy_sched_pending())) return;
   fy_tls.in_mpi++; /* the turn runs library code: keep the handler out */
   if (fy_ptrylock()) {
     turn(0);
@@ -310,14 +280,6 @@ void fy_async_on_api_exit(void) {
     arm(fy_config.pef_period_us);
   }
   fy_tls.in_mpi--;
-}
-
-/* The outermost MPI entry of a thread registered for kicks (fy_api.h):
- * take the registration back for the call; the exit renews it. */
-void fy_pef_call_enter(void) {
-  fy_shm_kick_unregister();
-  fy_tls.kick_reg = 2;
-  fy_tls.pef_pending = 1;
 }
 
 int fy_pef_start(void) {
