@@ -323,6 +323,9 @@ static int try_recv_copy(fy_request_t *r) {
 
 static void send_copy(fy_request_t *r, fy_rndv_slot_t *s);
 
+/* Progress passes a copy left to the receiver waits before we take it. */
+#define LEAVE_MAX_CHECKS 2000
+
 /* Sender, offered the copy of r by a CTS: leave it to the receiver for
  * now when this is half of an exchange (its message to us is coming or
  * waits for our copy: fy_exchange_with) and the receiver is inside
@@ -337,9 +340,9 @@ static int leave_to_receiver(fy_request_t *r) {
   return fy_direct_peer_in_call(r->peer_local) && fy_exchange_with(r->peer_local);
 }
 
-/* Sender: the receiver matched (CTS wakes us): copy if still unclaimed. */
 static void cts_act(fy_request_t *r, int may_leave);
 
+/* Sender: the receiver matched (CTS wakes us): copy if still unclaimed. */
 void fy_rndv_on_cts(const fy_pkt_t *h) {
   fy_request_t *r = (fy_request_t *)(uintptr_t)h->sreq;
   if (h->slot >= NSLOTS || slot_req[h->slot] != r || (uint32_t)r->gen != h->gen) return;
@@ -372,6 +375,7 @@ static void cts_act(fy_request_t *r, int may_leave) {
      * (unless the receiver claims it first). */
     if (r->pstate != FY_PS_RNDV_CTS) {
       r->pstate = FY_PS_RNDV_CTS;
+      r->pipe.done = 0;
       fy_rlist_push(&cts_later, r);
     }
     return;
@@ -379,6 +383,7 @@ static void cts_act(fy_request_t *r, int may_leave) {
   if (r->pstate == FY_PS_RNDV_CTS) return; /* already queued for progress */
   if (may_leave && leave_to_receiver(r)) {
     r->pstate = FY_PS_RNDV_CTS;
+    r->pipe.done = 0; /* (the pipe is unused here: counts the re-checks) */
     fy_rlist_push(&cts_later, r);
     return;
   }
@@ -532,7 +537,10 @@ int fy_rndv_progress(void) {
     nx = r->lnext;
     fy_rndv_slot_t *s = slot_at(my_local, r->slot);
     uint64_t w = atomic_load_explicit(&s->state, memory_order_acquire);
-    if (w == FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED) && leave_to_receiver(r)) continue;
+    /* (bounded: a receiver inside a call that does not progress, e.g. in a
+     * long user callback, does not hold up our own wait for long) */
+    if (w == FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED) && ++r->pipe.done < LEAVE_MAX_CHECKS && leave_to_receiver(r))
+      continue;
     fy_rlist_remove(&cts_later, r);
     r->pstate = FY_PS_RNDV_SENT;
     cts_act(r, 0);
