@@ -7,7 +7,12 @@
  * - FY_API_EXIT() undoes it and gives asynchronous agents a chance to re-arm
  *   (an expiry that hit while the thread was inside Ferry is not lost).
  * - Blocking waits release the coarse lock while they yield or sleep
- *   (fy_api_unlock_for_wait / fy_api_relock_after_wait). */
+ *   (fy_api_unlock_for_wait / fy_api_relock_after_wait).
+ * - The outermost entry and exit also write this process's "inside an MPI
+ *   call" word in shared memory (fy_tls.call_word, set for the thread that
+ *   initialized MPI by src/pt2pt/direct.c; NULL when not kept): a sender
+ *   reads it to leave the copies of an exchange to each side. A plain
+ *   store to a line of our own; peers only read it. */
 #ifndef FY_API_H
 #define FY_API_H
 #include <signal.h>
@@ -15,6 +20,7 @@
 typedef struct fy_tls {
   volatile sig_atomic_t in_mpi;   /* depth of Ferry calls on this thread */
   volatile sig_atomic_t pef_pending; /* a PEF expiry was skipped while in_mpi */
+  unsigned *call_word;            /* shared "inside an MPI call" word, or NULL */
 } fy_tls_t;
 
 /* initial-exec: the PEF signal handler reads it, and must not allocate. */
@@ -28,7 +34,7 @@ void fy_api_unlock_for_wait(void);
 void fy_api_relock_after_wait(void);
 
 static inline void fy_api_enter(void) {
-  fy_tls.in_mpi++;
+  if (fy_tls.in_mpi++ == 0 && fy_tls.call_word) __atomic_store_n(fy_tls.call_word, 1u, __ATOMIC_RELAXED);
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   if (fy_thread_multiple) fy_api_lock();
 }
@@ -36,7 +42,10 @@ static inline void fy_api_enter(void) {
 static inline void fy_api_exit(void) {
   if (fy_thread_multiple) fy_api_unlock();
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  if (--fy_tls.in_mpi == 0 && fy_tls.pef_pending) fy_api_exit_slow();
+  if (--fy_tls.in_mpi == 0) {
+    if (fy_tls.pef_pending) fy_api_exit_slow();
+    if (fy_tls.call_word) __atomic_store_n(fy_tls.call_word, 0u, __ATOMIC_RELAXED);
+  }
 }
 
 #define FY_API_ENTER() fy_api_enter()

@@ -35,6 +35,7 @@
 #include "pt2pt/mq/fy_mq.h"
 #include "progress/async/fy_async.h"
 #include "runtime/fy_config.h"
+#include "core/fy_api.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,12 +59,17 @@ typedef struct board_ent {
   char pad_[64 - 48];
 } board_ent_t;
 
-/* Rank area layout after the rendezvous slots: board header, entries, then
- * the live count of messages taken in from each local rank. */
+/* Rank area layout after the rendezvous slots: board header, entries, the
+ * live count of messages taken in from each local rank, then the line of
+ * the "inside an MPI call" word (fy_tls.call_word, written on every MPI entry
+ * and exit, read by senders: its own line, so those stores never touch a
+ * line senders poll). */
 static int nlocal;
+static size_t counts_bytes(int local_size) {
+  return ((size_t)local_size * sizeof(uint64_t) + 127) & ~(size_t)127;
+}
 size_t fy_direct_area_bytes(int local_size) {
-  size_t counts = ((size_t)local_size * sizeof(uint64_t) + 127) & ~(size_t)127;
-  return sizeof(board_hdr_t) + NBOARD * sizeof(board_ent_t) + counts;
+  return sizeof(board_hdr_t) + NBOARD * sizeof(board_ent_t) + counts_bytes(local_size) + 128;
 }
 
 static int enabled;
@@ -77,6 +83,32 @@ static board_hdr_t *hdr_of(int local) {
 }
 static board_ent_t *ent_of(int local, int i) { return (board_ent_t *)(hdr_of(local) + 1) + i; }
 static _Atomic uint64_t *seen_of(int local) { return (_Atomic uint64_t *)ent_of(local, NBOARD); }
+static unsigned *call_of(int local) { return (unsigned *)((char *)seen_of(local) + counts_bytes(nlocal)); }
+
+/* Whether the words are kept (fy_tls.call_word of the thread that
+ * initialized MPI points to this process's: see fy_api.h). */
+static int call_kept;
+
+/* Whether local rank `local` is inside an MPI call (its own word, or a
+ * blocking wait, which fy_progress_wait marks). */
+int fy_direct_peer_in_call(int local) {
+  if (atomic_load_explicit(fy_shm_in_mpi_word(local), memory_order_relaxed)) return 1;
+  return call_kept && __atomic_load_n(call_of(local), __ATOMIC_RELAXED);
+}
+
+/* Whether a receive of ours from local rank `peer` is published and not
+ * claimed: the peer's next message to us has a place to go, so a transfer
+ * of ours to it is one half of an exchange. */
+int fy_direct_expecting(int peer) {
+  if (!enabled) return 0;
+  board_hdr_t *h = hdr_of(fy_state.local_rank);
+  for (uint64_t m = atomic_load_explicit(&h->mask, memory_order_relaxed); m; m &= m - 1) {
+    board_ent_t *e = ent_of(fy_state.local_rank, __builtin_ctzll(m));
+    if (e->src_local == peer && (atomic_load_explicit(&e->state, memory_order_relaxed) & 0xff) == B_POSTED)
+      return 1;
+  }
+  return 0;
+}
 
 static uint32_t key_of(uint32_t ctx, int src, int tag) {
   uint32_t k = ctx * 0x9e3779b1u ^ (uint32_t)src * 0x85ebca77u ^ (uint32_t)tag * 0xc2b2ae3du;
@@ -90,10 +122,20 @@ int fy_direct_init(int local_size) {
   nlocal = local_size;
   fy_msgs_sent = calloc((size_t)local_size, sizeof *fy_msgs_sent);
   fy_msgs_seen = seen_of(fy_state.local_rank);
+  /* One word per process: with several threads in MPI at once it would
+   * not say anything useful. */
+  if (enabled && fy_config.exchange_split && !fy_thread_multiple && local_size > 1) {
+    call_kept = 1;
+    fy_tls.call_word = call_of(fy_state.local_rank);
+  }
   return fy_msgs_sent ? 0 : -1;
 }
 
 void fy_direct_finalize(void) {
+  /* The segment goes away: the hook stops writing it (MPI_Finalize runs
+   * on the thread that initialized MPI). */
+  fy_tls.call_word = NULL;
+  call_kept = 0;
   free(fy_msgs_sent);
   fy_msgs_sent = NULL;
 }
@@ -155,6 +197,13 @@ int fy_direct_withdraw(fy_request_t *r) {
 int fy_direct_try_send(fy_request_t *r, int dst, const void *data) {
   if (!enabled || dst == fy_state.local_rank || r->comm->is_inter) return 0;
   if (atomic_load_explicit(fy_shm_in_mpi_word(dst), memory_order_relaxed)) return 0; /* it copies */
+  /* An exchange (we wait for a message from it too) with a rank that is
+   * inside an MPI call, e.g. starting the same collective: writing into
+   * its receive would leave us both copies (it reads ours meanwhile, or
+   * waits for our write to finish and then for its own message). A
+   * rendezvous start instead lets each side read its own incoming message
+   * in parallel (rndv.c), as a blocking exchange does. */
+  if (fy_direct_peer_in_call(dst) && fy_exchange_with(dst)) return 0;
   board_hdr_t *h = hdr_of(dst);
   uint64_t mask = atomic_load_explicit(&h->mask, memory_order_acquire);
   if (!mask) return 0;

@@ -67,6 +67,13 @@ void fy_direct_publish(fy_request_t *r);
 int fy_direct_withdraw(fy_request_t *r);
 int fy_direct_try_send(fy_request_t *r, int dst, const void *data);
 void fy_direct_on_fin(const fy_pkt_t *h);
+/* Exchanges (FERRY_EXCHANGE_SPLIT): local rank `local` is inside an MPI
+ * call (or a blocking wait); a receive of ours from `peer` is published
+ * and unclaimed (our transfer to it is half of an exchange). */
+int fy_direct_peer_in_call(int local);
+int fy_direct_expecting(int peer);
+/* ... or a transfer from `peer` matched here waits for its copy (rndv.c). */
+int fy_exchange_with(int peer);
 
 /* A peer's index for the transports: its local rank (>= 0, shared memory)
  * or, for a rank reached through the fabric, fy_net_peer(world rank) < -1. */

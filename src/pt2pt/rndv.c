@@ -36,12 +36,34 @@ static int my_local;
 static int *out_to;
 static int nout_to;
 
+/* Transfers to us matched and not yet copied, per local peer (on
+ * recv_matched): with one of ours to the same peer, an exchange. */
+static int *in_from;
+
+static void matched_push(fy_request_t *r) {
+  fy_rlist_push(&recv_matched, r);
+  if (r->peer_local >= 0 && r->peer_local < nout_to) in_from[r->peer_local]++;
+}
+static void matched_remove(fy_request_t *r) {
+  fy_rlist_remove(&recv_matched, r);
+  if (r->peer_local >= 0 && r->peer_local < nout_to) in_from[r->peer_local]--;
+}
+
+/* A message from local rank `peer` is coming to us (a published receive
+ * waits for it) or has come and waits for its copy: a transfer of ours to
+ * that rank now is half of an exchange. */
+int fy_exchange_with(int peer) {
+  if (peer < 0 || peer >= nout_to) return 0;
+  return in_from[peer] > 0 || fy_direct_expecting(peer);
+}
+
 int fy_rndv_init(void) {
   for (int i = 0; i < NSLOTS; i++) free_slots[i] = (uint32_t)(NSLOTS - 1 - i);
   nfree_slots = NSLOTS;
   nout_to = fy_shm_local_size();
   out_to = calloc(nout_to > 0 ? (size_t)nout_to : 1, sizeof *out_to);
-  if (!out_to) return -1;
+  in_from = calloc(nout_to > 0 ? (size_t)nout_to : 1, sizeof *in_from);
+  if (!out_to || !in_from) return -1;
   use_cma = fy_config.cma && fy_shm_cma_available();
   my_local = fy_shm_local_rank();
   return 0;
@@ -238,7 +260,7 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   }
   atomic_store_explicit(&s->state, FY_SLOT_WORD(h->gen, FY_SLOT_MATCHED), memory_order_release);
   r->pstate = FY_PS_RNDV_MATCHED;
-  fy_rlist_push(&recv_matched, r);
+  matched_push(r);
   /* The sender moves the data if it is waiting in MPI and we are not
    * waiting for this message; otherwise we take it now. */
   if (fy_pt2pt_in_signal || fy_progress_agent)
@@ -270,7 +292,7 @@ static int try_upgrade(fy_request_t *r, fy_rndv_slot_t *s) {
   if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, mode),
                                                memory_order_acq_rel, memory_order_acquire))
     return 0;
-  fy_rlist_remove(&recv_matched, r);
+  matched_remove(r);
   set_both(r, s, mode);
   fy_pkt_t cts = {.type = FY_PKT_CTS, .sreq = r->sreq, .slot = r->slot, .gen = (uint32_t)r->gen};
   send_cts(r->peer_local, &cts);
@@ -294,16 +316,41 @@ static int try_recv_copy(fy_request_t *r) {
   fy_pt2pt_stats.rndv_cma_recv++;
   fy_pkt_t fin = {.type = FY_PKT_FIN_S, .sreq = r->sreq, .slot = r->slot, .gen = (uint32_t)r->gen};
   fy_out_send(r->peer_local, &fin, NULL, 0, 0, NULL, 0);
-  fy_rlist_remove(&recv_matched, r);
+  matched_remove(r);
   fy_pt2pt_complete(r);
   return 1;
 }
+
+static void send_copy(fy_request_t *r, fy_rndv_slot_t *s);
+
+/* Progress passes a copy left to the receiver waits before we take it. */
+#define LEAVE_MAX_CHECKS 2000
+
+/* Sender, offered the copy of r by a CTS: leave it to the receiver for
+ * now when this is half of an exchange (its message to us is coming or
+ * waits for our copy: fy_exchange_with) and the receiver is inside
+ * an MPI call, whose progress reads r (it matched r in passing). Taking it
+ * would leave us both copies while the receiver waits for ours. Kept on
+ * cts_later and looked at again by every progress pass: once the receiver
+ * leaves MPI (or our own message has arrived) we copy it ourselves. A
+ * sender that packs as it copies always copies. */
+static int leave_to_receiver(fy_request_t *r) {
+  if (!fy_config.exchange_split || r->peer_local < 0 || r->peer_local == my_local) return 0;
+  if (sender_lazy(my_local, r->slot)) return 0;
+  return fy_direct_peer_in_call(r->peer_local) && fy_exchange_with(r->peer_local);
+}
+
+static void cts_act(fy_request_t *r, int may_leave);
 
 /* Sender: the receiver matched (CTS wakes us): copy if still unclaimed. */
 void fy_rndv_on_cts(const fy_pkt_t *h) {
   fy_request_t *r = (fy_request_t *)(uintptr_t)h->sreq;
   if (h->slot >= NSLOTS || slot_req[h->slot] != r || (uint32_t)r->gen != h->gen) return;
-  fy_rndv_slot_t *s = slot_at(my_local, h->slot);
+  cts_act(r, 1);
+}
+
+static void cts_act(fy_request_t *r, int may_leave) {
+  fy_rndv_slot_t *s = slot_at(my_local, r->slot);
   if (atomic_load_explicit(&s->state, memory_order_acquire) == FY_SLOT_WORD(r->gen, FY_SLOT_PIPE)) {
     if (r->pstate != FY_PS_RNDV_PIPE) {
       /* a first CTS seen in a PEF turn queued it: one list at a time */
@@ -328,11 +375,24 @@ void fy_rndv_on_cts(const fy_pkt_t *h) {
      * (unless the receiver claims it first). */
     if (r->pstate != FY_PS_RNDV_CTS) {
       r->pstate = FY_PS_RNDV_CTS;
+      r->pipe.done = 0;
       fy_rlist_push(&cts_later, r);
     }
     return;
   }
   if (r->pstate == FY_PS_RNDV_CTS) return; /* already queued for progress */
+  if (may_leave && leave_to_receiver(r)) {
+    r->pstate = FY_PS_RNDV_CTS;
+    r->pipe.done = 0; /* (the pipe is unused here: counts the re-checks) */
+    fy_rlist_push(&cts_later, r);
+    return;
+  }
+  send_copy(r, s);
+}
+
+/* Sender: claim and write a matched transfer (the receiver offered it with
+ * a CTS), unless the receiver has claimed it. */
+static void send_copy(fy_request_t *r, fy_rndv_slot_t *s) {
   uint64_t expect = FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED);
   if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, FY_SLOT_SCOPY),
                                                memory_order_acq_rel, memory_order_acquire))
@@ -368,7 +428,7 @@ void fy_rndv_on_fin_s(const fy_pkt_t *h) {
 
 void fy_rndv_on_fin_r(const fy_pkt_t *h) {
   fy_request_t *r = (fy_request_t *)(uintptr_t)h->rreq;
-  fy_rlist_remove(&recv_matched, r);
+  matched_remove(r);
   fy_pt2pt_complete(r);
 }
 
@@ -471,12 +531,19 @@ static int split_recv(fy_request_t *r, fy_rndv_slot_t *s) {
 
 int fy_rndv_progress(void) {
   int n = 0;
-  while (cts_later.head) {
-    fy_request_t *r = cts_later.head;
+  /* CTS seen in a PEF turn, or left to a receiver inside MPI (see
+   * leave_to_receiver): act on them once that no longer holds. */
+  for (fy_request_t *r = cts_later.head, *nx; r; r = nx) {
+    nx = r->lnext;
+    fy_rndv_slot_t *s = slot_at(my_local, r->slot);
+    uint64_t w = atomic_load_explicit(&s->state, memory_order_acquire);
+    /* (bounded: a receiver inside a call that does not progress, e.g. in a
+     * long user callback, does not hold up our own wait for long) */
+    if (w == FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED) && ++r->pipe.done < LEAVE_MAX_CHECKS && leave_to_receiver(r))
+      continue;
     fy_rlist_remove(&cts_later, r);
     r->pstate = FY_PS_RNDV_SENT;
-    fy_pkt_t h = {.type = FY_PKT_CTS, .sreq = (uint64_t)(uintptr_t)r, .slot = r->slot, .gen = (uint32_t)r->gen};
-    fy_rndv_on_cts(&h);
+    cts_act(r, 0);
     n++;
   }
   while (deferred.head) {
@@ -566,7 +633,12 @@ int fy_rndv_progress(void) {
   return n;
 }
 
-/* Transfers that move only while both sides poll (pipe, share): a blocking
- * wait must not sleep on the doorbell while one is active, since chunk
- * hand-offs do not ring it. */
-int fy_rndv_busy(void) { return __atomic_load_n(&npipes, __ATOMIC_RELAXED) != 0; }
+/* Transfers that move only while both sides poll (pipe, share, a CTS left
+ * to the receiver): a blocking wait must not sleep on the doorbell while
+ * one is active, since chunk hand-offs (and a receiver leaving MPI) do not
+ * ring it. */
+int fy_rndv_busy(void) {
+  /* (a copy left to a receiver inside MPI: we take it back when it leaves,
+   * which rings no doorbell) */
+  return __atomic_load_n(&npipes, __ATOMIC_RELAXED) != 0 || __atomic_load_n(&cts_later.head, __ATOMIC_RELAXED);
+}

@@ -52,6 +52,29 @@ static int signo;
 static int installed;
 static int use_timer, use_kick;
 
+/* Kick registration; the caller of kick_on() re-checks the ring
+ * (fy_shm_kick_register's contract). */
+static void kick_on(void) { fy_shm_kick_register(flow.tid, signo); }
+static void kick_off(void) { fy_shm_kick_unregister(); }
+/* Register as an MPI call returns, then the re-check. Packets found by it
+ * are taken in unregistered (the pass may copy data: a kick meanwhile
+ * would be a signal into the library), a few times at most. */
+static void kick_on_recheck(void) {
+  for (int i = 0; fy_sched_pending() || (use_kick && fy_async_watching()); i++) {
+    kick_on();
+    if (!fy_shm_pending()) return;
+    if (i == 3) {
+      fy_progress_poll_locked();
+      return;
+    }
+    kick_off();
+    fy_progress_poll_locked();
+  }
+}
+
+/* Have a turn taken as the current MPI call returns. */
+static void defer_turn(void) { fy_tls.pef_pending = 1; }
+
 static void arm(double us) {
   struct itimerspec it;
   memset(&it, 0, sizeof it);
@@ -78,18 +101,12 @@ static void turn(int in_signal) {
   int sched_ev = 0;
   if (in_signal) {
     /* outside the library: (re-)register first, the poll is the re-check */
-    if (fy_sched_pending() || (use_kick && fy_async_watching())) fy_shm_kick_register(flow.tid, signo);
+    if (fy_sched_pending() || (use_kick && fy_async_watching())) kick_on();
     if (fy_shm_pending()) fy_pt2pt_signal_poll();
     if (fy_sched_pending()) sched_ev = fy_sched_signal_progress();
   } else {
+    /* (registered for kicks only at the end: see out) */
     sched_ev = fy_progress_poll_locked();
-    /* Register for kicks only now (a kick during that pass, which may copy
-     * data, would hit the library), then re-check the ring: the Dekker
-     * pair with a sender's kick check. */
-    if (fy_sched_pending() || (use_kick && fy_async_watching())) {
-      fy_shm_kick_register(flow.tid, signo);
-      if (fy_shm_pending()) sched_ev += fy_progress_poll_locked();
-    }
   }
   int hit = fy_async_ctr.hits != hits0;
   if (sched_ev && in_signal) FY_CTR_ADD(hits, 1);
@@ -102,12 +119,14 @@ static void turn(int in_signal) {
     else if (flow.sched_us < fy_config.coll_pef_max_us) flow.sched_us *= 2;
     if (flow.sched_us > fy_config.coll_pef_max_us) flow.sched_us = fy_config.coll_pef_max_us;
     /* A turn taken as an MPI call returns (the start of the collective,
-     * typically) arms the longest interval: the thread usually calls MPI
-     * again soon (MPI_Wait disarms the timer), and a short expiry lands in
-     * that gap whenever the thread is preempted there, which on a loaded
-     * machine is often: a signal into the library for nothing. Rendezvous
-     * messages kick at once anyway. */
-    if (!flow.armed) arm(in_signal ? flow.sched_us : fy_config.coll_pef_max_us);
+     * typically) arms a long first interval (FERRY_COLL_PEF_FIRST_US): the
+     * thread usually calls MPI again soon (MPI_Wait disarms the timer), a
+     * short expiry lands in that gap whenever the thread is preempted
+     * there (a signal into the library for nothing), and arming a timer
+     * that expires before the kernel's next tick reprograms the timer
+     * device: an arm/disarm pair at 100 us costs ~10 us on a VM, at 5 ms
+     * ~1 us. Rendezvous messages kick at once anyway. */
+    if (!flow.armed) arm(in_signal ? flow.sched_us : fy_config.coll_pef_first_us);
     goto out;
   }
   if (!use_timer || fy_async_watching() == 0) goto out;
@@ -123,6 +142,13 @@ static void turn(int in_signal) {
     arm(us);
   }
 out:
+  if (!in_signal && (fy_sched_pending() || (use_kick && fy_async_watching()))) {
+    /* Register for kicks last, as the call returns (a kick during the
+     * progress pass, which may copy data, or during timer_settime, would
+     * be a signal into the library), then re-check the ring: the Dekker
+     * pair with a sender's kick check. */
+    kick_on_recheck();
+  }
   FY_CTR_ADD(time_ns, fy_async_now_ns() - t0);
 }
 
@@ -134,7 +160,7 @@ static void handler(int sig, siginfo_t *si, void *uc) {
   if (!installed) goto out; /* after MPI_Finalize: a late expiry of another thread */
   if (fy_tls.in_mpi) {
     /* Never inside the library: the turn is taken when the call returns. */
-    fy_tls.pef_pending = 1;
+    defer_turn();
     FY_CTR_ADD(deferred, 1);
     goto out;
   }
@@ -171,8 +197,8 @@ void fy_pef_on_watch(void) {
   /* Inside a call (always, but for safety): register as the call returns,
    * see fy_pef_on_sched; a kick now would hit the library. */
   if (use_kick) {
-    if (fy_tls.in_mpi) fy_tls.pef_pending = 1;
-    else fy_shm_kick_register(flow.tid, signo);
+    if (fy_tls.in_mpi) defer_turn();
+    else kick_on();
   }
   if (use_timer) {
     flow.next_us = fy_config.pef_period_us;
@@ -183,7 +209,7 @@ void fy_pef_on_watch(void) {
 /* Nothing is watched any more (progress lock held). */
 void fy_pef_on_idle(void) {
   if (fy_sched_pending()) return;
-  if (use_kick) fy_shm_kick_unregister();
+  kick_off();
   /* A turn armed for what has just completed would be a signal for
    * nothing (timer_settime is async-signal-safe: a turn may get here). */
   if (flow.created && flow.armed) {
@@ -210,10 +236,10 @@ void fy_pef_on_sched(void) {
    * it registers for kicks, takes in the ring (the re-check the
    * registration needs) and arms the timer. */
   if (fy_tls.in_mpi) {
-    fy_tls.pef_pending = 1;
+    defer_turn();
     return;
   }
-  fy_shm_kick_register(flow.tid, signo);
+  kick_on();
   if (!flow.armed) arm(fy_config.pef_phase_us);
 }
 
@@ -234,7 +260,7 @@ void fy_pef_wait_begin(void) {
 void fy_pef_wait_end(void) {
   if (!flow.paused) return;
   flow.paused = 0;
-  if (fy_tls.in_mpi) fy_tls.pef_pending = 1;
+  if (fy_tls.in_mpi) defer_turn();
   else arm(fy_config.pef_period_us);
 }
 
@@ -250,7 +276,7 @@ void fy_async_on_api_exit(void) {
   } else {
     /* Another thread holds the engine (and polls the ring): register now
      * so that a rendezvous start after it lets go still kicks us. */
-    if (fy_sched_pending() || (use_kick && fy_async_watching())) fy_shm_kick_register(flow.tid, signo);
+    if (fy_sched_pending() || (use_kick && fy_async_watching())) kick_on();
     arm(fy_config.pef_period_us);
   }
   fy_tls.in_mpi--;
@@ -282,7 +308,7 @@ int fy_pef_start(void) {
 
 void fy_pef_stop(void) {
   if (!installed) return;
-  if (use_kick) fy_shm_kick_unregister();
+  kick_off();
   if (flow.created) {
     timer_delete(flow.timer);
     flow.created = 0;
