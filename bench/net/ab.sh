@@ -12,7 +12,9 @@
 #   mpich                          MPICH (ch4:ucx) with UCX_TLS=tcp,self
 # Each round runs every config once, in the order given, then the next
 # round; the table is the median over rounds of each run's median (latency)
-# and of its bandwidth, and the ratio to the first config. Meant to run
+# and of its bandwidth, the ratio of those medians to the first config's, and
+# the median of the per-round ratios ("paired": robust to slow spells of the
+# machine that span whole runs). Meant to run
 # under the machine lock; prints the load average at start and end.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -74,8 +76,10 @@ import sys, statistics as S
 rows = [l.strip().split(',') for l in open(sys.argv[1]) if l.strip()]
 cfgs = sys.argv[2:]
 data = {}
+byround = {}
 for c, r, b, it, med, mn, bw, *rest in rows:
     data.setdefault((int(c), int(b)), []).append((float(med), float(mn), float(bw)))
+    byround[(int(c), int(b), int(r))] = float(med)
 sizes = sorted({b for _, b in data})
 for b in sizes:
     base = data.get((0, b))
@@ -85,8 +89,12 @@ for b in sizes:
         if not v: continue
         lat = S.median(x[0] for x in v); mn = min(x[1] for x in v); bw = S.median(x[2] for x in v)
         ratio = lat / S.median(x[0] for x in base) if base else 0
+        # the same round's runs, paired: robust to the machine's slow spells
+        pr = [byround[(i, b, r)] / byround[(0, b, r)] for (ci, bi, r) in list(byround)
+              if ci == i and bi == b and (0, b, r) in byround]
+        paired = S.median(pr) if pr else 0
         runs = ' '.join(f"{x[0]:.1f}" for x in v)
         bws = (f"  bw {bw:.3f} GB/s (" + ' '.join(f"{x[2]:.2f}" for x in v) + ")") if bw else ""
-        print(f"  {c:40s} lat {lat:8.2f} us  x{ratio:.3f}  min {mn:7.2f}  runs [{runs}]{bws}")
+        print(f"  {c:40s} lat {lat:8.2f} us  x{ratio:.3f} paired x{paired:.3f}  min {mn:7.2f}  runs [{runs}]{bws}")
 EOF
 rm -rf "$out"

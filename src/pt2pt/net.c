@@ -20,7 +20,8 @@
  *   receiver waits on this very receive (it is idle: let it pull) and RPUT
  *   when it matched the message in passing (it is about to compute: the
  *   waiting sender pushes), like the shared-memory path lets the idle side
- *   copy.
+ *   copy. Over the TCP providers a waiting receiver also lets the sender
+ *   push messages below FERRY_OFI_RGET_MIN (256 KiB): see rget_min_for.
  * - Derived types are packed by the sender (send.c) and received into a
  *   bounce buffer that the completion unpacks (r->tmp).
  * Nothing here runs in a signal handler (the PEF turn polls shared memory
@@ -48,6 +49,9 @@ enum { RNDV_AUTO, RNDV_READ, RNDV_WRITE };
 int fy_net_on;
 size_t fy_net_eager_max;
 static int rndv_mode;
+/* auto: a waiting receiver pulls (RGET) messages of at least this size; a
+ * smaller one is pushed (RPUT) by the sender (FERRY_OFI_RGET_MIN). */
+static size_t rget_min;
 
 /* One rendezvous, on either side. */
 typedef struct xfer {
@@ -139,7 +143,7 @@ void fy_net_rndv_match(fy_request_t *r, int src, const fy_pkt_t *h) {
   xfer_t *x = xfer_new(r, fy_net_world(src), 0, buf, n);
   x->peer_xfer = h->sreq;
   int mode = rndv_mode;
-  if (mode == RNDV_AUTO) mode = (r->blocking || fy_req_waited(r)) ? RNDV_READ : RNDV_WRITE;
+  if (mode == RNDV_AUTO) mode = (r->blocking || fy_req_waited(r)) && n >= rget_min ? RNDV_READ : RNDV_WRITE;
   if (!n) { /* nothing to move (an empty receive buffer): just release the sender */
     fy_pkt_t f = {.type = FY_PKT_NFIN_S, .sreq = h->sreq};
     send_pkt(x->peer, &f, NULL, 0);
@@ -194,6 +198,28 @@ static void on_msg(int src, const void *data, size_t len) {
  * its core (on a loaded machine one yield can cost a time slice). */
 int fy_net_progress(void) { return fy_ofi_poll() + fy_ofi_queued(); }
 
+/* FERRY_OFI_RGET_MIN: a size, or auto. Over the TCP providers RMA is
+ * software: an RGET receiver sends its NFIN_S (a system call, which on
+ * loopback also runs the peer's TCP receive path) after the last byte and
+ * before its next message, while an RPUT receiver completes on the NFIN_R
+ * the sender queued right behind the data. Measured here (net, loopback,
+ * paired rounds): RPUT 13-16 % faster at 32-128 KiB, equal at 256 KiB,
+ * RGET faster at 4 MiB. Providers with hardware RMA keep RGET throughout. */
+static size_t rget_min_for(const char *v, const char *prov) {
+  if (strcmp(v, "auto")) {
+    char *end;
+    double x = strtod(v, &end);
+    if (end != v && x >= 0) {
+      if (*end == 'k' || *end == 'K') x *= 1024;
+      else if (*end == 'm' || *end == 'M') x *= 1024.0 * 1024;
+      return (size_t)x;
+    }
+    fprintf(stderr, "ferry: FERRY_OFI_RGET_MIN=%s is neither a size nor auto; using auto\n", v);
+  }
+  int soft = !strncmp(prov, "tcp", 3) || !strcmp(prov, "net") || strstr(prov, "sockets") != NULL;
+  return soft ? (size_t)256 << 10 : 0;
+}
+
 static int pmi_get(int rank, const char *key, char *val, size_t len) { return fy_pmi_get(rank, key, val, len); }
 
 int fy_net_init(void) {
@@ -216,6 +242,7 @@ int fy_net_init(void) {
   if (fy_ofi_init(&b, &cb) != 0)
     return fy_err(MPI_ERR_OTHER, "ranks on other hosts%s need the ofi transport: %s",
                   fy_config.nolocal ? " (FERRY_NOLOCAL=1)" : "", fy_ofi_error());
+  rget_min = rget_min_for(fy_config.ofi_rget_min, fy_ofi_provider());
   fy_net_on = 1;
   return MPI_SUCCESS;
 }
