@@ -77,9 +77,11 @@ rows = [l.strip().split(',') for l in open(sys.argv[1]) if l.strip()]
 cfgs = sys.argv[2:]
 data = {}
 byround = {}
+bwround = {}
 for c, r, b, it, med, mn, bw, *rest in rows:
     data.setdefault((int(c), int(b)), []).append((float(med), float(mn), float(bw)))
     byround[(int(c), int(b), int(r))] = float(med)
+    bwround[(int(c), int(b), int(r))] = float(bw)
 sizes = sorted({b for _, b in data})
 for b in sizes:
     base = data.get((0, b))
@@ -94,7 +96,9 @@ for b in sizes:
               if ci == i and bi == b and (0, b, r) in byround]
         paired = S.median(pr) if pr else 0
         runs = ' '.join(f"{x[0]:.1f}" for x in v)
-        bws = (f"  bw {bw:.3f} GB/s (" + ' '.join(f"{x[2]:.2f}" for x in v) + ")") if bw else ""
+        pb = [bwround[(i, b, r)] / bwround[(0, b, r)] for (ci, bi, r) in list(bwround)
+              if ci == i and bi == b and bwround.get((0, b, r))]
+        bws = (f"  bw {bw:.3f} GB/s paired x{S.median(pb):.3f} (" + ' '.join(f"{x[2]:.2f}" for x in v) + ")") if bw else ""
         print(f"  {c:40s} lat {lat:8.2f} us  x{ratio:.3f} paired x{paired:.3f}  min {mn:7.2f}  runs [{runs}]{bws}")
 EOF
 rm -rf "$out"

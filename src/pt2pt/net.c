@@ -72,8 +72,23 @@ static void send_pkt(int world, const fy_pkt_t *h, const void *data, size_t dlen
   fy_ofi_send(world, h, fy_pkt_hlen(h), data, dlen); /* EAGER and ACK: the short header */
 }
 
+/* An eager send of at least this many bytes that completes on sending goes
+ * out of the sender's buffer (fy_ofi_send_ref) and completes when the
+ * provider is done with it, instead of being copied into a pool buffer.
+ * Paired rounds over net (loopback, 12 rounds): 16 KiB streaming bandwidth
+ * 1.11x (11 rounds of 12), latency unchanged (the completion is already in
+ * the queue when the wait polls); at 8 KiB neutral within the spread. */
+#define NET_REF_MIN 8192
+
+static void on_sent(void *ctx) { fy_pt2pt_complete(ctx); }
+
 int fy_net_out_send(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen, fy_request_t *req,
                     int complete_on_send) {
+  if (req && complete_on_send && dlen >= NET_REF_MIN && hdr->type == FY_PKT_EAGER &&
+      fy_ofi_send_ref(fy_net_world(dst), hdr, fy_pkt_hlen(hdr), data, dlen, req) == 0) {
+    st.eager++;
+    return 0;
+  }
   send_pkt(fy_net_world(dst), hdr, data, dlen);
   if (hdr->type == FY_PKT_EAGER) st.eager++;
   if (req) {
@@ -238,7 +253,7 @@ int fy_net_init(void) {
                      .provider = fy_config.ofi_provider, .msg_max = sizeof(fy_pkt_t) + fy_net_eager_max,
                      .mr_cache = (int)fy_config.ofi_mr_cache, .put = fy_pmi_put, .barrier = fy_pmi_barrier,
                      .get = pmi_get};
-  fy_ofi_cb_t cb = {.on_msg = on_msg, .on_rma = on_rma};
+  fy_ofi_cb_t cb = {.on_msg = on_msg, .on_rma = on_rma, .on_sent = on_sent};
   if (fy_ofi_init(&b, &cb) != 0)
     return fy_err(MPI_ERR_OTHER, "ranks on other hosts%s need the ofi transport: %s",
                   fy_config.nolocal ? " (FERRY_NOLOCAL=1)" : "", fy_ofi_error());
