@@ -248,6 +248,10 @@ int fy_net_init(void) {
   fy_net_eager_max = (size_t)fy_config.ofi_eager;
   if (fy_net_eager_max < 64) fy_net_eager_max = 64;
   /* an unexpected eager payload is kept in the signal-safe allocator */
+  /* ... so make its blocks hold the largest one (64 KiB at most: the pool
+   * and posted buffers, 192 of them, are this size too) */
+  if (fy_net_eager_max > (size_t)64 << 10) fy_net_eager_max = (size_t)64 << 10;
+  fy_salloc_init(fy_net_eager_max + FY_PKT_SHORT);
   if (fy_net_eager_max > fy_salloc_max() - FY_PKT_SHORT) fy_net_eager_max = fy_salloc_max() - FY_PKT_SHORT;
   fy_ofi_boot_t b = {.rank = fy_state.world_rank, .size = fy_state.world_size,
                      .provider = fy_config.ofi_provider, .msg_max = sizeof(fy_pkt_t) + fy_net_eager_max,
