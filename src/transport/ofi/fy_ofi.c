@@ -27,6 +27,7 @@ const char *fy_ofi_provider(void) { return "none"; }
 size_t fy_ofi_msg_max(void) { return 0; }
 size_t fy_ofi_inject_size(void) { return 0; }
 int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen) { return -1; }
+int fy_ofi_send_ref(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen, void *ctx) { return -1; }
 int fy_ofi_poll(void) { return 0; }
 int fy_ofi_busy(void) { return 0; }
 int fy_ofi_queued(void) { return 0; }
@@ -75,6 +76,11 @@ typedef struct sbuf {
   size_t len;
   char *buf;         /* in the pool's slab, or malloc'd while queued without one */
   int pooled;
+  /* by reference (fy_ofi_send_ref): buf holds prefix and header, these
+   * bytes follow them on the wire and stay the caller's until on_sent */
+  const void *ref;
+  size_t rlen;
+  void *rctx;
 } sbuf_t;
 
 /* One RMA operation (several pieces). */
@@ -229,7 +235,13 @@ uint64_t fy_ofi_mr_raddr(const fy_ofi_mr_t *m, const void *buf) {
 /* ---- sends ---- */
 
 static int post_send(sbuf_t *s) {
-  ssize_t rc = fi_send(ep, s->buf, s->len, local_mr ? fi_mr_desc(sslab_mr) : NULL, addrs[s->dst], &s->c.fc);
+  ssize_t rc;
+  if (s->ref) {
+    struct iovec iov[2] = {{s->buf, s->len}, {(void *)s->ref, s->rlen}};
+    rc = fi_sendv(ep, iov, NULL, 2, addrs[s->dst], &s->c.fc);
+  } else {
+    rc = fi_send(ep, s->buf, s->len, local_mr ? fi_mr_desc(sslab_mr) : NULL, addrs[s->dst], &s->c.fc);
+  }
   if (rc == 0) {
     inflight++;
     fy_ofi_stats.sent++;
@@ -238,6 +250,27 @@ static int post_send(sbuf_t *s) {
   if (rc != -FI_EAGAIN) fatal("fi_send", (int)rc);
   fy_ofi_stats.eagain++;
   return -1;
+}
+
+/* A pool buffer, else (all in flight) a malloc'd one of len bytes that
+ * waits in the queue until drain_sends moves it into the pool. */
+static sbuf_t *take_sbuf(size_t len) {
+  sbuf_t *s = sfree;
+  if (s) {
+    sfree = s->next;
+    s->pooled = 1;
+  } else {
+    s = malloc(sizeof *s + len);
+    if (!s) fatal("send (out of memory queueing a message)", FI_ENOMEM);
+    memset(s, 0, sizeof *s);
+    s->buf = (char *)(s + 1);
+    s->pooled = 0;
+  }
+  s->c.kind = C_SEND;
+  s->ref = NULL;
+  s->rlen = 0;
+  s->rctx = NULL;
+  return s;
 }
 
 static void enqueue(sbuf_t *s) {
@@ -269,23 +302,31 @@ int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t 
     fy_ofi_stats.eagain++;
   }
   injected[dst] = 0; /* this one is tracked, and follows them */
-  sbuf_t *s = sfree;
-  if (s) {
-    sfree = s->next;
-    s->pooled = 1;
-  } else {
-    s = malloc(sizeof *s + len);
-    if (!s) fatal("send (out of memory queueing a message)", FI_ENOMEM);
-    memset(s, 0, sizeof *s);
-    s->buf = (char *)(s + 1);
-    s->pooled = 0;
-  }
-  s->c.kind = C_SEND;
+  sbuf_t *s = take_sbuf(len);
   s->dst = dst;
   s->len = len;
   memcpy(s->buf, &p, sizeof p);
   if (hlen) memcpy(s->buf + sizeof p, hdr, hlen);
   if (dlen) memcpy(s->buf + sizeof p + hlen, data, dlen);
+  if (!qhead && s->pooled && post_send(s) == 0) return 0;
+  enqueue(s);
+  return 0;
+}
+
+int fy_ofi_send_ref(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen, void *ctx) {
+  /* the data goes out of the caller's buffer: a provider that wants local
+   * buffers registered would need a registration per send */
+  if (local_mr || !cbs.on_sent || hlen + dlen > msg_max) return -1;
+  pfx_t p = {.src = (uint32_t)myrank, .seq = tx_seq[dst]++};
+  injected[dst] = 0;
+  sbuf_t *s = take_sbuf(sizeof p + hlen);
+  s->dst = dst;
+  s->len = sizeof p + hlen;
+  s->ref = data;
+  s->rlen = dlen;
+  s->rctx = ctx;
+  memcpy(s->buf, &p, sizeof p);
+  if (hlen) memcpy(s->buf + sizeof p, hdr, hlen);
   if (!qhead && s->pooled && post_send(s) == 0) return 0;
   enqueue(s);
   return 0;
@@ -304,6 +345,9 @@ static int drain_sends(void) {
       p->c.kind = C_SEND;
       p->dst = s->dst;
       p->len = s->len;
+      p->ref = s->ref;
+      p->rlen = s->rlen;
+      p->rctx = s->rctx;
       memcpy(p->buf, s->buf, s->len);
       p->next = s->next;
       if (qtail == s) qtail = p;
@@ -435,9 +479,13 @@ static void completed(struct fi_cq_msg_entry *e) {
     }
     case C_SEND: {
       sbuf_t *s = (sbuf_t *)c;
+      void *rctx = s->rctx;
       inflight--;
+      s->ref = NULL;
+      s->rctx = NULL;
       s->next = sfree;
       sfree = s;
+      if (rctx) cbs.on_sent(rctx);
       break;
     }
     case C_RMA: {

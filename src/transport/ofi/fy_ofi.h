@@ -12,7 +12,8 @@
  *   message in fy_ofi_error(). Without libfabric at build time (no
  *   FY_HAVE_OFI) it always fails with a message saying so.
  * - fy_ofi_send() copies the message (at most fy_ofi_msg_max() bytes; an
- *   empty one is a marker the receiver does not deliver) and
+ *   empty one is a marker the receiver does not deliver; fy_ofi_send_ref()
+ *   sends the data part from the caller's buffer instead) and
  *   never blocks nor drops it: what the provider cannot take now
  *   (-FI_EAGAIN, no free send buffer) is queued and retried by
  *   fy_ofi_poll(), in order, so per-pair order holds.
@@ -52,6 +53,7 @@ typedef struct fy_ofi_boot {
 typedef struct fy_ofi_cb {
   void (*on_msg)(int src, const void *data, size_t len);
   void (*on_rma)(void *ctx);
+  void (*on_sent)(void *ctx); /* fy_ofi_send_ref's data is free again (may be NULL) */
 } fy_ofi_cb_t;
 
 typedef struct fy_ofi_mr fy_ofi_mr_t;
@@ -65,6 +67,12 @@ size_t fy_ofi_msg_max(void);
 size_t fy_ofi_inject_size(void);
 
 int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen);
+/* The same message, but dlen bytes go out of the caller's buffer (no copy):
+ * it must stay untouched until cb.on_sent(ctx), called from fy_ofi_poll().
+ * Same order and queueing as fy_ofi_send. Returns -1 (nothing sent) when
+ * the provider wants local buffers registered or on_sent is NULL: then
+ * copy with fy_ofi_send. */
+int fy_ofi_send_ref(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen, void *ctx);
 int fy_ofi_poll(void);
 /* Make every message sent so far trackable: after it, fy_ofi_busy() stays
  * nonzero until all of them have left this process (small messages go out

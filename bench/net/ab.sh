@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# A/B runs of bench/net/netlat over the fabric, interleaved, medians.
+#
+#   bench/net/ab.sh [-r ROUNDS] [-s SIZES] [-n ITERS] [-b] CONFIG...
+#
+# CONFIG is one of
+#   ferry[@INSTALL][+VAR=val...]   Ferry with FERRY_NOLOCAL=1 from INSTALL
+#                                  (default ./install), extra environment
+#                                  after each '+', e.g.
+#                                  ferry@/tmp/base  ferry+FERRY_OFI_RNDV=write
+#   ompi                           Open MPI, ob1 + tcp BTL, bound to cores
+#   mpich                          MPICH (ch4:ucx) with UCX_TLS=tcp,self
+# Each round runs every config once, in the order given, then the next
+# round; the table is the median over rounds of each run's median (latency)
+# and of its bandwidth, the ratio of those medians to the first config's, and
+# the median of the per-round ratios ("paired": robust to slow spells of the
+# machine that span whole runs). Meant to run
+# under the machine lock; prints the load average at start and end.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+rounds=5 sizes=0,16K,1M n="" bw=""
+while getopts "r:s:n:b" o; do
+  case $o in
+    r) rounds=$OPTARG ;; s) sizes=$OPTARG ;; n) n="-n $OPTARG" ;; b) bw=-b ;;
+    *) sed -n '2,17p' "$0"; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || { sed -n '2,17p' "$0"; exit 2; }
+out=$(mktemp -d)
+exe_for() { # INSTALL-or-impl -> binary (built once per library)
+  local key=$1 cc dir
+  case $key in
+    ompi) cc=mpicc.openmpi ;; mpich) cc=mpicc.mpich ;; *) cc=$key/bin/mpicc ;;
+  esac
+  dir=$out/build-$(echo "$key" | tr '/' '_')
+  mkdir -p "$dir"
+  [ -x "$dir/netlat" ] || "$cc" -O2 -o "$dir/netlat" "$here/netlat.c" >&2 || return 1
+  echo "$dir/netlat"
+}
+run() { # CONFIG -> CSV rows on stdout
+  local cfg=$1 inst envs=() exe
+  case $cfg in
+    ompi)
+      exe=$(exe_for ompi) || return 1
+      env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 \
+        mpirun.openmpi --mca pml ob1 --mca btl tcp,self --bind-to core -n 2 "$exe" -s "$sizes" $n $bw ;;
+    mpich)
+      exe=$(exe_for mpich) || return 1
+      env UCX_TLS=tcp,self MPIR_CVAR_ODD_EVEN_CLIQUES=1 timeout 300 \
+        mpiexec.hydra -bind-to core -n 2 "$exe" -s "$sizes" $n $bw ;;
+    ferry*)
+      local spec=${cfg#ferry}
+      inst=$root/install
+      if [[ $spec == @* ]]; then inst=${spec#@}; inst=${inst%%+*}; fi
+      IFS=+ read -r -a parts <<<"${spec#*+}"
+      [[ $spec == *+* ]] && envs=("${parts[@]}")
+      exe=$(exe_for "$inst") || return 1
+      env -u FI_PROVIDER FERRY_NOLOCAL=1 LD_LIBRARY_PATH="$inst/lib" "${envs[@]}" timeout 300 \
+        "$inst/bin/mpiexec" -n 2 "$exe" -s "$sizes" $n $bw ;;
+  esac
+}
+echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+for r in $(seq "$rounds"); do
+  i=0
+  for c in "$@"; do
+    run "$c" 2>>"$out/err" | grep -v '^bytes' | sed "s|^|$i,$r,|" >>"$out/rows" || true
+    i=$((i + 1))
+  done
+done
+echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+[ -s "$out/err" ] && { echo "# stderr:"; sed 's/^/#   /' "$out/err" | tail -5; }
+python3 - "$out/rows" "$@" <<'EOF'
+import sys, statistics as S
+rows = [l.strip().split(',') for l in open(sys.argv[1]) if l.strip()]
+cfgs = sys.argv[2:]
+data = {}
+byround = {}
+bwround = {}
+for c, r, b, it, med, mn, bw, *rest in rows:
+    data.setdefault((int(c), int(b)), []).append((float(med), float(mn), float(bw)))
+    byround[(int(c), int(b), int(r))] = float(med)
+    bwround[(int(c), int(b), int(r))] = float(bw)
+sizes = sorted({b for _, b in data})
+for b in sizes:
+    base = data.get((0, b))
+    print(f"size {b}:")
+    for i, c in enumerate(cfgs):
+        v = data.get((i, b))
+        if not v: continue
+        lat = S.median(x[0] for x in v); mn = min(x[1] for x in v); bw = S.median(x[2] for x in v)
+        ratio = lat / S.median(x[0] for x in base) if base else 0
+        # the same round's runs, paired: robust to the machine's slow spells
+        pr = [byround[(i, b, r)] / byround[(0, b, r)] for (ci, bi, r) in list(byround)
+              if ci == i and bi == b and (0, b, r) in byround]
+        paired = S.median(pr) if pr else 0
+        runs = ' '.join(f"{x[0]:.1f}" for x in v)
+        pb = [bwround[(i, b, r)] / bwround[(0, b, r)] for (ci, bi, r) in list(bwround)
+              if ci == i and bi == b and bwround.get((0, b, r))]
+        bws = (f"  bw {bw:.3f} GB/s paired x{S.median(pb):.3f} (" + ' '.join(f"{x[2]:.2f}" for x in v) + ")") if bw else ""
+        print(f"  {c:40s} lat {lat:8.2f} us  x{ratio:.3f} paired x{paired:.3f}  min {mn:7.2f}  runs [{runs}]{bws}")
+EOF
+rm -rf "$out"
