@@ -14,9 +14,6 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#ifdef FY_HAVE_OFI
-#include <rdma/fabric.h>
-#endif
 
 /* Ferry's own mpi.h, never a system MPI's: the build defines FY_HAVE_MPI_H
  * only when include/mpi.h exists in the source tree. */
@@ -64,9 +61,9 @@ static void print_transports(void) {
    * provider a job would take (ranks on several hosts, or FERRY_NOLOCAL). */
   char chosen[128] = "", offered[1024] = "";
 #ifdef FY_HAVE_OFI
-  uint32_t v = fi_version();
+  const char *v = fy_ofi_version();
   char label[64];
-  snprintf(label, sizeof label, "ofi (libfabric %u.%u)", FI_MAJOR(v), FI_MINOR(v));
+  snprintf(label, sizeof label, "ofi (libfabric %s)", v ? v : "?");
   int n = fy_ofi_probe(fy_config.ofi_provider, chosen, sizeof chosen, offered, sizeof offered);
   if (n > 0)
     printf("  %-26s available: provider %s (FERRY_OFI_PROVIDER=%s%s%s); offered: %s\n", label, chosen,

@@ -44,7 +44,19 @@ int fy_ofi_probe(const char *provider, char *chosen, size_t clen, char *offered,
   seterr("Ferry was built without libfabric");
   return -1;
 }
+const char *fy_ofi_version(void) { return NULL; }
 #else
+/* libfabric is loaded when a job first needs it (dlopen), not linked:
+ * loading it runs the constructors of every provider library Debian's
+ * build depends on, and libpsm_infinipath's sleeps (0.2 s), which every
+ * process of a job on one node would pay at its start. These five are
+ * the only libfabric functions that are real symbols; the rest of the API
+ * is inline calls through the objects' operation tables. */
+#define fi_getinfo fy_fi_getinfo
+#define fi_freeinfo fy_fi_freeinfo
+#define fi_dupinfo fy_fi_dupinfo
+#define fi_fabric fy_fi_fabric
+#define fi_strerror fy_fi_strerror
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
@@ -52,6 +64,60 @@ int fy_ofi_probe(const char *provider, char *chosen, size_t clen, char *offered,
 #include <rdma/fi_rma.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_eq.h>
+#include <dlfcn.h>
+
+static struct {
+  int (*getinfo)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *, struct fi_info **);
+  void (*freeinfo)(struct fi_info *);
+  struct fi_info *(*dupinfo)(const struct fi_info *);
+  int (*fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
+  const char *(*strerror)(int);
+  uint32_t (*version)(void);
+} lf;
+
+/* 0 once libfabric is loaded; -1 with a message in fy_ofi_error(). */
+static int lf_load(void) {
+  static int state; /* 0: not tried, 1: loaded, -1: failed */
+  if (state) return state > 0 ? 0 : -1;
+  void *h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (h) {
+    *(void **)&lf.getinfo = dlsym(h, "fi_getinfo");
+    *(void **)&lf.freeinfo = dlsym(h, "fi_freeinfo");
+    *(void **)&lf.dupinfo = dlsym(h, "fi_dupinfo");
+    *(void **)&lf.fabric = dlsym(h, "fi_fabric");
+    *(void **)&lf.strerror = dlsym(h, "fi_strerror");
+    *(void **)&lf.version = dlsym(h, "fi_version");
+  }
+  if (!h || !lf.getinfo || !lf.freeinfo || !lf.dupinfo || !lf.fabric || !lf.strerror || !lf.version) {
+    const char *why = dlerror();
+    seterr("cannot load libfabric (libfabric.so.1): %s", why ? why : "a function is missing");
+    state = -1;
+    return -1;
+  }
+  state = 1;
+  return 0;
+}
+
+int fy_fi_getinfo(uint32_t version, const char *node, const char *service, uint64_t flags,
+                  const struct fi_info *hints, struct fi_info **info) {
+  return lf_load() ? -FI_ENOSYS : lf.getinfo(version, node, service, flags, hints, info);
+}
+void fy_fi_freeinfo(struct fi_info *info) {
+  if (info && !lf_load()) lf.freeinfo(info);
+}
+struct fi_info *fy_fi_dupinfo(const struct fi_info *info) { return lf_load() ? NULL : lf.dupinfo(info); }
+int fy_fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context) {
+  return lf_load() ? -FI_ENOSYS : lf.fabric(attr, fabric, context);
+}
+const char *fy_fi_strerror(int errnum) { return lf.strerror ? lf.strerror(errnum) : "libfabric is not loaded"; }
+
+const char *fy_ofi_version(void) {
+  static char v[24];
+  if (lf_load()) return NULL;
+  uint32_t x = lf.version();
+  snprintf(v, sizeof v, "%u.%u", FI_MAJOR(x), FI_MINOR(x));
+  return v;
+}
 
 /* Every operation context starts with the provider's fi_context (FI_CONTEXT
  * mode) and says what it is. */
@@ -584,6 +650,7 @@ static struct fi_info *choose(struct fi_info *list, const char *want) {
  * libfabric lists them; want: a name, or NULL. NULL with a message in
  * fy_ofi_error() when there is none. The caller frees the list. */
 static struct fi_info *offered_list(const char *want) {
+  if (lf_load()) return NULL;
   struct fi_info *hints = fi_allocinfo(), *list = NULL;
   if (!hints) {
     seterr("out of memory");

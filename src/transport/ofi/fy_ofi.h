@@ -98,6 +98,10 @@ int fy_ofi_trywait(void);
  * fy_ofi_init would take for `provider` into chosen. Returns how many are
  * offered, or -1 with a message in fy_ofi_error(). */
 int fy_ofi_probe(const char *provider, char *chosen, size_t clen, char *offered, size_t olen);
+/* The version of the libfabric this process loads ("1.17"; it is loaded
+ * at the first use, not linked), or NULL when it cannot be loaded
+ * (fy_ofi_error() says why). */
+const char *fy_ofi_version(void);
 
 typedef struct fy_ofi_stats {
   uint64_t sent, injected, recvd, queued, reads, writes, rma_pieces, mr_hits, mr_misses, eagain, early;
