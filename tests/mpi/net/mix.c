@@ -10,6 +10,8 @@
  *   rendezvous), a cancelled receive, MPI_Mprobe/MPI_Mrecv, a derived type
  *   (vector) in both protocols, both rendezvous choices (a blocking
  *   receive, and a nonblocking one matched in passing);
+ * - unexpected messages around the fabric's eager limit, received in
+ *   reverse order;
  * - a window over ranks on different hosts is refused with
  *   MPI_ERR_UNSUPPORTED_OPERATION; one over the host's ranks works. */
 #include "fytest.h"
@@ -152,6 +154,39 @@ int main(int argc, char **argv) {
     CHECK(fy_verify(r2, n, 13u) == (size_t)-1, "sendrecv rendezvous payload");
     free(r2);
     free(rb);
+  }
+
+  /* ---- unexpected messages around the fabric's eager limit (64 KiB) and
+   * the send-by-reference threshold (8 KiB), taken in reverse tag order
+   * after a barrier: each waits unexpected, copied out of the provider's
+   * buffer, and must land whole in its own receive ---- */
+  {
+    static const size_t us[] = {8191, 8192, 32768, 65000, 65536, 65537};
+    enum { NU = sizeof us / sizeof us[0] };
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    char *sb[NU], *rb[NU];
+    MPI_Request sq[NU];
+    for (int i = 0; i < NU; i++) {
+      sb[i] = malloc(us[i]);
+      rb[i] = malloc(us[i]);
+      fy_fill(sb[i], us[i], (unsigned)(rank * 31 + i));
+      CHECK_OK(MPI_Isend(sb[i], (int)us[i], MPI_BYTE, right, 90 + i, MPI_COMM_WORLD, &sq[i]));
+    }
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    for (int i = NU - 1; i >= 0; i--) {
+      MPI_Status st;
+      CHECK_OK(MPI_Recv(rb[i], (int)us[i], MPI_BYTE, left, 90 + i, MPI_COMM_WORLD, &st));
+      int got = -1;
+      MPI_Get_count(&st, MPI_BYTE, &got);
+      CHECK(got == (int)us[i], "unexpected %zu bytes: count %d", us[i], got);
+      CHECK(fy_verify(rb[i], us[i], (unsigned)(left * 31 + i)) == (size_t)-1, "unexpected %zu bytes: payload",
+            us[i]);
+    }
+    CHECK_OK(MPI_Waitall(NU, sq, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < NU; i++) {
+      free(sb[i]);
+      free(rb[i]);
+    }
   }
 
   /* ---- windows: one host only ---- */
