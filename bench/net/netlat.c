@@ -21,25 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "../overlap/bench_util.h"
 
 static int rank;
-
-static long parse_size(const char *s)
-{
-    char *e;
-    long v = strtol(s, &e, 10);
-    if (*e == 'K' || *e == 'k')
-        v <<= 10;
-    else if (*e == 'M' || *e == 'm')
-        v <<= 20;
-    return v;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv)
 {
@@ -62,8 +46,8 @@ int main(int argc, char **argv)
     char *list = strdup(sizes);
     long maxb = 1;
     for (char *t = strtok(list, ","); t; t = strtok(NULL, ","))
-        if (parse_size(t) > maxb)
-            maxb = parse_size(t);
+        if (bu_parse_size(t) > maxb)
+            maxb = bu_parse_size(t);
     free(list);
     char *buf = malloc(maxb), *rbuf = malloc(maxb);
     MPI_Request *reqs = malloc(sizeof *reqs * window);
@@ -74,7 +58,7 @@ int main(int argc, char **argv)
         printf("bytes,iters,lat_med_us,lat_min_us,bw_GBps,lat_p10_us,lat_p90_us\n");
     list = strdup(sizes);
     for (char *t = strtok(list, ","); t; t = strtok(NULL, ",")) {
-        long size = parse_size(t);
+        long size = bu_parse_size(t);
         long n = niter ? niter : size < 65536 ? 2000 : size < (1 << 20) ? 400 : 100;
         long warm = n / 10 + 1;
         double *d = malloc(sizeof *d * n);
@@ -91,7 +75,7 @@ int main(int argc, char **argv)
             if (i >= 0)
                 d[i] = (MPI_Wtime() - a) / 2 * 1e6;
         }
-        qsort(d, n, sizeof *d, cmp);
+        qsort(d, n, sizeof *d, bu_cmp_double);
         double gbs = 0;
         if (bw) {
             long nb = size < 65536 ? 50 : size < (1 << 20) ? 10 : 3;

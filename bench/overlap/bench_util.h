@@ -1,5 +1,6 @@
 /*
- * bench_util.h: helpers shared by the overlap suite and the halo kernel.
+ * bench_util.h: helpers shared by the overlap suite, the halo kernel and
+ * bench/net/netlat.
  *
  * - A calibrated busy loop ("synthetic work"): a dependent chain of volatile
  *   floating-point updates, no MPI call, no system call. It is calibrated
@@ -8,7 +9,7 @@
  *   application. The calibration is checked against clock_gettime.
  * - Timers on CLOCK_MONOTONIC (the timed regions never call MPI_Wtime, so
  *   nothing in a compute phase enters the library).
- * - Small statistics and VmRSS from /proc/self/status.
+ * - Small statistics, size arguments ("64K") and VmRSS from /proc/self/status.
  * Everything is static inline so each program is one translation unit.
  */
 #ifndef BENCH_UTIL_H
@@ -90,6 +91,18 @@ static inline double bu_calibrate(void)
             chk = t;
     }
     return chk;
+}
+
+/* "64K", "1M", "300": a size in bytes. */
+static inline long bu_parse_size(const char *s)
+{
+    char *e;
+    long v = strtol(s, &e, 10);
+    if (*e == 'K' || *e == 'k')
+        v <<= 10;
+    else if (*e == 'M' || *e == 'm')
+        v <<= 20;
+    return v;
 }
 
 static inline int bu_cmp_double(const void *a, const void *b)

@@ -29,22 +29,13 @@
 
 #include <unistd.h>
 
-static long parse_size(const char *s)
-{
-    char *e;
-    long v = strtol(s, &e, 10);
-    if (*e == 'K' || *e == 'k') v <<= 10;
-    if (*e == 'M' || *e == 'm') v <<= 20;
-    return v;
-}
-
 static int parse_list(const char *arg, long *out, int max, int sizes)
 {
     char tmp[256];
     int n = 0;
     snprintf(tmp, sizeof tmp, "%s", arg);
     for (char *tok = strtok(tmp, ","); tok && n < max; tok = strtok(NULL, ","))
-        out[n++] = sizes ? parse_size(tok) : atol(tok);
+        out[n++] = sizes ? bu_parse_size(tok) : atol(tok);
     return n;
 }
 

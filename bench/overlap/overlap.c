@@ -204,23 +204,12 @@ static long iters_for(double us_per_iter, long nmax, double budget_s, long nmin)
     return agree(n);
 }
 
-static long parse_size(const char *s)
-{
-    char *e;
-    long v = strtol(s, &e, 10);
-    if (*e == 'K' || *e == 'k')
-        v <<= 10;
-    else if (*e == 'M' || *e == 'm')
-        v <<= 20;
-    return v;
-}
-
 static int parse_list(const char *s, long *out, int max)
 {
     int n = 0;
     char *copy = strdup(s), *save, *tok;
     for (tok = strtok_r(copy, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save))
-        out[n++] = parse_size(tok);
+        out[n++] = bu_parse_size(tok);
     free(copy);
     return n;
 }
