@@ -61,10 +61,8 @@ static void env_build(void) {
   }
   info_set(&env_info, "arch", "x86_64");
   if (getcwd(buf, sizeof buf)) info_set(&env_info, "wdir", buf);
-  static const char *const lv[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
-                                   "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
-  int t = fy_state.thread_level;
-  info_set(&env_info, "thread_level", lv[t >= 0 && t <= 3 ? t : 0]);
+  const char *lv = fy_thread_level_name(fy_state.thread_level);
+  info_set(&env_info, "thread_level", lv ? lv : fy_thread_level_name(MPI_THREAD_SINGLE));
 }
 
 static info_t *info_get(MPI_Info h) {

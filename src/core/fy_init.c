@@ -37,6 +37,12 @@ void fy_abort(int code, const char *msg) {
 
 static int barrier_pmi(void) { return fy_pmi_barrier(); }
 
+const char *fy_thread_level_name(int level) {
+  static const char *const name[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
+                                     "MPI_THREAD_MULTIPLE"};
+  return level >= 0 && level <= 3 ? name[level] : NULL;
+}
+
 void fy_runtime_start(int required, const char *caller) {
   char msg[MPI_MAX_ERROR_STRING + 64];
   int *local = NULL;

@@ -53,9 +53,6 @@ MPI_Errhandler *fy_session_errhandler_slot(MPI_Session h) {
   return s ? &s->errhandler : NULL;
 }
 
-static const char *const level_name[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
-                                         "MPI_THREAD_MULTIPLE"};
-
 /* The thread level a session's info asks for (MPI_THREAD_SINGLE if none). */
 static int requested_level(MPI_Info info, int *level) {
   *level = MPI_THREAD_SINGLE;
@@ -64,8 +61,8 @@ static int requested_level(MPI_Info info, int *level) {
   int flag = 0, len = MPI_MAX_INFO_VAL;
   int err = fy_mpi_info_get_string(info, "mpi_thread_support_level", &len, v, &flag);
   if (err || !flag) return err;
-  for (int l = 0; l < 4; l++)
-    if (strcmp(v, level_name[l]) == 0) {
+  for (int l = MPI_THREAD_SINGLE; fy_thread_level_name(l); l++)
+    if (strcmp(v, fy_thread_level_name(l)) == 0) {
       *level = l;
       return MPI_SUCCESS;
     }
@@ -131,8 +128,8 @@ int fy_mpi_session_get_info(MPI_Session session, MPI_Info *info_used) {
   *info_used = MPI_INFO_NULL;
   if (s->info != MPI_INFO_NULL && (err = fy_info_copy(s->info, info_used))) return err;
   /* the thread level the session runs at: the runtime's */
-  int l = fy_state.thread_level;
-  return fy_info_put(info_used, "mpi_thread_support_level", level_name[l >= 0 && l <= 3 ? l : 0]);
+  const char *l = fy_thread_level_name(fy_state.thread_level);
+  return fy_info_put(info_used, "mpi_thread_support_level", l ? l : fy_thread_level_name(MPI_THREAD_SINGLE));
 }
 
 int fy_mpi_session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names) {
