@@ -222,13 +222,8 @@ int fy_net_progress(void) { return fy_ofi_poll() + fy_ofi_queued(); }
  * RGET faster at 4 MiB. Providers with hardware RMA keep RGET throughout. */
 static size_t rget_min_for(const char *v, const char *prov) {
   if (strcmp(v, "auto")) {
-    char *end;
-    double x = strtod(v, &end);
-    if (end != v && x >= 0) {
-      if (*end == 'k' || *end == 'K') x *= 1024;
-      else if (*end == 'm' || *end == 'M') x *= 1024.0 * 1024;
-      return (size_t)x;
-    }
+    long x;
+    if (fy_config_parse_size(v, &x) == 0) return (size_t)x;
     fprintf(stderr, "ferry: FERRY_OFI_RGET_MIN=%s is neither a size nor auto; using auto\n", v);
   }
   int soft = !strncmp(prov, "tcp", 3) || !strcmp(prov, "net") || strstr(prov, "sockets") != NULL;

@@ -24,7 +24,7 @@ static const cfg_desc_t table[] = {
 #undef FY_CFG
 };
 
-static int parse_size(const char *s, long *out) {
+int fy_config_parse_size(const char *s, long *out) {
   char *end;
   errno = 0;
   double v = strtod(s, &end);
@@ -58,7 +58,7 @@ static int parse_into(const cfg_desc_t *d, const char *s) {
       *(long *)p = v;
       return 0;
     }
-    case T_SIZE: return parse_size(s, (long *)p);
+    case T_SIZE: return fy_config_parse_size(s, (long *)p);
     case T_DOUBLE: {
       errno = 0;
       double v = strtod(s, &end);

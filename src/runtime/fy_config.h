@@ -23,6 +23,9 @@ extern fy_config_t fy_config;
 
 /* Load from the environment; idempotent. */
 void fy_config_load(void);
+/* A SIZE value ("16k", "2m", "1g", an optional trailing b): 0, or -1
+ * when s is not one (for STRING settings that also take a size). */
+int fy_config_parse_size(const char *s, long *out);
 /* Print every entry (name, default, current value, doc) to f. */
 void fy_config_print(FILE *f);
 #endif
