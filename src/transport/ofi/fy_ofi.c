@@ -346,6 +346,23 @@ static void enqueue(sbuf_t *s) {
   fy_ofi_stats.queued++;
 }
 
+/* A tracked message to dst of len bytes: prefix and header written, the
+ * rest (data, or a reference to it) the caller's. */
+static sbuf_t *framed(int dst, const pfx_t *p, const void *hdr, size_t hlen, size_t len) {
+  sbuf_t *s = take_sbuf(len);
+  s->dst = dst;
+  s->len = len;
+  memcpy(s->buf, p, sizeof *p);
+  if (hlen) memcpy(s->buf + sizeof *p, hdr, hlen);
+  return s;
+}
+
+/* Post it now if nothing waits before it, else queue it (order per pair). */
+static void submit(sbuf_t *s) {
+  if (!qhead && s->pooled && post_send(s) == 0) return;
+  enqueue(s);
+}
+
 int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen) {
   size_t len = sizeof(pfx_t) + hlen + dlen;
   if (hlen + dlen > msg_max) fatal("send (message larger than the packet size)", FI_EMSGSIZE);
@@ -368,14 +385,9 @@ int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t 
     fy_ofi_stats.eagain++;
   }
   injected[dst] = 0; /* this one is tracked, and follows them */
-  sbuf_t *s = take_sbuf(len);
-  s->dst = dst;
-  s->len = len;
-  memcpy(s->buf, &p, sizeof p);
-  if (hlen) memcpy(s->buf + sizeof p, hdr, hlen);
+  sbuf_t *s = framed(dst, &p, hdr, hlen, len);
   if (dlen) memcpy(s->buf + sizeof p + hlen, data, dlen);
-  if (!qhead && s->pooled && post_send(s) == 0) return 0;
-  enqueue(s);
+  submit(s);
   return 0;
 }
 
@@ -385,16 +397,11 @@ int fy_ofi_send_ref(int dst, const void *hdr, size_t hlen, const void *data, siz
   if (local_mr || !cbs.on_sent || hlen + dlen > msg_max) return -1;
   pfx_t p = {.src = (uint32_t)myrank, .seq = tx_seq[dst]++};
   injected[dst] = 0;
-  sbuf_t *s = take_sbuf(sizeof p + hlen);
-  s->dst = dst;
-  s->len = sizeof p + hlen;
+  sbuf_t *s = framed(dst, &p, hdr, hlen, sizeof p + hlen);
   s->ref = data;
   s->rlen = dlen;
   s->rctx = ctx;
-  memcpy(s->buf, &p, sizeof p);
-  if (hlen) memcpy(s->buf + sizeof p, hdr, hlen);
-  if (!qhead && s->pooled && post_send(s) == 0) return 0;
-  enqueue(s);
+  submit(s);
   return 0;
 }
 
