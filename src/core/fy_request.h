@@ -73,6 +73,7 @@ struct fy_request {
   uint32_t board_gen;
   fy_shm_pipe_t pipe;
   int share_out;               /* SHARE: this side has no chunk left to claim */
+  int cts_checks;              /* sender: times a CTS left to the receiver was re-checked */
   void (*on_complete)(fy_request_t *r); /* internal requests (Bsend) */
   void *cb_arg;                /* on_complete's context; a generalized request's extra_state */
   MPI_Grequest_query_function *gquery; /* FY_REQ_GREQ callbacks */

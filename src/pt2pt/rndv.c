@@ -375,7 +375,7 @@ static void cts_act(fy_request_t *r, int may_leave) {
      * (unless the receiver claims it first). */
     if (r->pstate != FY_PS_RNDV_CTS) {
       r->pstate = FY_PS_RNDV_CTS;
-      r->pipe.done = 0;
+      r->cts_checks = 0;
       fy_rlist_push(&cts_later, r);
     }
     return;
@@ -383,7 +383,7 @@ static void cts_act(fy_request_t *r, int may_leave) {
   if (r->pstate == FY_PS_RNDV_CTS) return; /* already queued for progress */
   if (may_leave && leave_to_receiver(r)) {
     r->pstate = FY_PS_RNDV_CTS;
-    r->pipe.done = 0; /* (the pipe is unused here: counts the re-checks) */
+    r->cts_checks = 0;
     fy_rlist_push(&cts_later, r);
     return;
   }
@@ -539,7 +539,7 @@ int fy_rndv_progress(void) {
     uint64_t w = atomic_load_explicit(&s->state, memory_order_acquire);
     /* (bounded: a receiver inside a call that does not progress, e.g. in a
      * long user callback, does not hold up our own wait for long) */
-    if (w == FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED) && ++r->pipe.done < LEAVE_MAX_CHECKS && leave_to_receiver(r))
+    if (w == FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED) && ++r->cts_checks < LEAVE_MAX_CHECKS && leave_to_receiver(r))
       continue;
     fy_rlist_remove(&cts_later, r);
     r->pstate = FY_PS_RNDV_SENT;
