@@ -56,40 +56,47 @@ int fy_cx_swap(fy_comm_t *c, int peer, int tag, const void *out, size_t nout, vo
   return err2;
 }
 
+enum { CX_MAXKIDS = 31 };
+
 static inline int rank_of(const fy_cx_t *d, int i) { return d->members ? d->members[i] : i; }
 /* member index <-> position relative to the root */
 static inline int rel(const fy_cx_t *d) { return (d->me - d->root + d->n) % d->n; }
 static inline int abs_of(const fy_cx_t *d, int r) { return rank_of(d, (r + d->root) % d->n); }
 
-int fy_cx_bcast(const fy_cx_t *d, void *buf, size_t n) {
-  int me = rel(d), err, mask = 1;
-  while (mask < d->n) {
+/* The binomial tree over the domain rooted at d->root: the parent's rank
+ * in c (-1 at the root) and the children's, nearest first (the order a
+ * reduction hears them in; a broadcast sends farthest first). Returns the
+ * number of children (at most 31: ranks are ints). */
+static int cx_tree(const fy_cx_t *d, int *parent, int kids[CX_MAXKIDS]) {
+  int me = rel(d), nk = 0, mask = 1;
+  *parent = -1;
+  for (; mask < d->n; mask <<= 1) {
     if (me & mask) {
-      if ((err = fy_cx_recv(d->c, abs_of(d, me - mask), TAG_BCAST, buf, n))) return err;
+      *parent = abs_of(d, me - mask);
       break;
     }
-    mask <<= 1;
+    if (me + mask < d->n) kids[nk++] = abs_of(d, me + mask);
   }
-  for (mask >>= 1; mask > 0; mask >>= 1)
-    if (me + mask < d->n && !(me & mask))
-      if ((err = fy_cx_send(d->c, abs_of(d, me + mask), TAG_BCAST, buf, n))) return err;
+  return nk;
+}
+
+int fy_cx_bcast(const fy_cx_t *d, void *buf, size_t n) {
+  int parent, kids[CX_MAXKIDS], nk = cx_tree(d, &parent, kids), err;
+  if (parent >= 0 && (err = fy_cx_recv(d->c, parent, TAG_BCAST, buf, n))) return err;
+  while (nk-- > 0)
+    if ((err = fy_cx_send(d->c, kids[nk], TAG_BCAST, buf, n))) return err;
   return MPI_SUCCESS;
 }
 
 int fy_cx_reduce_band(const fy_cx_t *d, uint32_t *w, int nw) {
-  int me = rel(d), err = MPI_SUCCESS;
+  int parent, kids[CX_MAXKIDS], nk = cx_tree(d, &parent, kids), err = MPI_SUCCESS;
   uint32_t *tmp = malloc((size_t)nw * sizeof *tmp);
   if (!tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory agreeing on a context id");
-  for (int mask = 1; mask < d->n; mask <<= 1) {
-    if (me & mask) {
-      err = fy_cx_send(d->c, abs_of(d, me - mask), TAG_REDUCE, w, (size_t)nw * sizeof *w);
-      break;
-    }
-    if (me + mask < d->n) {
-      if ((err = fy_cx_recv(d->c, abs_of(d, me + mask), TAG_REDUCE, tmp, (size_t)nw * sizeof *tmp))) break;
+  for (int k = 0; k < nk && !err; k++) {
+    if (!(err = fy_cx_recv(d->c, kids[k], TAG_REDUCE, tmp, (size_t)nw * sizeof *tmp)))
       for (int i = 0; i < nw; i++) w[i] &= tmp[i];
-    }
   }
+  if (!err && parent >= 0) err = fy_cx_send(d->c, parent, TAG_REDUCE, w, (size_t)nw * sizeof *w);
   free(tmp);
   return err;
 }
@@ -204,7 +211,7 @@ int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32
 
 /* ---- the agreement, nonblocking ---- */
 
-enum { NB_W = FY_CTX_WORDS, NB_FIRST = 4, NB_MAXKIDS = 32 };
+enum { NB_W = FY_CTX_WORDS, NB_FIRST = 4, NB_MAXKIDS = CX_MAXKIDS };
 enum { NB_START, NB_UP, NB_RESULT, NB_DOWN, NB_DONE };
 
 struct fy_cx_nb {
@@ -230,16 +237,13 @@ int fy_cx_nb_start(fy_comm_t *c, fy_cx_nb_t **out) {
   for (int i = 0; i < MAXWAIT && a->slot < 0; i++)
     if (!waiting[i]) a->slot = i;
   if (a->slot >= 0) waiting[a->slot] = a->key + 1;
-  /* binomial tree rooted at rank 0 */
-  a->parent = -1;
-  int me = c->rank, mask = 1;
-  for (; mask < c->size; mask <<= 1)
-    if (me & mask) {
-      a->parent = me - mask;
-      break;
-    }
-  for (mask >>= 1; mask > 0; mask >>= 1)
-    if (me + mask < c->size && a->nkids < NB_MAXKIDS) a->kids[a->nkids++] = me + mask;
+  fy_cx_t d = fy_cx_of(c); /* the blocking agreement's tree, rooted at rank 0 */
+  a->nkids = cx_tree(&d, &a->parent, a->kids);
+  for (int i = 0, j = a->nkids - 1; i < j; i++, j--) { /* farthest first, as a broadcast sends */
+    int t = a->kids[i];
+    a->kids[i] = a->kids[j];
+    a->kids[j] = t;
+  }
   if (a->nkids && !(a->kidbuf = malloc((size_t)a->nkids * (NB_W + 1) * sizeof *a->kidbuf))) {
     fy_cx_nb_free(a);
     return fy_err(MPI_ERR_NO_MEM, "out of memory duplicating %s", c->name);
