@@ -12,6 +12,7 @@
 #include "core/fy_topo.h"
 #include "core/fy_request.h"
 #include "pt2pt/fy_pt2pt.h"
+#include "coll/sched/fy_sched.h"
 #include "progress/fy_progress.h"
 #include "binding/fy_impl.h"
 #include <stdlib.h>
@@ -68,11 +69,9 @@ int fy_commc_finish(fy_comm_t *parent, int *world_of, int size, int rank, uint32
   return MPI_SUCCESS;
 }
 
-int fy_commc_local(fy_comm_t *over, fy_comm_t **out) {
-  fy_cx_t d = fy_cx_of(over);
-  uint32_t ctx;
-  int err = fy_cx_agree_ctx(&d, NULL, 0, &ctx);
-  if (err) return err;
+/* The local communicator over `over`'s group with the agreed slot ctx
+ * (given back on error). */
+static int local_with(fy_comm_t *over, uint32_t ctx, fy_comm_t **out) {
   int *w = malloc((size_t)over->size * sizeof *w);
   if (!w) {
     fy_ctx_release(ctx);
@@ -90,6 +89,13 @@ int fy_commc_local(fy_comm_t *over, fy_comm_t **out) {
   fy_pt2pt_ctx_open(n);
   *out = n;
   return MPI_SUCCESS;
+}
+
+int fy_commc_local(fy_comm_t *over, fy_comm_t **out) {
+  fy_cx_t d = fy_cx_of(over);
+  uint32_t ctx;
+  int err = fy_cx_agree_ctx(&d, NULL, 0, &ctx);
+  return err ? err : local_with(over, ctx, out);
 }
 
 int fy_commc_release(fy_comm_t *c) {
@@ -189,19 +195,23 @@ int fy_mpi_comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
 }
 
 /* ---- nonblocking duplication ----
- * An intracommunicator's MPI_Comm_idup returns at once: the new object is
- * published (the handle is the user's now, unusable until the request
- * completes, as the standard says) with its topology, info and attributes,
- * and the context agreement runs as progress passes of the application
- * thread advance it (fy_cx_nb_*); its completion opens the contexts and
- * completes the request. An intercommunicator's completes in the call:
- * its agreement swaps through the two groups' leaders, which has no
- * nonblocking form here. */
+ * MPI_Comm_idup returns at once: the new object is published (the handle
+ * is the user's now, unusable until the request completes, as the standard
+ * says) with its topology, info and attributes, and the context agreement
+ * runs as progress passes of the application thread advance it
+ * (fy_cx_nb_*); its completion opens the contexts and completes the
+ * request. An intercommunicator needs two agreements, one after the other,
+ * both over its local group: the slot of its new local communicator, then
+ * (bridged through the two groups' rank 0) the slot of the
+ * intercommunicator itself. */
 
 typedef struct idup {
   struct idup *next;
   fy_cx_nb_t *a;
+  fy_comm_t *c;         /* retained: the communicator duplicated */
   fy_comm_t *nc;
+  fy_comm_t *local;     /* intercommunicator: its new local group, once agreed */
+  int tag;              /* the collective tag taken at the call (+1 for the second agreement) */
   fy_request_t *req;
 } idup_t;
 
@@ -221,13 +231,26 @@ static int idup_progress(void) {
       pp = &p->next;
       continue;
     }
+    fy_cx_nb_free(p->a);
+    p->a = NULL;
+    if (p->c->is_inter && !p->local && !err) {
+      /* first agreement done: build the local group, start the bridged one */
+      if (!(err = local_with(p->c->local_comm, ctx, &p->local)) &&
+          !(err = fy_cx_nb_start(p->c->local_comm, p->c, p->tag + 1, &p->a)))
+        continue; /* (and step it now) */
+    }
     *pp = p->next;
     n++;
-    fy_cx_nb_free(p->a);
+    if (p->local && (err || !p->nc->handle)) {
+      fy_pt2pt_ctx_close(p->local);
+      fy_comm_destroy(p->local);
+      p->local = NULL;
+    }
     if (!err && !p->nc->handle) {
       fy_ctx_release(ctx); /* freed before completion (erroneous): nobody uses it */
     } else if (!err) {
       p->nc->ctx = ctx;
+      p->nc->local_comm = p->local;
       fy_commc_open(p->nc);
     } else if (p->nc->handle) {
       /* No context: the handle dies (its contexts were never opened). */
@@ -236,6 +259,7 @@ static int idup_progress(void) {
       fy_comm_release(p->nc);
     }
     fy_comm_release(p->nc); /* the pending operation's reference */
+    fy_comm_release(p->c);
     p->req->status.MPI_ERROR = err;
     fy_req_complete(p->req);
     free(p);
@@ -249,19 +273,6 @@ static int idup(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newcomm, M
   if (!request) return fy_err(MPI_ERR_ARG, "request = NULL");
   fy_comm_t *c = fy_comm_get(comm), *n = NULL;
   int err;
-  if (c->is_inter) {
-    if ((err = dup_full(comm, info, use_info, newcomm))) return err;
-    fy_request_t *r = fy_req_alloc(FY_REQ_SEND, 1);
-    if (!r) {
-      fy_commc_release(fy_comm_get(*newcomm));
-      *newcomm = MPI_COMM_NULL;
-      return fy_err(MPI_ERR_NO_MEM, "out of requests");
-    }
-    fy_status_empty(&r->status);
-    fy_req_complete(r);
-    *request = r->handle;
-    return MPI_SUCCESS;
-  }
   idup_t *p = calloc(1, sizeof *p);
   fy_request_t *r = fy_req_alloc(FY_REQ_SEND, 1);
   if (!p || !r) {
@@ -277,9 +288,14 @@ static int idup(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newcomm, M
   }
   if ((err = dup_object(c, CTX_PENDING, NULL, &n))) goto fail;
   if ((err = dup_extras(c, n, info, use_info))) goto fail;
-  /* The agreement's tag is taken now, in program order, like a collective's. */
-  if ((err = fy_cx_nb_start(c, &p->a))) goto fail;
+  /* The agreement's tag is taken now, in program order, like a collective's
+   * (an intercommunicator's from itself: its collectives' tags serve on its
+   * local communicator too, see src/coll/inter.c). */
+  p->tag = fy_sched_next_tag(c);
+  if ((err = fy_cx_nb_start(c->is_inter ? c->local_comm : c, NULL, p->tag, &p->a))) goto fail;
   fy_status_empty(&r->status);
+  p->c = c;
+  fy_comm_retain(c);
   p->nc = n;
   fy_comm_retain(n);
   p->req = r;

@@ -144,23 +144,31 @@ int fy_cx_allgather(const fy_cx_t *d, const void *mine, size_t n, void *all) {
 }
 
 /* One process may run several agreements at once (threads, each on its own
- * parent): only one of them offers the bitmap in a round, the others offer
- * nothing and retry. The one whose parent has the lowest context id goes
- * first, so some agreement always progresses (MPICH's rule). */
+ * parent; MPI_Comm_idup's): only one of them offers the bitmap in a round,
+ * the others offer nothing and retry. The one with the lowest key goes
+ * first, so some agreement always progresses (MPICH's rule). The key is
+ * the parent's context id, then the order the agreements were started in
+ * on that parent, which every member sees alike: a nonblocking one's
+ * collective tag, and after all of those a blocking one (it can only be
+ * waiting on them, never they on it). Without that second part two
+ * agreements on one parent took turns by chance, each round failing while
+ * the members disagreed on which one offers. */
 #define MAXWAIT 64
+#define KEY(ctx, seq) (((uint64_t)(ctx) << 32) | (uint32_t)(seq))
+#define KEY_BLOCKING(ctx) KEY(ctx, UINT32_MAX)
 static int mask_busy;
-static uint32_t waiting[MAXWAIT]; /* parent ctx + 1 of each agreement under way; 0 = free */
+static uint64_t waiting[MAXWAIT]; /* key + 1 of each agreement under way; 0 = free */
 
-static int lowest_waiting(uint32_t ctx) {
+static int lowest_waiting(uint64_t key) {
   for (int i = 0; i < MAXWAIT; i++)
-    if (waiting[i] && waiting[i] - 1 < ctx) return 0;
+    if (waiting[i] && waiting[i] - 1 < key) return 0;
   return 1;
 }
 
 int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32_t *ctx) {
   enum { W = FY_CTX_WORDS, FIRST = 4 };
   uint32_t m[W + 1], o[W + 1], full[W];
-  uint32_t key = d->c->ctx;
+  uint64_t key = KEY_BLOCKING(d->c->ctx);
   int err = MPI_SUCCESS, slot = -1, nw = FIRST; /* the low slots first: small messages */
   for (int i = 0; i < MAXWAIT && slot < 0; i++)
     if (!waiting[i]) slot = i;
@@ -212,26 +220,29 @@ int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32
 /* ---- the agreement, nonblocking ---- */
 
 enum { NB_W = FY_CTX_WORDS, NB_FIRST = 4, NB_MAXKIDS = CX_MAXKIDS };
-enum { NB_START, NB_UP, NB_RESULT, NB_DOWN, NB_DONE };
+enum { NB_START, NB_UP, NB_BRIDGE, NB_RESULT, NB_DOWN, NB_DONE };
 
 struct fy_cx_nb {
   fy_comm_t *c;         /* retained */
+  fy_comm_t *bridge;    /* retained; NULL: the agreement is c's alone */
   int tag, slot, nw, own, phase, err;
-  uint32_t key, ctx;
+  uint64_t key;
+  uint32_t ctx;
   int parent, nkids, kids[NB_MAXKIDS];
-  uint32_t m[NB_W + 1], up[NB_W + 1];
+  uint32_t m[NB_W + 1], up[NB_W + 1], o[NB_W + 1];
   uint32_t *kidbuf;     /* nkids x (NB_W + 1) words */
   fy_request_t *rq[NB_MAXKIDS + 2];
   int nrq;
 };
 
-int fy_cx_nb_start(fy_comm_t *c, fy_cx_nb_t **out) {
+int fy_cx_nb_start(fy_comm_t *c, fy_comm_t *bridge, int tag, fy_cx_nb_t **out) {
   fy_cx_nb_t *a = calloc(1, sizeof *a);
   if (!a) return fy_err(MPI_ERR_NO_MEM, "out of memory duplicating %s", c->name);
   a->c = c;
   fy_comm_retain(c);
-  a->tag = fy_sched_next_tag(c);
-  a->key = c->ctx;
+  if ((a->bridge = bridge)) fy_comm_retain(bridge);
+  a->tag = tag;
+  a->key = KEY(c->ctx, tag);
   a->nw = NB_FIRST;
   a->slot = -1;
   for (int i = 0; i < MAXWAIT && a->slot < 0; i++)
@@ -264,14 +275,16 @@ static int nb_reqs_done(fy_cx_nb_t *a) {
   return 1;
 }
 
-static void nb_post(fy_cx_nb_t *a, int send, void *buf, int peer) {
+static void nb_post_on(fy_cx_nb_t *a, fy_comm_t *c, int send, void *buf, int peer) {
   size_t bytes = (size_t)(a->nw + 1) * sizeof(uint32_t);
   fy_request_t *r = NULL;
-  int err = send ? fy_isend_internal(buf, (MPI_Count)bytes, fy_type_get(MPI_BYTE), peer, a->tag, a->c, &r)
-                 : fy_irecv_internal(buf, (MPI_Count)bytes, fy_type_get(MPI_BYTE), peer, a->tag, a->c, &r);
+  int err = send ? fy_isend_internal(buf, (MPI_Count)bytes, fy_type_get(MPI_BYTE), peer, a->tag, c, &r)
+                 : fy_irecv_internal(buf, (MPI_Count)bytes, fy_type_get(MPI_BYTE), peer, a->tag, c, &r);
   if (err && !a->err) a->err = err;
   if (r) a->rq[a->nrq++] = r;
 }
+
+static void nb_post(fy_cx_nb_t *a, int send, void *buf, int peer) { nb_post_on(a, a->c, send, buf, peer); }
 
 int fy_cx_nb_step(fy_cx_nb_t *a, int *errp, uint32_t *ctxp) {
   uint32_t full[NB_W];
@@ -298,10 +311,21 @@ int fy_cx_nb_step(fy_cx_nb_t *a, int *errp, uint32_t *ctxp) {
           nb_post(a, 1, a->up, a->parent);
           nb_post(a, 0, a->m, a->parent);
           a->phase = NB_RESULT;
+        } else if (a->bridge) { /* the roots of both groups swap their results */
+          memcpy(a->up, a->m, sizeof a->up);
+          nb_post_on(a, a->bridge, 1, a->up, 0);
+          nb_post_on(a, a->bridge, 0, a->o, 0);
+          a->phase = NB_BRIDGE;
         } else {
           for (int k = 0; k < a->nkids; k++) nb_post(a, 1, a->m, a->kids[k]);
           a->phase = NB_DOWN;
         }
+        break;
+      case NB_BRIDGE:
+        if (!nb_reqs_done(a)) return 0;
+        for (int i = 0; i <= a->nw; i++) a->m[i] &= a->o[i];
+        for (int k = 0; k < a->nkids; k++) nb_post(a, 1, a->m, a->kids[k]);
+        a->phase = NB_DOWN;
         break;
       case NB_RESULT:
         if (!nb_reqs_done(a)) return 0;
@@ -349,6 +373,7 @@ void fy_cx_nb_free(fy_cx_nb_t *a) {
   if (a->own && a->phase != NB_DONE) mask_busy = 0;
   if (a->slot >= 0) waiting[a->slot] = 0;
   fy_comm_release(a->c);
+  if (a->bridge) fy_comm_release(a->bridge);
   free(a->kidbuf);
   free(a);
 }

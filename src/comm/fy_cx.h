@@ -43,18 +43,21 @@ int fy_cx_allreduce_band(const fy_cx_t *d, uint32_t *words, int nwords);
 int fy_cx_allgather(const fy_cx_t *d, const void *mine, size_t n, void *all);
 int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32_t *ctx);
 
-/* The same agreement over all ranks of an intracommunicator, nonblocking
- * (MPI_Comm_idup): started in program order (it takes c's next collective
- * tag, so its messages never meet another operation's), then advanced by
- * fy_cx_nb_step() from progress passes of the application thread (it
- * starts point-to-point requests, so never from a signal turn or an
- * agent). Each round is a binomial AND-reduce to rank 0 and a broadcast,
- * with the blocking agreement's rule for the bitmap: only one agreement of
- * a process offers it in a round (the others offer nothing and retry).
+/* The same agreement over all ranks of an intracommunicator c, nonblocking
+ * (MPI_Comm_idup): started in program order with a collective tag the
+ * caller took then (fy_sched_next_tag, so its messages never meet another
+ * operation's), then advanced by fy_cx_nb_step() from progress passes of
+ * the application thread (it starts point-to-point requests, so never
+ * from a signal turn or an agent). Each round is a binomial AND-reduce to
+ * rank 0 and a broadcast; with a bridge (an intercommunicator whose local
+ * group is c's), rank 0 swaps the round's result with the remote group's
+ * rank 0 before the broadcast, so both groups agree. The blocking
+ * agreement's rule for the bitmap holds: only one agreement of a process
+ * offers it in a round (the others offer nothing and retry).
  * fy_cx_nb_step() returns 1 once finished: then err, or ctx (taken in
  * this process). fy_cx_nb_free() after that. */
 typedef struct fy_cx_nb fy_cx_nb_t;
-int fy_cx_nb_start(fy_comm_t *c, fy_cx_nb_t **out);
+int fy_cx_nb_start(fy_comm_t *c, fy_comm_t *bridge, int tag, fy_cx_nb_t **out);
 int fy_cx_nb_step(fy_cx_nb_t *a, int *err, uint32_t *ctx);
 void fy_cx_nb_free(fy_cx_nb_t *a);
 #endif

@@ -7,7 +7,7 @@
  * - attributes (copy callback), topology and info are the parent's, and
  *   the new communicator works: point-to-point and collectives on it never
  *   meet the parent's messages;
- * - an idup of an intercommunicator (completes in the call);
+ * - idups of an intercommunicator, local in the same way;
  * - Request_free on an idup request before it completes. */
 #include "fytest.h"
 #include <stdlib.h>
@@ -134,17 +134,59 @@ int main(int argc, char **argv) {
   CHECK_OK(MPI_Barrier(half));
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
 
-  /* 4. An intercommunicator between the two halves. */
+  /* 4. An intercommunicator between the two halves: local too (the even
+   * leader's idup returns before the odd leader, which first receives a
+   * message sent after it, calls its own), two outstanding at once with
+   * an intracommunicator's, completed in reverse order; the copies work. */
   if (size > 1) {
-    MPI_Comm inter, id;
-    MPI_Request iq;
-    CHECK_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 9, &inter));
-    CHECK_OK(MPI_Comm_idup(inter, &id, &iq));
-    CHECK_OK(MPI_Wait(&iq, MPI_STATUS_IGNORE));
-    int rs = 0;
+    MPI_Comm inter, id, id2, hd;
+    MPI_Request iq[3];
+    int lr, odd = rank % 2, rs = 0;
+    CHECK_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, odd ? 0 : 1, 9, &inter));
+    MPI_Comm_rank(inter, &lr);
+    int token = 77, got = 0;
+    if (!odd) {
+      CHECK_OK(MPI_Comm_idup(inter, &id, &iq[0]));
+      if (lr == 0) CHECK_OK(MPI_Send(&token, 1, MPI_INT, 0, 3, inter));
+    } else {
+      if (lr == 0) CHECK_OK(MPI_Recv(&got, 1, MPI_INT, 0, 3, inter, MPI_STATUS_IGNORE));
+      CHECK_OK(MPI_Comm_idup(inter, &id, &iq[0]));
+    }
+    CHECK_OK(MPI_Comm_idup(half, &hd, &iq[1]));
+    CHECK_OK(MPI_Comm_idup(inter, &id2, &iq[2]));
+    for (int i = 2; i >= 0; i--) CHECK_OK(MPI_Wait(&iq[i], MPI_STATUS_IGNORE));
+    CHECK(!odd || lr != 0 || got == 77, "message before the intercommunicator idup: %d", got);
     MPI_Comm_remote_size(id, &rs);
-    CHECK(rs == size / 2 + (rank % 2 ? size % 2 : 0), "remote size %d", rs);
+    CHECK(rs == size / 2 + (odd ? size % 2 : 0), "remote size %d", rs);
+    int flag = 0;
+    MPI_Comm_test_inter(id2, &flag);
+    CHECK(flag, "the idup of an intercommunicator is one");
+    for (int k = 0; k < 2; k++) {
+      MPI_Comm x = k ? id2 : id;
+      /* leader to leader on the copy; a same-tag message on the parent stays there */
+      int pv = -1, v = 0;
+      MPI_Request pq = MPI_REQUEST_NULL;
+      if (lr == 0) {
+        CHECK_OK(MPI_Irecv(&pv, 1, MPI_INT, 0, 8, inter, &pq));
+        int mine = 1000 * odd + k;
+        CHECK_OK(MPI_Sendrecv(&mine, 1, MPI_INT, 0, 8, &v, 1, MPI_INT, 0, 8, x, MPI_STATUS_IGNORE));
+        CHECK(v == 1000 * !odd + k, "leaders' exchange on the copy got %d", v);
+        int m = -5;
+        CHECK_OK(MPI_Send(&m, 1, MPI_INT, 0, 8, inter));
+        CHECK_OK(MPI_Wait(&pq, MPI_STATUS_IGNORE));
+        CHECK(pv == -5, "parent message %d", pv);
+      }
+      /* an intercommunicator allreduce: the sum of the other group's ranks */
+      int sum = -1, want = 0;
+      for (int w = 0; w < size; w++)
+        if (w % 2 != odd) want += w;
+      CHECK_OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, x));
+      CHECK(sum == want, "allreduce over the copy %d, want %d", sum, want);
+    }
+    check_works(hd, half, 7);
     MPI_Comm_free(&id);
+    MPI_Comm_free(&id2);
+    MPI_Comm_free(&hd);
     MPI_Comm_free(&inter);
   }
   CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &f, &fq));
