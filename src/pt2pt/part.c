@@ -3,40 +3,83 @@
  * Wait/Test family, MPI_Request_free and MPI_Request_get_status reach these
  * requests through src/core/fy_request.c (kind FY_REQ_PART).
  *
- * Design (docs/partitioned.md): a partitioned request owns one internal
- * persistent point-to-point request (the "child") for the whole buffer.
- * - send: MPI_Start arms the epoch; the child is started when the last
- *   partition is marked ready, so the whole buffer travels as one message
- *   (eager or rendezvous like any other send of that size).
- * - receive: MPI_Start starts the child receive; MPI_Parrived(i) is true for
- *   every partition once the message has arrived (the receive side may
- *   partition the same bytes differently: only the totals must agree).
+ * Design (docs/partitioned.md): ready partitions leave early, in chunks the
+ * receiver chooses.
+ * - receive: MPI_Start cuts the buffer into chunks of whole receive
+ *   partitions (at least FERRY_PART_CHUNK bytes each, at most PART_MAX_CHUNKS
+ *   chunks), posts one internal receive per chunk straight into the user's
+ *   buffer, and sends the sender a ready-to-receive note (RTR: chunk size,
+ *   total, number of chunks). MPI_Parrived(i) is true once the chunk holding
+ *   partition i has arrived.
+ * - send: MPI_Start posts the receive for the RTR. Once the RTR is in, each
+ *   chunk leaves as soon as every send partition under it is ready, in chunk
+ *   order (the chunks of one epoch share a tag and match the receives in
+ *   order), as one internal send (eager or rendezvous like any other). The
+ *   sender follows the receiver's cut whatever its own partitioning, so the
+ *   two sides may partition the same bytes differently; a sender with more
+ *   bytes than the receiver puts the excess in the last chunk, whose receive
+ *   then reports MPI_ERR_TRUNCATE, and one with fewer sends short or empty
+ *   chunks: every posted receive is matched, nothing stays behind.
+ * - A message no larger than FERRY_PART_CHUNK does not wait for the RTR:
+ *   once all its partitions are ready it leaves whole, as chunk 0 (see
+ *   send_chunks). The send completes only once the RTR is in, so epochs
+ *   never mix.
+ * - Chunks start from MPI_Pready* (application thread) or, when the RTR comes
+ *   after the partitions were marked, from a progress hook outside signal
+ *   turns.
  * - Pairing: the n-th MPI_Psend_init of a process to (comm, dest, tag) pairs
  *   with the n-th MPI_Precv_init of dest from (comm, source, tag), as the
- *   standard orders them. The child travels on the collective context ctx+1
- *   with a tag above every collective tag (sched.c uses 16 .. 2^30 + 15),
- *   built from the user tag and the pair number, so it never matches a user
- *   receive or a collective, and two pairs of one (peer, tag) that are
- *   active at once do not take each other's message. */
+ *   standard orders them. Chunks and the RTR travel on the collective
+ *   context ctx+1 with tags above every collective tag (sched.c uses
+ *   16 .. 2^30 + 15), built from the user tag and the pair number (data on
+ *   even tags, RTRs on odd ones), so they never match a user receive or a
+ *   collective, and two pairs of one (peer, tag) that are active at once do
+ *   not take each other's messages. */
 #include "pt2pt/pt2pt_impl.h"
 #include "progress/fy_progress.h"
 #include "core/fy_error.h"
+#include "runtime/fy_config.h"
 #include "binding/fy_impl.h"
 #include <stdlib.h>
 #include <string.h>
 
 #define PART_TAG_BASE 0x40000100
-#define PART_TAG_SPAN 0x3ffffe00u /* PART_TAG_BASE + span - 1 <= INT_MAX */
+#define PART_TAG_SPAN 0x3ffffe00u /* PART_TAG_BASE + span - 1 <= INT_MAX (even) */
+#define PART_MAX_CHUNKS 256       /* receives posted per epoch at most */
 
 typedef struct fy_part {
   int recv;               /* 0: Psend_init, 1: Precv_init */
   int partitions;
-  fy_request_t *child;    /* the whole-buffer internal request */
-  int nready;             /* send: partitions marked ready in this epoch */
-  unsigned char *ready;   /* send: per partition, marked in this epoch */
+  MPI_Count count;        /* elements per partition */
+  size_t pbytes;          /* packed bytes per partition */
+  int tag_data, tag_rtr;  /* internal tags of the pair */
+  /* the epoch (under the progress lock) */
+  int pending;            /* internal requests started and not complete */
+  int err;                /* the first error of a chunk */
+  int nchunks;            /* receive: by our cut; send: from the RTR */
+  size_t chunk;           /* bytes per chunk */
+  uint64_t rtr[3];        /* chunk bytes, total bytes, chunks */
+  /* send side */
+  int nready, prefix;     /* partitions marked; leading partitions all marked */
+  unsigned char *ready;   /* per partition, marked in this epoch */
+  int rtr_in;             /* this epoch's RTR has arrived */
+  int early;              /* all data left as chunk 0 before the RTR */
+  int next;               /* next chunk to start */
+  void *packed;           /* non-contiguous data cut at other points: packed copy */
+  struct fy_part *next_wait; /* on `waiting`: RTR in, chunks left to start */
+  int listed;
+  fy_request_t *self;
+  /* receive side */
+  int group;              /* receive partitions per chunk */
+  unsigned char *arrived; /* per chunk */
+  size_t got;             /* bytes received in this epoch */
 } fy_part_t;
 
 static fy_part_t *part_of(fy_request_t *r) { return r->cb_arg; }
+
+/* Active sends whose RTR came in with chunks still to start. */
+static fy_part_t *waiting;
+static int hooked;
 
 /* Pair number of this init on (comm, peer, tag, direction). */
 static uint32_t next_seq(fy_comm_t *c, int peer, int tag, int recv, int *err) {
@@ -58,30 +101,169 @@ static uint32_t next_seq(fy_comm_t *c, int peer, int tag, int recv, int *err) {
 }
 
 static int internal_tag(int tag, uint32_t seq) {
-  /* Exact for user tags below 2^20 and fewer than 1024 pairs of one
+  /* Exact for user tags below 2^19 and fewer than 1024 pairs of one
    * (peer, tag) alive at once; beyond that two pairs may share a tag,
    * and are then matched in the order their messages leave. */
   uint64_t key = ((uint64_t)(uint32_t)tag << 10) | (seq & 1023u);
-  return PART_TAG_BASE + (int)(key % PART_TAG_SPAN);
+  return PART_TAG_BASE + 2 * (int)(key % (PART_TAG_SPAN / 2));
 }
 
-/* The child completed (progress engine, lock held): so does the parent. */
-static void child_done(fy_request_t *child) {
-  fy_request_t *r = child->cb_arg;
-  r->status = child->status;
+static void complete(fy_request_t *r) {
+  fy_part_t *p = part_of(r);
   r->status.MPI_TAG = r->tag;
-  if (child->peer != MPI_PROC_NULL) r->status.MPI_SOURCE = r->peer;
-  if (part_of(r)->recv && child->peer != MPI_PROC_NULL && !r->status.MPI_ERROR &&
-      !fy_status_cancelled(&r->status)) {
-    MPI_Count got = fy_status_get_count(&r->status);
-    if ((size_t)got != child->bytes)
+  r->status.MPI_SOURCE = r->peer;
+  r->status.MPI_ERROR = p->err;
+  if (p->recv) {
+    size_t want = (size_t)p->partitions * p->pbytes;
+    fy_status_set_count(&r->status, (MPI_Count)p->got);
+    if (p->err && fy_err_class_of(p->err) == MPI_ERR_TRUNCATE)
+      r->status.MPI_ERROR = fy_err(MPI_ERR_TRUNCATE,
+          "partitioned receive of %zu bytes from rank %d (tag %d) matched a larger partitioned send: "
+          "the totals must agree", want, r->peer, r->tag);
+    else if (!p->err && p->got != want)
       r->status.MPI_ERROR = fy_err(MPI_ERR_TRUNCATE,
           "partitioned receive of %zu bytes from rank %d (tag %d) matched a partitioned send of "
-          "%lld bytes: the totals must agree", child->bytes, r->peer, r->tag, (long long)got);
+          "%zu bytes: the totals must agree", want, r->peer, r->tag, p->got);
   }
-  /* A parent the user freed while active is released here, child and all;
-   * fy_req_complete() then only marks the (free-listed) child done. */
+  /* A parent the user freed while active is released here. */
   fy_req_complete(r);
+}
+
+/* Nothing in flight: is the epoch over? (a send also needs its RTR and
+ * every chunk started) */
+static int over(const fy_part_t *p) {
+  return p->pending == 0 && (p->recv || p->err || (p->rtr_in && p->next == p->nchunks));
+}
+
+static void child_done(fy_request_t *ch) {
+  fy_request_t *r = ch->parent;
+  fy_part_t *p = part_of(r);
+  int e = ch->status.MPI_ERROR;
+  if (e && !p->err) p->err = e;
+  if (ch->kind == FY_REQ_RECV && ch->tag == p->tag_data) {
+    int j = (int)(intptr_t)ch->cb_arg;
+    p->got += (size_t)fy_status_get_count(&ch->status);
+    p->arrived[j] = 1;
+  } else if (ch->kind == FY_REQ_RECV) { /* the RTR */
+    if (!e && ((size_t)fy_status_get_count(&ch->status) != sizeof p->rtr || p->rtr[2] == 0 ||
+               p->rtr[2] > PART_MAX_CHUNKS)) {
+      if (!p->err) p->err = MPI_ERR_INTERN;
+    } else if (!e) {
+      p->chunk = (size_t)p->rtr[0];
+      p->nchunks = (int)p->rtr[2];
+      p->rtr_in = 1;
+      if (!p->listed) {
+        p->listed = 1;
+        p->next_wait = waiting;
+        waiting = p;
+      }
+    }
+  }
+  p->pending--;
+  if (over(p)) complete(r);
+}
+
+static int child_start(fy_request_t *r, int kind, const void *buf, MPI_Count count, fy_datatype_t *t,
+                       int tag, int j) {
+  fy_part_t *p = part_of(r);
+  fy_request_t *ch = fy_req_alloc(kind, 0);
+  if (!ch) return fy_err(MPI_ERR_NO_MEM, "out of requests for a partitioned transfer");
+  fy_req_setup(ch, kind, FY_MODE_STD, buf, count, t, r->peer, tag, r->comm, 1);
+  ch->parent = r;
+  ch->cb_arg = (void *)(intptr_t)j;
+  ch->on_complete = child_done;
+  ch->user_freed = 1; /* released as soon as it completes */
+  p->pending++;
+  return kind == FY_REQ_SEND ? fy_send_start(ch) : fy_recv_start(ch);
+}
+
+/* Send: start every chunk whose partitions are all ready, in order; count
+ * them in *started. An error also completes the request with it. */
+static int send_chunks(fy_request_t *r, int *started) {
+  fy_part_t *p = part_of(r);
+  *started = 0;
+  if (p->err) return MPI_SUCCESS;
+  fy_datatype_t *t = r->type;
+  size_t total = (size_t)p->partitions * p->pbytes;
+  int nchunks = p->nchunks;
+  if (!p->rtr_in) {
+    /* The receiver's cut is not known yet. A message no larger than one of
+     * our own chunks leaves whole once every partition is ready: it is
+     * chunk 0 of any cut (the receiver reports a mismatch of totals), and
+     * the cut's later chunks, sent empty when the RTR comes, close the
+     * receiver's other receives. So a small message does not wait for the
+     * RTR's trip. */
+    if (p->next || total > (size_t)fy_config.part_chunk || p->prefix < p->partitions) return MPI_SUCCESS;
+    p->early = 1;
+    nchunks = 1;
+  }
+  int n = 0, err = MPI_SUCCESS;
+  p->pending++; /* (no completion while chunks are being started) */
+  while (p->next < nchunks && !err) {
+    int j = p->next;
+    size_t lo = (size_t)j * p->chunk, hi = j == nchunks - 1 ? total : lo + p->chunk;
+    if (p->early) /* all of it went in chunk 0 */
+      lo = j ? total : 0, hi = total;
+    if (lo > total) lo = total;
+    if (hi > total) hi = total;
+    /* the partitions under [lo, hi) (an empty chunk, past our data: all) */
+    int need = hi > lo ? (int)((hi - 1) / p->pbytes) + 1 : p->partitions;
+    if (p->prefix < need) break;
+    const char *base = r->sbuf;
+    if (t->is_contig) {
+      err = child_start(r, FY_REQ_SEND, base + t->true_lb + lo, (MPI_Count)(hi - lo), fy_type_get(MPI_BYTE),
+                        p->tag_data, j);
+    } else if (lo % p->pbytes == 0 && (hi % p->pbytes == 0 || hi == total)) {
+      /* whole partitions: the datatype goes as it is */
+      MPI_Count first = (MPI_Count)(lo / p->pbytes), items = (MPI_Count)((hi - lo) / t->size);
+      err = child_start(r, FY_REQ_SEND, base + first * p->count * t->extent, items, t, p->tag_data, j);
+    } else {
+      if (!p->packed && !(p->packed = malloc(total ? total : 1))) {
+        err = fy_err(MPI_ERR_NO_MEM, "out of memory packing a partitioned send");
+        break;
+      }
+      fy_type_pack_range(t, (MPI_Count)p->partitions * p->count, r->sbuf, lo, hi - lo, (char *)p->packed + lo);
+      err = child_start(r, FY_REQ_SEND, (char *)p->packed + lo, (MPI_Count)(hi - lo), fy_type_get(MPI_BYTE),
+                        p->tag_data, j);
+    }
+    p->next++;
+    n++;
+  }
+  if (err && !p->err) p->err = err;
+  if (err) p->next = nchunks; /* the request completes with the error */
+  p->pending--;
+  if (over(p)) complete(r);
+  *started = n;
+  return err;
+}
+
+/* Progress hook: chunks of sends whose RTR arrived after their partitions
+ * were marked. Starting sends allocates: never in a signal turn. */
+static int part_progress(void) {
+  if (!waiting || fy_pt2pt_in_signal) return 0;
+  int n = 0;
+  for (fy_part_t **pp = &waiting; *pp;) {
+    fy_part_t *p = *pp;
+    int k;
+    send_chunks(p->self, &k); /* (an error completes the request with it) */
+    n += k;
+    if (p->next == p->nchunks || p->err) {
+      *pp = p->next_wait;
+      p->listed = 0;
+    } else {
+      pp = &p->next_wait;
+    }
+  }
+  return n;
+}
+
+static void unlist(fy_part_t *p) {
+  for (fy_part_t **pp = &waiting; *pp; pp = &(*pp)->next_wait)
+    if (*pp == p) {
+      *pp = p->next_wait;
+      break;
+    }
+  p->listed = 0;
 }
 
 static int part_init(int recv, const void *buf, int partitions, MPI_Count count,
@@ -100,43 +282,58 @@ static int part_init(int recv, const void *buf, int partitions, MPI_Count count,
   if (count > 0 && partitions > 0 && count > INT64_MAX / partitions)
     return fy_err(MPI_ERR_COUNT, "partitions = %d times count = %lld overflows (%s)", partitions,
                   (long long)count, fn);
+  if (!hooked) {
+    if (fy_progress_hook_add(part_progress) != 0)
+      return fy_err(MPI_ERR_INTERN, "no progress hook left for partitioned communication (%s)", fn);
+    hooked = 1;
+  }
   fy_part_t *p = calloc(1, sizeof *p);
-  unsigned char *ready = recv ? NULL : calloc((size_t)partitions + 1, 1);
   fy_request_t *r = fy_req_alloc(FY_REQ_PART, 1);
-  fy_request_t *ch = fy_req_alloc(recv ? FY_REQ_RECV : FY_REQ_SEND, 0);
   int err = MPI_SUCCESS;
-  if (!p || (!recv && !ready) || !r || !ch) {
-    err = fy_err(MPI_ERR_NO_MEM, "out of memory for a partitioned request (%s)", fn);
-    goto fail;
+  if (!p || !r) goto nomem;
+  p->recv = recv;
+  p->partitions = partitions;
+  p->count = count;
+  p->pbytes = (size_t)count * (size_t)t->size;
+  p->self = r;
+  if (recv) {
+    /* The cut: whole partitions, at least FERRY_PART_CHUNK bytes a chunk,
+     * at most PART_MAX_CHUNKS chunks. */
+    size_t want = fy_config.part_chunk > 0 ? (size_t)fy_config.part_chunk : 1;
+    int g = p->pbytes ? (int)((want + p->pbytes - 1) / p->pbytes) : partitions;
+    if (g < 1) g = 1;
+    if (g > partitions) g = partitions > 0 ? partitions : 1;
+    if ((partitions + g - 1) / g > PART_MAX_CHUNKS) g = (partitions + PART_MAX_CHUNKS - 1) / PART_MAX_CHUNKS;
+    p->group = g;
+    p->nchunks = partitions > 0 ? (partitions + g - 1) / g : 1;
+    p->chunk = (size_t)g * p->pbytes;
+    p->rtr[0] = p->chunk;
+    p->rtr[1] = (uint64_t)partitions * p->pbytes;
+    p->rtr[2] = (uint64_t)p->nchunks;
+    if (!(p->arrived = calloc((size_t)p->nchunks, 1))) goto nomem;
+  } else if (!(p->ready = calloc((size_t)partitions + 1, 1))) {
+    goto nomem;
   }
   int seq_err;
   uint32_t seq = peer == MPI_PROC_NULL ? 0 : next_seq(c, peer, tag, recv, &seq_err);
-  if (peer != MPI_PROC_NULL && seq_err) {
-    err = fy_err(MPI_ERR_NO_MEM, "out of memory for a partitioned request (%s)", fn);
-    goto fail;
-  }
-  p->recv = recv;
-  p->partitions = partitions;
-  p->ready = ready;
-  p->child = ch;
+  if (peer != MPI_PROC_NULL && seq_err) goto nomem;
+  p->tag_data = internal_tag(tag, seq);
+  p->tag_rtr = p->tag_data + 1;
   fy_req_setup(r, FY_REQ_PART, FY_MODE_STD, buf, (MPI_Count)partitions * count, t, peer, tag, c, 0);
   r->kind = FY_REQ_PART;
   r->persistent = 1;
   r->cb_arg = p;
   atomic_store(&r->done, 1);
   fy_status_empty(&r->status);
-  fy_req_setup(ch, recv ? FY_REQ_RECV : FY_REQ_SEND, FY_MODE_STD, buf, (MPI_Count)partitions * count,
-               t, peer, internal_tag(tag, seq), c, 1);
-  ch->persistent = 1;
-  ch->on_complete = child_done;
-  ch->cb_arg = r;
-  atomic_store(&ch->done, 1);
   *request = r->handle;
   return MPI_SUCCESS;
-fail:
-  if (ch) fy_req_release(ch);
+nomem:
+  err = fy_err(MPI_ERR_NO_MEM, "out of memory for a partitioned request (%s)", fn);
   if (r) fy_req_release(r);
-  free(ready);
+  if (p) {
+    free(p->ready);
+    free(p->arrived);
+  }
   free(p);
   return err;
 }
@@ -145,24 +342,59 @@ void fy_part_free(fy_request_t *r) {
   fy_part_t *p = part_of(r);
   if (!p) return;
   r->cb_arg = NULL;
-  if (p->child) fy_req_release(p->child);
+  if (p->listed) unlist(p);
   free(p->ready);
+  free(p->arrived);
+  free(p->packed);
   free(p);
 }
 
 int fy_part_start(fy_request_t *r) {
   fy_part_t *p = part_of(r);
+  int err = MPI_SUCCESS;
   fy_plock();
   atomic_store_explicit(&r->done, 0, memory_order_relaxed);
   r->active = 1;
   fy_status_empty(&r->status);
-  p->nready = 0;
-  if (p->ready) memset(p->ready, 0, (size_t)p->partitions);
-  int err = MPI_SUCCESS;
-  if (p->recv)
-    err = fy_recv_start(p->child);
-  else if (p->partitions == 0)
-    err = fy_send_start(p->child); /* no partition to wait for: it leaves now */
+  p->err = 0;
+  p->pending = 0;
+  if (r->peer == MPI_PROC_NULL) {
+    /* Nothing travels: the receive completes now (the PROC_NULL status), the
+     * send once its partitions are marked (at once with none). */
+    p->nready = p->prefix = 0;
+    if (p->ready) memset(p->ready, 0, (size_t)p->partitions);
+    if (p->recv || p->partitions == 0) {
+      r->status.MPI_SOURCE = MPI_PROC_NULL;
+      fy_req_complete(r);
+    }
+    goto out;
+  }
+  p->pending = 1; /* (no completion while the epoch is being set up) */
+  if (p->recv) {
+    p->got = 0;
+    memset(p->arrived, 0, (size_t)p->nchunks);
+    fy_datatype_t *t = r->type;
+    for (int j = 0; j < p->nchunks && !err; j++) {
+      int first = j * p->group, np = p->partitions - first < p->group ? p->partitions - first : p->group;
+      if (np < 0) np = 0;
+      err = child_start(r, FY_REQ_RECV, (char *)r->rbuf + (MPI_Aint)first * p->count * t->extent,
+                        (MPI_Count)np * p->count, t, p->tag_data, j);
+    }
+    if (!err) err = child_start(r, FY_REQ_SEND, p->rtr, sizeof p->rtr, fy_type_get(MPI_BYTE), p->tag_rtr, -1);
+  } else {
+    p->nready = p->prefix = 0;
+    memset(p->ready, 0, (size_t)p->partitions);
+    p->rtr_in = 0;
+    p->early = 0;
+    p->next = 0;
+    p->nchunks = 0;
+    if (p->listed) unlist(p);
+    err = child_start(r, FY_REQ_RECV, p->rtr, sizeof p->rtr, fy_type_get(MPI_BYTE), p->tag_rtr, -1);
+  }
+  if (err && !p->err) p->err = err;
+  p->pending--;
+  if (over(p)) complete(r);
+out:
   fy_punlock();
   return err;
 }
@@ -187,10 +419,17 @@ static int mark(fy_request_t *r, int partition, const char *fn) {
     return fy_err(MPI_ERR_ARG, "partition = %d was already marked ready in this epoch (%s)",
                   partition, fn);
   p->ready[partition] = 1;
-  if (++p->nready < p->partitions) return MPI_SUCCESS;
-  /* The last partition: the whole buffer leaves (PROC_NULL: the child
-   * completes at once and with it the request). */
-  return fy_send_start(p->child);
+  p->nready++;
+  while (p->prefix < p->partitions && p->ready[p->prefix]) p->prefix++;
+  if (r->peer == MPI_PROC_NULL) {
+    if (p->nready == p->partitions) {
+      r->status.MPI_SOURCE = MPI_PROC_NULL;
+      fy_req_complete(r);
+    }
+    return MPI_SUCCESS;
+  }
+  int n;
+  return send_chunks(r, &n);
 }
 
 static int ready_check(MPI_Request request, fy_request_t **out, const char *fn) {
@@ -291,7 +530,9 @@ int fy_mpi_parrived(MPI_Request request, int partition, int *flag) {
     return MPI_SUCCESS;
   }
   fy_progress_poll();
-  *flag = fy_req_done(r);
+  fy_plock();
+  *flag = fy_req_done(r) || (r->peer != MPI_PROC_NULL && p->arrived[partition / p->group]);
+  fy_punlock();
   return MPI_SUCCESS;
 }
 
