@@ -14257,3 +14257,7907 @@ module mpi_f08
     end function
   end interface
 end module mpi_f08
+
+module pmpi_f08
+  use mpi_f08_types
+  use mpi_f08_compile_constants
+  use mpi_f08_link_constants
+  use mpi_f08_callbacks
+  implicit none
+  interface PMPI_Abi_get_fortran_booleans
+    subroutine PMPI_Abi_get_fortran_booleans_f08(logical_size, logical_true, logical_false, is_set, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: logical_size
+      LOGICAL, INTENT(OUT) :: logical_true, logical_false, is_set
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Abi_get_fortran_info
+    subroutine PMPI_Abi_get_fortran_info_f08(info, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(OUT) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Abi_get_info
+    subroutine PMPI_Abi_get_info_f08(info, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(OUT) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Abi_get_version
+    subroutine PMPI_Abi_get_version_f08(abi_major, abi_minor, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(OUT) :: abi_major, abi_minor
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Abi_set_fortran_booleans
+    subroutine PMPI_Abi_set_fortran_booleans_f08(logical_size, logical_true, logical_false, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: logical_size
+      LOGICAL, INTENT(IN) :: logical_true, logical_false
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Abi_set_fortran_info
+    subroutine PMPI_Abi_set_fortran_info_f08(info, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Abort
+    subroutine PMPI_Abort_f08(comm, errorcode, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Accumulate
+    subroutine PMPI_Accumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count, target_rank, target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count, target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Add_error_class
+    subroutine PMPI_Add_error_class_f08(errorclass, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(OUT) :: errorclass
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Add_error_code
+    subroutine PMPI_Add_error_code_f08(errorclass, errorcode, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: errorclass
+      INTEGER, INTENT(OUT) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Add_error_string
+    subroutine PMPI_Add_error_string_f08(errorcode, string, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: errorcode
+      CHARACTER(LEN=*), INTENT(IN) :: string
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Aint_add
+    function PMPI_Aint_add_f08(base, disp) result(res)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: base, disp
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: res
+    end function
+  end interface
+  interface PMPI_Aint_diff
+    function PMPI_Aint_diff_f08(addr1, addr2) result(res)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: addr1, addr2
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: res
+    end function
+  end interface
+  interface PMPI_Allgather
+    subroutine PMPI_Allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Allgather_init
+    subroutine PMPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Allgatherv
+    subroutine PMPI_Allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcounts(*), displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Allgatherv_init
+    subroutine PMPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*), displs(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Alloc_mem
+    subroutine PMPI_Alloc_mem_f08(size, info, baseptr, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(C_PTR), INTENT(OUT) :: baseptr
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Allreduce
+    subroutine PMPI_Allreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Allreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Allreduce_init
+    subroutine PMPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Allreduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Alltoall
+    subroutine PMPI_Alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Alltoall_init
+    subroutine PMPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Alltoallv
+    subroutine PMPI_Alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*), recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Alltoallv_init
+    subroutine PMPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Alltoallw
+    subroutine PMPI_Alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*), recvtypes(*)
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*), recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*), recvtypes(*)
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Alltoallw_init
+    subroutine PMPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*), recvtypes(*)
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*), recvtypes(*)
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Barrier
+    subroutine PMPI_Barrier_f08(comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Barrier_init
+    subroutine PMPI_Barrier_init_f08(comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Bcast
+    subroutine PMPI_Bcast_f08ts(buffer, count, datatype, root, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..) :: buffer
+      INTEGER, INTENT(IN) :: count, root
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Bcast_f08ts_large(buffer, count, datatype, root, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..) :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Bcast_init
+    subroutine PMPI_Bcast_init_f08ts(buffer, count, datatype, root, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+      INTEGER, INTENT(IN) :: count, root
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Bcast_init_f08ts_large(buffer, count, datatype, root, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Bsend
+    subroutine PMPI_Bsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count, dest, tag
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Bsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Bsend_init
+    subroutine PMPI_Bsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count, dest, tag
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Bsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Buffer_attach
+    subroutine PMPI_Buffer_attach_f08ts(buffer, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+      INTEGER, INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Buffer_attach_f08ts_large(buffer, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Buffer_detach
+    subroutine PMPI_Buffer_detach_f08(buffer_addr, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Buffer_detach_f08_large(buffer_addr, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Buffer_flush
+    subroutine PMPI_Buffer_flush_f08(ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Buffer_iflush
+    subroutine PMPI_Buffer_iflush_f08(request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Cancel
+    subroutine PMPI_Cancel_f08(request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Cart_coords
+    subroutine PMPI_Cart_coords_f08(comm, rank, maxdims, coords, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: rank, maxdims
+      INTEGER, INTENT(OUT) :: coords(maxdims)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Cart_create
+    subroutine PMPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm_old
+      INTEGER, INTENT(IN) :: ndims, dims(ndims)
+      LOGICAL, INTENT(IN) :: periods(ndims), reorder
+      TYPE(MPI_Comm), INTENT(OUT) :: comm_cart
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Cart_get
+    subroutine PMPI_Cart_get_f08(comm, maxdims, dims, periods, coords, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: maxdims
+      INTEGER, INTENT(OUT) :: dims(maxdims), coords(maxdims)
+      LOGICAL, INTENT(OUT) :: periods(maxdims)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Cart_map
+    subroutine PMPI_Cart_map_f08(comm, ndims, dims, periods, newrank, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: ndims, dims(ndims)
+      LOGICAL, INTENT(IN) :: periods(ndims)
+      INTEGER, INTENT(OUT) :: newrank
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Cart_rank
+    subroutine PMPI_Cart_rank_f08(comm, coords, rank, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: coords(*)
+      INTEGER, INTENT(OUT) :: rank
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Cart_shift
+    subroutine PMPI_Cart_shift_f08(comm, direction, disp, rank_source, rank_dest, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: direction, disp
+      INTEGER, INTENT(OUT) :: rank_source, rank_dest
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Cart_sub
+    subroutine PMPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      LOGICAL, INTENT(IN) :: remain_dims(*)
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Cartdim_get
+    subroutine PMPI_Cartdim_get_f08(comm, ndims, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT) :: ndims
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Close_port
+    subroutine PMPI_Close_port_f08(port_name, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_accept
+    subroutine PMPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_attach_buffer
+    subroutine PMPI_Comm_attach_buffer_f08ts(comm, buffer, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+      INTEGER, INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Comm_attach_buffer_f08ts_large(comm, buffer, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_call_errhandler
+    subroutine PMPI_Comm_call_errhandler_f08(comm, errorcode, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_compare
+    subroutine PMPI_Comm_compare_f08(comm1, comm2, result, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm1, comm2
+      INTEGER, INTENT(OUT) :: result
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_connect
+    subroutine PMPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_create
+    subroutine PMPI_Comm_create_f08(comm, group, newcomm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Group), INTENT(IN) :: group
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_create_errhandler
+    subroutine PMPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      PROCEDURE(MPI_Comm_errhandler_function) :: comm_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_create_from_group
+    subroutine PMPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, newcomm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      CHARACTER(LEN=*), INTENT(IN) :: stringtag
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_create_group
+    subroutine PMPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_create_keyval
+    subroutine PMPI_Comm_create_keyval_f08(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      PROCEDURE(MPI_Comm_copy_attr_function) :: comm_copy_attr_fn
+      PROCEDURE(MPI_Comm_delete_attr_function) :: comm_delete_attr_fn
+      INTEGER, INTENT(OUT) :: comm_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_delete_attr
+    subroutine PMPI_Comm_delete_attr_f08(comm, comm_keyval, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: comm_keyval
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_detach_buffer
+    subroutine PMPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Comm_detach_buffer_f08_large(comm, buffer_addr, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_disconnect
+    subroutine PMPI_Comm_disconnect_f08(comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(INOUT) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_dup
+    subroutine PMPI_Comm_dup_f08(comm, newcomm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_dup_with_info
+    subroutine PMPI_Comm_dup_with_info_f08(comm, info, newcomm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_flush_buffer
+    subroutine PMPI_Comm_flush_buffer_f08(comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_free
+    subroutine PMPI_Comm_free_f08(comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(INOUT) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_free_keyval
+    subroutine PMPI_Comm_free_keyval_f08(comm_keyval, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(INOUT) :: comm_keyval
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_get_attr
+    subroutine PMPI_Comm_get_attr_f08(comm, comm_keyval, attribute_val, flag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: comm_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_get_errhandler
+    subroutine PMPI_Comm_get_errhandler_f08(comm, errhandler, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_get_info
+    subroutine PMPI_Comm_get_info_f08(comm, info_used, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(OUT) :: info_used
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_get_name
+    subroutine PMPI_Comm_get_name_f08(comm, comm_name, resultlen, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      CHARACTER(LEN=MPI_MAX_OBJECT_NAME), INTENT(OUT) :: comm_name
+      INTEGER, INTENT(OUT) :: resultlen
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_get_parent
+    subroutine PMPI_Comm_get_parent_f08(parent, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(OUT) :: parent
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_group
+    subroutine PMPI_Comm_group_f08(comm, group, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Group), INTENT(OUT) :: group
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_idup
+    subroutine PMPI_Comm_idup_f08(comm, newcomm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT), ASYNCHRONOUS :: newcomm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_idup_with_info
+    subroutine PMPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(OUT), ASYNCHRONOUS :: newcomm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_iflush_buffer
+    subroutine PMPI_Comm_iflush_buffer_f08(comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_join
+    subroutine PMPI_Comm_join_f08(fd, intercomm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: fd
+      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_rank
+    subroutine PMPI_Comm_rank_f08(comm, rank, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT) :: rank
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_remote_group
+    subroutine PMPI_Comm_remote_group_f08(comm, group, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Group), INTENT(OUT) :: group
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_remote_size
+    subroutine PMPI_Comm_remote_size_f08(comm, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_set_attr
+    subroutine PMPI_Comm_set_attr_f08(comm, comm_keyval, attribute_val, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: comm_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_set_errhandler
+    subroutine PMPI_Comm_set_errhandler_f08(comm, errhandler, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_set_info
+    subroutine PMPI_Comm_set_info_f08(comm, info, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_set_name
+    subroutine PMPI_Comm_set_name_f08(comm, comm_name, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      CHARACTER(LEN=*), INTENT(IN) :: comm_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_size
+    subroutine PMPI_Comm_size_f08(comm, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_spawn
+    subroutine PMPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: command, argv(*)
+      INTEGER, INTENT(IN) :: maxprocs, root
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+      INTEGER :: array_of_errcodes(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_spawn_multiple
+    subroutine PMPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: count, array_of_maxprocs(*), root
+      CHARACTER(LEN=*), INTENT(IN) :: array_of_commands(*), array_of_argv(count, *)
+      TYPE(MPI_Info), INTENT(IN) :: array_of_info(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+      INTEGER :: array_of_errcodes(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_split
+    subroutine PMPI_Comm_split_f08(comm, color, key, newcomm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: color, key
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_split_type
+    subroutine PMPI_Comm_split_type_f08(comm, split_type, key, info, newcomm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: split_type, key
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Comm_test_inter
+    subroutine PMPI_Comm_test_inter_f08(comm, flag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Compare_and_swap
+    subroutine PMPI_Compare_and_swap_f08ts(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr, compare_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Dims_create
+    subroutine PMPI_Dims_create_f08(nnodes, ndims, dims, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: nnodes, ndims
+      INTEGER, INTENT(INOUT) :: dims(ndims)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Dist_graph_create
+    subroutine PMPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm_old
+      INTEGER, INTENT(IN) :: n, sources(n), degrees(n), destinations(*), weights(*)
+      TYPE(MPI_Info), INTENT(IN) :: info
+      LOGICAL, INTENT(IN) :: reorder
+      TYPE(MPI_Comm), INTENT(OUT) :: comm_dist_graph
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Dist_graph_create_adjacent
+    subroutine PMPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm_old
+      INTEGER, INTENT(IN) :: indegree, sources(indegree), sourceweights(*), outdegree, destinations(outdegree), destweights(*)
+      TYPE(MPI_Info), INTENT(IN) :: info
+      LOGICAL, INTENT(IN) :: reorder
+      TYPE(MPI_Comm), INTENT(OUT) :: comm_dist_graph
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Dist_graph_neighbors
+    subroutine PMPI_Dist_graph_neighbors_f08(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: maxindegree, maxoutdegree
+      INTEGER, INTENT(OUT) :: sources(maxindegree), destinations(maxoutdegree)
+      INTEGER :: sourceweights(*), destweights(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Dist_graph_neighbors_count
+    subroutine PMPI_Dist_graph_neighbors_count_f08(comm, indegree, outdegree, weighted, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT) :: indegree, outdegree
+      LOGICAL, INTENT(OUT) :: weighted
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Errhandler_free
+    subroutine PMPI_Errhandler_free_f08(errhandler, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Errhandler), INTENT(INOUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Error_class
+    subroutine PMPI_Error_class_f08(errorcode, errorclass, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, INTENT(OUT) :: errorclass
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Error_string
+    subroutine PMPI_Error_string_f08(errorcode, string, resultlen, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: errorcode
+      CHARACTER(LEN=MPI_MAX_ERROR_STRING), INTENT(OUT) :: string
+      INTEGER, INTENT(OUT) :: resultlen
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Exscan
+    subroutine PMPI_Exscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Exscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Exscan_init
+    subroutine PMPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Exscan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_F_sync_reg
+    subroutine PMPI_F_sync_reg_f08ts(buf)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    end subroutine
+  end interface
+  interface PMPI_Fetch_and_op
+    subroutine PMPI_Fetch_and_op_f08ts(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_call_errhandler
+    subroutine PMPI_File_call_errhandler_f08(fh, errorcode, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_close
+    subroutine PMPI_File_close_f08(fh, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(INOUT) :: fh
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_create_errhandler
+    subroutine PMPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      PROCEDURE(MPI_File_errhandler_function) :: file_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_delete
+    subroutine PMPI_File_delete_f08(filename, info, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: filename
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_get_amode
+    subroutine PMPI_File_get_amode_f08(fh, amode, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER, INTENT(OUT) :: amode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_get_atomicity
+    subroutine PMPI_File_get_atomicity_f08(fh, flag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_get_byte_offset
+    subroutine PMPI_File_get_byte_offset_f08(fh, offset, disp, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_get_errhandler
+    subroutine PMPI_File_get_errhandler_f08(file, errhandler, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: file
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_get_group
+    subroutine PMPI_File_get_group_f08(fh, group, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Group), INTENT(OUT) :: group
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_get_info
+    subroutine PMPI_File_get_info_f08(fh, info_used, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Info), INTENT(OUT) :: info_used
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_get_position
+    subroutine PMPI_File_get_position_f08(fh, offset, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_get_position_shared
+    subroutine PMPI_File_get_position_shared_f08(fh, offset, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_get_size
+    subroutine PMPI_File_get_size_f08(fh, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_get_type_extent
+    subroutine PMPI_File_get_type_extent_f08(fh, datatype, extent, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: extent
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_get_view
+    subroutine PMPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
+      TYPE(MPI_Datatype), INTENT(OUT) :: etype, filetype
+      CHARACTER(LEN=*), INTENT(OUT) :: datarep
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_iread
+    subroutine PMPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_iread_f08ts_large(fh, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_iread_all
+    subroutine PMPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_iread_all_f08ts_large(fh, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_iread_at
+    subroutine PMPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_iread_at_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_iread_at_all
+    subroutine PMPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_iread_at_all_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_iread_shared
+    subroutine PMPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_iread_shared_f08ts_large(fh, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_iwrite
+    subroutine PMPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_iwrite_f08ts_large(fh, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_iwrite_all
+    subroutine PMPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_iwrite_all_f08ts_large(fh, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_iwrite_at
+    subroutine PMPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_iwrite_at_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_iwrite_at_all
+    subroutine PMPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_iwrite_at_all_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_iwrite_shared
+    subroutine PMPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_iwrite_shared_f08ts_large(fh, buf, count, datatype, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_open
+    subroutine PMPI_File_open_f08(comm, filename, amode, info, fh, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      CHARACTER(LEN=*), INTENT(IN) :: filename
+      INTEGER, INTENT(IN) :: amode
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_File), INTENT(OUT) :: fh
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_preallocate
+    subroutine PMPI_File_preallocate_f08(fh, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_read
+    subroutine PMPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_read_f08ts_large(fh, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_read_all
+    subroutine PMPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_read_all_f08ts_large(fh, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_read_all_begin
+    subroutine PMPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_read_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_read_all_end
+    subroutine PMPI_File_read_all_end_f08ts(fh, buf, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_read_at
+    subroutine PMPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_read_at_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_read_at_all
+    subroutine PMPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_read_at_all_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_read_at_all_begin
+    subroutine PMPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_read_at_all_begin_f08ts_large(fh, offset, buf, count, datatype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_read_at_all_end
+    subroutine PMPI_File_read_at_all_end_f08ts(fh, buf, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_read_ordered
+    subroutine PMPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_read_ordered_f08ts_large(fh, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_read_ordered_begin
+    subroutine PMPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_read_ordered_begin_f08ts_large(fh, buf, count, datatype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_read_ordered_end
+    subroutine PMPI_File_read_ordered_end_f08ts(fh, buf, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_read_shared
+    subroutine PMPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_read_shared_f08ts_large(fh, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_seek
+    subroutine PMPI_File_seek_f08(fh, offset, whence, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER, INTENT(IN) :: whence
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_seek_shared
+    subroutine PMPI_File_seek_shared_f08(fh, offset, whence, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER, INTENT(IN) :: whence
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_set_atomicity
+    subroutine PMPI_File_set_atomicity_f08(fh, flag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      LOGICAL, INTENT(IN) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_set_errhandler
+    subroutine PMPI_File_set_errhandler_f08(file, errhandler, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: file
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_set_info
+    subroutine PMPI_File_set_info_f08(fh, info, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_set_size
+    subroutine PMPI_File_set_size_f08(fh, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_set_view
+    subroutine PMPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: disp
+      TYPE(MPI_Datatype), INTENT(IN) :: etype, filetype
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_sync
+    subroutine PMPI_File_sync_f08(fh, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_write
+    subroutine PMPI_File_write_f08ts(fh, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_write_f08ts_large(fh, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_write_all
+    subroutine PMPI_File_write_all_f08ts(fh, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_write_all_f08ts_large(fh, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_write_all_begin
+    subroutine PMPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_write_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_write_all_end
+    subroutine PMPI_File_write_all_end_f08ts(fh, buf, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_write_at
+    subroutine PMPI_File_write_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_write_at_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_write_at_all
+    subroutine PMPI_File_write_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_write_at_all_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_write_at_all_begin
+    subroutine PMPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_write_at_all_begin_f08ts_large(fh, offset, buf, count, datatype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_write_at_all_end
+    subroutine PMPI_File_write_at_all_end_f08ts(fh, buf, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_write_ordered
+    subroutine PMPI_File_write_ordered_f08ts(fh, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_write_ordered_f08ts_large(fh, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_write_ordered_begin
+    subroutine PMPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_write_ordered_begin_f08ts_large(fh, buf, count, datatype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_write_ordered_end
+    subroutine PMPI_File_write_ordered_end_f08ts(fh, buf, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_File_write_shared
+    subroutine PMPI_File_write_shared_f08ts(fh, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_File_write_shared_f08ts_large(fh, buf, count, datatype, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Finalize
+    subroutine PMPI_Finalize_f08(ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Finalized
+    subroutine PMPI_Finalized_f08(flag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Free_mem
+    subroutine PMPI_Free_mem_f08ts(base, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: base
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Gather
+    subroutine PMPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount, root
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Gather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Gather_init
+    subroutine PMPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount, root
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Gather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Gatherv
+    subroutine PMPI_Gatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcounts(*), displs(*), root
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Gatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Gatherv_init
+    subroutine PMPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, root
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*), displs(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Gatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Get
+    subroutine PMPI_Get_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count, target_rank, target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Get_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count, target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Get_accumulate
+    subroutine PMPI_Get_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count, result_count, target_rank, target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, result_datatype, target_datatype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Get_accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count, result_count, target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, result_datatype, target_datatype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Get_address
+    subroutine PMPI_Get_address_f08ts(location, address, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: location
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: address
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Get_count
+    subroutine PMPI_Get_count_f08(status, datatype, count, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT) :: count
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Get_count_f08_large(status, datatype, count, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: count
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Get_elements
+    subroutine PMPI_Get_elements_f08(status, datatype, count, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT) :: count
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Get_elements_f08_large(status, datatype, count, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: count
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Get_elements_x
+    subroutine PMPI_Get_elements_x_f08(status, datatype, count, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: count
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Get_hw_resource_info
+    subroutine PMPI_Get_hw_resource_info_f08(hw_info, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(OUT) :: hw_info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Get_library_version
+    subroutine PMPI_Get_library_version_f08(version, resultlen, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=MPI_MAX_LIBRARY_VERSION_STRING), INTENT(OUT) :: version
+      INTEGER, INTENT(OUT) :: resultlen
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Get_processor_name
+    subroutine PMPI_Get_processor_name_f08(name, resultlen, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=MPI_MAX_PROCESSOR_NAME), INTENT(OUT) :: name
+      INTEGER, INTENT(OUT) :: resultlen
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Get_version
+    subroutine PMPI_Get_version_f08(version, subversion, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(OUT) :: version, subversion
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Graph_create
+    subroutine PMPI_Graph_create_f08(comm_old, nnodes, index, edges, reorder, comm_graph, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm_old
+      INTEGER, INTENT(IN) :: nnodes, index(nnodes), edges(*)
+      LOGICAL, INTENT(IN) :: reorder
+      TYPE(MPI_Comm), INTENT(OUT) :: comm_graph
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Graph_get
+    subroutine PMPI_Graph_get_f08(comm, maxindex, maxedges, index, edges, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: maxindex, maxedges
+      INTEGER, INTENT(OUT) :: index(maxindex), edges(maxedges)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Graph_map
+    subroutine PMPI_Graph_map_f08(comm, nnodes, index, edges, newrank, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: nnodes, index(nnodes), edges(*)
+      INTEGER, INTENT(OUT) :: newrank
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Graph_neighbors
+    subroutine PMPI_Graph_neighbors_f08(comm, rank, maxneighbors, neighbors, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: rank, maxneighbors
+      INTEGER, INTENT(OUT) :: neighbors(maxneighbors)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Graph_neighbors_count
+    subroutine PMPI_Graph_neighbors_count_f08(comm, rank, nneighbors, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: rank
+      INTEGER, INTENT(OUT) :: nneighbors
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Graphdims_get
+    subroutine PMPI_Graphdims_get_f08(comm, nnodes, nedges, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT) :: nnodes, nedges
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Grequest_complete
+    subroutine PMPI_Grequest_complete_f08(request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Grequest_start
+    subroutine PMPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      PROCEDURE(MPI_Grequest_query_function) :: query_fn
+      PROCEDURE(MPI_Grequest_free_function) :: free_fn
+      PROCEDURE(MPI_Grequest_cancel_function) :: cancel_fn
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Group_compare
+    subroutine PMPI_Group_compare_f08(group1, group2, result, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group1, group2
+      INTEGER, INTENT(OUT) :: result
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Group_difference
+    subroutine PMPI_Group_difference_f08(group1, group2, newgroup, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group1, group2
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Group_excl
+    subroutine PMPI_Group_excl_f08(group, n, ranks, newgroup, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: n, ranks(n)
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Group_free
+    subroutine PMPI_Group_free_f08(group, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Group), INTENT(INOUT) :: group
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Group_from_session_pset
+    subroutine PMPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      CHARACTER(LEN=*), INTENT(IN) :: pset_name
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Group_incl
+    subroutine PMPI_Group_incl_f08(group, n, ranks, newgroup, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: n, ranks(n)
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Group_intersection
+    subroutine PMPI_Group_intersection_f08(group1, group2, newgroup, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group1, group2
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Group_range_excl
+    subroutine PMPI_Group_range_excl_f08(group, n, ranges, newgroup, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: n, ranges(3, n)
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Group_range_incl
+    subroutine PMPI_Group_range_incl_f08(group, n, ranges, newgroup, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: n, ranges(3, n)
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Group_rank
+    subroutine PMPI_Group_rank_f08(group, rank, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(OUT) :: rank
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Group_size
+    subroutine PMPI_Group_size_f08(group, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Group_translate_ranks
+    subroutine PMPI_Group_translate_ranks_f08(group1, n, ranks1, group2, ranks2, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group1, group2
+      INTEGER, INTENT(IN) :: n, ranks1(n)
+      INTEGER, INTENT(OUT) :: ranks2(n)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Group_union
+    subroutine PMPI_Group_union_f08(group1, group2, newgroup, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group1, group2
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Iallgather
+    subroutine PMPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Iallgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Iallgatherv
+    subroutine PMPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*), displs(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Iallgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Iallreduce
+    subroutine PMPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Iallreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Ialltoall
+    subroutine PMPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Ialltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Ialltoallv
+    subroutine PMPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Ialltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Ialltoallw
+    subroutine PMPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*), recvtypes(*)
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Ialltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*), recvtypes(*)
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Ibarrier
+    subroutine PMPI_Ibarrier_f08(comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Ibcast
+    subroutine PMPI_Ibcast_f08ts(buffer, count, datatype, root, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+      INTEGER, INTENT(IN) :: count, root
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Ibcast_f08ts_large(buffer, count, datatype, root, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Ibsend
+    subroutine PMPI_Ibsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count, dest, tag
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Ibsend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Iexscan
+    subroutine PMPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Iexscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Igather
+    subroutine PMPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount, root
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Igather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Igatherv
+    subroutine PMPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, root
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*), displs(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Igatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Improbe
+    subroutine PMPI_Improbe_f08(source, tag, comm, flag, message, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: source, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Message), INTENT(OUT) :: message
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Imrecv
+    subroutine PMPI_Imrecv_f08ts(buf, count, datatype, message, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Message), INTENT(INOUT) :: message
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Imrecv_f08ts_large(buf, count, datatype, message, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Message), INTENT(INOUT) :: message
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Ineighbor_allgather
+    subroutine PMPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Ineighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Ineighbor_allgatherv
+    subroutine PMPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*), displs(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Ineighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Ineighbor_alltoall
+    subroutine PMPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Ineighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Ineighbor_alltoallv
+    subroutine PMPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Ineighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Ineighbor_alltoallw
+    subroutine PMPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*), recvtypes(*)
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Ineighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*), recvtypes(*)
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Info_create
+    subroutine PMPI_Info_create_f08(info, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(OUT) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Info_create_env
+    subroutine PMPI_Info_create_env_f08(info, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(OUT) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Info_delete
+    subroutine PMPI_Info_delete_f08(info, key, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(IN) :: key
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Info_dup
+    subroutine PMPI_Info_dup_f08(info, newinfo, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Info), INTENT(OUT) :: newinfo
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Info_free
+    subroutine PMPI_Info_free_f08(info, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(INOUT) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Info_get
+    subroutine PMPI_Info_get_f08(info, key, valuelen, value, flag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(IN) :: key
+      INTEGER, INTENT(IN) :: valuelen
+      CHARACTER(LEN=valuelen), INTENT(OUT) :: value
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Info_get_nkeys
+    subroutine PMPI_Info_get_nkeys_f08(info, nkeys, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(OUT) :: nkeys
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Info_get_nthkey
+    subroutine PMPI_Info_get_nthkey_f08(info, n, key, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(IN) :: n
+      CHARACTER(LEN=*), INTENT(OUT) :: key
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Info_get_string
+    subroutine PMPI_Info_get_string_f08(info, key, buflen, value, flag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(IN) :: key
+      INTEGER, INTENT(INOUT) :: buflen
+      CHARACTER(LEN=*), INTENT(OUT) :: value
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Info_get_valuelen
+    subroutine PMPI_Info_get_valuelen_f08(info, key, valuelen, flag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(IN) :: key
+      INTEGER, INTENT(OUT) :: valuelen
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Info_set
+    subroutine PMPI_Info_set_f08(info, key, value, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(IN) :: key, value
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Init
+    subroutine PMPI_Init_f08(ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Init_thread
+    subroutine PMPI_Init_thread_f08(required, provided, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: required
+      INTEGER, INTENT(OUT) :: provided
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Initialized
+    subroutine PMPI_Initialized_f08(flag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Intercomm_create
+    subroutine PMPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: local_comm, peer_comm
+      INTEGER, INTENT(IN) :: local_leader, remote_leader, tag
+      TYPE(MPI_Comm), INTENT(OUT) :: newintercomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Intercomm_create_from_groups
+    subroutine PMPI_Intercomm_create_from_groups_f08(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: local_group, remote_group
+      INTEGER, INTENT(IN) :: local_leader, remote_leader
+      CHARACTER(LEN=*), INTENT(IN) :: stringtag
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      TYPE(MPI_Comm), INTENT(OUT) :: newintercomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Intercomm_merge
+    subroutine PMPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: intercomm
+      LOGICAL, INTENT(IN) :: high
+      TYPE(MPI_Comm), INTENT(OUT) :: newintracomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Iprobe
+    subroutine PMPI_Iprobe_f08(source, tag, comm, flag, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: source, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Irecv
+    subroutine PMPI_Irecv_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count, source, tag
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Irecv_f08ts_large(buf, count, datatype, source, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: source, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Ireduce
+    subroutine PMPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: count, root
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Ireduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Ireduce_scatter
+    subroutine PMPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Ireduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Ireduce_scatter_block
+    subroutine PMPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Ireduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Irsend
+    subroutine PMPI_Irsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count, dest, tag
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Irsend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Is_thread_main
+    subroutine PMPI_Is_thread_main_f08(flag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Iscan
+    subroutine PMPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Iscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Iscatter
+    subroutine PMPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount, root
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Iscatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Iscatterv
+    subroutine PMPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount, root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Iscatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Isend
+    subroutine PMPI_Isend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count, dest, tag
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Isend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Isendrecv
+    subroutine PMPI_Isendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, dest, sendtag, recvcount, source, recvtag
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Isendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      INTEGER, INTENT(IN) :: dest, sendtag, source, recvtag
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Isendrecv_replace
+    subroutine PMPI_Isendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count, dest, sendtag, source, recvtag
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Isendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest, sendtag, source, recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Issend
+    subroutine PMPI_Issend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count, dest, tag
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Issend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Lookup_name
+    subroutine PMPI_Lookup_name_f08(service_name, info, port_name, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: service_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=MPI_MAX_PORT_NAME), INTENT(OUT) :: port_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Mprobe
+    subroutine PMPI_Mprobe_f08(source, tag, comm, message, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: source, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Message), INTENT(OUT) :: message
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Mrecv
+    subroutine PMPI_Mrecv_f08ts(buf, count, datatype, message, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Message), INTENT(INOUT) :: message
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Mrecv_f08ts_large(buf, count, datatype, message, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Message), INTENT(INOUT) :: message
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Neighbor_allgather
+    subroutine PMPI_Neighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Neighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Neighbor_allgather_init
+    subroutine PMPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Neighbor_allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Neighbor_allgatherv
+    subroutine PMPI_Neighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcounts(*), displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Neighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Neighbor_allgatherv_init
+    subroutine PMPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Neighbor_allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Neighbor_alltoall
+    subroutine PMPI_Neighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Neighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Neighbor_alltoall_init
+    subroutine PMPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Neighbor_alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Neighbor_alltoallv
+    subroutine PMPI_Neighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Neighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*), recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Neighbor_alltoallv_init
+    subroutine PMPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Neighbor_alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Neighbor_alltoallw
+    subroutine PMPI_Neighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*), recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*), recvtypes(*)
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Neighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*), recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*), recvtypes(*)
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Neighbor_alltoallw_init
+    subroutine PMPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*), recvtypes(*)
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Neighbor_alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*), recvtypes(*)
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Op_commutative
+    subroutine PMPI_Op_commutative_f08(op, commute, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Op), INTENT(IN) :: op
+      LOGICAL, INTENT(OUT) :: commute
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Op_create
+    subroutine PMPI_Op_create_f08(user_fn, commute, op, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      PROCEDURE(MPI_User_function) :: user_fn
+      LOGICAL, INTENT(IN) :: commute
+      TYPE(MPI_Op), INTENT(OUT) :: op
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Op_create_c
+    subroutine PMPI_Op_create_c_f08(user_fn, commute, op, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      PROCEDURE(MPI_User_function_c) :: user_fn
+      LOGICAL, INTENT(IN) :: commute
+      TYPE(MPI_Op), INTENT(OUT) :: op
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Op_free
+    subroutine PMPI_Op_free_f08(op, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Op), INTENT(INOUT) :: op
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Open_port
+    subroutine PMPI_Open_port_f08(info, port_name, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=MPI_MAX_PORT_NAME), INTENT(OUT) :: port_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Pack
+    subroutine PMPI_Pack_f08ts(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+      INTEGER, INTENT(IN) :: incount, outsize
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(*), DIMENSION(..) :: outbuf
+      INTEGER, INTENT(INOUT) :: position
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Pack_f08ts_large(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount, outsize
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(*), DIMENSION(..) :: outbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Pack_external
+    subroutine PMPI_Pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+      INTEGER, INTENT(IN) :: incount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(*), DIMENSION(..) :: outbuf
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: outsize
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Pack_external_f08ts_large(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount, outsize
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(*), DIMENSION(..) :: outbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Pack_external_size
+    subroutine PMPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      INTEGER, INTENT(IN) :: incount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Pack_external_size_f08_large(datarep, incount, datatype, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Pack_size
+    subroutine PMPI_Pack_size_f08(incount, datatype, comm, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: incount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Pack_size_f08_large(incount, datatype, comm, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Parrived
+    subroutine PMPI_Parrived_f08(request, partition, flag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, INTENT(IN) :: partition
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Pcontrol
+    subroutine PMPI_Pcontrol_f08(level)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: level
+    end subroutine
+  end interface
+  interface PMPI_Pready
+    subroutine PMPI_Pready_f08(partition, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: partition
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Pready_list
+    subroutine PMPI_Pready_list_f08(length, array_of_partitions, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: length, array_of_partitions(length)
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Pready_range
+    subroutine PMPI_Pready_range_f08(partition_low, partition_high, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: partition_low, partition_high
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Precv_init
+    subroutine PMPI_Precv_init_f08ts(buf, partitions, count, datatype, source, tag, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: partitions, source, tag
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Probe
+    subroutine PMPI_Probe_f08(source, tag, comm, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: source, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Psend_init
+    subroutine PMPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: partitions, dest, tag
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Publish_name
+    subroutine PMPI_Publish_name_f08(service_name, info, port_name, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: service_name, port_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Put
+    subroutine PMPI_Put_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count, target_rank, target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Put_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count, target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Query_thread
+    subroutine PMPI_Query_thread_f08(provided, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(OUT) :: provided
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Raccumulate
+    subroutine PMPI_Raccumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count, target_rank, target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Raccumulate_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count, target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Recv
+    subroutine PMPI_Recv_f08ts(buf, count, datatype, source, tag, comm, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count, source, tag
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Recv_f08ts_large(buf, count, datatype, source, tag, comm, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: source, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Recv_init
+    subroutine PMPI_Recv_init_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count, source, tag
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Recv_init_f08ts_large(buf, count, datatype, source, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: source, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Reduce
+    subroutine PMPI_Reduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER, INTENT(IN) :: count, root
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Reduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Reduce_init
+    subroutine PMPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: count, root
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Reduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Reduce_local
+    subroutine PMPI_Reduce_local_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..) :: inoutbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Reduce_local_f08ts_large(inbuf, inoutbuf, count, datatype, op, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..) :: inoutbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Reduce_scatter
+    subroutine PMPI_Reduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Reduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Reduce_scatter_block
+    subroutine PMPI_Reduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Reduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Reduce_scatter_block_init
+    subroutine PMPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Reduce_scatter_block_init_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Reduce_scatter_init
+    subroutine PMPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Reduce_scatter_init_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Register_datarep
+    subroutine PMPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      PROCEDURE(MPI_Datarep_conversion_function) :: read_conversion_fn, write_conversion_fn
+      PROCEDURE(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Register_datarep_c
+    subroutine PMPI_Register_datarep_c_f08(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      PROCEDURE(MPI_Datarep_conversion_function_c) :: read_conversion_fn, write_conversion_fn
+      PROCEDURE(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Remove_error_class
+    subroutine PMPI_Remove_error_class_f08(errorclass, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: errorclass
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Remove_error_code
+    subroutine PMPI_Remove_error_code_f08(errorcode, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Remove_error_string
+    subroutine PMPI_Remove_error_string_f08(errorcode, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Request_free
+    subroutine PMPI_Request_free_f08(request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Request), INTENT(INOUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Request_get_status
+    subroutine PMPI_Request_get_status_f08(request, flag, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Request), INTENT(IN) :: request
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Request_get_status_all
+    subroutine PMPI_Request_get_status_all_f08(count, array_of_requests, flag, array_of_statuses, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(count)
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Request_get_status_any
+    subroutine PMPI_Request_get_status_any_f08(count, array_of_requests, index, flag, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(count)
+      INTEGER, INTENT(OUT) :: index
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Request_get_status_some
+    subroutine PMPI_Request_get_status_some_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: incount
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(incount)
+      INTEGER, INTENT(OUT) :: outcount, array_of_indices(*)
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Rget
+    subroutine PMPI_Rget_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count, target_rank, target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Rget_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count, target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Rget_accumulate
+    subroutine PMPI_Rget_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count, result_count, target_rank, target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, result_datatype, target_datatype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Rget_accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count, result_count, target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, result_datatype, target_datatype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Rput
+    subroutine PMPI_Rput_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count, target_rank, target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Rput_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count, target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Rsend
+    subroutine PMPI_Rsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count, dest, tag
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Rsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Rsend_init
+    subroutine PMPI_Rsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count, dest, tag
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Rsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Scan
+    subroutine PMPI_Scan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Scan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Scan_init
+    subroutine PMPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Scan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Scatter
+    subroutine PMPI_Scatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount, root
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Scatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Scatter_init
+    subroutine PMPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, recvcount, root
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Scatter_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Scatterv
+    subroutine PMPI_Scatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*), displs(*), recvcount, root
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Scatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*), recvcount
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Scatterv_init
+    subroutine PMPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount, root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Scatterv_init_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Send
+    subroutine PMPI_Send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count, dest, tag
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Send_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Send_init
+    subroutine PMPI_Send_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count, dest, tag
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Send_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Sendrecv
+    subroutine PMPI_Sendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount, dest, sendtag, recvcount, source, recvtag
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Sendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
+      INTEGER, INTENT(IN) :: dest, sendtag, source, recvtag
+      TYPE(*), DIMENSION(..) :: recvbuf
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Sendrecv_replace
+    subroutine PMPI_Sendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count, dest, sendtag, source, recvtag
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Sendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest, sendtag, source, recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Session_attach_buffer
+    subroutine PMPI_Session_attach_buffer_f08ts(session, buffer, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+      INTEGER, INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Session_attach_buffer_f08ts_large(session, buffer, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Session_call_errhandler
+    subroutine PMPI_Session_call_errhandler_f08(session, errorcode, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Session_create_errhandler
+    subroutine PMPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      PROCEDURE(MPI_Session_errhandler_function) :: session_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Session_detach_buffer
+    subroutine PMPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Session_detach_buffer_f08_large(session, buffer_addr, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Session_finalize
+    subroutine PMPI_Session_finalize_f08(session, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Session), INTENT(INOUT) :: session
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Session_flush_buffer
+    subroutine PMPI_Session_flush_buffer_f08(session, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Session_get_errhandler
+    subroutine PMPI_Session_get_errhandler_f08(session, errhandler, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Session_get_info
+    subroutine PMPI_Session_get_info_f08(session, info_used, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Info), INTENT(OUT) :: info_used
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Session_get_nth_pset
+    subroutine PMPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(IN) :: n
+      INTEGER, INTENT(INOUT) :: pset_len
+      CHARACTER(LEN=*), INTENT(OUT) :: pset_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Session_get_num_psets
+    subroutine PMPI_Session_get_num_psets_f08(session, info, npset_names, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(OUT) :: npset_names
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Session_get_pset_info
+    subroutine PMPI_Session_get_pset_info_f08(session, pset_name, info, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      CHARACTER(LEN=*), INTENT(IN) :: pset_name
+      TYPE(MPI_Info), INTENT(OUT) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Session_iflush_buffer
+    subroutine PMPI_Session_iflush_buffer_f08(session, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Session_init
+    subroutine PMPI_Session_init_f08(info, errhandler, session, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      TYPE(MPI_Session), INTENT(OUT) :: session
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Session_set_errhandler
+    subroutine PMPI_Session_set_errhandler_f08(session, errhandler, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Ssend
+    subroutine PMPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count, dest, tag
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Ssend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Ssend_init
+    subroutine PMPI_Ssend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count, dest, tag
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Ssend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest, tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Start
+    subroutine PMPI_Start_f08(request, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Request), INTENT(INOUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Startall
+    subroutine PMPI_Startall_f08(count, array_of_requests, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Status_get_error
+    subroutine PMPI_Status_get_error_f08(status, err, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      INTEGER, INTENT(OUT) :: err
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Status_get_source
+    subroutine PMPI_Status_get_source_f08(status, source, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      INTEGER, INTENT(OUT) :: source
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Status_get_tag
+    subroutine PMPI_Status_get_tag_f08(status, tag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      INTEGER, INTENT(OUT) :: tag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Status_set_cancelled
+    subroutine PMPI_Status_set_cancelled_f08(status, flag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Status), INTENT(INOUT) :: status
+      LOGICAL, INTENT(IN) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Status_set_elements
+    subroutine PMPI_Status_set_elements_f08(status, datatype, count, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Status), INTENT(INOUT) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: count
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Status_set_elements_f08_large(status, datatype, count, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Status), INTENT(INOUT) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Status_set_elements_x
+    subroutine PMPI_Status_set_elements_x_f08(status, datatype, count, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Status), INTENT(INOUT) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Status_set_error
+    subroutine PMPI_Status_set_error_f08(status, err, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Status), INTENT(INOUT) :: status
+      INTEGER, INTENT(IN) :: err
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Status_set_source
+    subroutine PMPI_Status_set_source_f08(status, source, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Status), INTENT(INOUT) :: status
+      INTEGER, INTENT(IN) :: source
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Status_set_tag
+    subroutine PMPI_Status_set_tag_f08(status, tag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Status), INTENT(INOUT) :: status
+      INTEGER, INTENT(IN) :: tag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Test
+    subroutine PMPI_Test_f08(request, flag, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Request), INTENT(INOUT) :: request
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Test_cancelled
+    subroutine PMPI_Test_cancelled_f08(status, flag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Testall
+    subroutine PMPI_Testall_f08(count, array_of_requests, flag, array_of_statuses, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Testany
+    subroutine PMPI_Testany_f08(count, array_of_requests, index, flag, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
+      INTEGER, INTENT(OUT) :: index
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Testsome
+    subroutine PMPI_Testsome_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: incount
+      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(incount)
+      INTEGER, INTENT(OUT) :: outcount, array_of_indices(*)
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Topo_test
+    subroutine PMPI_Topo_test_f08(comm, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_commit
+    subroutine PMPI_Type_commit_f08(datatype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(INOUT) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_contiguous
+    subroutine PMPI_Type_contiguous_f08(count, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Type_contiguous_f08_large(count, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_create_darray
+    subroutine PMPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: size, rank, ndims, array_of_gsizes(ndims), array_of_distribs(ndims), array_of_dargs(ndims), array_of_psizes(ndims), order
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Type_create_darray_f08_large(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: size, rank, ndims, array_of_distribs(ndims), array_of_dargs(ndims), array_of_psizes(ndims), order
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_gsizes(ndims)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_create_f90_complex
+    subroutine PMPI_Type_create_f90_complex_f08(p, r, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: p, r
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_create_f90_integer
+    subroutine PMPI_Type_create_f90_integer_f08(r, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: r
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_create_f90_real
+    subroutine PMPI_Type_create_f90_real_f08(p, r, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: p, r
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_create_hindexed
+    subroutine PMPI_Type_create_hindexed_f08(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: count, array_of_blocklengths(count)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Type_create_hindexed_f08_large(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count, array_of_blocklengths(count), array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_create_hindexed_block
+    subroutine PMPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: count, blocklength
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Type_create_hindexed_block_f08_large(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count, blocklength, array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_create_hvector
+    subroutine PMPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: count, blocklength
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: stride
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Type_create_hvector_f08_large(count, blocklength, stride, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count, blocklength, stride
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_create_indexed_block
+    subroutine PMPI_Type_create_indexed_block_f08(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: count, blocklength, array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Type_create_indexed_block_f08_large(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count, blocklength, array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_create_keyval
+    subroutine PMPI_Type_create_keyval_f08(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      PROCEDURE(MPI_Type_copy_attr_function) :: type_copy_attr_fn
+      PROCEDURE(MPI_Type_delete_attr_function) :: type_delete_attr_fn
+      INTEGER, INTENT(OUT) :: type_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_create_resized
+    subroutine PMPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: lb, extent
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_create_struct
+    subroutine PMPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: count, array_of_blocklengths(count)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: array_of_types(count)
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Type_create_struct_f08_large(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count, array_of_blocklengths(count), array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: array_of_types(count)
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_create_subarray
+    subroutine PMPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: ndims, array_of_sizes(ndims), array_of_subsizes(ndims), array_of_starts(ndims), order
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Type_create_subarray_f08_large(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: ndims, order
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_sizes(ndims), array_of_subsizes(ndims), array_of_starts(ndims)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_delete_attr
+    subroutine PMPI_Type_delete_attr_f08(datatype, type_keyval, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: type_keyval
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_dup
+    subroutine PMPI_Type_dup_f08(oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_free
+    subroutine PMPI_Type_free_f08(datatype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(INOUT) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_free_keyval
+    subroutine PMPI_Type_free_keyval_f08(type_keyval, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(INOUT) :: type_keyval
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_get_attr
+    subroutine PMPI_Type_get_attr_f08(datatype, type_keyval, attribute_val, flag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: type_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_get_contents
+    subroutine PMPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: max_integers, max_addresses, max_datatypes
+      INTEGER, INTENT(OUT) :: array_of_integers(max_integers)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: array_of_addresses(max_addresses)
+      TYPE(MPI_Datatype), INTENT(OUT) :: array_of_datatypes(max_datatypes)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Type_get_contents_f08_large(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_integers, max_addresses, max_large_counts, max_datatypes
+      INTEGER, INTENT(OUT) :: array_of_integers(max_integers)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: array_of_addresses(max_addresses)
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: array_of_large_counts(max_large_counts)
+      TYPE(MPI_Datatype), INTENT(OUT) :: array_of_datatypes(max_datatypes)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_get_envelope
+    subroutine PMPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_datatypes, combiner, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT) :: num_integers, num_addresses, num_datatypes, combiner
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Type_get_envelope_f08_large(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_integers, num_addresses, num_large_counts, num_datatypes
+      INTEGER, INTENT(OUT) :: combiner
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_get_extent
+    subroutine PMPI_Type_get_extent_f08(datatype, lb, extent, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: lb, extent
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_get_extent_x
+    subroutine PMPI_Type_get_extent_x_f08(datatype, lb, extent, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: lb, extent
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_get_name
+    subroutine PMPI_Type_get_name_f08(datatype, type_name, resultlen, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      CHARACTER(LEN=MPI_MAX_OBJECT_NAME), INTENT(OUT) :: type_name
+      INTEGER, INTENT(OUT) :: resultlen
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_get_true_extent
+    subroutine PMPI_Type_get_true_extent_f08(datatype, true_lb, true_extent, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: true_lb, true_extent
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_get_true_extent_x
+    subroutine PMPI_Type_get_true_extent_x_f08(datatype, true_lb, true_extent, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: true_lb, true_extent
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_get_value_index
+    subroutine PMPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: value_type, index_type
+      TYPE(MPI_Datatype), INTENT(OUT) :: pair_type
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_indexed
+    subroutine PMPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: count, array_of_blocklengths(count), array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Type_indexed_f08_large(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count, array_of_blocklengths(count), array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_match_size
+    subroutine PMPI_Type_match_size_f08(typeclass, size, datatype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: typeclass, size
+      TYPE(MPI_Datatype), INTENT(OUT) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_set_attr
+    subroutine PMPI_Type_set_attr_f08(datatype, type_keyval, attribute_val, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: type_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_set_name
+    subroutine PMPI_Type_set_name_f08(datatype, type_name, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      CHARACTER(LEN=*), INTENT(IN) :: type_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_size
+    subroutine PMPI_Type_size_f08(datatype, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Type_size_f08_large(datatype, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_size_x
+    subroutine PMPI_Type_size_x_f08(datatype, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Type_vector
+    subroutine PMPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: count, blocklength, stride
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Type_vector_f08_large(count, blocklength, stride, oldtype, newtype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count, blocklength, stride
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Unpack
+    subroutine PMPI_Unpack_f08ts(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+      INTEGER, INTENT(IN) :: insize, outcount
+      INTEGER, INTENT(INOUT) :: position
+      TYPE(*), DIMENSION(..) :: outbuf
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Unpack_f08ts_large(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize, outcount
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+      TYPE(*), DIMENSION(..) :: outbuf
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Unpack_external
+    subroutine PMPI_Unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: insize
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+      TYPE(*), DIMENSION(..) :: outbuf
+      INTEGER, INTENT(IN) :: outcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Unpack_external_f08ts_large(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize, outcount
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+      TYPE(*), DIMENSION(..) :: outbuf
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Unpublish_name
+    subroutine PMPI_Unpublish_name_f08(service_name, info, port_name, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: service_name, port_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Wait
+    subroutine PMPI_Wait_f08(request, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Request), INTENT(INOUT) :: request
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Waitall
+    subroutine PMPI_Waitall_f08(count, array_of_requests, array_of_statuses, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Waitany
+    subroutine PMPI_Waitany_f08(count, array_of_requests, index, status, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
+      INTEGER, INTENT(OUT) :: index
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Waitsome
+    subroutine PMPI_Waitsome_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: incount
+      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(incount)
+      INTEGER, INTENT(OUT) :: outcount, array_of_indices(*)
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_allocate
+    subroutine PMPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(C_PTR), INTENT(OUT) :: baseptr
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Win_allocate_f08_large(size, disp_unit, info, comm, baseptr, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size, disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(C_PTR), INTENT(OUT) :: baseptr
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_allocate_shared
+    subroutine PMPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(C_PTR), INTENT(OUT) :: baseptr
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Win_allocate_shared_f08_large(size, disp_unit, info, comm, baseptr, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size, disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(C_PTR), INTENT(OUT) :: baseptr
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_attach
+    subroutine PMPI_Win_attach_f08ts(win, base, size, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_call_errhandler
+    subroutine PMPI_Win_call_errhandler_f08(win, errorcode, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_complete
+    subroutine PMPI_Win_complete_f08(win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_create
+    subroutine PMPI_Win_create_f08ts(base, size, disp_unit, info, comm, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Win_create_f08ts_large(base, size, disp_unit, info, comm, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size, disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_create_dynamic
+    subroutine PMPI_Win_create_dynamic_f08(info, comm, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_create_errhandler
+    subroutine PMPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      PROCEDURE(MPI_Win_errhandler_function) :: win_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_create_keyval
+    subroutine PMPI_Win_create_keyval_f08(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      PROCEDURE(MPI_Win_copy_attr_function) :: win_copy_attr_fn
+      PROCEDURE(MPI_Win_delete_attr_function) :: win_delete_attr_fn
+      INTEGER, INTENT(OUT) :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_delete_attr
+    subroutine PMPI_Win_delete_attr_f08(win, win_keyval, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: win_keyval
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_detach
+    subroutine PMPI_Win_detach_f08ts(win, base, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_fence
+    subroutine PMPI_Win_fence_f08(assert, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_flush
+    subroutine PMPI_Win_flush_f08(rank, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: rank
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_flush_all
+    subroutine PMPI_Win_flush_all_f08(win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_flush_local
+    subroutine PMPI_Win_flush_local_f08(rank, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: rank
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_flush_local_all
+    subroutine PMPI_Win_flush_local_all_f08(win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_free
+    subroutine PMPI_Win_free_f08(win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(INOUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_free_keyval
+    subroutine PMPI_Win_free_keyval_f08(win_keyval, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(INOUT) :: win_keyval
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_get_attr
+    subroutine PMPI_Win_get_attr_f08(win, win_keyval, attribute_val, flag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_get_errhandler
+    subroutine PMPI_Win_get_errhandler_f08(win, errhandler, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_get_group
+    subroutine PMPI_Win_get_group_f08(win, group, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Group), INTENT(OUT) :: group
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_get_info
+    subroutine PMPI_Win_get_info_f08(win, info_used, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Info), INTENT(OUT) :: info_used
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_get_name
+    subroutine PMPI_Win_get_name_f08(win, win_name, resultlen, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      CHARACTER(LEN=MPI_MAX_OBJECT_NAME), INTENT(OUT) :: win_name
+      INTEGER, INTENT(OUT) :: resultlen
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_lock
+    subroutine PMPI_Win_lock_f08(lock_type, rank, assert, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: lock_type, rank, assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_lock_all
+    subroutine PMPI_Win_lock_all_f08(assert, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_post
+    subroutine PMPI_Win_post_f08(group, assert, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_set_attr
+    subroutine PMPI_Win_set_attr_f08(win, win_keyval, attribute_val, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_set_errhandler
+    subroutine PMPI_Win_set_errhandler_f08(win, errhandler, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_set_info
+    subroutine PMPI_Win_set_info_f08(win, info, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_set_name
+    subroutine PMPI_Win_set_name_f08(win, win_name, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      CHARACTER(LEN=*), INTENT(IN) :: win_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_shared_query
+    subroutine PMPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
+      INTEGER, INTENT(OUT) :: disp_unit
+      TYPE(C_PTR), INTENT(OUT) :: baseptr
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+    subroutine PMPI_Win_shared_query_f08_large(win, rank, size, disp_unit, baseptr, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size, disp_unit
+      TYPE(C_PTR), INTENT(OUT) :: baseptr
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_start
+    subroutine PMPI_Win_start_f08(group, assert, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_sync
+    subroutine PMPI_Win_sync_f08(win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_test
+    subroutine PMPI_Win_test_f08(win, flag, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_unlock
+    subroutine PMPI_Win_unlock_f08(rank, win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      INTEGER, INTENT(IN) :: rank
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_unlock_all
+    subroutine PMPI_Win_unlock_all_f08(win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Win_wait
+    subroutine PMPI_Win_wait_f08(win, ierror)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    end subroutine
+  end interface
+  interface PMPI_Wtick
+    function PMPI_Wtick_f08() result(res)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      DOUBLE PRECISION :: res
+    end function
+  end interface
+  interface PMPI_Wtime
+    function PMPI_Wtime_f08() result(res)
+      use, intrinsic :: iso_c_binding
+      use mpi_f08_types
+      use mpi_f08_compile_constants
+      use mpi_f08_callbacks
+      implicit none
+      DOUBLE PRECISION :: res
+    end function
+  end interface
+end module pmpi_f08

@@ -159,8 +159,8 @@ def _sig(p):
     return out
 
 
-def specific_name(p, large):
-    base = p.name
+def specific_name(p, large, prefix="MPI_"):
+    base = prefix + p.name[4:]
     if large and base.endswith("_c"):
         base = base[:-2] + "_c"          # separate name (MPI_Op_create_c)
     n = base + ("_f08ts" if p.has_buffer else "_f08")
@@ -371,8 +371,8 @@ def gen_c_iface(procs):
     return o
 
 
-def gen_interface_body(p, large, indent):
-    sn = specific_name(p, large)
+def gen_interface_body(p, large, indent, prefix="MPI_"):
+    sn = specific_name(p, large, prefix)
     o = []
     if p.result:
         o.append("function %s(%s) result(res)" % (sn, ", ".join(p.args)))
@@ -389,25 +389,28 @@ def gen_interface_body(p, large, indent):
     return [indent + x for x in o], ("end function" if p.result else "end subroutine")
 
 
-def gen_module(procs):
-    o = ["module mpi_f08", "  use mpi_f08_types", "  use mpi_f08_compile_constants",
+def gen_module(procs, prefix="MPI_"):
+    """Module mpi_f08, or with prefix PMPI_ module pmpi_f08 (MPI 4.1
+    19.1.5: the same procedures under PMPI_ names, for profiling tools)."""
+    name = prefix.lower() + "f08"
+    o = ["module " + name, "  use mpi_f08_types", "  use mpi_f08_compile_constants",
          "  use mpi_f08_link_constants", "  use mpi_f08_callbacks", "  implicit none"]
     generic = {}
     for p, f, large in procs:
-        generic.setdefault(p.name, []).append((p, large))
+        generic.setdefault(prefix + p.name[4:], []).append((p, large))
     for g, ps in generic.items():
         o.append("  interface %s" % g)
         for p, large in ps:
-            body, end = gen_interface_body(p, large, "    ")
+            body, end = gen_interface_body(p, large, "    ", prefix)
             o += [l for b in body for l in wrap_lines(b, "")]
             o.append("    " + end)
         o.append("  end interface")
-    o.append("end module mpi_f08")
+    o.append("end module " + name)
     return o
 
 
-def gen_wrapper(p, f, large):
-    body, end = gen_interface_body(p, large, "")
+def gen_wrapper(p, f, large, prefix="MPI_"):
+    body, end = gen_interface_body(p, large, "", prefix)
     body = [l for b in body for l in wrap_lines(b, "")]
     ce = c_entry(p, f, large)
     o = body[:1]
@@ -446,9 +449,12 @@ def generate(abi, fabi, funcs, large_ok):
     procs = collect(funcs, large_ok)
     mod = [BANNER, "! Ferry: module mpi_f08 and the modules it is made of (MPICH's names).", ""]
     mod += gen_types(abi) + [""] + gen_constants(fabi, abi) + [""] + gen_callbacks() + [""]
-    mod += gen_c_iface(procs) + [""] + gen_module(procs)
-    wr = [BANNER, "! Ferry: the procedures behind module mpi_f08's generic interfaces.", ""]
-    for p, f, large in procs:
-        wr += gen_wrapper(p, f, large) + [""]
+    mod += gen_c_iface(procs) + [""] + gen_module(procs) + [""] + gen_module(procs, "PMPI_")
+    # The PMPI_ procedures are the same code under the other name, so that a
+    # tool's MPI_ procedure of the same (specific) name can call through.
+    wr = [BANNER, "! Ferry: the procedures behind modules mpi_f08's and pmpi_f08's generic interfaces.", ""]
+    for prefix in ("MPI_", "PMPI_"):
+        for p, f, large in procs:
+            wr += gen_wrapper(p, f, large, prefix) + [""]
     return {"src/binding/fortran/mpi_f08.f90": "\n".join(mod) + "\n",
             "src/binding/fortran/mpi_f08_wrappers.f90": "\n".join(wr) + "\n"}, procs
