@@ -391,7 +391,7 @@ def gen_interface_body(p, large, indent, prefix="MPI_"):
 
 def gen_module(procs, prefix="MPI_"):
     """Module mpi_f08, or with prefix PMPI_ module pmpi_f08 (MPI 4.1
-    19.1.5: the same procedures under PMPI_ names, for profiling tools)."""
+    15.2, the profiling interface: the same procedures under PMPI_ names)."""
     name = prefix.lower() + "f08"
     o = ["module " + name, "  use mpi_f08_types", "  use mpi_f08_compile_constants",
          "  use mpi_f08_link_constants", "  use mpi_f08_callbacks", "  implicit none"]
