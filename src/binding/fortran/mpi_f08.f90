@@ -14263,7901 +14263,2245 @@ module pmpi_f08
   use mpi_f08_compile_constants
   use mpi_f08_link_constants
   use mpi_f08_callbacks
+  use mpi_f08, only : fy_i0 => MPI_Abi_get_fortran_booleans_f08, &
+      fy_i1 => MPI_Abi_get_fortran_info_f08, fy_i2 => MPI_Abi_get_info_f08, &
+      fy_i3 => MPI_Abi_get_version_f08, fy_i4 => MPI_Abi_set_fortran_booleans_f08, &
+      fy_i5 => MPI_Abi_set_fortran_info_f08, fy_i6 => MPI_Abort_f08, &
+      fy_i7 => MPI_Accumulate_f08ts, fy_i8 => MPI_Accumulate_f08ts_large, &
+      fy_i9 => MPI_Add_error_class_f08, fy_i10 => MPI_Add_error_code_f08, &
+      fy_i11 => MPI_Add_error_string_f08, fy_i12 => MPI_Aint_add_f08, fy_i13 => MPI_Aint_diff_f08, &
+      fy_i14 => MPI_Allgather_f08ts, fy_i15 => MPI_Allgather_f08ts_large
+  use mpi_f08, only : fy_i16 => MPI_Allgather_init_f08ts, &
+      fy_i17 => MPI_Allgather_init_f08ts_large, fy_i18 => MPI_Allgatherv_f08ts, &
+      fy_i19 => MPI_Allgatherv_f08ts_large, fy_i20 => MPI_Allgatherv_init_f08ts, &
+      fy_i21 => MPI_Allgatherv_init_f08ts_large, fy_i22 => MPI_Alloc_mem_f08, &
+      fy_i23 => MPI_Allreduce_f08ts, fy_i24 => MPI_Allreduce_f08ts_large, &
+      fy_i25 => MPI_Allreduce_init_f08ts, fy_i26 => MPI_Allreduce_init_f08ts_large, &
+      fy_i27 => MPI_Alltoall_f08ts, fy_i28 => MPI_Alltoall_f08ts_large, &
+      fy_i29 => MPI_Alltoall_init_f08ts, fy_i30 => MPI_Alltoall_init_f08ts_large, &
+      fy_i31 => MPI_Alltoallv_f08ts
+  use mpi_f08, only : fy_i32 => MPI_Alltoallv_f08ts_large, fy_i33 => MPI_Alltoallv_init_f08ts, &
+      fy_i34 => MPI_Alltoallv_init_f08ts_large, fy_i35 => MPI_Alltoallw_f08ts, &
+      fy_i36 => MPI_Alltoallw_f08ts_large, fy_i37 => MPI_Alltoallw_init_f08ts, &
+      fy_i38 => MPI_Alltoallw_init_f08ts_large, fy_i39 => MPI_Barrier_f08, &
+      fy_i40 => MPI_Barrier_init_f08, fy_i41 => MPI_Bcast_f08ts, fy_i42 => MPI_Bcast_f08ts_large, &
+      fy_i43 => MPI_Bcast_init_f08ts, fy_i44 => MPI_Bcast_init_f08ts_large, &
+      fy_i45 => MPI_Bsend_f08ts, fy_i46 => MPI_Bsend_f08ts_large, fy_i47 => MPI_Bsend_init_f08ts
+  use mpi_f08, only : fy_i48 => MPI_Bsend_init_f08ts_large, fy_i49 => MPI_Buffer_attach_f08ts, &
+      fy_i50 => MPI_Buffer_attach_f08ts_large, fy_i51 => MPI_Buffer_detach_f08, &
+      fy_i52 => MPI_Buffer_detach_f08_large, fy_i53 => MPI_Buffer_flush_f08, &
+      fy_i54 => MPI_Buffer_iflush_f08, fy_i55 => MPI_Cancel_f08, fy_i56 => MPI_Cart_coords_f08, &
+      fy_i57 => MPI_Cart_create_f08, fy_i58 => MPI_Cart_get_f08, fy_i59 => MPI_Cart_map_f08, &
+      fy_i60 => MPI_Cart_rank_f08, fy_i61 => MPI_Cart_shift_f08, fy_i62 => MPI_Cart_sub_f08, &
+      fy_i63 => MPI_Cartdim_get_f08
+  use mpi_f08, only : fy_i64 => MPI_Close_port_f08, fy_i65 => MPI_Comm_accept_f08, &
+      fy_i66 => MPI_Comm_attach_buffer_f08ts, fy_i67 => MPI_Comm_attach_buffer_f08ts_large, &
+      fy_i68 => MPI_Comm_call_errhandler_f08, fy_i69 => MPI_Comm_compare_f08, &
+      fy_i70 => MPI_Comm_connect_f08, fy_i71 => MPI_Comm_create_f08, &
+      fy_i72 => MPI_Comm_create_errhandler_f08, fy_i73 => MPI_Comm_create_from_group_f08, &
+      fy_i74 => MPI_Comm_create_group_f08, fy_i75 => MPI_Comm_create_keyval_f08, &
+      fy_i76 => MPI_Comm_delete_attr_f08, fy_i77 => MPI_Comm_detach_buffer_f08, &
+      fy_i78 => MPI_Comm_detach_buffer_f08_large, fy_i79 => MPI_Comm_disconnect_f08
+  use mpi_f08, only : fy_i80 => MPI_Comm_dup_f08, fy_i81 => MPI_Comm_dup_with_info_f08, &
+      fy_i82 => MPI_Comm_flush_buffer_f08, fy_i83 => MPI_Comm_free_f08, &
+      fy_i84 => MPI_Comm_free_keyval_f08, fy_i85 => MPI_Comm_get_attr_f08, &
+      fy_i86 => MPI_Comm_get_errhandler_f08, fy_i87 => MPI_Comm_get_info_f08, &
+      fy_i88 => MPI_Comm_get_name_f08, fy_i89 => MPI_Comm_get_parent_f08, &
+      fy_i90 => MPI_Comm_group_f08, fy_i91 => MPI_Comm_idup_f08, &
+      fy_i92 => MPI_Comm_idup_with_info_f08, fy_i93 => MPI_Comm_iflush_buffer_f08, &
+      fy_i94 => MPI_Comm_join_f08, fy_i95 => MPI_Comm_rank_f08
+  use mpi_f08, only : fy_i96 => MPI_Comm_remote_group_f08, fy_i97 => MPI_Comm_remote_size_f08, &
+      fy_i98 => MPI_Comm_set_attr_f08, fy_i99 => MPI_Comm_set_errhandler_f08, &
+      fy_i100 => MPI_Comm_set_info_f08, fy_i101 => MPI_Comm_set_name_f08, &
+      fy_i102 => MPI_Comm_size_f08, fy_i103 => MPI_Comm_spawn_f08, &
+      fy_i104 => MPI_Comm_spawn_multiple_f08, fy_i105 => MPI_Comm_split_f08, &
+      fy_i106 => MPI_Comm_split_type_f08, fy_i107 => MPI_Comm_test_inter_f08, &
+      fy_i108 => MPI_Compare_and_swap_f08ts, fy_i109 => MPI_Dims_create_f08, &
+      fy_i110 => MPI_Dist_graph_create_f08, fy_i111 => MPI_Dist_graph_create_adjacent_f08
+  use mpi_f08, only : fy_i112 => MPI_Dist_graph_neighbors_f08, &
+      fy_i113 => MPI_Dist_graph_neighbors_count_f08, fy_i114 => MPI_Errhandler_free_f08, &
+      fy_i115 => MPI_Error_class_f08, fy_i116 => MPI_Error_string_f08, &
+      fy_i117 => MPI_Exscan_f08ts, fy_i118 => MPI_Exscan_f08ts_large, &
+      fy_i119 => MPI_Exscan_init_f08ts, fy_i120 => MPI_Exscan_init_f08ts_large, &
+      fy_i121 => MPI_F_sync_reg_f08ts, fy_i122 => MPI_Fetch_and_op_f08ts, &
+      fy_i123 => MPI_File_call_errhandler_f08, fy_i124 => MPI_File_close_f08, &
+      fy_i125 => MPI_File_create_errhandler_f08, fy_i126 => MPI_File_delete_f08, &
+      fy_i127 => MPI_File_get_amode_f08
+  use mpi_f08, only : fy_i128 => MPI_File_get_atomicity_f08, &
+      fy_i129 => MPI_File_get_byte_offset_f08, fy_i130 => MPI_File_get_errhandler_f08, &
+      fy_i131 => MPI_File_get_group_f08, fy_i132 => MPI_File_get_info_f08, &
+      fy_i133 => MPI_File_get_position_f08, fy_i134 => MPI_File_get_position_shared_f08, &
+      fy_i135 => MPI_File_get_size_f08, fy_i136 => MPI_File_get_type_extent_f08, &
+      fy_i137 => MPI_File_get_view_f08, fy_i138 => MPI_File_iread_f08ts, &
+      fy_i139 => MPI_File_iread_f08ts_large, fy_i140 => MPI_File_iread_all_f08ts, &
+      fy_i141 => MPI_File_iread_all_f08ts_large, fy_i142 => MPI_File_iread_at_f08ts, &
+      fy_i143 => MPI_File_iread_at_f08ts_large
+  use mpi_f08, only : fy_i144 => MPI_File_iread_at_all_f08ts, &
+      fy_i145 => MPI_File_iread_at_all_f08ts_large, fy_i146 => MPI_File_iread_shared_f08ts, &
+      fy_i147 => MPI_File_iread_shared_f08ts_large, fy_i148 => MPI_File_iwrite_f08ts, &
+      fy_i149 => MPI_File_iwrite_f08ts_large, fy_i150 => MPI_File_iwrite_all_f08ts, &
+      fy_i151 => MPI_File_iwrite_all_f08ts_large, fy_i152 => MPI_File_iwrite_at_f08ts, &
+      fy_i153 => MPI_File_iwrite_at_f08ts_large, fy_i154 => MPI_File_iwrite_at_all_f08ts, &
+      fy_i155 => MPI_File_iwrite_at_all_f08ts_large, fy_i156 => MPI_File_iwrite_shared_f08ts, &
+      fy_i157 => MPI_File_iwrite_shared_f08ts_large, fy_i158 => MPI_File_open_f08, &
+      fy_i159 => MPI_File_preallocate_f08
+  use mpi_f08, only : fy_i160 => MPI_File_read_f08ts, fy_i161 => MPI_File_read_f08ts_large, &
+      fy_i162 => MPI_File_read_all_f08ts, fy_i163 => MPI_File_read_all_f08ts_large, &
+      fy_i164 => MPI_File_read_all_begin_f08ts, fy_i165 => MPI_File_read_all_begin_f08ts_large, &
+      fy_i166 => MPI_File_read_all_end_f08ts, fy_i167 => MPI_File_read_at_f08ts, &
+      fy_i168 => MPI_File_read_at_f08ts_large, fy_i169 => MPI_File_read_at_all_f08ts, &
+      fy_i170 => MPI_File_read_at_all_f08ts_large, fy_i171 => MPI_File_read_at_all_begin_f08ts, &
+      fy_i172 => MPI_File_read_at_all_begin_f08ts_large, &
+      fy_i173 => MPI_File_read_at_all_end_f08ts, fy_i174 => MPI_File_read_ordered_f08ts, &
+      fy_i175 => MPI_File_read_ordered_f08ts_large
+  use mpi_f08, only : fy_i176 => MPI_File_read_ordered_begin_f08ts, &
+      fy_i177 => MPI_File_read_ordered_begin_f08ts_large, &
+      fy_i178 => MPI_File_read_ordered_end_f08ts, fy_i179 => MPI_File_read_shared_f08ts, &
+      fy_i180 => MPI_File_read_shared_f08ts_large, fy_i181 => MPI_File_seek_f08, &
+      fy_i182 => MPI_File_seek_shared_f08, fy_i183 => MPI_File_set_atomicity_f08, &
+      fy_i184 => MPI_File_set_errhandler_f08, fy_i185 => MPI_File_set_info_f08, &
+      fy_i186 => MPI_File_set_size_f08, fy_i187 => MPI_File_set_view_f08, &
+      fy_i188 => MPI_File_sync_f08, fy_i189 => MPI_File_write_f08ts, &
+      fy_i190 => MPI_File_write_f08ts_large, fy_i191 => MPI_File_write_all_f08ts
+  use mpi_f08, only : fy_i192 => MPI_File_write_all_f08ts_large, &
+      fy_i193 => MPI_File_write_all_begin_f08ts, fy_i194 => MPI_File_write_all_begin_f08ts_large, &
+      fy_i195 => MPI_File_write_all_end_f08ts, fy_i196 => MPI_File_write_at_f08ts, &
+      fy_i197 => MPI_File_write_at_f08ts_large, fy_i198 => MPI_File_write_at_all_f08ts, &
+      fy_i199 => MPI_File_write_at_all_f08ts_large, fy_i200 => MPI_File_write_at_all_begin_f08ts, &
+      fy_i201 => MPI_File_write_at_all_begin_f08ts_large, &
+      fy_i202 => MPI_File_write_at_all_end_f08ts, fy_i203 => MPI_File_write_ordered_f08ts, &
+      fy_i204 => MPI_File_write_ordered_f08ts_large, &
+      fy_i205 => MPI_File_write_ordered_begin_f08ts, &
+      fy_i206 => MPI_File_write_ordered_begin_f08ts_large, &
+      fy_i207 => MPI_File_write_ordered_end_f08ts
+  use mpi_f08, only : fy_i208 => MPI_File_write_shared_f08ts, &
+      fy_i209 => MPI_File_write_shared_f08ts_large, fy_i210 => MPI_Finalize_f08, &
+      fy_i211 => MPI_Finalized_f08, fy_i212 => MPI_Free_mem_f08ts, fy_i213 => MPI_Gather_f08ts, &
+      fy_i214 => MPI_Gather_f08ts_large, fy_i215 => MPI_Gather_init_f08ts, &
+      fy_i216 => MPI_Gather_init_f08ts_large, fy_i217 => MPI_Gatherv_f08ts, &
+      fy_i218 => MPI_Gatherv_f08ts_large, fy_i219 => MPI_Gatherv_init_f08ts, &
+      fy_i220 => MPI_Gatherv_init_f08ts_large, fy_i221 => MPI_Get_f08ts, &
+      fy_i222 => MPI_Get_f08ts_large, fy_i223 => MPI_Get_accumulate_f08ts
+  use mpi_f08, only : fy_i224 => MPI_Get_accumulate_f08ts_large, fy_i225 => MPI_Get_address_f08ts, &
+      fy_i226 => MPI_Get_count_f08, fy_i227 => MPI_Get_count_f08_large, &
+      fy_i228 => MPI_Get_elements_f08, fy_i229 => MPI_Get_elements_f08_large, &
+      fy_i230 => MPI_Get_elements_x_f08, fy_i231 => MPI_Get_hw_resource_info_f08, &
+      fy_i232 => MPI_Get_library_version_f08, fy_i233 => MPI_Get_processor_name_f08, &
+      fy_i234 => MPI_Get_version_f08, fy_i235 => MPI_Graph_create_f08, &
+      fy_i236 => MPI_Graph_get_f08, fy_i237 => MPI_Graph_map_f08, &
+      fy_i238 => MPI_Graph_neighbors_f08, fy_i239 => MPI_Graph_neighbors_count_f08
+  use mpi_f08, only : fy_i240 => MPI_Graphdims_get_f08, fy_i241 => MPI_Grequest_complete_f08, &
+      fy_i242 => MPI_Grequest_start_f08, fy_i243 => MPI_Group_compare_f08, &
+      fy_i244 => MPI_Group_difference_f08, fy_i245 => MPI_Group_excl_f08, &
+      fy_i246 => MPI_Group_free_f08, fy_i247 => MPI_Group_from_session_pset_f08, &
+      fy_i248 => MPI_Group_incl_f08, fy_i249 => MPI_Group_intersection_f08, &
+      fy_i250 => MPI_Group_range_excl_f08, fy_i251 => MPI_Group_range_incl_f08, &
+      fy_i252 => MPI_Group_rank_f08, fy_i253 => MPI_Group_size_f08, &
+      fy_i254 => MPI_Group_translate_ranks_f08, fy_i255 => MPI_Group_union_f08
+  use mpi_f08, only : fy_i256 => MPI_Iallgather_f08ts, fy_i257 => MPI_Iallgather_f08ts_large, &
+      fy_i258 => MPI_Iallgatherv_f08ts, fy_i259 => MPI_Iallgatherv_f08ts_large, &
+      fy_i260 => MPI_Iallreduce_f08ts, fy_i261 => MPI_Iallreduce_f08ts_large, &
+      fy_i262 => MPI_Ialltoall_f08ts, fy_i263 => MPI_Ialltoall_f08ts_large, &
+      fy_i264 => MPI_Ialltoallv_f08ts, fy_i265 => MPI_Ialltoallv_f08ts_large, &
+      fy_i266 => MPI_Ialltoallw_f08ts, fy_i267 => MPI_Ialltoallw_f08ts_large, &
+      fy_i268 => MPI_Ibarrier_f08, fy_i269 => MPI_Ibcast_f08ts, fy_i270 => MPI_Ibcast_f08ts_large, &
+      fy_i271 => MPI_Ibsend_f08ts
+  use mpi_f08, only : fy_i272 => MPI_Ibsend_f08ts_large, fy_i273 => MPI_Iexscan_f08ts, &
+      fy_i274 => MPI_Iexscan_f08ts_large, fy_i275 => MPI_Igather_f08ts, &
+      fy_i276 => MPI_Igather_f08ts_large, fy_i277 => MPI_Igatherv_f08ts, &
+      fy_i278 => MPI_Igatherv_f08ts_large, fy_i279 => MPI_Improbe_f08, &
+      fy_i280 => MPI_Imrecv_f08ts, fy_i281 => MPI_Imrecv_f08ts_large, &
+      fy_i282 => MPI_Ineighbor_allgather_f08ts, fy_i283 => MPI_Ineighbor_allgather_f08ts_large, &
+      fy_i284 => MPI_Ineighbor_allgatherv_f08ts, fy_i285 => MPI_Ineighbor_allgatherv_f08ts_large, &
+      fy_i286 => MPI_Ineighbor_alltoall_f08ts, fy_i287 => MPI_Ineighbor_alltoall_f08ts_large
+  use mpi_f08, only : fy_i288 => MPI_Ineighbor_alltoallv_f08ts, &
+      fy_i289 => MPI_Ineighbor_alltoallv_f08ts_large, fy_i290 => MPI_Ineighbor_alltoallw_f08ts, &
+      fy_i291 => MPI_Ineighbor_alltoallw_f08ts_large, fy_i292 => MPI_Info_create_f08, &
+      fy_i293 => MPI_Info_create_env_f08, fy_i294 => MPI_Info_delete_f08, &
+      fy_i295 => MPI_Info_dup_f08, fy_i296 => MPI_Info_free_f08, fy_i297 => MPI_Info_get_f08, &
+      fy_i298 => MPI_Info_get_nkeys_f08, fy_i299 => MPI_Info_get_nthkey_f08, &
+      fy_i300 => MPI_Info_get_string_f08, fy_i301 => MPI_Info_get_valuelen_f08, &
+      fy_i302 => MPI_Info_set_f08, fy_i303 => MPI_Init_f08
+  use mpi_f08, only : fy_i304 => MPI_Init_thread_f08, fy_i305 => MPI_Initialized_f08, &
+      fy_i306 => MPI_Intercomm_create_f08, fy_i307 => MPI_Intercomm_create_from_groups_f08, &
+      fy_i308 => MPI_Intercomm_merge_f08, fy_i309 => MPI_Iprobe_f08, fy_i310 => MPI_Irecv_f08ts, &
+      fy_i311 => MPI_Irecv_f08ts_large, fy_i312 => MPI_Ireduce_f08ts, &
+      fy_i313 => MPI_Ireduce_f08ts_large, fy_i314 => MPI_Ireduce_scatter_f08ts, &
+      fy_i315 => MPI_Ireduce_scatter_f08ts_large, fy_i316 => MPI_Ireduce_scatter_block_f08ts, &
+      fy_i317 => MPI_Ireduce_scatter_block_f08ts_large, fy_i318 => MPI_Irsend_f08ts, &
+      fy_i319 => MPI_Irsend_f08ts_large
+  use mpi_f08, only : fy_i320 => MPI_Is_thread_main_f08, fy_i321 => MPI_Iscan_f08ts, &
+      fy_i322 => MPI_Iscan_f08ts_large, fy_i323 => MPI_Iscatter_f08ts, &
+      fy_i324 => MPI_Iscatter_f08ts_large, fy_i325 => MPI_Iscatterv_f08ts, &
+      fy_i326 => MPI_Iscatterv_f08ts_large, fy_i327 => MPI_Isend_f08ts, &
+      fy_i328 => MPI_Isend_f08ts_large, fy_i329 => MPI_Isendrecv_f08ts, &
+      fy_i330 => MPI_Isendrecv_f08ts_large, fy_i331 => MPI_Isendrecv_replace_f08ts, &
+      fy_i332 => MPI_Isendrecv_replace_f08ts_large, fy_i333 => MPI_Issend_f08ts, &
+      fy_i334 => MPI_Issend_f08ts_large, fy_i335 => MPI_Lookup_name_f08
+  use mpi_f08, only : fy_i336 => MPI_Mprobe_f08, fy_i337 => MPI_Mrecv_f08ts, &
+      fy_i338 => MPI_Mrecv_f08ts_large, fy_i339 => MPI_Neighbor_allgather_f08ts, &
+      fy_i340 => MPI_Neighbor_allgather_f08ts_large, fy_i341 => MPI_Neighbor_allgather_init_f08ts, &
+      fy_i342 => MPI_Neighbor_allgather_init_f08ts_large, &
+      fy_i343 => MPI_Neighbor_allgatherv_f08ts, fy_i344 => MPI_Neighbor_allgatherv_f08ts_large, &
+      fy_i345 => MPI_Neighbor_allgatherv_init_f08ts, &
+      fy_i346 => MPI_Neighbor_allgatherv_init_f08ts_large, fy_i347 => MPI_Neighbor_alltoall_f08ts, &
+      fy_i348 => MPI_Neighbor_alltoall_f08ts_large, fy_i349 => MPI_Neighbor_alltoall_init_f08ts, &
+      fy_i350 => MPI_Neighbor_alltoall_init_f08ts_large, fy_i351 => MPI_Neighbor_alltoallv_f08ts
+  use mpi_f08, only : fy_i352 => MPI_Neighbor_alltoallv_f08ts_large, &
+      fy_i353 => MPI_Neighbor_alltoallv_init_f08ts, &
+      fy_i354 => MPI_Neighbor_alltoallv_init_f08ts_large, fy_i355 => MPI_Neighbor_alltoallw_f08ts, &
+      fy_i356 => MPI_Neighbor_alltoallw_f08ts_large, fy_i357 => MPI_Neighbor_alltoallw_init_f08ts, &
+      fy_i358 => MPI_Neighbor_alltoallw_init_f08ts_large, fy_i359 => MPI_Op_commutative_f08, &
+      fy_i360 => MPI_Op_create_f08, fy_i361 => MPI_Op_create_c_f08, fy_i362 => MPI_Op_free_f08, &
+      fy_i363 => MPI_Open_port_f08, fy_i364 => MPI_Pack_f08ts, fy_i365 => MPI_Pack_f08ts_large, &
+      fy_i366 => MPI_Pack_external_f08ts, fy_i367 => MPI_Pack_external_f08ts_large
+  use mpi_f08, only : fy_i368 => MPI_Pack_external_size_f08, &
+      fy_i369 => MPI_Pack_external_size_f08_large, fy_i370 => MPI_Pack_size_f08, &
+      fy_i371 => MPI_Pack_size_f08_large, fy_i372 => MPI_Parrived_f08, &
+      fy_i373 => MPI_Pcontrol_f08, fy_i374 => MPI_Pready_f08, fy_i375 => MPI_Pready_list_f08, &
+      fy_i376 => MPI_Pready_range_f08, fy_i377 => MPI_Precv_init_f08ts, fy_i378 => MPI_Probe_f08, &
+      fy_i379 => MPI_Psend_init_f08ts, fy_i380 => MPI_Publish_name_f08, fy_i381 => MPI_Put_f08ts, &
+      fy_i382 => MPI_Put_f08ts_large, fy_i383 => MPI_Query_thread_f08
+  use mpi_f08, only : fy_i384 => MPI_Raccumulate_f08ts, fy_i385 => MPI_Raccumulate_f08ts_large, &
+      fy_i386 => MPI_Recv_f08ts, fy_i387 => MPI_Recv_f08ts_large, fy_i388 => MPI_Recv_init_f08ts, &
+      fy_i389 => MPI_Recv_init_f08ts_large, fy_i390 => MPI_Reduce_f08ts, &
+      fy_i391 => MPI_Reduce_f08ts_large, fy_i392 => MPI_Reduce_init_f08ts, &
+      fy_i393 => MPI_Reduce_init_f08ts_large, fy_i394 => MPI_Reduce_local_f08ts, &
+      fy_i395 => MPI_Reduce_local_f08ts_large, fy_i396 => MPI_Reduce_scatter_f08ts, &
+      fy_i397 => MPI_Reduce_scatter_f08ts_large, fy_i398 => MPI_Reduce_scatter_block_f08ts, &
+      fy_i399 => MPI_Reduce_scatter_block_f08ts_large
+  use mpi_f08, only : fy_i400 => MPI_Reduce_scatter_block_init_f08ts, &
+      fy_i401 => MPI_Reduce_scatter_block_init_f08ts_large, &
+      fy_i402 => MPI_Reduce_scatter_init_f08ts, fy_i403 => MPI_Reduce_scatter_init_f08ts_large, &
+      fy_i404 => MPI_Register_datarep_f08, fy_i405 => MPI_Register_datarep_c_f08, &
+      fy_i406 => MPI_Remove_error_class_f08, fy_i407 => MPI_Remove_error_code_f08, &
+      fy_i408 => MPI_Remove_error_string_f08, fy_i409 => MPI_Request_free_f08, &
+      fy_i410 => MPI_Request_get_status_f08, fy_i411 => MPI_Request_get_status_all_f08, &
+      fy_i412 => MPI_Request_get_status_any_f08, fy_i413 => MPI_Request_get_status_some_f08, &
+      fy_i414 => MPI_Rget_f08ts, fy_i415 => MPI_Rget_f08ts_large
+  use mpi_f08, only : fy_i416 => MPI_Rget_accumulate_f08ts, &
+      fy_i417 => MPI_Rget_accumulate_f08ts_large, fy_i418 => MPI_Rput_f08ts, &
+      fy_i419 => MPI_Rput_f08ts_large, fy_i420 => MPI_Rsend_f08ts, &
+      fy_i421 => MPI_Rsend_f08ts_large, fy_i422 => MPI_Rsend_init_f08ts, &
+      fy_i423 => MPI_Rsend_init_f08ts_large, fy_i424 => MPI_Scan_f08ts, &
+      fy_i425 => MPI_Scan_f08ts_large, fy_i426 => MPI_Scan_init_f08ts, &
+      fy_i427 => MPI_Scan_init_f08ts_large, fy_i428 => MPI_Scatter_f08ts, &
+      fy_i429 => MPI_Scatter_f08ts_large, fy_i430 => MPI_Scatter_init_f08ts, &
+      fy_i431 => MPI_Scatter_init_f08ts_large
+  use mpi_f08, only : fy_i432 => MPI_Scatterv_f08ts, fy_i433 => MPI_Scatterv_f08ts_large, &
+      fy_i434 => MPI_Scatterv_init_f08ts, fy_i435 => MPI_Scatterv_init_f08ts_large, &
+      fy_i436 => MPI_Send_f08ts, fy_i437 => MPI_Send_f08ts_large, fy_i438 => MPI_Send_init_f08ts, &
+      fy_i439 => MPI_Send_init_f08ts_large, fy_i440 => MPI_Sendrecv_f08ts, &
+      fy_i441 => MPI_Sendrecv_f08ts_large, fy_i442 => MPI_Sendrecv_replace_f08ts, &
+      fy_i443 => MPI_Sendrecv_replace_f08ts_large, fy_i444 => MPI_Session_attach_buffer_f08ts, &
+      fy_i445 => MPI_Session_attach_buffer_f08ts_large, &
+      fy_i446 => MPI_Session_call_errhandler_f08, fy_i447 => MPI_Session_create_errhandler_f08
+  use mpi_f08, only : fy_i448 => MPI_Session_detach_buffer_f08, &
+      fy_i449 => MPI_Session_detach_buffer_f08_large, fy_i450 => MPI_Session_finalize_f08, &
+      fy_i451 => MPI_Session_flush_buffer_f08, fy_i452 => MPI_Session_get_errhandler_f08, &
+      fy_i453 => MPI_Session_get_info_f08, fy_i454 => MPI_Session_get_nth_pset_f08, &
+      fy_i455 => MPI_Session_get_num_psets_f08, fy_i456 => MPI_Session_get_pset_info_f08, &
+      fy_i457 => MPI_Session_iflush_buffer_f08, fy_i458 => MPI_Session_init_f08, &
+      fy_i459 => MPI_Session_set_errhandler_f08, fy_i460 => MPI_Ssend_f08ts, &
+      fy_i461 => MPI_Ssend_f08ts_large, fy_i462 => MPI_Ssend_init_f08ts, &
+      fy_i463 => MPI_Ssend_init_f08ts_large
+  use mpi_f08, only : fy_i464 => MPI_Start_f08, fy_i465 => MPI_Startall_f08, &
+      fy_i466 => MPI_Status_get_error_f08, fy_i467 => MPI_Status_get_source_f08, &
+      fy_i468 => MPI_Status_get_tag_f08, fy_i469 => MPI_Status_set_cancelled_f08, &
+      fy_i470 => MPI_Status_set_elements_f08, fy_i471 => MPI_Status_set_elements_f08_large, &
+      fy_i472 => MPI_Status_set_elements_x_f08, fy_i473 => MPI_Status_set_error_f08, &
+      fy_i474 => MPI_Status_set_source_f08, fy_i475 => MPI_Status_set_tag_f08, &
+      fy_i476 => MPI_Test_f08, fy_i477 => MPI_Test_cancelled_f08, fy_i478 => MPI_Testall_f08, &
+      fy_i479 => MPI_Testany_f08
+  use mpi_f08, only : fy_i480 => MPI_Testsome_f08, fy_i481 => MPI_Topo_test_f08, &
+      fy_i482 => MPI_Type_commit_f08, fy_i483 => MPI_Type_contiguous_f08, &
+      fy_i484 => MPI_Type_contiguous_f08_large, fy_i485 => MPI_Type_create_darray_f08, &
+      fy_i486 => MPI_Type_create_darray_f08_large, fy_i487 => MPI_Type_create_f90_complex_f08, &
+      fy_i488 => MPI_Type_create_f90_integer_f08, fy_i489 => MPI_Type_create_f90_real_f08, &
+      fy_i490 => MPI_Type_create_hindexed_f08, fy_i491 => MPI_Type_create_hindexed_f08_large, &
+      fy_i492 => MPI_Type_create_hindexed_block_f08, &
+      fy_i493 => MPI_Type_create_hindexed_block_f08_large, fy_i494 => MPI_Type_create_hvector_f08, &
+      fy_i495 => MPI_Type_create_hvector_f08_large
+  use mpi_f08, only : fy_i496 => MPI_Type_create_indexed_block_f08, &
+      fy_i497 => MPI_Type_create_indexed_block_f08_large, fy_i498 => MPI_Type_create_keyval_f08, &
+      fy_i499 => MPI_Type_create_resized_f08, fy_i500 => MPI_Type_create_struct_f08, &
+      fy_i501 => MPI_Type_create_struct_f08_large, fy_i502 => MPI_Type_create_subarray_f08, &
+      fy_i503 => MPI_Type_create_subarray_f08_large, fy_i504 => MPI_Type_delete_attr_f08, &
+      fy_i505 => MPI_Type_dup_f08, fy_i506 => MPI_Type_free_f08, &
+      fy_i507 => MPI_Type_free_keyval_f08, fy_i508 => MPI_Type_get_attr_f08, &
+      fy_i509 => MPI_Type_get_contents_f08, fy_i510 => MPI_Type_get_contents_f08_large, &
+      fy_i511 => MPI_Type_get_envelope_f08
+  use mpi_f08, only : fy_i512 => MPI_Type_get_envelope_f08_large, &
+      fy_i513 => MPI_Type_get_extent_f08, fy_i514 => MPI_Type_get_extent_x_f08, &
+      fy_i515 => MPI_Type_get_name_f08, fy_i516 => MPI_Type_get_true_extent_f08, &
+      fy_i517 => MPI_Type_get_true_extent_x_f08, fy_i518 => MPI_Type_get_value_index_f08, &
+      fy_i519 => MPI_Type_indexed_f08, fy_i520 => MPI_Type_indexed_f08_large, &
+      fy_i521 => MPI_Type_match_size_f08, fy_i522 => MPI_Type_set_attr_f08, &
+      fy_i523 => MPI_Type_set_name_f08, fy_i524 => MPI_Type_size_f08, &
+      fy_i525 => MPI_Type_size_f08_large, fy_i526 => MPI_Type_size_x_f08, &
+      fy_i527 => MPI_Type_vector_f08
+  use mpi_f08, only : fy_i528 => MPI_Type_vector_f08_large, fy_i529 => MPI_Unpack_f08ts, &
+      fy_i530 => MPI_Unpack_f08ts_large, fy_i531 => MPI_Unpack_external_f08ts, &
+      fy_i532 => MPI_Unpack_external_f08ts_large, fy_i533 => MPI_Unpublish_name_f08, &
+      fy_i534 => MPI_Wait_f08, fy_i535 => MPI_Waitall_f08, fy_i536 => MPI_Waitany_f08, &
+      fy_i537 => MPI_Waitsome_f08, fy_i538 => MPI_Win_allocate_f08, &
+      fy_i539 => MPI_Win_allocate_f08_large, fy_i540 => MPI_Win_allocate_shared_f08, &
+      fy_i541 => MPI_Win_allocate_shared_f08_large, fy_i542 => MPI_Win_attach_f08ts, &
+      fy_i543 => MPI_Win_call_errhandler_f08
+  use mpi_f08, only : fy_i544 => MPI_Win_complete_f08, fy_i545 => MPI_Win_create_f08ts, &
+      fy_i546 => MPI_Win_create_f08ts_large, fy_i547 => MPI_Win_create_dynamic_f08, &
+      fy_i548 => MPI_Win_create_errhandler_f08, fy_i549 => MPI_Win_create_keyval_f08, &
+      fy_i550 => MPI_Win_delete_attr_f08, fy_i551 => MPI_Win_detach_f08ts, &
+      fy_i552 => MPI_Win_fence_f08, fy_i553 => MPI_Win_flush_f08, &
+      fy_i554 => MPI_Win_flush_all_f08, fy_i555 => MPI_Win_flush_local_f08, &
+      fy_i556 => MPI_Win_flush_local_all_f08, fy_i557 => MPI_Win_free_f08, &
+      fy_i558 => MPI_Win_free_keyval_f08, fy_i559 => MPI_Win_get_attr_f08
+  use mpi_f08, only : fy_i560 => MPI_Win_get_errhandler_f08, fy_i561 => MPI_Win_get_group_f08, &
+      fy_i562 => MPI_Win_get_info_f08, fy_i563 => MPI_Win_get_name_f08, &
+      fy_i564 => MPI_Win_lock_f08, fy_i565 => MPI_Win_lock_all_f08, fy_i566 => MPI_Win_post_f08, &
+      fy_i567 => MPI_Win_set_attr_f08, fy_i568 => MPI_Win_set_errhandler_f08, &
+      fy_i569 => MPI_Win_set_info_f08, fy_i570 => MPI_Win_set_name_f08, &
+      fy_i571 => MPI_Win_shared_query_f08, fy_i572 => MPI_Win_shared_query_f08_large, &
+      fy_i573 => MPI_Win_start_f08, fy_i574 => MPI_Win_sync_f08, fy_i575 => MPI_Win_test_f08
+  use mpi_f08, only : fy_i576 => MPI_Win_unlock_f08, fy_i577 => MPI_Win_unlock_all_f08, &
+      fy_i578 => MPI_Win_wait_f08, fy_i579 => MPI_Wtick_f08, fy_i580 => MPI_Wtime_f08
   implicit none
+  private :: fy_i0, fy_i1, fy_i2, fy_i3, fy_i4, fy_i5, fy_i6, fy_i7, fy_i8, fy_i9, fy_i10, fy_i11, &
+      fy_i12, fy_i13, fy_i14, fy_i15
+  private :: fy_i16, fy_i17, fy_i18, fy_i19, fy_i20, fy_i21, fy_i22, fy_i23, fy_i24, fy_i25, &
+      fy_i26, fy_i27, fy_i28, fy_i29, fy_i30, fy_i31
+  private :: fy_i32, fy_i33, fy_i34, fy_i35, fy_i36, fy_i37, fy_i38, fy_i39, fy_i40, fy_i41, &
+      fy_i42, fy_i43, fy_i44, fy_i45, fy_i46, fy_i47
+  private :: fy_i48, fy_i49, fy_i50, fy_i51, fy_i52, fy_i53, fy_i54, fy_i55, fy_i56, fy_i57, &
+      fy_i58, fy_i59, fy_i60, fy_i61, fy_i62, fy_i63
+  private :: fy_i64, fy_i65, fy_i66, fy_i67, fy_i68, fy_i69, fy_i70, fy_i71, fy_i72, fy_i73, &
+      fy_i74, fy_i75, fy_i76, fy_i77, fy_i78, fy_i79
+  private :: fy_i80, fy_i81, fy_i82, fy_i83, fy_i84, fy_i85, fy_i86, fy_i87, fy_i88, fy_i89, &
+      fy_i90, fy_i91, fy_i92, fy_i93, fy_i94, fy_i95
+  private :: fy_i96, fy_i97, fy_i98, fy_i99, fy_i100, fy_i101, fy_i102, fy_i103, fy_i104, fy_i105, &
+      fy_i106, fy_i107, fy_i108, fy_i109, fy_i110, fy_i111
+  private :: fy_i112, fy_i113, fy_i114, fy_i115, fy_i116, fy_i117, fy_i118, fy_i119, fy_i120, &
+      fy_i121, fy_i122, fy_i123, fy_i124, fy_i125, fy_i126, fy_i127
+  private :: fy_i128, fy_i129, fy_i130, fy_i131, fy_i132, fy_i133, fy_i134, fy_i135, fy_i136, &
+      fy_i137, fy_i138, fy_i139, fy_i140, fy_i141, fy_i142, fy_i143
+  private :: fy_i144, fy_i145, fy_i146, fy_i147, fy_i148, fy_i149, fy_i150, fy_i151, fy_i152, &
+      fy_i153, fy_i154, fy_i155, fy_i156, fy_i157, fy_i158, fy_i159
+  private :: fy_i160, fy_i161, fy_i162, fy_i163, fy_i164, fy_i165, fy_i166, fy_i167, fy_i168, &
+      fy_i169, fy_i170, fy_i171, fy_i172, fy_i173, fy_i174, fy_i175
+  private :: fy_i176, fy_i177, fy_i178, fy_i179, fy_i180, fy_i181, fy_i182, fy_i183, fy_i184, &
+      fy_i185, fy_i186, fy_i187, fy_i188, fy_i189, fy_i190, fy_i191
+  private :: fy_i192, fy_i193, fy_i194, fy_i195, fy_i196, fy_i197, fy_i198, fy_i199, fy_i200, &
+      fy_i201, fy_i202, fy_i203, fy_i204, fy_i205, fy_i206, fy_i207
+  private :: fy_i208, fy_i209, fy_i210, fy_i211, fy_i212, fy_i213, fy_i214, fy_i215, fy_i216, &
+      fy_i217, fy_i218, fy_i219, fy_i220, fy_i221, fy_i222, fy_i223
+  private :: fy_i224, fy_i225, fy_i226, fy_i227, fy_i228, fy_i229, fy_i230, fy_i231, fy_i232, &
+      fy_i233, fy_i234, fy_i235, fy_i236, fy_i237, fy_i238, fy_i239
+  private :: fy_i240, fy_i241, fy_i242, fy_i243, fy_i244, fy_i245, fy_i246, fy_i247, fy_i248, &
+      fy_i249, fy_i250, fy_i251, fy_i252, fy_i253, fy_i254, fy_i255
+  private :: fy_i256, fy_i257, fy_i258, fy_i259, fy_i260, fy_i261, fy_i262, fy_i263, fy_i264, &
+      fy_i265, fy_i266, fy_i267, fy_i268, fy_i269, fy_i270, fy_i271
+  private :: fy_i272, fy_i273, fy_i274, fy_i275, fy_i276, fy_i277, fy_i278, fy_i279, fy_i280, &
+      fy_i281, fy_i282, fy_i283, fy_i284, fy_i285, fy_i286, fy_i287
+  private :: fy_i288, fy_i289, fy_i290, fy_i291, fy_i292, fy_i293, fy_i294, fy_i295, fy_i296, &
+      fy_i297, fy_i298, fy_i299, fy_i300, fy_i301, fy_i302, fy_i303
+  private :: fy_i304, fy_i305, fy_i306, fy_i307, fy_i308, fy_i309, fy_i310, fy_i311, fy_i312, &
+      fy_i313, fy_i314, fy_i315, fy_i316, fy_i317, fy_i318, fy_i319
+  private :: fy_i320, fy_i321, fy_i322, fy_i323, fy_i324, fy_i325, fy_i326, fy_i327, fy_i328, &
+      fy_i329, fy_i330, fy_i331, fy_i332, fy_i333, fy_i334, fy_i335
+  private :: fy_i336, fy_i337, fy_i338, fy_i339, fy_i340, fy_i341, fy_i342, fy_i343, fy_i344, &
+      fy_i345, fy_i346, fy_i347, fy_i348, fy_i349, fy_i350, fy_i351
+  private :: fy_i352, fy_i353, fy_i354, fy_i355, fy_i356, fy_i357, fy_i358, fy_i359, fy_i360, &
+      fy_i361, fy_i362, fy_i363, fy_i364, fy_i365, fy_i366, fy_i367
+  private :: fy_i368, fy_i369, fy_i370, fy_i371, fy_i372, fy_i373, fy_i374, fy_i375, fy_i376, &
+      fy_i377, fy_i378, fy_i379, fy_i380, fy_i381, fy_i382, fy_i383
+  private :: fy_i384, fy_i385, fy_i386, fy_i387, fy_i388, fy_i389, fy_i390, fy_i391, fy_i392, &
+      fy_i393, fy_i394, fy_i395, fy_i396, fy_i397, fy_i398, fy_i399
+  private :: fy_i400, fy_i401, fy_i402, fy_i403, fy_i404, fy_i405, fy_i406, fy_i407, fy_i408, &
+      fy_i409, fy_i410, fy_i411, fy_i412, fy_i413, fy_i414, fy_i415
+  private :: fy_i416, fy_i417, fy_i418, fy_i419, fy_i420, fy_i421, fy_i422, fy_i423, fy_i424, &
+      fy_i425, fy_i426, fy_i427, fy_i428, fy_i429, fy_i430, fy_i431
+  private :: fy_i432, fy_i433, fy_i434, fy_i435, fy_i436, fy_i437, fy_i438, fy_i439, fy_i440, &
+      fy_i441, fy_i442, fy_i443, fy_i444, fy_i445, fy_i446, fy_i447
+  private :: fy_i448, fy_i449, fy_i450, fy_i451, fy_i452, fy_i453, fy_i454, fy_i455, fy_i456, &
+      fy_i457, fy_i458, fy_i459, fy_i460, fy_i461, fy_i462, fy_i463
+  private :: fy_i464, fy_i465, fy_i466, fy_i467, fy_i468, fy_i469, fy_i470, fy_i471, fy_i472, &
+      fy_i473, fy_i474, fy_i475, fy_i476, fy_i477, fy_i478, fy_i479
+  private :: fy_i480, fy_i481, fy_i482, fy_i483, fy_i484, fy_i485, fy_i486, fy_i487, fy_i488, &
+      fy_i489, fy_i490, fy_i491, fy_i492, fy_i493, fy_i494, fy_i495
+  private :: fy_i496, fy_i497, fy_i498, fy_i499, fy_i500, fy_i501, fy_i502, fy_i503, fy_i504, &
+      fy_i505, fy_i506, fy_i507, fy_i508, fy_i509, fy_i510, fy_i511
+  private :: fy_i512, fy_i513, fy_i514, fy_i515, fy_i516, fy_i517, fy_i518, fy_i519, fy_i520, &
+      fy_i521, fy_i522, fy_i523, fy_i524, fy_i525, fy_i526, fy_i527
+  private :: fy_i528, fy_i529, fy_i530, fy_i531, fy_i532, fy_i533, fy_i534, fy_i535, fy_i536, &
+      fy_i537, fy_i538, fy_i539, fy_i540, fy_i541, fy_i542, fy_i543
+  private :: fy_i544, fy_i545, fy_i546, fy_i547, fy_i548, fy_i549, fy_i550, fy_i551, fy_i552, &
+      fy_i553, fy_i554, fy_i555, fy_i556, fy_i557, fy_i558, fy_i559
+  private :: fy_i560, fy_i561, fy_i562, fy_i563, fy_i564, fy_i565, fy_i566, fy_i567, fy_i568, &
+      fy_i569, fy_i570, fy_i571, fy_i572, fy_i573, fy_i574, fy_i575
+  private :: fy_i576, fy_i577, fy_i578, fy_i579, fy_i580
+  procedure(fy_i0) :: PMPI_Abi_get_fortran_booleans_f08
+  procedure(fy_i1) :: PMPI_Abi_get_fortran_info_f08
+  procedure(fy_i2) :: PMPI_Abi_get_info_f08
+  procedure(fy_i3) :: PMPI_Abi_get_version_f08
+  procedure(fy_i4) :: PMPI_Abi_set_fortran_booleans_f08
+  procedure(fy_i5) :: PMPI_Abi_set_fortran_info_f08
+  procedure(fy_i6) :: PMPI_Abort_f08
+  procedure(fy_i7) :: PMPI_Accumulate_f08ts
+  procedure(fy_i8) :: PMPI_Accumulate_f08ts_large
+  procedure(fy_i9) :: PMPI_Add_error_class_f08
+  procedure(fy_i10) :: PMPI_Add_error_code_f08
+  procedure(fy_i11) :: PMPI_Add_error_string_f08
+  procedure(fy_i12) :: PMPI_Aint_add_f08
+  procedure(fy_i13) :: PMPI_Aint_diff_f08
+  procedure(fy_i14) :: PMPI_Allgather_f08ts
+  procedure(fy_i15) :: PMPI_Allgather_f08ts_large
+  procedure(fy_i16) :: PMPI_Allgather_init_f08ts
+  procedure(fy_i17) :: PMPI_Allgather_init_f08ts_large
+  procedure(fy_i18) :: PMPI_Allgatherv_f08ts
+  procedure(fy_i19) :: PMPI_Allgatherv_f08ts_large
+  procedure(fy_i20) :: PMPI_Allgatherv_init_f08ts
+  procedure(fy_i21) :: PMPI_Allgatherv_init_f08ts_large
+  procedure(fy_i22) :: PMPI_Alloc_mem_f08
+  procedure(fy_i23) :: PMPI_Allreduce_f08ts
+  procedure(fy_i24) :: PMPI_Allreduce_f08ts_large
+  procedure(fy_i25) :: PMPI_Allreduce_init_f08ts
+  procedure(fy_i26) :: PMPI_Allreduce_init_f08ts_large
+  procedure(fy_i27) :: PMPI_Alltoall_f08ts
+  procedure(fy_i28) :: PMPI_Alltoall_f08ts_large
+  procedure(fy_i29) :: PMPI_Alltoall_init_f08ts
+  procedure(fy_i30) :: PMPI_Alltoall_init_f08ts_large
+  procedure(fy_i31) :: PMPI_Alltoallv_f08ts
+  procedure(fy_i32) :: PMPI_Alltoallv_f08ts_large
+  procedure(fy_i33) :: PMPI_Alltoallv_init_f08ts
+  procedure(fy_i34) :: PMPI_Alltoallv_init_f08ts_large
+  procedure(fy_i35) :: PMPI_Alltoallw_f08ts
+  procedure(fy_i36) :: PMPI_Alltoallw_f08ts_large
+  procedure(fy_i37) :: PMPI_Alltoallw_init_f08ts
+  procedure(fy_i38) :: PMPI_Alltoallw_init_f08ts_large
+  procedure(fy_i39) :: PMPI_Barrier_f08
+  procedure(fy_i40) :: PMPI_Barrier_init_f08
+  procedure(fy_i41) :: PMPI_Bcast_f08ts
+  procedure(fy_i42) :: PMPI_Bcast_f08ts_large
+  procedure(fy_i43) :: PMPI_Bcast_init_f08ts
+  procedure(fy_i44) :: PMPI_Bcast_init_f08ts_large
+  procedure(fy_i45) :: PMPI_Bsend_f08ts
+  procedure(fy_i46) :: PMPI_Bsend_f08ts_large
+  procedure(fy_i47) :: PMPI_Bsend_init_f08ts
+  procedure(fy_i48) :: PMPI_Bsend_init_f08ts_large
+  procedure(fy_i49) :: PMPI_Buffer_attach_f08ts
+  procedure(fy_i50) :: PMPI_Buffer_attach_f08ts_large
+  procedure(fy_i51) :: PMPI_Buffer_detach_f08
+  procedure(fy_i52) :: PMPI_Buffer_detach_f08_large
+  procedure(fy_i53) :: PMPI_Buffer_flush_f08
+  procedure(fy_i54) :: PMPI_Buffer_iflush_f08
+  procedure(fy_i55) :: PMPI_Cancel_f08
+  procedure(fy_i56) :: PMPI_Cart_coords_f08
+  procedure(fy_i57) :: PMPI_Cart_create_f08
+  procedure(fy_i58) :: PMPI_Cart_get_f08
+  procedure(fy_i59) :: PMPI_Cart_map_f08
+  procedure(fy_i60) :: PMPI_Cart_rank_f08
+  procedure(fy_i61) :: PMPI_Cart_shift_f08
+  procedure(fy_i62) :: PMPI_Cart_sub_f08
+  procedure(fy_i63) :: PMPI_Cartdim_get_f08
+  procedure(fy_i64) :: PMPI_Close_port_f08
+  procedure(fy_i65) :: PMPI_Comm_accept_f08
+  procedure(fy_i66) :: PMPI_Comm_attach_buffer_f08ts
+  procedure(fy_i67) :: PMPI_Comm_attach_buffer_f08ts_large
+  procedure(fy_i68) :: PMPI_Comm_call_errhandler_f08
+  procedure(fy_i69) :: PMPI_Comm_compare_f08
+  procedure(fy_i70) :: PMPI_Comm_connect_f08
+  procedure(fy_i71) :: PMPI_Comm_create_f08
+  procedure(fy_i72) :: PMPI_Comm_create_errhandler_f08
+  procedure(fy_i73) :: PMPI_Comm_create_from_group_f08
+  procedure(fy_i74) :: PMPI_Comm_create_group_f08
+  procedure(fy_i75) :: PMPI_Comm_create_keyval_f08
+  procedure(fy_i76) :: PMPI_Comm_delete_attr_f08
+  procedure(fy_i77) :: PMPI_Comm_detach_buffer_f08
+  procedure(fy_i78) :: PMPI_Comm_detach_buffer_f08_large
+  procedure(fy_i79) :: PMPI_Comm_disconnect_f08
+  procedure(fy_i80) :: PMPI_Comm_dup_f08
+  procedure(fy_i81) :: PMPI_Comm_dup_with_info_f08
+  procedure(fy_i82) :: PMPI_Comm_flush_buffer_f08
+  procedure(fy_i83) :: PMPI_Comm_free_f08
+  procedure(fy_i84) :: PMPI_Comm_free_keyval_f08
+  procedure(fy_i85) :: PMPI_Comm_get_attr_f08
+  procedure(fy_i86) :: PMPI_Comm_get_errhandler_f08
+  procedure(fy_i87) :: PMPI_Comm_get_info_f08
+  procedure(fy_i88) :: PMPI_Comm_get_name_f08
+  procedure(fy_i89) :: PMPI_Comm_get_parent_f08
+  procedure(fy_i90) :: PMPI_Comm_group_f08
+  procedure(fy_i91) :: PMPI_Comm_idup_f08
+  procedure(fy_i92) :: PMPI_Comm_idup_with_info_f08
+  procedure(fy_i93) :: PMPI_Comm_iflush_buffer_f08
+  procedure(fy_i94) :: PMPI_Comm_join_f08
+  procedure(fy_i95) :: PMPI_Comm_rank_f08
+  procedure(fy_i96) :: PMPI_Comm_remote_group_f08
+  procedure(fy_i97) :: PMPI_Comm_remote_size_f08
+  procedure(fy_i98) :: PMPI_Comm_set_attr_f08
+  procedure(fy_i99) :: PMPI_Comm_set_errhandler_f08
+  procedure(fy_i100) :: PMPI_Comm_set_info_f08
+  procedure(fy_i101) :: PMPI_Comm_set_name_f08
+  procedure(fy_i102) :: PMPI_Comm_size_f08
+  procedure(fy_i103) :: PMPI_Comm_spawn_f08
+  procedure(fy_i104) :: PMPI_Comm_spawn_multiple_f08
+  procedure(fy_i105) :: PMPI_Comm_split_f08
+  procedure(fy_i106) :: PMPI_Comm_split_type_f08
+  procedure(fy_i107) :: PMPI_Comm_test_inter_f08
+  procedure(fy_i108) :: PMPI_Compare_and_swap_f08ts
+  procedure(fy_i109) :: PMPI_Dims_create_f08
+  procedure(fy_i110) :: PMPI_Dist_graph_create_f08
+  procedure(fy_i111) :: PMPI_Dist_graph_create_adjacent_f08
+  procedure(fy_i112) :: PMPI_Dist_graph_neighbors_f08
+  procedure(fy_i113) :: PMPI_Dist_graph_neighbors_count_f08
+  procedure(fy_i114) :: PMPI_Errhandler_free_f08
+  procedure(fy_i115) :: PMPI_Error_class_f08
+  procedure(fy_i116) :: PMPI_Error_string_f08
+  procedure(fy_i117) :: PMPI_Exscan_f08ts
+  procedure(fy_i118) :: PMPI_Exscan_f08ts_large
+  procedure(fy_i119) :: PMPI_Exscan_init_f08ts
+  procedure(fy_i120) :: PMPI_Exscan_init_f08ts_large
+  procedure(fy_i121) :: PMPI_F_sync_reg_f08ts
+  procedure(fy_i122) :: PMPI_Fetch_and_op_f08ts
+  procedure(fy_i123) :: PMPI_File_call_errhandler_f08
+  procedure(fy_i124) :: PMPI_File_close_f08
+  procedure(fy_i125) :: PMPI_File_create_errhandler_f08
+  procedure(fy_i126) :: PMPI_File_delete_f08
+  procedure(fy_i127) :: PMPI_File_get_amode_f08
+  procedure(fy_i128) :: PMPI_File_get_atomicity_f08
+  procedure(fy_i129) :: PMPI_File_get_byte_offset_f08
+  procedure(fy_i130) :: PMPI_File_get_errhandler_f08
+  procedure(fy_i131) :: PMPI_File_get_group_f08
+  procedure(fy_i132) :: PMPI_File_get_info_f08
+  procedure(fy_i133) :: PMPI_File_get_position_f08
+  procedure(fy_i134) :: PMPI_File_get_position_shared_f08
+  procedure(fy_i135) :: PMPI_File_get_size_f08
+  procedure(fy_i136) :: PMPI_File_get_type_extent_f08
+  procedure(fy_i137) :: PMPI_File_get_view_f08
+  procedure(fy_i138) :: PMPI_File_iread_f08ts
+  procedure(fy_i139) :: PMPI_File_iread_f08ts_large
+  procedure(fy_i140) :: PMPI_File_iread_all_f08ts
+  procedure(fy_i141) :: PMPI_File_iread_all_f08ts_large
+  procedure(fy_i142) :: PMPI_File_iread_at_f08ts
+  procedure(fy_i143) :: PMPI_File_iread_at_f08ts_large
+  procedure(fy_i144) :: PMPI_File_iread_at_all_f08ts
+  procedure(fy_i145) :: PMPI_File_iread_at_all_f08ts_large
+  procedure(fy_i146) :: PMPI_File_iread_shared_f08ts
+  procedure(fy_i147) :: PMPI_File_iread_shared_f08ts_large
+  procedure(fy_i148) :: PMPI_File_iwrite_f08ts
+  procedure(fy_i149) :: PMPI_File_iwrite_f08ts_large
+  procedure(fy_i150) :: PMPI_File_iwrite_all_f08ts
+  procedure(fy_i151) :: PMPI_File_iwrite_all_f08ts_large
+  procedure(fy_i152) :: PMPI_File_iwrite_at_f08ts
+  procedure(fy_i153) :: PMPI_File_iwrite_at_f08ts_large
+  procedure(fy_i154) :: PMPI_File_iwrite_at_all_f08ts
+  procedure(fy_i155) :: PMPI_File_iwrite_at_all_f08ts_large
+  procedure(fy_i156) :: PMPI_File_iwrite_shared_f08ts
+  procedure(fy_i157) :: PMPI_File_iwrite_shared_f08ts_large
+  procedure(fy_i158) :: PMPI_File_open_f08
+  procedure(fy_i159) :: PMPI_File_preallocate_f08
+  procedure(fy_i160) :: PMPI_File_read_f08ts
+  procedure(fy_i161) :: PMPI_File_read_f08ts_large
+  procedure(fy_i162) :: PMPI_File_read_all_f08ts
+  procedure(fy_i163) :: PMPI_File_read_all_f08ts_large
+  procedure(fy_i164) :: PMPI_File_read_all_begin_f08ts
+  procedure(fy_i165) :: PMPI_File_read_all_begin_f08ts_large
+  procedure(fy_i166) :: PMPI_File_read_all_end_f08ts
+  procedure(fy_i167) :: PMPI_File_read_at_f08ts
+  procedure(fy_i168) :: PMPI_File_read_at_f08ts_large
+  procedure(fy_i169) :: PMPI_File_read_at_all_f08ts
+  procedure(fy_i170) :: PMPI_File_read_at_all_f08ts_large
+  procedure(fy_i171) :: PMPI_File_read_at_all_begin_f08ts
+  procedure(fy_i172) :: PMPI_File_read_at_all_begin_f08ts_large
+  procedure(fy_i173) :: PMPI_File_read_at_all_end_f08ts
+  procedure(fy_i174) :: PMPI_File_read_ordered_f08ts
+  procedure(fy_i175) :: PMPI_File_read_ordered_f08ts_large
+  procedure(fy_i176) :: PMPI_File_read_ordered_begin_f08ts
+  procedure(fy_i177) :: PMPI_File_read_ordered_begin_f08ts_large
+  procedure(fy_i178) :: PMPI_File_read_ordered_end_f08ts
+  procedure(fy_i179) :: PMPI_File_read_shared_f08ts
+  procedure(fy_i180) :: PMPI_File_read_shared_f08ts_large
+  procedure(fy_i181) :: PMPI_File_seek_f08
+  procedure(fy_i182) :: PMPI_File_seek_shared_f08
+  procedure(fy_i183) :: PMPI_File_set_atomicity_f08
+  procedure(fy_i184) :: PMPI_File_set_errhandler_f08
+  procedure(fy_i185) :: PMPI_File_set_info_f08
+  procedure(fy_i186) :: PMPI_File_set_size_f08
+  procedure(fy_i187) :: PMPI_File_set_view_f08
+  procedure(fy_i188) :: PMPI_File_sync_f08
+  procedure(fy_i189) :: PMPI_File_write_f08ts
+  procedure(fy_i190) :: PMPI_File_write_f08ts_large
+  procedure(fy_i191) :: PMPI_File_write_all_f08ts
+  procedure(fy_i192) :: PMPI_File_write_all_f08ts_large
+  procedure(fy_i193) :: PMPI_File_write_all_begin_f08ts
+  procedure(fy_i194) :: PMPI_File_write_all_begin_f08ts_large
+  procedure(fy_i195) :: PMPI_File_write_all_end_f08ts
+  procedure(fy_i196) :: PMPI_File_write_at_f08ts
+  procedure(fy_i197) :: PMPI_File_write_at_f08ts_large
+  procedure(fy_i198) :: PMPI_File_write_at_all_f08ts
+  procedure(fy_i199) :: PMPI_File_write_at_all_f08ts_large
+  procedure(fy_i200) :: PMPI_File_write_at_all_begin_f08ts
+  procedure(fy_i201) :: PMPI_File_write_at_all_begin_f08ts_large
+  procedure(fy_i202) :: PMPI_File_write_at_all_end_f08ts
+  procedure(fy_i203) :: PMPI_File_write_ordered_f08ts
+  procedure(fy_i204) :: PMPI_File_write_ordered_f08ts_large
+  procedure(fy_i205) :: PMPI_File_write_ordered_begin_f08ts
+  procedure(fy_i206) :: PMPI_File_write_ordered_begin_f08ts_large
+  procedure(fy_i207) :: PMPI_File_write_ordered_end_f08ts
+  procedure(fy_i208) :: PMPI_File_write_shared_f08ts
+  procedure(fy_i209) :: PMPI_File_write_shared_f08ts_large
+  procedure(fy_i210) :: PMPI_Finalize_f08
+  procedure(fy_i211) :: PMPI_Finalized_f08
+  procedure(fy_i212) :: PMPI_Free_mem_f08ts
+  procedure(fy_i213) :: PMPI_Gather_f08ts
+  procedure(fy_i214) :: PMPI_Gather_f08ts_large
+  procedure(fy_i215) :: PMPI_Gather_init_f08ts
+  procedure(fy_i216) :: PMPI_Gather_init_f08ts_large
+  procedure(fy_i217) :: PMPI_Gatherv_f08ts
+  procedure(fy_i218) :: PMPI_Gatherv_f08ts_large
+  procedure(fy_i219) :: PMPI_Gatherv_init_f08ts
+  procedure(fy_i220) :: PMPI_Gatherv_init_f08ts_large
+  procedure(fy_i221) :: PMPI_Get_f08ts
+  procedure(fy_i222) :: PMPI_Get_f08ts_large
+  procedure(fy_i223) :: PMPI_Get_accumulate_f08ts
+  procedure(fy_i224) :: PMPI_Get_accumulate_f08ts_large
+  procedure(fy_i225) :: PMPI_Get_address_f08ts
+  procedure(fy_i226) :: PMPI_Get_count_f08
+  procedure(fy_i227) :: PMPI_Get_count_f08_large
+  procedure(fy_i228) :: PMPI_Get_elements_f08
+  procedure(fy_i229) :: PMPI_Get_elements_f08_large
+  procedure(fy_i230) :: PMPI_Get_elements_x_f08
+  procedure(fy_i231) :: PMPI_Get_hw_resource_info_f08
+  procedure(fy_i232) :: PMPI_Get_library_version_f08
+  procedure(fy_i233) :: PMPI_Get_processor_name_f08
+  procedure(fy_i234) :: PMPI_Get_version_f08
+  procedure(fy_i235) :: PMPI_Graph_create_f08
+  procedure(fy_i236) :: PMPI_Graph_get_f08
+  procedure(fy_i237) :: PMPI_Graph_map_f08
+  procedure(fy_i238) :: PMPI_Graph_neighbors_f08
+  procedure(fy_i239) :: PMPI_Graph_neighbors_count_f08
+  procedure(fy_i240) :: PMPI_Graphdims_get_f08
+  procedure(fy_i241) :: PMPI_Grequest_complete_f08
+  procedure(fy_i242) :: PMPI_Grequest_start_f08
+  procedure(fy_i243) :: PMPI_Group_compare_f08
+  procedure(fy_i244) :: PMPI_Group_difference_f08
+  procedure(fy_i245) :: PMPI_Group_excl_f08
+  procedure(fy_i246) :: PMPI_Group_free_f08
+  procedure(fy_i247) :: PMPI_Group_from_session_pset_f08
+  procedure(fy_i248) :: PMPI_Group_incl_f08
+  procedure(fy_i249) :: PMPI_Group_intersection_f08
+  procedure(fy_i250) :: PMPI_Group_range_excl_f08
+  procedure(fy_i251) :: PMPI_Group_range_incl_f08
+  procedure(fy_i252) :: PMPI_Group_rank_f08
+  procedure(fy_i253) :: PMPI_Group_size_f08
+  procedure(fy_i254) :: PMPI_Group_translate_ranks_f08
+  procedure(fy_i255) :: PMPI_Group_union_f08
+  procedure(fy_i256) :: PMPI_Iallgather_f08ts
+  procedure(fy_i257) :: PMPI_Iallgather_f08ts_large
+  procedure(fy_i258) :: PMPI_Iallgatherv_f08ts
+  procedure(fy_i259) :: PMPI_Iallgatherv_f08ts_large
+  procedure(fy_i260) :: PMPI_Iallreduce_f08ts
+  procedure(fy_i261) :: PMPI_Iallreduce_f08ts_large
+  procedure(fy_i262) :: PMPI_Ialltoall_f08ts
+  procedure(fy_i263) :: PMPI_Ialltoall_f08ts_large
+  procedure(fy_i264) :: PMPI_Ialltoallv_f08ts
+  procedure(fy_i265) :: PMPI_Ialltoallv_f08ts_large
+  procedure(fy_i266) :: PMPI_Ialltoallw_f08ts
+  procedure(fy_i267) :: PMPI_Ialltoallw_f08ts_large
+  procedure(fy_i268) :: PMPI_Ibarrier_f08
+  procedure(fy_i269) :: PMPI_Ibcast_f08ts
+  procedure(fy_i270) :: PMPI_Ibcast_f08ts_large
+  procedure(fy_i271) :: PMPI_Ibsend_f08ts
+  procedure(fy_i272) :: PMPI_Ibsend_f08ts_large
+  procedure(fy_i273) :: PMPI_Iexscan_f08ts
+  procedure(fy_i274) :: PMPI_Iexscan_f08ts_large
+  procedure(fy_i275) :: PMPI_Igather_f08ts
+  procedure(fy_i276) :: PMPI_Igather_f08ts_large
+  procedure(fy_i277) :: PMPI_Igatherv_f08ts
+  procedure(fy_i278) :: PMPI_Igatherv_f08ts_large
+  procedure(fy_i279) :: PMPI_Improbe_f08
+  procedure(fy_i280) :: PMPI_Imrecv_f08ts
+  procedure(fy_i281) :: PMPI_Imrecv_f08ts_large
+  procedure(fy_i282) :: PMPI_Ineighbor_allgather_f08ts
+  procedure(fy_i283) :: PMPI_Ineighbor_allgather_f08ts_large
+  procedure(fy_i284) :: PMPI_Ineighbor_allgatherv_f08ts
+  procedure(fy_i285) :: PMPI_Ineighbor_allgatherv_f08ts_large
+  procedure(fy_i286) :: PMPI_Ineighbor_alltoall_f08ts
+  procedure(fy_i287) :: PMPI_Ineighbor_alltoall_f08ts_large
+  procedure(fy_i288) :: PMPI_Ineighbor_alltoallv_f08ts
+  procedure(fy_i289) :: PMPI_Ineighbor_alltoallv_f08ts_large
+  procedure(fy_i290) :: PMPI_Ineighbor_alltoallw_f08ts
+  procedure(fy_i291) :: PMPI_Ineighbor_alltoallw_f08ts_large
+  procedure(fy_i292) :: PMPI_Info_create_f08
+  procedure(fy_i293) :: PMPI_Info_create_env_f08
+  procedure(fy_i294) :: PMPI_Info_delete_f08
+  procedure(fy_i295) :: PMPI_Info_dup_f08
+  procedure(fy_i296) :: PMPI_Info_free_f08
+  procedure(fy_i297) :: PMPI_Info_get_f08
+  procedure(fy_i298) :: PMPI_Info_get_nkeys_f08
+  procedure(fy_i299) :: PMPI_Info_get_nthkey_f08
+  procedure(fy_i300) :: PMPI_Info_get_string_f08
+  procedure(fy_i301) :: PMPI_Info_get_valuelen_f08
+  procedure(fy_i302) :: PMPI_Info_set_f08
+  procedure(fy_i303) :: PMPI_Init_f08
+  procedure(fy_i304) :: PMPI_Init_thread_f08
+  procedure(fy_i305) :: PMPI_Initialized_f08
+  procedure(fy_i306) :: PMPI_Intercomm_create_f08
+  procedure(fy_i307) :: PMPI_Intercomm_create_from_groups_f08
+  procedure(fy_i308) :: PMPI_Intercomm_merge_f08
+  procedure(fy_i309) :: PMPI_Iprobe_f08
+  procedure(fy_i310) :: PMPI_Irecv_f08ts
+  procedure(fy_i311) :: PMPI_Irecv_f08ts_large
+  procedure(fy_i312) :: PMPI_Ireduce_f08ts
+  procedure(fy_i313) :: PMPI_Ireduce_f08ts_large
+  procedure(fy_i314) :: PMPI_Ireduce_scatter_f08ts
+  procedure(fy_i315) :: PMPI_Ireduce_scatter_f08ts_large
+  procedure(fy_i316) :: PMPI_Ireduce_scatter_block_f08ts
+  procedure(fy_i317) :: PMPI_Ireduce_scatter_block_f08ts_large
+  procedure(fy_i318) :: PMPI_Irsend_f08ts
+  procedure(fy_i319) :: PMPI_Irsend_f08ts_large
+  procedure(fy_i320) :: PMPI_Is_thread_main_f08
+  procedure(fy_i321) :: PMPI_Iscan_f08ts
+  procedure(fy_i322) :: PMPI_Iscan_f08ts_large
+  procedure(fy_i323) :: PMPI_Iscatter_f08ts
+  procedure(fy_i324) :: PMPI_Iscatter_f08ts_large
+  procedure(fy_i325) :: PMPI_Iscatterv_f08ts
+  procedure(fy_i326) :: PMPI_Iscatterv_f08ts_large
+  procedure(fy_i327) :: PMPI_Isend_f08ts
+  procedure(fy_i328) :: PMPI_Isend_f08ts_large
+  procedure(fy_i329) :: PMPI_Isendrecv_f08ts
+  procedure(fy_i330) :: PMPI_Isendrecv_f08ts_large
+  procedure(fy_i331) :: PMPI_Isendrecv_replace_f08ts
+  procedure(fy_i332) :: PMPI_Isendrecv_replace_f08ts_large
+  procedure(fy_i333) :: PMPI_Issend_f08ts
+  procedure(fy_i334) :: PMPI_Issend_f08ts_large
+  procedure(fy_i335) :: PMPI_Lookup_name_f08
+  procedure(fy_i336) :: PMPI_Mprobe_f08
+  procedure(fy_i337) :: PMPI_Mrecv_f08ts
+  procedure(fy_i338) :: PMPI_Mrecv_f08ts_large
+  procedure(fy_i339) :: PMPI_Neighbor_allgather_f08ts
+  procedure(fy_i340) :: PMPI_Neighbor_allgather_f08ts_large
+  procedure(fy_i341) :: PMPI_Neighbor_allgather_init_f08ts
+  procedure(fy_i342) :: PMPI_Neighbor_allgather_init_f08ts_large
+  procedure(fy_i343) :: PMPI_Neighbor_allgatherv_f08ts
+  procedure(fy_i344) :: PMPI_Neighbor_allgatherv_f08ts_large
+  procedure(fy_i345) :: PMPI_Neighbor_allgatherv_init_f08ts
+  procedure(fy_i346) :: PMPI_Neighbor_allgatherv_init_f08ts_large
+  procedure(fy_i347) :: PMPI_Neighbor_alltoall_f08ts
+  procedure(fy_i348) :: PMPI_Neighbor_alltoall_f08ts_large
+  procedure(fy_i349) :: PMPI_Neighbor_alltoall_init_f08ts
+  procedure(fy_i350) :: PMPI_Neighbor_alltoall_init_f08ts_large
+  procedure(fy_i351) :: PMPI_Neighbor_alltoallv_f08ts
+  procedure(fy_i352) :: PMPI_Neighbor_alltoallv_f08ts_large
+  procedure(fy_i353) :: PMPI_Neighbor_alltoallv_init_f08ts
+  procedure(fy_i354) :: PMPI_Neighbor_alltoallv_init_f08ts_large
+  procedure(fy_i355) :: PMPI_Neighbor_alltoallw_f08ts
+  procedure(fy_i356) :: PMPI_Neighbor_alltoallw_f08ts_large
+  procedure(fy_i357) :: PMPI_Neighbor_alltoallw_init_f08ts
+  procedure(fy_i358) :: PMPI_Neighbor_alltoallw_init_f08ts_large
+  procedure(fy_i359) :: PMPI_Op_commutative_f08
+  procedure(fy_i360) :: PMPI_Op_create_f08
+  procedure(fy_i361) :: PMPI_Op_create_c_f08
+  procedure(fy_i362) :: PMPI_Op_free_f08
+  procedure(fy_i363) :: PMPI_Open_port_f08
+  procedure(fy_i364) :: PMPI_Pack_f08ts
+  procedure(fy_i365) :: PMPI_Pack_f08ts_large
+  procedure(fy_i366) :: PMPI_Pack_external_f08ts
+  procedure(fy_i367) :: PMPI_Pack_external_f08ts_large
+  procedure(fy_i368) :: PMPI_Pack_external_size_f08
+  procedure(fy_i369) :: PMPI_Pack_external_size_f08_large
+  procedure(fy_i370) :: PMPI_Pack_size_f08
+  procedure(fy_i371) :: PMPI_Pack_size_f08_large
+  procedure(fy_i372) :: PMPI_Parrived_f08
+  procedure(fy_i373) :: PMPI_Pcontrol_f08
+  procedure(fy_i374) :: PMPI_Pready_f08
+  procedure(fy_i375) :: PMPI_Pready_list_f08
+  procedure(fy_i376) :: PMPI_Pready_range_f08
+  procedure(fy_i377) :: PMPI_Precv_init_f08ts
+  procedure(fy_i378) :: PMPI_Probe_f08
+  procedure(fy_i379) :: PMPI_Psend_init_f08ts
+  procedure(fy_i380) :: PMPI_Publish_name_f08
+  procedure(fy_i381) :: PMPI_Put_f08ts
+  procedure(fy_i382) :: PMPI_Put_f08ts_large
+  procedure(fy_i383) :: PMPI_Query_thread_f08
+  procedure(fy_i384) :: PMPI_Raccumulate_f08ts
+  procedure(fy_i385) :: PMPI_Raccumulate_f08ts_large
+  procedure(fy_i386) :: PMPI_Recv_f08ts
+  procedure(fy_i387) :: PMPI_Recv_f08ts_large
+  procedure(fy_i388) :: PMPI_Recv_init_f08ts
+  procedure(fy_i389) :: PMPI_Recv_init_f08ts_large
+  procedure(fy_i390) :: PMPI_Reduce_f08ts
+  procedure(fy_i391) :: PMPI_Reduce_f08ts_large
+  procedure(fy_i392) :: PMPI_Reduce_init_f08ts
+  procedure(fy_i393) :: PMPI_Reduce_init_f08ts_large
+  procedure(fy_i394) :: PMPI_Reduce_local_f08ts
+  procedure(fy_i395) :: PMPI_Reduce_local_f08ts_large
+  procedure(fy_i396) :: PMPI_Reduce_scatter_f08ts
+  procedure(fy_i397) :: PMPI_Reduce_scatter_f08ts_large
+  procedure(fy_i398) :: PMPI_Reduce_scatter_block_f08ts
+  procedure(fy_i399) :: PMPI_Reduce_scatter_block_f08ts_large
+  procedure(fy_i400) :: PMPI_Reduce_scatter_block_init_f08ts
+  procedure(fy_i401) :: PMPI_Reduce_scatter_block_init_f08ts_large
+  procedure(fy_i402) :: PMPI_Reduce_scatter_init_f08ts
+  procedure(fy_i403) :: PMPI_Reduce_scatter_init_f08ts_large
+  procedure(fy_i404) :: PMPI_Register_datarep_f08
+  procedure(fy_i405) :: PMPI_Register_datarep_c_f08
+  procedure(fy_i406) :: PMPI_Remove_error_class_f08
+  procedure(fy_i407) :: PMPI_Remove_error_code_f08
+  procedure(fy_i408) :: PMPI_Remove_error_string_f08
+  procedure(fy_i409) :: PMPI_Request_free_f08
+  procedure(fy_i410) :: PMPI_Request_get_status_f08
+  procedure(fy_i411) :: PMPI_Request_get_status_all_f08
+  procedure(fy_i412) :: PMPI_Request_get_status_any_f08
+  procedure(fy_i413) :: PMPI_Request_get_status_some_f08
+  procedure(fy_i414) :: PMPI_Rget_f08ts
+  procedure(fy_i415) :: PMPI_Rget_f08ts_large
+  procedure(fy_i416) :: PMPI_Rget_accumulate_f08ts
+  procedure(fy_i417) :: PMPI_Rget_accumulate_f08ts_large
+  procedure(fy_i418) :: PMPI_Rput_f08ts
+  procedure(fy_i419) :: PMPI_Rput_f08ts_large
+  procedure(fy_i420) :: PMPI_Rsend_f08ts
+  procedure(fy_i421) :: PMPI_Rsend_f08ts_large
+  procedure(fy_i422) :: PMPI_Rsend_init_f08ts
+  procedure(fy_i423) :: PMPI_Rsend_init_f08ts_large
+  procedure(fy_i424) :: PMPI_Scan_f08ts
+  procedure(fy_i425) :: PMPI_Scan_f08ts_large
+  procedure(fy_i426) :: PMPI_Scan_init_f08ts
+  procedure(fy_i427) :: PMPI_Scan_init_f08ts_large
+  procedure(fy_i428) :: PMPI_Scatter_f08ts
+  procedure(fy_i429) :: PMPI_Scatter_f08ts_large
+  procedure(fy_i430) :: PMPI_Scatter_init_f08ts
+  procedure(fy_i431) :: PMPI_Scatter_init_f08ts_large
+  procedure(fy_i432) :: PMPI_Scatterv_f08ts
+  procedure(fy_i433) :: PMPI_Scatterv_f08ts_large
+  procedure(fy_i434) :: PMPI_Scatterv_init_f08ts
+  procedure(fy_i435) :: PMPI_Scatterv_init_f08ts_large
+  procedure(fy_i436) :: PMPI_Send_f08ts
+  procedure(fy_i437) :: PMPI_Send_f08ts_large
+  procedure(fy_i438) :: PMPI_Send_init_f08ts
+  procedure(fy_i439) :: PMPI_Send_init_f08ts_large
+  procedure(fy_i440) :: PMPI_Sendrecv_f08ts
+  procedure(fy_i441) :: PMPI_Sendrecv_f08ts_large
+  procedure(fy_i442) :: PMPI_Sendrecv_replace_f08ts
+  procedure(fy_i443) :: PMPI_Sendrecv_replace_f08ts_large
+  procedure(fy_i444) :: PMPI_Session_attach_buffer_f08ts
+  procedure(fy_i445) :: PMPI_Session_attach_buffer_f08ts_large
+  procedure(fy_i446) :: PMPI_Session_call_errhandler_f08
+  procedure(fy_i447) :: PMPI_Session_create_errhandler_f08
+  procedure(fy_i448) :: PMPI_Session_detach_buffer_f08
+  procedure(fy_i449) :: PMPI_Session_detach_buffer_f08_large
+  procedure(fy_i450) :: PMPI_Session_finalize_f08
+  procedure(fy_i451) :: PMPI_Session_flush_buffer_f08
+  procedure(fy_i452) :: PMPI_Session_get_errhandler_f08
+  procedure(fy_i453) :: PMPI_Session_get_info_f08
+  procedure(fy_i454) :: PMPI_Session_get_nth_pset_f08
+  procedure(fy_i455) :: PMPI_Session_get_num_psets_f08
+  procedure(fy_i456) :: PMPI_Session_get_pset_info_f08
+  procedure(fy_i457) :: PMPI_Session_iflush_buffer_f08
+  procedure(fy_i458) :: PMPI_Session_init_f08
+  procedure(fy_i459) :: PMPI_Session_set_errhandler_f08
+  procedure(fy_i460) :: PMPI_Ssend_f08ts
+  procedure(fy_i461) :: PMPI_Ssend_f08ts_large
+  procedure(fy_i462) :: PMPI_Ssend_init_f08ts
+  procedure(fy_i463) :: PMPI_Ssend_init_f08ts_large
+  procedure(fy_i464) :: PMPI_Start_f08
+  procedure(fy_i465) :: PMPI_Startall_f08
+  procedure(fy_i466) :: PMPI_Status_get_error_f08
+  procedure(fy_i467) :: PMPI_Status_get_source_f08
+  procedure(fy_i468) :: PMPI_Status_get_tag_f08
+  procedure(fy_i469) :: PMPI_Status_set_cancelled_f08
+  procedure(fy_i470) :: PMPI_Status_set_elements_f08
+  procedure(fy_i471) :: PMPI_Status_set_elements_f08_large
+  procedure(fy_i472) :: PMPI_Status_set_elements_x_f08
+  procedure(fy_i473) :: PMPI_Status_set_error_f08
+  procedure(fy_i474) :: PMPI_Status_set_source_f08
+  procedure(fy_i475) :: PMPI_Status_set_tag_f08
+  procedure(fy_i476) :: PMPI_Test_f08
+  procedure(fy_i477) :: PMPI_Test_cancelled_f08
+  procedure(fy_i478) :: PMPI_Testall_f08
+  procedure(fy_i479) :: PMPI_Testany_f08
+  procedure(fy_i480) :: PMPI_Testsome_f08
+  procedure(fy_i481) :: PMPI_Topo_test_f08
+  procedure(fy_i482) :: PMPI_Type_commit_f08
+  procedure(fy_i483) :: PMPI_Type_contiguous_f08
+  procedure(fy_i484) :: PMPI_Type_contiguous_f08_large
+  procedure(fy_i485) :: PMPI_Type_create_darray_f08
+  procedure(fy_i486) :: PMPI_Type_create_darray_f08_large
+  procedure(fy_i487) :: PMPI_Type_create_f90_complex_f08
+  procedure(fy_i488) :: PMPI_Type_create_f90_integer_f08
+  procedure(fy_i489) :: PMPI_Type_create_f90_real_f08
+  procedure(fy_i490) :: PMPI_Type_create_hindexed_f08
+  procedure(fy_i491) :: PMPI_Type_create_hindexed_f08_large
+  procedure(fy_i492) :: PMPI_Type_create_hindexed_block_f08
+  procedure(fy_i493) :: PMPI_Type_create_hindexed_block_f08_large
+  procedure(fy_i494) :: PMPI_Type_create_hvector_f08
+  procedure(fy_i495) :: PMPI_Type_create_hvector_f08_large
+  procedure(fy_i496) :: PMPI_Type_create_indexed_block_f08
+  procedure(fy_i497) :: PMPI_Type_create_indexed_block_f08_large
+  procedure(fy_i498) :: PMPI_Type_create_keyval_f08
+  procedure(fy_i499) :: PMPI_Type_create_resized_f08
+  procedure(fy_i500) :: PMPI_Type_create_struct_f08
+  procedure(fy_i501) :: PMPI_Type_create_struct_f08_large
+  procedure(fy_i502) :: PMPI_Type_create_subarray_f08
+  procedure(fy_i503) :: PMPI_Type_create_subarray_f08_large
+  procedure(fy_i504) :: PMPI_Type_delete_attr_f08
+  procedure(fy_i505) :: PMPI_Type_dup_f08
+  procedure(fy_i506) :: PMPI_Type_free_f08
+  procedure(fy_i507) :: PMPI_Type_free_keyval_f08
+  procedure(fy_i508) :: PMPI_Type_get_attr_f08
+  procedure(fy_i509) :: PMPI_Type_get_contents_f08
+  procedure(fy_i510) :: PMPI_Type_get_contents_f08_large
+  procedure(fy_i511) :: PMPI_Type_get_envelope_f08
+  procedure(fy_i512) :: PMPI_Type_get_envelope_f08_large
+  procedure(fy_i513) :: PMPI_Type_get_extent_f08
+  procedure(fy_i514) :: PMPI_Type_get_extent_x_f08
+  procedure(fy_i515) :: PMPI_Type_get_name_f08
+  procedure(fy_i516) :: PMPI_Type_get_true_extent_f08
+  procedure(fy_i517) :: PMPI_Type_get_true_extent_x_f08
+  procedure(fy_i518) :: PMPI_Type_get_value_index_f08
+  procedure(fy_i519) :: PMPI_Type_indexed_f08
+  procedure(fy_i520) :: PMPI_Type_indexed_f08_large
+  procedure(fy_i521) :: PMPI_Type_match_size_f08
+  procedure(fy_i522) :: PMPI_Type_set_attr_f08
+  procedure(fy_i523) :: PMPI_Type_set_name_f08
+  procedure(fy_i524) :: PMPI_Type_size_f08
+  procedure(fy_i525) :: PMPI_Type_size_f08_large
+  procedure(fy_i526) :: PMPI_Type_size_x_f08
+  procedure(fy_i527) :: PMPI_Type_vector_f08
+  procedure(fy_i528) :: PMPI_Type_vector_f08_large
+  procedure(fy_i529) :: PMPI_Unpack_f08ts
+  procedure(fy_i530) :: PMPI_Unpack_f08ts_large
+  procedure(fy_i531) :: PMPI_Unpack_external_f08ts
+  procedure(fy_i532) :: PMPI_Unpack_external_f08ts_large
+  procedure(fy_i533) :: PMPI_Unpublish_name_f08
+  procedure(fy_i534) :: PMPI_Wait_f08
+  procedure(fy_i535) :: PMPI_Waitall_f08
+  procedure(fy_i536) :: PMPI_Waitany_f08
+  procedure(fy_i537) :: PMPI_Waitsome_f08
+  procedure(fy_i538) :: PMPI_Win_allocate_f08
+  procedure(fy_i539) :: PMPI_Win_allocate_f08_large
+  procedure(fy_i540) :: PMPI_Win_allocate_shared_f08
+  procedure(fy_i541) :: PMPI_Win_allocate_shared_f08_large
+  procedure(fy_i542) :: PMPI_Win_attach_f08ts
+  procedure(fy_i543) :: PMPI_Win_call_errhandler_f08
+  procedure(fy_i544) :: PMPI_Win_complete_f08
+  procedure(fy_i545) :: PMPI_Win_create_f08ts
+  procedure(fy_i546) :: PMPI_Win_create_f08ts_large
+  procedure(fy_i547) :: PMPI_Win_create_dynamic_f08
+  procedure(fy_i548) :: PMPI_Win_create_errhandler_f08
+  procedure(fy_i549) :: PMPI_Win_create_keyval_f08
+  procedure(fy_i550) :: PMPI_Win_delete_attr_f08
+  procedure(fy_i551) :: PMPI_Win_detach_f08ts
+  procedure(fy_i552) :: PMPI_Win_fence_f08
+  procedure(fy_i553) :: PMPI_Win_flush_f08
+  procedure(fy_i554) :: PMPI_Win_flush_all_f08
+  procedure(fy_i555) :: PMPI_Win_flush_local_f08
+  procedure(fy_i556) :: PMPI_Win_flush_local_all_f08
+  procedure(fy_i557) :: PMPI_Win_free_f08
+  procedure(fy_i558) :: PMPI_Win_free_keyval_f08
+  procedure(fy_i559) :: PMPI_Win_get_attr_f08
+  procedure(fy_i560) :: PMPI_Win_get_errhandler_f08
+  procedure(fy_i561) :: PMPI_Win_get_group_f08
+  procedure(fy_i562) :: PMPI_Win_get_info_f08
+  procedure(fy_i563) :: PMPI_Win_get_name_f08
+  procedure(fy_i564) :: PMPI_Win_lock_f08
+  procedure(fy_i565) :: PMPI_Win_lock_all_f08
+  procedure(fy_i566) :: PMPI_Win_post_f08
+  procedure(fy_i567) :: PMPI_Win_set_attr_f08
+  procedure(fy_i568) :: PMPI_Win_set_errhandler_f08
+  procedure(fy_i569) :: PMPI_Win_set_info_f08
+  procedure(fy_i570) :: PMPI_Win_set_name_f08
+  procedure(fy_i571) :: PMPI_Win_shared_query_f08
+  procedure(fy_i572) :: PMPI_Win_shared_query_f08_large
+  procedure(fy_i573) :: PMPI_Win_start_f08
+  procedure(fy_i574) :: PMPI_Win_sync_f08
+  procedure(fy_i575) :: PMPI_Win_test_f08
+  procedure(fy_i576) :: PMPI_Win_unlock_f08
+  procedure(fy_i577) :: PMPI_Win_unlock_all_f08
+  procedure(fy_i578) :: PMPI_Win_wait_f08
+  procedure(fy_i579) :: PMPI_Wtick_f08
+  procedure(fy_i580) :: PMPI_Wtime_f08
   interface PMPI_Abi_get_fortran_booleans
-    subroutine PMPI_Abi_get_fortran_booleans_f08(logical_size, logical_true, logical_false, is_set, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: logical_size
-      LOGICAL, INTENT(OUT) :: logical_true, logical_false, is_set
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Abi_get_fortran_booleans_f08
   end interface
   interface PMPI_Abi_get_fortran_info
-    subroutine PMPI_Abi_get_fortran_info_f08(info, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(OUT) :: info
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Abi_get_fortran_info_f08
   end interface
   interface PMPI_Abi_get_info
-    subroutine PMPI_Abi_get_info_f08(info, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(OUT) :: info
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Abi_get_info_f08
   end interface
   interface PMPI_Abi_get_version
-    subroutine PMPI_Abi_get_version_f08(abi_major, abi_minor, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(OUT) :: abi_major, abi_minor
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Abi_get_version_f08
   end interface
   interface PMPI_Abi_set_fortran_booleans
-    subroutine PMPI_Abi_set_fortran_booleans_f08(logical_size, logical_true, logical_false, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: logical_size
-      LOGICAL, INTENT(IN) :: logical_true, logical_false
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Abi_set_fortran_booleans_f08
   end interface
   interface PMPI_Abi_set_fortran_info
-    subroutine PMPI_Abi_set_fortran_info_f08(info, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(IN) :: info
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Abi_set_fortran_info_f08
   end interface
   interface PMPI_Abort
-    subroutine PMPI_Abort_f08(comm, errorcode, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(IN) :: errorcode
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Abort_f08
   end interface
   interface PMPI_Accumulate
-    subroutine PMPI_Accumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
-      INTEGER, INTENT(IN) :: origin_count, target_rank, target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count, target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
-      INTEGER, INTENT(IN) :: target_rank
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Accumulate_f08ts, PMPI_Accumulate_f08ts_large
   end interface
   interface PMPI_Add_error_class
-    subroutine PMPI_Add_error_class_f08(errorclass, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(OUT) :: errorclass
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Add_error_class_f08
   end interface
   interface PMPI_Add_error_code
-    subroutine PMPI_Add_error_code_f08(errorclass, errorcode, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: errorclass
-      INTEGER, INTENT(OUT) :: errorcode
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Add_error_code_f08
   end interface
   interface PMPI_Add_error_string
-    subroutine PMPI_Add_error_string_f08(errorcode, string, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: errorcode
-      CHARACTER(LEN=*), INTENT(IN) :: string
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Add_error_string_f08
   end interface
   interface PMPI_Aint_add
-    function PMPI_Aint_add_f08(base, disp) result(res)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: base, disp
-      INTEGER(KIND=MPI_ADDRESS_KIND) :: res
-    end function
+    procedure :: PMPI_Aint_add_f08
   end interface
   interface PMPI_Aint_diff
-    function PMPI_Aint_diff_f08(addr1, addr2) result(res)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: addr1, addr2
-      INTEGER(KIND=MPI_ADDRESS_KIND) :: res
-    end function
+    procedure :: PMPI_Aint_diff_f08
   end interface
   interface PMPI_Allgather
-    subroutine PMPI_Allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Allgather_f08ts, PMPI_Allgather_f08ts_large
   end interface
   interface PMPI_Allgather_init
-    subroutine PMPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Allgather_init_f08ts, PMPI_Allgather_init_f08ts_large
   end interface
   interface PMPI_Allgatherv
-    subroutine PMPI_Allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcounts(*), displs(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcounts(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Allgatherv_f08ts, PMPI_Allgatherv_f08ts_large
   end interface
   interface PMPI_Allgatherv_init
-    subroutine PMPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*), displs(*)
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Allgatherv_init_f08ts, PMPI_Allgatherv_init_f08ts_large
   end interface
   interface PMPI_Alloc_mem
-    subroutine PMPI_Alloc_mem_f08(size, info, baseptr, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(C_PTR), INTENT(OUT) :: baseptr
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Alloc_mem_f08
   end interface
   interface PMPI_Allreduce
-    subroutine PMPI_Allreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Allreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Allreduce_f08ts, PMPI_Allreduce_f08ts_large
   end interface
   interface PMPI_Allreduce_init
-    subroutine PMPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Allreduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Allreduce_init_f08ts, PMPI_Allreduce_init_f08ts_large
   end interface
   interface PMPI_Alltoall
-    subroutine PMPI_Alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Alltoall_f08ts, PMPI_Alltoall_f08ts_large
   end interface
   interface PMPI_Alltoall_init
-    subroutine PMPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Alltoall_init_f08ts, PMPI_Alltoall_init_f08ts_large
   end interface
   interface PMPI_Alltoallv
-    subroutine PMPI_Alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER, INTENT(IN) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*), recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Alltoallv_f08ts, PMPI_Alltoallv_f08ts_large
   end interface
   interface PMPI_Alltoallv_init
-    subroutine PMPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Alltoallv_init_f08ts, PMPI_Alltoallv_init_f08ts_large
   end interface
   interface PMPI_Alltoallw
-    subroutine PMPI_Alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER, INTENT(IN) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*), recvtypes(*)
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*), recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*), recvtypes(*)
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Alltoallw_f08ts, PMPI_Alltoallw_f08ts_large
   end interface
   interface PMPI_Alltoallw_init
-    subroutine PMPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*), recvtypes(*)
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*), recvtypes(*)
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Alltoallw_init_f08ts, PMPI_Alltoallw_init_f08ts_large
   end interface
   interface PMPI_Barrier
-    subroutine PMPI_Barrier_f08(comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Barrier_f08
   end interface
   interface PMPI_Barrier_init
-    subroutine PMPI_Barrier_init_f08(comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Barrier_init_f08
   end interface
   interface PMPI_Bcast
-    subroutine PMPI_Bcast_f08ts(buffer, count, datatype, root, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..) :: buffer
-      INTEGER, INTENT(IN) :: count, root
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Bcast_f08ts_large(buffer, count, datatype, root, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..) :: buffer
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Bcast_f08ts, PMPI_Bcast_f08ts_large
   end interface
   interface PMPI_Bcast_init
-    subroutine PMPI_Bcast_init_f08ts(buffer, count, datatype, root, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
-      INTEGER, INTENT(IN) :: count, root
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Bcast_init_f08ts_large(buffer, count, datatype, root, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Bcast_init_f08ts, PMPI_Bcast_init_f08ts_large
   end interface
   interface PMPI_Bsend
-    subroutine PMPI_Bsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER, INTENT(IN) :: count, dest, tag
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Bsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: dest, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Bsend_f08ts, PMPI_Bsend_f08ts_large
   end interface
   interface PMPI_Bsend_init
-    subroutine PMPI_Bsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count, dest, tag
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Bsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: dest, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Bsend_init_f08ts, PMPI_Bsend_init_f08ts_large
   end interface
   interface PMPI_Buffer_attach
-    subroutine PMPI_Buffer_attach_f08ts(buffer, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
-      INTEGER, INTENT(IN) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Buffer_attach_f08ts_large(buffer, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Buffer_attach_f08ts, PMPI_Buffer_attach_f08ts_large
   end interface
   interface PMPI_Buffer_detach
-    subroutine PMPI_Buffer_detach_f08(buffer_addr, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
-      INTEGER, INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Buffer_detach_f08_large(buffer_addr, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Buffer_detach_f08, PMPI_Buffer_detach_f08_large
   end interface
   interface PMPI_Buffer_flush
-    subroutine PMPI_Buffer_flush_f08(ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Buffer_flush_f08
   end interface
   interface PMPI_Buffer_iflush
-    subroutine PMPI_Buffer_iflush_f08(request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Buffer_iflush_f08
   end interface
   interface PMPI_Cancel
-    subroutine PMPI_Cancel_f08(request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Request), INTENT(IN) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Cancel_f08
   end interface
   interface PMPI_Cart_coords
-    subroutine PMPI_Cart_coords_f08(comm, rank, maxdims, coords, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(IN) :: rank, maxdims
-      INTEGER, INTENT(OUT) :: coords(maxdims)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Cart_coords_f08
   end interface
   interface PMPI_Cart_create
-    subroutine PMPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm_old
-      INTEGER, INTENT(IN) :: ndims, dims(ndims)
-      LOGICAL, INTENT(IN) :: periods(ndims), reorder
-      TYPE(MPI_Comm), INTENT(OUT) :: comm_cart
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Cart_create_f08
   end interface
   interface PMPI_Cart_get
-    subroutine PMPI_Cart_get_f08(comm, maxdims, dims, periods, coords, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(IN) :: maxdims
-      INTEGER, INTENT(OUT) :: dims(maxdims), coords(maxdims)
-      LOGICAL, INTENT(OUT) :: periods(maxdims)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Cart_get_f08
   end interface
   interface PMPI_Cart_map
-    subroutine PMPI_Cart_map_f08(comm, ndims, dims, periods, newrank, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(IN) :: ndims, dims(ndims)
-      LOGICAL, INTENT(IN) :: periods(ndims)
-      INTEGER, INTENT(OUT) :: newrank
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Cart_map_f08
   end interface
   interface PMPI_Cart_rank
-    subroutine PMPI_Cart_rank_f08(comm, coords, rank, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(IN) :: coords(*)
-      INTEGER, INTENT(OUT) :: rank
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Cart_rank_f08
   end interface
   interface PMPI_Cart_shift
-    subroutine PMPI_Cart_shift_f08(comm, direction, disp, rank_source, rank_dest, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(IN) :: direction, disp
-      INTEGER, INTENT(OUT) :: rank_source, rank_dest
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Cart_shift_f08
   end interface
   interface PMPI_Cart_sub
-    subroutine PMPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      LOGICAL, INTENT(IN) :: remain_dims(*)
-      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Cart_sub_f08
   end interface
   interface PMPI_Cartdim_get
-    subroutine PMPI_Cartdim_get_f08(comm, ndims, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(OUT) :: ndims
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Cartdim_get_f08
   end interface
   interface PMPI_Close_port
-    subroutine PMPI_Close_port_f08(port_name, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=*), INTENT(IN) :: port_name
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Close_port_f08
   end interface
   interface PMPI_Comm_accept
-    subroutine PMPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=*), INTENT(IN) :: port_name
-      TYPE(MPI_Info), INTENT(IN) :: info
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_accept_f08
   end interface
   interface PMPI_Comm_attach_buffer
-    subroutine PMPI_Comm_attach_buffer_f08ts(comm, buffer, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
-      INTEGER, INTENT(IN) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Comm_attach_buffer_f08ts_large(comm, buffer, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_attach_buffer_f08ts, PMPI_Comm_attach_buffer_f08ts_large
   end interface
   interface PMPI_Comm_call_errhandler
-    subroutine PMPI_Comm_call_errhandler_f08(comm, errorcode, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(IN) :: errorcode
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_call_errhandler_f08
   end interface
   interface PMPI_Comm_compare
-    subroutine PMPI_Comm_compare_f08(comm1, comm2, result, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm1, comm2
-      INTEGER, INTENT(OUT) :: result
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_compare_f08
   end interface
   interface PMPI_Comm_connect
-    subroutine PMPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=*), INTENT(IN) :: port_name
-      TYPE(MPI_Info), INTENT(IN) :: info
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_connect_f08
   end interface
   interface PMPI_Comm_create
-    subroutine PMPI_Comm_create_f08(comm, group, newcomm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Group), INTENT(IN) :: group
-      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_create_f08
   end interface
   interface PMPI_Comm_create_errhandler
-    subroutine PMPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      PROCEDURE(MPI_Comm_errhandler_function) :: comm_errhandler_fn
-      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_create_errhandler_f08
   end interface
   interface PMPI_Comm_create_from_group
-    subroutine PMPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, newcomm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Group), INTENT(IN) :: group
-      CHARACTER(LEN=*), INTENT(IN) :: stringtag
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
-      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_create_from_group_f08
   end interface
   interface PMPI_Comm_create_group
-    subroutine PMPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Group), INTENT(IN) :: group
-      INTEGER, INTENT(IN) :: tag
-      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_create_group_f08
   end interface
   interface PMPI_Comm_create_keyval
-    subroutine PMPI_Comm_create_keyval_f08(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      PROCEDURE(MPI_Comm_copy_attr_function) :: comm_copy_attr_fn
-      PROCEDURE(MPI_Comm_delete_attr_function) :: comm_delete_attr_fn
-      INTEGER, INTENT(OUT) :: comm_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_create_keyval_f08
   end interface
   interface PMPI_Comm_delete_attr
-    subroutine PMPI_Comm_delete_attr_f08(comm, comm_keyval, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(IN) :: comm_keyval
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_delete_attr_f08
   end interface
   interface PMPI_Comm_detach_buffer
-    subroutine PMPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
-      INTEGER, INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Comm_detach_buffer_f08_large(comm, buffer_addr, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_detach_buffer_f08, PMPI_Comm_detach_buffer_f08_large
   end interface
   interface PMPI_Comm_disconnect
-    subroutine PMPI_Comm_disconnect_f08(comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(INOUT) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_disconnect_f08
   end interface
   interface PMPI_Comm_dup
-    subroutine PMPI_Comm_dup_f08(comm, newcomm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_dup_f08
   end interface
   interface PMPI_Comm_dup_with_info
-    subroutine PMPI_Comm_dup_with_info_f08(comm, info, newcomm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_dup_with_info_f08
   end interface
   interface PMPI_Comm_flush_buffer
-    subroutine PMPI_Comm_flush_buffer_f08(comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_flush_buffer_f08
   end interface
   interface PMPI_Comm_free
-    subroutine PMPI_Comm_free_f08(comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(INOUT) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_free_f08
   end interface
   interface PMPI_Comm_free_keyval
-    subroutine PMPI_Comm_free_keyval_f08(comm_keyval, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(INOUT) :: comm_keyval
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_free_keyval_f08
   end interface
   interface PMPI_Comm_get_attr
-    subroutine PMPI_Comm_get_attr_f08(comm, comm_keyval, attribute_val, flag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(IN) :: comm_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_get_attr_f08
   end interface
   interface PMPI_Comm_get_errhandler
-    subroutine PMPI_Comm_get_errhandler_f08(comm, errhandler, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_get_errhandler_f08
   end interface
   interface PMPI_Comm_get_info
-    subroutine PMPI_Comm_get_info_f08(comm, info_used, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(OUT) :: info_used
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_get_info_f08
   end interface
   interface PMPI_Comm_get_name
-    subroutine PMPI_Comm_get_name_f08(comm, comm_name, resultlen, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      CHARACTER(LEN=MPI_MAX_OBJECT_NAME), INTENT(OUT) :: comm_name
-      INTEGER, INTENT(OUT) :: resultlen
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_get_name_f08
   end interface
   interface PMPI_Comm_get_parent
-    subroutine PMPI_Comm_get_parent_f08(parent, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(OUT) :: parent
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_get_parent_f08
   end interface
   interface PMPI_Comm_group
-    subroutine PMPI_Comm_group_f08(comm, group, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Group), INTENT(OUT) :: group
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_group_f08
   end interface
   interface PMPI_Comm_idup
-    subroutine PMPI_Comm_idup_f08(comm, newcomm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Comm), INTENT(OUT), ASYNCHRONOUS :: newcomm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_idup_f08
   end interface
   interface PMPI_Comm_idup_with_info
-    subroutine PMPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Comm), INTENT(OUT), ASYNCHRONOUS :: newcomm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_idup_with_info_f08
   end interface
   interface PMPI_Comm_iflush_buffer
-    subroutine PMPI_Comm_iflush_buffer_f08(comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_iflush_buffer_f08
   end interface
   interface PMPI_Comm_join
-    subroutine PMPI_Comm_join_f08(fd, intercomm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: fd
-      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_join_f08
   end interface
   interface PMPI_Comm_rank
-    subroutine PMPI_Comm_rank_f08(comm, rank, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(OUT) :: rank
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_rank_f08
   end interface
   interface PMPI_Comm_remote_group
-    subroutine PMPI_Comm_remote_group_f08(comm, group, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Group), INTENT(OUT) :: group
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_remote_group_f08
   end interface
   interface PMPI_Comm_remote_size
-    subroutine PMPI_Comm_remote_size_f08(comm, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_remote_size_f08
   end interface
   interface PMPI_Comm_set_attr
-    subroutine PMPI_Comm_set_attr_f08(comm, comm_keyval, attribute_val, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(IN) :: comm_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_set_attr_f08
   end interface
   interface PMPI_Comm_set_errhandler
-    subroutine PMPI_Comm_set_errhandler_f08(comm, errhandler, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_set_errhandler_f08
   end interface
   interface PMPI_Comm_set_info
-    subroutine PMPI_Comm_set_info_f08(comm, info, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_set_info_f08
   end interface
   interface PMPI_Comm_set_name
-    subroutine PMPI_Comm_set_name_f08(comm, comm_name, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      CHARACTER(LEN=*), INTENT(IN) :: comm_name
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_set_name_f08
   end interface
   interface PMPI_Comm_size
-    subroutine PMPI_Comm_size_f08(comm, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_size_f08
   end interface
   interface PMPI_Comm_spawn
-    subroutine PMPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=*), INTENT(IN) :: command, argv(*)
-      INTEGER, INTENT(IN) :: maxprocs, root
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
-      INTEGER :: array_of_errcodes(*)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_spawn_f08
   end interface
   interface PMPI_Comm_spawn_multiple
-    subroutine PMPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: count, array_of_maxprocs(*), root
-      CHARACTER(LEN=*), INTENT(IN) :: array_of_commands(*), array_of_argv(count, *)
-      TYPE(MPI_Info), INTENT(IN) :: array_of_info(*)
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
-      INTEGER :: array_of_errcodes(*)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_spawn_multiple_f08
   end interface
   interface PMPI_Comm_split
-    subroutine PMPI_Comm_split_f08(comm, color, key, newcomm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(IN) :: color, key
-      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_split_f08
   end interface
   interface PMPI_Comm_split_type
-    subroutine PMPI_Comm_split_type_f08(comm, split_type, key, info, newcomm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(IN) :: split_type, key
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_split_type_f08
   end interface
   interface PMPI_Comm_test_inter
-    subroutine PMPI_Comm_test_inter_f08(comm, flag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Comm_test_inter_f08
   end interface
   interface PMPI_Compare_and_swap
-    subroutine PMPI_Compare_and_swap_f08ts(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr, compare_addr
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: target_rank
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Compare_and_swap_f08ts
   end interface
   interface PMPI_Dims_create
-    subroutine PMPI_Dims_create_f08(nnodes, ndims, dims, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: nnodes, ndims
-      INTEGER, INTENT(INOUT) :: dims(ndims)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Dims_create_f08
   end interface
   interface PMPI_Dist_graph_create
-    subroutine PMPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm_old
-      INTEGER, INTENT(IN) :: n, sources(n), degrees(n), destinations(*), weights(*)
-      TYPE(MPI_Info), INTENT(IN) :: info
-      LOGICAL, INTENT(IN) :: reorder
-      TYPE(MPI_Comm), INTENT(OUT) :: comm_dist_graph
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Dist_graph_create_f08
   end interface
   interface PMPI_Dist_graph_create_adjacent
-    subroutine PMPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm_old
-      INTEGER, INTENT(IN) :: indegree, sources(indegree), sourceweights(*), outdegree, destinations(outdegree), destweights(*)
-      TYPE(MPI_Info), INTENT(IN) :: info
-      LOGICAL, INTENT(IN) :: reorder
-      TYPE(MPI_Comm), INTENT(OUT) :: comm_dist_graph
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Dist_graph_create_adjacent_f08
   end interface
   interface PMPI_Dist_graph_neighbors
-    subroutine PMPI_Dist_graph_neighbors_f08(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(IN) :: maxindegree, maxoutdegree
-      INTEGER, INTENT(OUT) :: sources(maxindegree), destinations(maxoutdegree)
-      INTEGER :: sourceweights(*), destweights(*)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Dist_graph_neighbors_f08
   end interface
   interface PMPI_Dist_graph_neighbors_count
-    subroutine PMPI_Dist_graph_neighbors_count_f08(comm, indegree, outdegree, weighted, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(OUT) :: indegree, outdegree
-      LOGICAL, INTENT(OUT) :: weighted
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Dist_graph_neighbors_count_f08
   end interface
   interface PMPI_Errhandler_free
-    subroutine PMPI_Errhandler_free_f08(errhandler, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Errhandler), INTENT(INOUT) :: errhandler
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Errhandler_free_f08
   end interface
   interface PMPI_Error_class
-    subroutine PMPI_Error_class_f08(errorcode, errorclass, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: errorcode
-      INTEGER, INTENT(OUT) :: errorclass
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Error_class_f08
   end interface
   interface PMPI_Error_string
-    subroutine PMPI_Error_string_f08(errorcode, string, resultlen, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: errorcode
-      CHARACTER(LEN=MPI_MAX_ERROR_STRING), INTENT(OUT) :: string
-      INTEGER, INTENT(OUT) :: resultlen
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Error_string_f08
   end interface
   interface PMPI_Exscan
-    subroutine PMPI_Exscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Exscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Exscan_f08ts, PMPI_Exscan_f08ts_large
   end interface
   interface PMPI_Exscan_init
-    subroutine PMPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Exscan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Exscan_init_f08ts, PMPI_Exscan_init_f08ts_large
   end interface
   interface PMPI_F_sync_reg
-    subroutine PMPI_F_sync_reg_f08ts(buf)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-    end subroutine
+    procedure :: PMPI_F_sync_reg_f08ts
   end interface
   interface PMPI_Fetch_and_op
-    subroutine PMPI_Fetch_and_op_f08ts(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: target_rank
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Fetch_and_op_f08ts
   end interface
   interface PMPI_File_call_errhandler
-    subroutine PMPI_File_call_errhandler_f08(fh, errorcode, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER, INTENT(IN) :: errorcode
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_call_errhandler_f08
   end interface
   interface PMPI_File_close
-    subroutine PMPI_File_close_f08(fh, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(INOUT) :: fh
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_close_f08
   end interface
   interface PMPI_File_create_errhandler
-    subroutine PMPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      PROCEDURE(MPI_File_errhandler_function) :: file_errhandler_fn
-      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_create_errhandler_f08
   end interface
   interface PMPI_File_delete
-    subroutine PMPI_File_delete_f08(filename, info, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=*), INTENT(IN) :: filename
-      TYPE(MPI_Info), INTENT(IN) :: info
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_delete_f08
   end interface
   interface PMPI_File_get_amode
-    subroutine PMPI_File_get_amode_f08(fh, amode, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER, INTENT(OUT) :: amode
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_get_amode_f08
   end interface
   interface PMPI_File_get_atomicity
-    subroutine PMPI_File_get_atomicity_f08(fh, flag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_get_atomicity_f08
   end interface
   interface PMPI_File_get_byte_offset
-    subroutine PMPI_File_get_byte_offset_f08(fh, offset, disp, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_get_byte_offset_f08
   end interface
   interface PMPI_File_get_errhandler
-    subroutine PMPI_File_get_errhandler_f08(file, errhandler, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: file
-      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_get_errhandler_f08
   end interface
   interface PMPI_File_get_group
-    subroutine PMPI_File_get_group_f08(fh, group, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(MPI_Group), INTENT(OUT) :: group
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_get_group_f08
   end interface
   interface PMPI_File_get_info
-    subroutine PMPI_File_get_info_f08(fh, info_used, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(MPI_Info), INTENT(OUT) :: info_used
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_get_info_f08
   end interface
   interface PMPI_File_get_position
-    subroutine PMPI_File_get_position_f08(fh, offset, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_get_position_f08
   end interface
   interface PMPI_File_get_position_shared
-    subroutine PMPI_File_get_position_shared_f08(fh, offset, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_get_position_shared_f08
   end interface
   interface PMPI_File_get_size
-    subroutine PMPI_File_get_size_f08(fh, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_get_size_f08
   end interface
   interface PMPI_File_get_type_extent
-    subroutine PMPI_File_get_type_extent_f08(fh, datatype, extent, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: extent
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_get_type_extent_f08
   end interface
   interface PMPI_File_get_view
-    subroutine PMPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
-      TYPE(MPI_Datatype), INTENT(OUT) :: etype, filetype
-      CHARACTER(LEN=*), INTENT(OUT) :: datarep
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_get_view_f08
   end interface
   interface PMPI_File_iread
-    subroutine PMPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_iread_f08ts_large(fh, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_iread_f08ts, PMPI_File_iread_f08ts_large
   end interface
   interface PMPI_File_iread_all
-    subroutine PMPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_iread_all_f08ts_large(fh, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_iread_all_f08ts, PMPI_File_iread_all_f08ts_large
   end interface
   interface PMPI_File_iread_at
-    subroutine PMPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_iread_at_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_iread_at_f08ts, PMPI_File_iread_at_f08ts_large
   end interface
   interface PMPI_File_iread_at_all
-    subroutine PMPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_iread_at_all_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_iread_at_all_f08ts, PMPI_File_iread_at_all_f08ts_large
   end interface
   interface PMPI_File_iread_shared
-    subroutine PMPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_iread_shared_f08ts_large(fh, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_iread_shared_f08ts, PMPI_File_iread_shared_f08ts_large
   end interface
   interface PMPI_File_iwrite
-    subroutine PMPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_iwrite_f08ts_large(fh, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_iwrite_f08ts, PMPI_File_iwrite_f08ts_large
   end interface
   interface PMPI_File_iwrite_all
-    subroutine PMPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_iwrite_all_f08ts_large(fh, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_iwrite_all_f08ts, PMPI_File_iwrite_all_f08ts_large
   end interface
   interface PMPI_File_iwrite_at
-    subroutine PMPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_iwrite_at_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_iwrite_at_f08ts, PMPI_File_iwrite_at_f08ts_large
   end interface
   interface PMPI_File_iwrite_at_all
-    subroutine PMPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_iwrite_at_all_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_iwrite_at_all_f08ts, PMPI_File_iwrite_at_all_f08ts_large
   end interface
   interface PMPI_File_iwrite_shared
-    subroutine PMPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_iwrite_shared_f08ts_large(fh, buf, count, datatype, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_iwrite_shared_f08ts, PMPI_File_iwrite_shared_f08ts_large
   end interface
   interface PMPI_File_open
-    subroutine PMPI_File_open_f08(comm, filename, amode, info, fh, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      CHARACTER(LEN=*), INTENT(IN) :: filename
-      INTEGER, INTENT(IN) :: amode
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_File), INTENT(OUT) :: fh
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_open_f08
   end interface
   interface PMPI_File_preallocate
-    subroutine PMPI_File_preallocate_f08(fh, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_preallocate_f08
   end interface
   interface PMPI_File_read
-    subroutine PMPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_read_f08ts_large(fh, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_read_f08ts, PMPI_File_read_f08ts_large
   end interface
   interface PMPI_File_read_all
-    subroutine PMPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_read_all_f08ts_large(fh, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_read_all_f08ts, PMPI_File_read_all_f08ts_large
   end interface
   interface PMPI_File_read_all_begin
-    subroutine PMPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_read_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_read_all_begin_f08ts, PMPI_File_read_all_begin_f08ts_large
   end interface
   interface PMPI_File_read_all_end
-    subroutine PMPI_File_read_all_end_f08ts(fh, buf, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_read_all_end_f08ts
   end interface
   interface PMPI_File_read_at
-    subroutine PMPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_read_at_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_read_at_f08ts, PMPI_File_read_at_f08ts_large
   end interface
   interface PMPI_File_read_at_all
-    subroutine PMPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_read_at_all_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_read_at_all_f08ts, PMPI_File_read_at_all_f08ts_large
   end interface
   interface PMPI_File_read_at_all_begin
-    subroutine PMPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_read_at_all_begin_f08ts_large(fh, offset, buf, count, datatype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_read_at_all_begin_f08ts, PMPI_File_read_at_all_begin_f08ts_large
   end interface
   interface PMPI_File_read_at_all_end
-    subroutine PMPI_File_read_at_all_end_f08ts(fh, buf, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_read_at_all_end_f08ts
   end interface
   interface PMPI_File_read_ordered
-    subroutine PMPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_read_ordered_f08ts_large(fh, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_read_ordered_f08ts, PMPI_File_read_ordered_f08ts_large
   end interface
   interface PMPI_File_read_ordered_begin
-    subroutine PMPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_read_ordered_begin_f08ts_large(fh, buf, count, datatype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_read_ordered_begin_f08ts, PMPI_File_read_ordered_begin_f08ts_large
   end interface
   interface PMPI_File_read_ordered_end
-    subroutine PMPI_File_read_ordered_end_f08ts(fh, buf, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_read_ordered_end_f08ts
   end interface
   interface PMPI_File_read_shared
-    subroutine PMPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_read_shared_f08ts_large(fh, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_read_shared_f08ts, PMPI_File_read_shared_f08ts_large
   end interface
   interface PMPI_File_seek
-    subroutine PMPI_File_seek_f08(fh, offset, whence, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      INTEGER, INTENT(IN) :: whence
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_seek_f08
   end interface
   interface PMPI_File_seek_shared
-    subroutine PMPI_File_seek_shared_f08(fh, offset, whence, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      INTEGER, INTENT(IN) :: whence
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_seek_shared_f08
   end interface
   interface PMPI_File_set_atomicity
-    subroutine PMPI_File_set_atomicity_f08(fh, flag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      LOGICAL, INTENT(IN) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_set_atomicity_f08
   end interface
   interface PMPI_File_set_errhandler
-    subroutine PMPI_File_set_errhandler_f08(file, errhandler, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: file
-      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_set_errhandler_f08
   end interface
   interface PMPI_File_set_info
-    subroutine PMPI_File_set_info_f08(fh, info, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(MPI_Info), INTENT(IN) :: info
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_set_info_f08
   end interface
   interface PMPI_File_set_size
-    subroutine PMPI_File_set_size_f08(fh, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_set_size_f08
   end interface
   interface PMPI_File_set_view
-    subroutine PMPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: disp
-      TYPE(MPI_Datatype), INTENT(IN) :: etype, filetype
-      CHARACTER(LEN=*), INTENT(IN) :: datarep
-      TYPE(MPI_Info), INTENT(IN) :: info
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_set_view_f08
   end interface
   interface PMPI_File_sync
-    subroutine PMPI_File_sync_f08(fh, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_sync_f08
   end interface
   interface PMPI_File_write
-    subroutine PMPI_File_write_f08ts(fh, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_write_f08ts_large(fh, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_write_f08ts, PMPI_File_write_f08ts_large
   end interface
   interface PMPI_File_write_all
-    subroutine PMPI_File_write_all_f08ts(fh, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_write_all_f08ts_large(fh, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_write_all_f08ts, PMPI_File_write_all_f08ts_large
   end interface
   interface PMPI_File_write_all_begin
-    subroutine PMPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_write_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_write_all_begin_f08ts, PMPI_File_write_all_begin_f08ts_large
   end interface
   interface PMPI_File_write_all_end
-    subroutine PMPI_File_write_all_end_f08ts(fh, buf, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_write_all_end_f08ts
   end interface
   interface PMPI_File_write_at
-    subroutine PMPI_File_write_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_write_at_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_write_at_f08ts, PMPI_File_write_at_f08ts_large
   end interface
   interface PMPI_File_write_at_all
-    subroutine PMPI_File_write_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_write_at_all_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_write_at_all_f08ts, PMPI_File_write_at_all_f08ts_large
   end interface
   interface PMPI_File_write_at_all_begin
-    subroutine PMPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_write_at_all_begin_f08ts_large(fh, offset, buf, count, datatype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_write_at_all_begin_f08ts, PMPI_File_write_at_all_begin_f08ts_large
   end interface
   interface PMPI_File_write_at_all_end
-    subroutine PMPI_File_write_at_all_end_f08ts(fh, buf, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_write_at_all_end_f08ts
   end interface
   interface PMPI_File_write_ordered
-    subroutine PMPI_File_write_ordered_f08ts(fh, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_write_ordered_f08ts_large(fh, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_write_ordered_f08ts, PMPI_File_write_ordered_f08ts_large
   end interface
   interface PMPI_File_write_ordered_begin
-    subroutine PMPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_write_ordered_begin_f08ts_large(fh, buf, count, datatype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_write_ordered_begin_f08ts, PMPI_File_write_ordered_begin_f08ts_large
   end interface
   interface PMPI_File_write_ordered_end
-    subroutine PMPI_File_write_ordered_end_f08ts(fh, buf, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_write_ordered_end_f08ts
   end interface
   interface PMPI_File_write_shared
-    subroutine PMPI_File_write_shared_f08ts(fh, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_File_write_shared_f08ts_large(fh, buf, count, datatype, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_File), INTENT(IN) :: fh
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_File_write_shared_f08ts, PMPI_File_write_shared_f08ts_large
   end interface
   interface PMPI_Finalize
-    subroutine PMPI_Finalize_f08(ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Finalize_f08
   end interface
   interface PMPI_Finalized
-    subroutine PMPI_Finalized_f08(flag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Finalized_f08
   end interface
   interface PMPI_Free_mem
-    subroutine PMPI_Free_mem_f08ts(base, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: base
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Free_mem_f08ts
   end interface
   interface PMPI_Gather
-    subroutine PMPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount, root
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Gather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Gather_f08ts, PMPI_Gather_f08ts_large
   end interface
   interface PMPI_Gather_init
-    subroutine PMPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount, root
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Gather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Gather_init_f08ts, PMPI_Gather_init_f08ts_large
   end interface
   interface PMPI_Gatherv
-    subroutine PMPI_Gatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcounts(*), displs(*), root
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Gatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcounts(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Gatherv_f08ts, PMPI_Gatherv_f08ts_large
   end interface
   interface PMPI_Gatherv_init
-    subroutine PMPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, root
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*), displs(*)
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Gatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Gatherv_init_f08ts, PMPI_Gatherv_init_f08ts_large
   end interface
   interface PMPI_Get
-    subroutine PMPI_Get_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
-      INTEGER, INTENT(IN) :: origin_count, target_rank, target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Get_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count, target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
-      INTEGER, INTENT(IN) :: target_rank
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Get_f08ts, PMPI_Get_f08ts_large
   end interface
   interface PMPI_Get_accumulate
-    subroutine PMPI_Get_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
-      INTEGER, INTENT(IN) :: origin_count, result_count, target_rank, target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, result_datatype, target_datatype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Get_accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count, result_count, target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, result_datatype, target_datatype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
-      INTEGER, INTENT(IN) :: target_rank
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Get_accumulate_f08ts, PMPI_Get_accumulate_f08ts_large
   end interface
   interface PMPI_Get_address
-    subroutine PMPI_Get_address_f08ts(location, address, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: location
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: address
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Get_address_f08ts
   end interface
   interface PMPI_Get_count
-    subroutine PMPI_Get_count_f08(status, datatype, count, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Status), INTENT(IN) :: status
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(OUT) :: count
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Get_count_f08_large(status, datatype, count, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Status), INTENT(IN) :: status
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: count
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Get_count_f08, PMPI_Get_count_f08_large
   end interface
   interface PMPI_Get_elements
-    subroutine PMPI_Get_elements_f08(status, datatype, count, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Status), INTENT(IN) :: status
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(OUT) :: count
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Get_elements_f08_large(status, datatype, count, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Status), INTENT(IN) :: status
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: count
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Get_elements_f08, PMPI_Get_elements_f08_large
   end interface
   interface PMPI_Get_elements_x
-    subroutine PMPI_Get_elements_x_f08(status, datatype, count, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Status), INTENT(IN) :: status
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: count
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Get_elements_x_f08
   end interface
   interface PMPI_Get_hw_resource_info
-    subroutine PMPI_Get_hw_resource_info_f08(hw_info, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(OUT) :: hw_info
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Get_hw_resource_info_f08
   end interface
   interface PMPI_Get_library_version
-    subroutine PMPI_Get_library_version_f08(version, resultlen, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=MPI_MAX_LIBRARY_VERSION_STRING), INTENT(OUT) :: version
-      INTEGER, INTENT(OUT) :: resultlen
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Get_library_version_f08
   end interface
   interface PMPI_Get_processor_name
-    subroutine PMPI_Get_processor_name_f08(name, resultlen, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=MPI_MAX_PROCESSOR_NAME), INTENT(OUT) :: name
-      INTEGER, INTENT(OUT) :: resultlen
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Get_processor_name_f08
   end interface
   interface PMPI_Get_version
-    subroutine PMPI_Get_version_f08(version, subversion, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(OUT) :: version, subversion
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Get_version_f08
   end interface
   interface PMPI_Graph_create
-    subroutine PMPI_Graph_create_f08(comm_old, nnodes, index, edges, reorder, comm_graph, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm_old
-      INTEGER, INTENT(IN) :: nnodes, index(nnodes), edges(*)
-      LOGICAL, INTENT(IN) :: reorder
-      TYPE(MPI_Comm), INTENT(OUT) :: comm_graph
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Graph_create_f08
   end interface
   interface PMPI_Graph_get
-    subroutine PMPI_Graph_get_f08(comm, maxindex, maxedges, index, edges, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(IN) :: maxindex, maxedges
-      INTEGER, INTENT(OUT) :: index(maxindex), edges(maxedges)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Graph_get_f08
   end interface
   interface PMPI_Graph_map
-    subroutine PMPI_Graph_map_f08(comm, nnodes, index, edges, newrank, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(IN) :: nnodes, index(nnodes), edges(*)
-      INTEGER, INTENT(OUT) :: newrank
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Graph_map_f08
   end interface
   interface PMPI_Graph_neighbors
-    subroutine PMPI_Graph_neighbors_f08(comm, rank, maxneighbors, neighbors, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(IN) :: rank, maxneighbors
-      INTEGER, INTENT(OUT) :: neighbors(maxneighbors)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Graph_neighbors_f08
   end interface
   interface PMPI_Graph_neighbors_count
-    subroutine PMPI_Graph_neighbors_count_f08(comm, rank, nneighbors, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(IN) :: rank
-      INTEGER, INTENT(OUT) :: nneighbors
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Graph_neighbors_count_f08
   end interface
   interface PMPI_Graphdims_get
-    subroutine PMPI_Graphdims_get_f08(comm, nnodes, nedges, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(OUT) :: nnodes, nedges
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Graphdims_get_f08
   end interface
   interface PMPI_Grequest_complete
-    subroutine PMPI_Grequest_complete_f08(request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Request), INTENT(IN) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Grequest_complete_f08
   end interface
   interface PMPI_Grequest_start
-    subroutine PMPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      PROCEDURE(MPI_Grequest_query_function) :: query_fn
-      PROCEDURE(MPI_Grequest_free_function) :: free_fn
-      PROCEDURE(MPI_Grequest_cancel_function) :: cancel_fn
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Grequest_start_f08
   end interface
   interface PMPI_Group_compare
-    subroutine PMPI_Group_compare_f08(group1, group2, result, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Group), INTENT(IN) :: group1, group2
-      INTEGER, INTENT(OUT) :: result
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Group_compare_f08
   end interface
   interface PMPI_Group_difference
-    subroutine PMPI_Group_difference_f08(group1, group2, newgroup, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Group), INTENT(IN) :: group1, group2
-      TYPE(MPI_Group), INTENT(OUT) :: newgroup
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Group_difference_f08
   end interface
   interface PMPI_Group_excl
-    subroutine PMPI_Group_excl_f08(group, n, ranks, newgroup, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Group), INTENT(IN) :: group
-      INTEGER, INTENT(IN) :: n, ranks(n)
-      TYPE(MPI_Group), INTENT(OUT) :: newgroup
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Group_excl_f08
   end interface
   interface PMPI_Group_free
-    subroutine PMPI_Group_free_f08(group, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Group), INTENT(INOUT) :: group
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Group_free_f08
   end interface
   interface PMPI_Group_from_session_pset
-    subroutine PMPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Session), INTENT(IN) :: session
-      CHARACTER(LEN=*), INTENT(IN) :: pset_name
-      TYPE(MPI_Group), INTENT(OUT) :: newgroup
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Group_from_session_pset_f08
   end interface
   interface PMPI_Group_incl
-    subroutine PMPI_Group_incl_f08(group, n, ranks, newgroup, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Group), INTENT(IN) :: group
-      INTEGER, INTENT(IN) :: n, ranks(n)
-      TYPE(MPI_Group), INTENT(OUT) :: newgroup
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Group_incl_f08
   end interface
   interface PMPI_Group_intersection
-    subroutine PMPI_Group_intersection_f08(group1, group2, newgroup, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Group), INTENT(IN) :: group1, group2
-      TYPE(MPI_Group), INTENT(OUT) :: newgroup
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Group_intersection_f08
   end interface
   interface PMPI_Group_range_excl
-    subroutine PMPI_Group_range_excl_f08(group, n, ranges, newgroup, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Group), INTENT(IN) :: group
-      INTEGER, INTENT(IN) :: n, ranges(3, n)
-      TYPE(MPI_Group), INTENT(OUT) :: newgroup
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Group_range_excl_f08
   end interface
   interface PMPI_Group_range_incl
-    subroutine PMPI_Group_range_incl_f08(group, n, ranges, newgroup, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Group), INTENT(IN) :: group
-      INTEGER, INTENT(IN) :: n, ranges(3, n)
-      TYPE(MPI_Group), INTENT(OUT) :: newgroup
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Group_range_incl_f08
   end interface
   interface PMPI_Group_rank
-    subroutine PMPI_Group_rank_f08(group, rank, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Group), INTENT(IN) :: group
-      INTEGER, INTENT(OUT) :: rank
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Group_rank_f08
   end interface
   interface PMPI_Group_size
-    subroutine PMPI_Group_size_f08(group, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Group), INTENT(IN) :: group
-      INTEGER, INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Group_size_f08
   end interface
   interface PMPI_Group_translate_ranks
-    subroutine PMPI_Group_translate_ranks_f08(group1, n, ranks1, group2, ranks2, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Group), INTENT(IN) :: group1, group2
-      INTEGER, INTENT(IN) :: n, ranks1(n)
-      INTEGER, INTENT(OUT) :: ranks2(n)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Group_translate_ranks_f08
   end interface
   interface PMPI_Group_union
-    subroutine PMPI_Group_union_f08(group1, group2, newgroup, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Group), INTENT(IN) :: group1, group2
-      TYPE(MPI_Group), INTENT(OUT) :: newgroup
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Group_union_f08
   end interface
   interface PMPI_Iallgather
-    subroutine PMPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Iallgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Iallgather_f08ts, PMPI_Iallgather_f08ts_large
   end interface
   interface PMPI_Iallgatherv
-    subroutine PMPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*), displs(*)
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Iallgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Iallgatherv_f08ts, PMPI_Iallgatherv_f08ts_large
   end interface
   interface PMPI_Iallreduce
-    subroutine PMPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Iallreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Iallreduce_f08ts, PMPI_Iallreduce_f08ts_large
   end interface
   interface PMPI_Ialltoall
-    subroutine PMPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Ialltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Ialltoall_f08ts, PMPI_Ialltoall_f08ts_large
   end interface
   interface PMPI_Ialltoallv
-    subroutine PMPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Ialltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Ialltoallv_f08ts, PMPI_Ialltoallv_f08ts_large
   end interface
   interface PMPI_Ialltoallw
-    subroutine PMPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*), recvtypes(*)
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Ialltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*), recvtypes(*)
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Ialltoallw_f08ts, PMPI_Ialltoallw_f08ts_large
   end interface
   interface PMPI_Ibarrier
-    subroutine PMPI_Ibarrier_f08(comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Ibarrier_f08
   end interface
   interface PMPI_Ibcast
-    subroutine PMPI_Ibcast_f08ts(buffer, count, datatype, root, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
-      INTEGER, INTENT(IN) :: count, root
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Ibcast_f08ts_large(buffer, count, datatype, root, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Ibcast_f08ts, PMPI_Ibcast_f08ts_large
   end interface
   interface PMPI_Ibsend
-    subroutine PMPI_Ibsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count, dest, tag
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Ibsend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: dest, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Ibsend_f08ts, PMPI_Ibsend_f08ts_large
   end interface
   interface PMPI_Iexscan
-    subroutine PMPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Iexscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Iexscan_f08ts, PMPI_Iexscan_f08ts_large
   end interface
   interface PMPI_Igather
-    subroutine PMPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount, root
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Igather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Igather_f08ts, PMPI_Igather_f08ts_large
   end interface
   interface PMPI_Igatherv
-    subroutine PMPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, root
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*), displs(*)
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Igatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Igatherv_f08ts, PMPI_Igatherv_f08ts_large
   end interface
   interface PMPI_Improbe
-    subroutine PMPI_Improbe_f08(source, tag, comm, flag, message, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: source, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      LOGICAL, INTENT(OUT) :: flag
-      TYPE(MPI_Message), INTENT(OUT) :: message
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Improbe_f08
   end interface
   interface PMPI_Imrecv
-    subroutine PMPI_Imrecv_f08ts(buf, count, datatype, message, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Message), INTENT(INOUT) :: message
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Imrecv_f08ts_large(buf, count, datatype, message, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Message), INTENT(INOUT) :: message
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Imrecv_f08ts, PMPI_Imrecv_f08ts_large
   end interface
   interface PMPI_Ineighbor_allgather
-    subroutine PMPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Ineighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Ineighbor_allgather_f08ts, PMPI_Ineighbor_allgather_f08ts_large
   end interface
   interface PMPI_Ineighbor_allgatherv
-    subroutine PMPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*), displs(*)
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Ineighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Ineighbor_allgatherv_f08ts, PMPI_Ineighbor_allgatherv_f08ts_large
   end interface
   interface PMPI_Ineighbor_alltoall
-    subroutine PMPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Ineighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Ineighbor_alltoall_f08ts, PMPI_Ineighbor_alltoall_f08ts_large
   end interface
   interface PMPI_Ineighbor_alltoallv
-    subroutine PMPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Ineighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Ineighbor_alltoallv_f08ts, PMPI_Ineighbor_alltoallv_f08ts_large
   end interface
   interface PMPI_Ineighbor_alltoallw
-    subroutine PMPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*), recvtypes(*)
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Ineighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*), recvtypes(*)
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Ineighbor_alltoallw_f08ts, PMPI_Ineighbor_alltoallw_f08ts_large
   end interface
   interface PMPI_Info_create
-    subroutine PMPI_Info_create_f08(info, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(OUT) :: info
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Info_create_f08
   end interface
   interface PMPI_Info_create_env
-    subroutine PMPI_Info_create_env_f08(info, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(OUT) :: info
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Info_create_env_f08
   end interface
   interface PMPI_Info_delete
-    subroutine PMPI_Info_delete_f08(info, key, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(IN) :: info
-      CHARACTER(LEN=*), INTENT(IN) :: key
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Info_delete_f08
   end interface
   interface PMPI_Info_dup
-    subroutine PMPI_Info_dup_f08(info, newinfo, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Info), INTENT(OUT) :: newinfo
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Info_dup_f08
   end interface
   interface PMPI_Info_free
-    subroutine PMPI_Info_free_f08(info, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(INOUT) :: info
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Info_free_f08
   end interface
   interface PMPI_Info_get
-    subroutine PMPI_Info_get_f08(info, key, valuelen, value, flag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(IN) :: info
-      CHARACTER(LEN=*), INTENT(IN) :: key
-      INTEGER, INTENT(IN) :: valuelen
-      CHARACTER(LEN=valuelen), INTENT(OUT) :: value
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Info_get_f08
   end interface
   interface PMPI_Info_get_nkeys
-    subroutine PMPI_Info_get_nkeys_f08(info, nkeys, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(IN) :: info
-      INTEGER, INTENT(OUT) :: nkeys
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Info_get_nkeys_f08
   end interface
   interface PMPI_Info_get_nthkey
-    subroutine PMPI_Info_get_nthkey_f08(info, n, key, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(IN) :: info
-      INTEGER, INTENT(IN) :: n
-      CHARACTER(LEN=*), INTENT(OUT) :: key
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Info_get_nthkey_f08
   end interface
   interface PMPI_Info_get_string
-    subroutine PMPI_Info_get_string_f08(info, key, buflen, value, flag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(IN) :: info
-      CHARACTER(LEN=*), INTENT(IN) :: key
-      INTEGER, INTENT(INOUT) :: buflen
-      CHARACTER(LEN=*), INTENT(OUT) :: value
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Info_get_string_f08
   end interface
   interface PMPI_Info_get_valuelen
-    subroutine PMPI_Info_get_valuelen_f08(info, key, valuelen, flag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(IN) :: info
-      CHARACTER(LEN=*), INTENT(IN) :: key
-      INTEGER, INTENT(OUT) :: valuelen
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Info_get_valuelen_f08
   end interface
   interface PMPI_Info_set
-    subroutine PMPI_Info_set_f08(info, key, value, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(IN) :: info
-      CHARACTER(LEN=*), INTENT(IN) :: key, value
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Info_set_f08
   end interface
   interface PMPI_Init
-    subroutine PMPI_Init_f08(ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Init_f08
   end interface
   interface PMPI_Init_thread
-    subroutine PMPI_Init_thread_f08(required, provided, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: required
-      INTEGER, INTENT(OUT) :: provided
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Init_thread_f08
   end interface
   interface PMPI_Initialized
-    subroutine PMPI_Initialized_f08(flag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Initialized_f08
   end interface
   interface PMPI_Intercomm_create
-    subroutine PMPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: local_comm, peer_comm
-      INTEGER, INTENT(IN) :: local_leader, remote_leader, tag
-      TYPE(MPI_Comm), INTENT(OUT) :: newintercomm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Intercomm_create_f08
   end interface
   interface PMPI_Intercomm_create_from_groups
-    subroutine PMPI_Intercomm_create_from_groups_f08(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Group), INTENT(IN) :: local_group, remote_group
-      INTEGER, INTENT(IN) :: local_leader, remote_leader
-      CHARACTER(LEN=*), INTENT(IN) :: stringtag
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
-      TYPE(MPI_Comm), INTENT(OUT) :: newintercomm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Intercomm_create_from_groups_f08
   end interface
   interface PMPI_Intercomm_merge
-    subroutine PMPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: intercomm
-      LOGICAL, INTENT(IN) :: high
-      TYPE(MPI_Comm), INTENT(OUT) :: newintracomm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Intercomm_merge_f08
   end interface
   interface PMPI_Iprobe
-    subroutine PMPI_Iprobe_f08(source, tag, comm, flag, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: source, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      LOGICAL, INTENT(OUT) :: flag
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Iprobe_f08
   end interface
   interface PMPI_Irecv
-    subroutine PMPI_Irecv_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count, source, tag
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Irecv_f08ts_large(buf, count, datatype, source, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: source, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Irecv_f08ts, PMPI_Irecv_f08ts_large
   end interface
   interface PMPI_Ireduce
-    subroutine PMPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: count, root
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Ireduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Ireduce_f08ts, PMPI_Ireduce_f08ts_large
   end interface
   interface PMPI_Ireduce_scatter
-    subroutine PMPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Ireduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Ireduce_scatter_f08ts, PMPI_Ireduce_scatter_f08ts_large
   end interface
   interface PMPI_Ireduce_scatter_block
-    subroutine PMPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Ireduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Ireduce_scatter_block_f08ts, PMPI_Ireduce_scatter_block_f08ts_large
   end interface
   interface PMPI_Irsend
-    subroutine PMPI_Irsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count, dest, tag
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Irsend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: dest, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Irsend_f08ts, PMPI_Irsend_f08ts_large
   end interface
   interface PMPI_Is_thread_main
-    subroutine PMPI_Is_thread_main_f08(flag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Is_thread_main_f08
   end interface
   interface PMPI_Iscan
-    subroutine PMPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Iscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Iscan_f08ts, PMPI_Iscan_f08ts_large
   end interface
   interface PMPI_Iscatter
-    subroutine PMPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount, root
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Iscatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Iscatter_f08ts, PMPI_Iscatter_f08ts_large
   end interface
   interface PMPI_Iscatterv
-    subroutine PMPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), displs(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: recvcount, root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Iscatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Iscatterv_f08ts, PMPI_Iscatterv_f08ts_large
   end interface
   interface PMPI_Isend
-    subroutine PMPI_Isend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count, dest, tag
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Isend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: dest, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Isend_f08ts, PMPI_Isend_f08ts_large
   end interface
   interface PMPI_Isendrecv
-    subroutine PMPI_Isendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, dest, sendtag, recvcount, source, recvtag
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Isendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      INTEGER, INTENT(IN) :: dest, sendtag, source, recvtag
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Isendrecv_f08ts, PMPI_Isendrecv_f08ts_large
   end interface
   interface PMPI_Isendrecv_replace
-    subroutine PMPI_Isendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count, dest, sendtag, source, recvtag
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Isendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: dest, sendtag, source, recvtag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Isendrecv_replace_f08ts, PMPI_Isendrecv_replace_f08ts_large
   end interface
   interface PMPI_Issend
-    subroutine PMPI_Issend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count, dest, tag
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Issend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: dest, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Issend_f08ts, PMPI_Issend_f08ts_large
   end interface
   interface PMPI_Lookup_name
-    subroutine PMPI_Lookup_name_f08(service_name, info, port_name, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=*), INTENT(IN) :: service_name
-      TYPE(MPI_Info), INTENT(IN) :: info
-      CHARACTER(LEN=MPI_MAX_PORT_NAME), INTENT(OUT) :: port_name
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Lookup_name_f08
   end interface
   interface PMPI_Mprobe
-    subroutine PMPI_Mprobe_f08(source, tag, comm, message, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: source, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Message), INTENT(OUT) :: message
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Mprobe_f08
   end interface
   interface PMPI_Mrecv
-    subroutine PMPI_Mrecv_f08ts(buf, count, datatype, message, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Message), INTENT(INOUT) :: message
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Mrecv_f08ts_large(buf, count, datatype, message, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Message), INTENT(INOUT) :: message
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Mrecv_f08ts, PMPI_Mrecv_f08ts_large
   end interface
   interface PMPI_Neighbor_allgather
-    subroutine PMPI_Neighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Neighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Neighbor_allgather_f08ts, PMPI_Neighbor_allgather_f08ts_large
   end interface
   interface PMPI_Neighbor_allgather_init
-    subroutine PMPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Neighbor_allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Neighbor_allgather_init_f08ts, PMPI_Neighbor_allgather_init_f08ts_large
   end interface
   interface PMPI_Neighbor_allgatherv
-    subroutine PMPI_Neighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcounts(*), displs(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Neighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcounts(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Neighbor_allgatherv_f08ts, PMPI_Neighbor_allgatherv_f08ts_large
   end interface
   interface PMPI_Neighbor_allgatherv_init
-    subroutine PMPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, displs(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Neighbor_allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Neighbor_allgatherv_init_f08ts, PMPI_Neighbor_allgatherv_init_f08ts_large
   end interface
   interface PMPI_Neighbor_alltoall
-    subroutine PMPI_Neighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Neighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Neighbor_alltoall_f08ts, PMPI_Neighbor_alltoall_f08ts_large
   end interface
   interface PMPI_Neighbor_alltoall_init
-    subroutine PMPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Neighbor_alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Neighbor_alltoall_init_f08ts, PMPI_Neighbor_alltoall_init_f08ts_large
   end interface
   interface PMPI_Neighbor_alltoallv
-    subroutine PMPI_Neighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER, INTENT(IN) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Neighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*), recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Neighbor_alltoallv_f08ts, PMPI_Neighbor_alltoallv_f08ts_large
   end interface
   interface PMPI_Neighbor_alltoallv_init
-    subroutine PMPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Neighbor_alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Neighbor_alltoallv_init_f08ts, PMPI_Neighbor_alltoallv_init_f08ts_large
   end interface
   interface PMPI_Neighbor_alltoallw
-    subroutine PMPI_Neighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER, INTENT(IN) :: sendcounts(*), recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*), recvtypes(*)
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Neighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*), recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*), recvtypes(*)
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Neighbor_alltoallw_f08ts, PMPI_Neighbor_alltoallw_f08ts_large
   end interface
   interface PMPI_Neighbor_alltoallw_init
-    subroutine PMPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*), recvtypes(*)
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Neighbor_alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*), recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*), rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*), recvtypes(*)
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Neighbor_alltoallw_init_f08ts, PMPI_Neighbor_alltoallw_init_f08ts_large
   end interface
   interface PMPI_Op_commutative
-    subroutine PMPI_Op_commutative_f08(op, commute, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Op), INTENT(IN) :: op
-      LOGICAL, INTENT(OUT) :: commute
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Op_commutative_f08
   end interface
   interface PMPI_Op_create
-    subroutine PMPI_Op_create_f08(user_fn, commute, op, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      PROCEDURE(MPI_User_function) :: user_fn
-      LOGICAL, INTENT(IN) :: commute
-      TYPE(MPI_Op), INTENT(OUT) :: op
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Op_create_f08
   end interface
   interface PMPI_Op_create_c
-    subroutine PMPI_Op_create_c_f08(user_fn, commute, op, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      PROCEDURE(MPI_User_function_c) :: user_fn
-      LOGICAL, INTENT(IN) :: commute
-      TYPE(MPI_Op), INTENT(OUT) :: op
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Op_create_c_f08
   end interface
   interface PMPI_Op_free
-    subroutine PMPI_Op_free_f08(op, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Op), INTENT(INOUT) :: op
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Op_free_f08
   end interface
   interface PMPI_Open_port
-    subroutine PMPI_Open_port_f08(info, port_name, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(IN) :: info
-      CHARACTER(LEN=MPI_MAX_PORT_NAME), INTENT(OUT) :: port_name
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Open_port_f08
   end interface
   interface PMPI_Pack
-    subroutine PMPI_Pack_f08ts(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
-      INTEGER, INTENT(IN) :: incount, outsize
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(*), DIMENSION(..) :: outbuf
-      INTEGER, INTENT(INOUT) :: position
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Pack_f08ts_large(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount, outsize
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(*), DIMENSION(..) :: outbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Pack_f08ts, PMPI_Pack_f08ts_large
   end interface
   interface PMPI_Pack_external
-    subroutine PMPI_Pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=*), INTENT(IN) :: datarep
-      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
-      INTEGER, INTENT(IN) :: incount
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(*), DIMENSION(..) :: outbuf
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: outsize
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Pack_external_f08ts_large(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=*), INTENT(IN) :: datarep
-      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount, outsize
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(*), DIMENSION(..) :: outbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Pack_external_f08ts, PMPI_Pack_external_f08ts_large
   end interface
   interface PMPI_Pack_external_size
-    subroutine PMPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=*), INTENT(IN) :: datarep
-      INTEGER, INTENT(IN) :: incount
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Pack_external_size_f08_large(datarep, incount, datatype, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=*), INTENT(IN) :: datarep
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Pack_external_size_f08, PMPI_Pack_external_size_f08_large
   end interface
   interface PMPI_Pack_size
-    subroutine PMPI_Pack_size_f08(incount, datatype, comm, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: incount
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Pack_size_f08_large(incount, datatype, comm, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Pack_size_f08, PMPI_Pack_size_f08_large
   end interface
   interface PMPI_Parrived
-    subroutine PMPI_Parrived_f08(request, partition, flag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Request), INTENT(IN) :: request
-      INTEGER, INTENT(IN) :: partition
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Parrived_f08
   end interface
   interface PMPI_Pcontrol
-    subroutine PMPI_Pcontrol_f08(level)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: level
-    end subroutine
+    procedure :: PMPI_Pcontrol_f08
   end interface
   interface PMPI_Pready
-    subroutine PMPI_Pready_f08(partition, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: partition
-      TYPE(MPI_Request), INTENT(IN) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Pready_f08
   end interface
   interface PMPI_Pready_list
-    subroutine PMPI_Pready_list_f08(length, array_of_partitions, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: length, array_of_partitions(length)
-      TYPE(MPI_Request), INTENT(IN) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Pready_list_f08
   end interface
   interface PMPI_Pready_range
-    subroutine PMPI_Pready_range_f08(partition_low, partition_high, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: partition_low, partition_high
-      TYPE(MPI_Request), INTENT(IN) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Pready_range_f08
   end interface
   interface PMPI_Precv_init
-    subroutine PMPI_Precv_init_f08ts(buf, partitions, count, datatype, source, tag, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER, INTENT(IN) :: partitions, source, tag
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Precv_init_f08ts
   end interface
   interface PMPI_Probe
-    subroutine PMPI_Probe_f08(source, tag, comm, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: source, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Probe_f08
   end interface
   interface PMPI_Psend_init
-    subroutine PMPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER, INTENT(IN) :: partitions, dest, tag
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Psend_init_f08ts
   end interface
   interface PMPI_Publish_name
-    subroutine PMPI_Publish_name_f08(service_name, info, port_name, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=*), INTENT(IN) :: service_name, port_name
-      TYPE(MPI_Info), INTENT(IN) :: info
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Publish_name_f08
   end interface
   interface PMPI_Put
-    subroutine PMPI_Put_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
-      INTEGER, INTENT(IN) :: origin_count, target_rank, target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Put_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count, target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
-      INTEGER, INTENT(IN) :: target_rank
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Put_f08ts, PMPI_Put_f08ts_large
   end interface
   interface PMPI_Query_thread
-    subroutine PMPI_Query_thread_f08(provided, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(OUT) :: provided
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Query_thread_f08
   end interface
   interface PMPI_Raccumulate
-    subroutine PMPI_Raccumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
-      INTEGER, INTENT(IN) :: origin_count, target_rank, target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Win), INTENT(IN) :: win
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Raccumulate_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count, target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
-      INTEGER, INTENT(IN) :: target_rank
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Win), INTENT(IN) :: win
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Raccumulate_f08ts, PMPI_Raccumulate_f08ts_large
   end interface
   interface PMPI_Recv
-    subroutine PMPI_Recv_f08ts(buf, count, datatype, source, tag, comm, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER, INTENT(IN) :: count, source, tag
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Recv_f08ts_large(buf, count, datatype, source, tag, comm, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: source, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Recv_f08ts, PMPI_Recv_f08ts_large
   end interface
   interface PMPI_Recv_init
-    subroutine PMPI_Recv_init_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count, source, tag
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Recv_init_f08ts_large(buf, count, datatype, source, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: source, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Recv_init_f08ts, PMPI_Recv_init_f08ts_large
   end interface
   interface PMPI_Reduce
-    subroutine PMPI_Reduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER, INTENT(IN) :: count, root
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Reduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Reduce_f08ts, PMPI_Reduce_f08ts_large
   end interface
   interface PMPI_Reduce_init
-    subroutine PMPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: count, root
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Reduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Reduce_init_f08ts, PMPI_Reduce_init_f08ts_large
   end interface
   interface PMPI_Reduce_local
-    subroutine PMPI_Reduce_local_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
-      TYPE(*), DIMENSION(..) :: inoutbuf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Reduce_local_f08ts_large(inbuf, inoutbuf, count, datatype, op, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
-      TYPE(*), DIMENSION(..) :: inoutbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Reduce_local_f08ts, PMPI_Reduce_local_f08ts_large
   end interface
   interface PMPI_Reduce_scatter
-    subroutine PMPI_Reduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER, INTENT(IN) :: recvcounts(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Reduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Reduce_scatter_f08ts, PMPI_Reduce_scatter_f08ts_large
   end interface
   interface PMPI_Reduce_scatter_block
-    subroutine PMPI_Reduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER, INTENT(IN) :: recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Reduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Reduce_scatter_block_f08ts, PMPI_Reduce_scatter_block_f08ts_large
   end interface
   interface PMPI_Reduce_scatter_block_init
-    subroutine PMPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Reduce_scatter_block_init_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Reduce_scatter_block_init_f08ts, PMPI_Reduce_scatter_block_init_f08ts_large
   end interface
   interface PMPI_Reduce_scatter_init
-    subroutine PMPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Reduce_scatter_init_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Reduce_scatter_init_f08ts, PMPI_Reduce_scatter_init_f08ts_large
   end interface
   interface PMPI_Register_datarep
-    subroutine PMPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=*), INTENT(IN) :: datarep
-      PROCEDURE(MPI_Datarep_conversion_function) :: read_conversion_fn, write_conversion_fn
-      PROCEDURE(MPI_Datarep_extent_function) :: dtype_file_extent_fn
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Register_datarep_f08
   end interface
   interface PMPI_Register_datarep_c
-    subroutine PMPI_Register_datarep_c_f08(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=*), INTENT(IN) :: datarep
-      PROCEDURE(MPI_Datarep_conversion_function_c) :: read_conversion_fn, write_conversion_fn
-      PROCEDURE(MPI_Datarep_extent_function) :: dtype_file_extent_fn
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Register_datarep_c_f08
   end interface
   interface PMPI_Remove_error_class
-    subroutine PMPI_Remove_error_class_f08(errorclass, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: errorclass
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Remove_error_class_f08
   end interface
   interface PMPI_Remove_error_code
-    subroutine PMPI_Remove_error_code_f08(errorcode, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: errorcode
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Remove_error_code_f08
   end interface
   interface PMPI_Remove_error_string
-    subroutine PMPI_Remove_error_string_f08(errorcode, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: errorcode
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Remove_error_string_f08
   end interface
   interface PMPI_Request_free
-    subroutine PMPI_Request_free_f08(request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Request), INTENT(INOUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Request_free_f08
   end interface
   interface PMPI_Request_get_status
-    subroutine PMPI_Request_get_status_f08(request, flag, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Request), INTENT(IN) :: request
-      LOGICAL, INTENT(OUT) :: flag
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Request_get_status_f08
   end interface
   interface PMPI_Request_get_status_all
-    subroutine PMPI_Request_get_status_all_f08(count, array_of_requests, flag, array_of_statuses, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(count)
-      LOGICAL, INTENT(OUT) :: flag
-      TYPE(MPI_Status) :: array_of_statuses(*)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Request_get_status_all_f08
   end interface
   interface PMPI_Request_get_status_any
-    subroutine PMPI_Request_get_status_any_f08(count, array_of_requests, index, flag, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(count)
-      INTEGER, INTENT(OUT) :: index
-      LOGICAL, INTENT(OUT) :: flag
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Request_get_status_any_f08
   end interface
   interface PMPI_Request_get_status_some
-    subroutine PMPI_Request_get_status_some_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: incount
-      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(incount)
-      INTEGER, INTENT(OUT) :: outcount, array_of_indices(*)
-      TYPE(MPI_Status) :: array_of_statuses(*)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Request_get_status_some_f08
   end interface
   interface PMPI_Rget
-    subroutine PMPI_Rget_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
-      INTEGER, INTENT(IN) :: origin_count, target_rank, target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Win), INTENT(IN) :: win
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Rget_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count, target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
-      INTEGER, INTENT(IN) :: target_rank
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Win), INTENT(IN) :: win
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Rget_f08ts, PMPI_Rget_f08ts_large
   end interface
   interface PMPI_Rget_accumulate
-    subroutine PMPI_Rget_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
-      INTEGER, INTENT(IN) :: origin_count, result_count, target_rank, target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, result_datatype, target_datatype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Win), INTENT(IN) :: win
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Rget_accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count, result_count, target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, result_datatype, target_datatype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
-      INTEGER, INTENT(IN) :: target_rank
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Win), INTENT(IN) :: win
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Rget_accumulate_f08ts, PMPI_Rget_accumulate_f08ts_large
   end interface
   interface PMPI_Rput
-    subroutine PMPI_Rput_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
-      INTEGER, INTENT(IN) :: origin_count, target_rank, target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Win), INTENT(IN) :: win
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Rput_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count, target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype, target_datatype
-      INTEGER, INTENT(IN) :: target_rank
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Win), INTENT(IN) :: win
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Rput_f08ts, PMPI_Rput_f08ts_large
   end interface
   interface PMPI_Rsend
-    subroutine PMPI_Rsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER, INTENT(IN) :: count, dest, tag
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Rsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: dest, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Rsend_f08ts, PMPI_Rsend_f08ts_large
   end interface
   interface PMPI_Rsend_init
-    subroutine PMPI_Rsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count, dest, tag
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Rsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: dest, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Rsend_init_f08ts, PMPI_Rsend_init_f08ts_large
   end interface
   interface PMPI_Scan
-    subroutine PMPI_Scan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Scan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Scan_f08ts, PMPI_Scan_f08ts_large
   end interface
   interface PMPI_Scan_init
-    subroutine PMPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Scan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Scan_init_f08ts, PMPI_Scan_init_f08ts_large
   end interface
   interface PMPI_Scatter
-    subroutine PMPI_Scatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount, root
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Scatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Scatter_f08ts, PMPI_Scatter_f08ts_large
   end interface
   interface PMPI_Scatter_init
-    subroutine PMPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, recvcount, root
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Scatter_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Scatter_init_f08ts, PMPI_Scatter_init_f08ts_large
   end interface
   interface PMPI_Scatterv
-    subroutine PMPI_Scatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER, INTENT(IN) :: sendcounts(*), displs(*), recvcount, root
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Scatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*), recvcount
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Scatterv_f08ts, PMPI_Scatterv_f08ts_large
   end interface
   interface PMPI_Scatterv_init
-    subroutine PMPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*), displs(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: recvcount, root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Scatterv_init_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Scatterv_init_f08ts, PMPI_Scatterv_init_f08ts_large
   end interface
   interface PMPI_Send
-    subroutine PMPI_Send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER, INTENT(IN) :: count, dest, tag
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Send_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: dest, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Send_f08ts, PMPI_Send_f08ts_large
   end interface
   interface PMPI_Send_init
-    subroutine PMPI_Send_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count, dest, tag
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Send_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: dest, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Send_init_f08ts, PMPI_Send_init_f08ts_large
   end interface
   interface PMPI_Sendrecv
-    subroutine PMPI_Sendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount, dest, sendtag, recvcount, source, recvtag
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Sendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount, recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-      INTEGER, INTENT(IN) :: dest, sendtag, source, recvtag
-      TYPE(*), DIMENSION(..) :: recvbuf
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Sendrecv_f08ts, PMPI_Sendrecv_f08ts_large
   end interface
   interface PMPI_Sendrecv_replace
-    subroutine PMPI_Sendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER, INTENT(IN) :: count, dest, sendtag, source, recvtag
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Sendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: dest, sendtag, source, recvtag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Sendrecv_replace_f08ts, PMPI_Sendrecv_replace_f08ts_large
   end interface
   interface PMPI_Session_attach_buffer
-    subroutine PMPI_Session_attach_buffer_f08ts(session, buffer, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Session), INTENT(IN) :: session
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
-      INTEGER, INTENT(IN) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Session_attach_buffer_f08ts_large(session, buffer, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Session), INTENT(IN) :: session
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Session_attach_buffer_f08ts, PMPI_Session_attach_buffer_f08ts_large
   end interface
   interface PMPI_Session_call_errhandler
-    subroutine PMPI_Session_call_errhandler_f08(session, errorcode, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Session), INTENT(IN) :: session
-      INTEGER, INTENT(IN) :: errorcode
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Session_call_errhandler_f08
   end interface
   interface PMPI_Session_create_errhandler
-    subroutine PMPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      PROCEDURE(MPI_Session_errhandler_function) :: session_errhandler_fn
-      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Session_create_errhandler_f08
   end interface
   interface PMPI_Session_detach_buffer
-    subroutine PMPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Session), INTENT(IN) :: session
-      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
-      INTEGER, INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Session_detach_buffer_f08_large(session, buffer_addr, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Session), INTENT(IN) :: session
-      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Session_detach_buffer_f08, PMPI_Session_detach_buffer_f08_large
   end interface
   interface PMPI_Session_finalize
-    subroutine PMPI_Session_finalize_f08(session, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Session), INTENT(INOUT) :: session
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Session_finalize_f08
   end interface
   interface PMPI_Session_flush_buffer
-    subroutine PMPI_Session_flush_buffer_f08(session, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Session), INTENT(IN) :: session
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Session_flush_buffer_f08
   end interface
   interface PMPI_Session_get_errhandler
-    subroutine PMPI_Session_get_errhandler_f08(session, errhandler, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Session), INTENT(IN) :: session
-      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Session_get_errhandler_f08
   end interface
   interface PMPI_Session_get_info
-    subroutine PMPI_Session_get_info_f08(session, info_used, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Session), INTENT(IN) :: session
-      TYPE(MPI_Info), INTENT(OUT) :: info_used
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Session_get_info_f08
   end interface
   interface PMPI_Session_get_nth_pset
-    subroutine PMPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Session), INTENT(IN) :: session
-      TYPE(MPI_Info), INTENT(IN) :: info
-      INTEGER, INTENT(IN) :: n
-      INTEGER, INTENT(INOUT) :: pset_len
-      CHARACTER(LEN=*), INTENT(OUT) :: pset_name
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Session_get_nth_pset_f08
   end interface
   interface PMPI_Session_get_num_psets
-    subroutine PMPI_Session_get_num_psets_f08(session, info, npset_names, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Session), INTENT(IN) :: session
-      TYPE(MPI_Info), INTENT(IN) :: info
-      INTEGER, INTENT(OUT) :: npset_names
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Session_get_num_psets_f08
   end interface
   interface PMPI_Session_get_pset_info
-    subroutine PMPI_Session_get_pset_info_f08(session, pset_name, info, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Session), INTENT(IN) :: session
-      CHARACTER(LEN=*), INTENT(IN) :: pset_name
-      TYPE(MPI_Info), INTENT(OUT) :: info
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Session_get_pset_info_f08
   end interface
   interface PMPI_Session_iflush_buffer
-    subroutine PMPI_Session_iflush_buffer_f08(session, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Session), INTENT(IN) :: session
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Session_iflush_buffer_f08
   end interface
   interface PMPI_Session_init
-    subroutine PMPI_Session_init_f08(info, errhandler, session, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
-      TYPE(MPI_Session), INTENT(OUT) :: session
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Session_init_f08
   end interface
   interface PMPI_Session_set_errhandler
-    subroutine PMPI_Session_set_errhandler_f08(session, errhandler, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Session), INTENT(IN) :: session
-      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Session_set_errhandler_f08
   end interface
   interface PMPI_Ssend
-    subroutine PMPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER, INTENT(IN) :: count, dest, tag
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Ssend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: dest, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Ssend_f08ts, PMPI_Ssend_f08ts_large
   end interface
   interface PMPI_Ssend_init
-    subroutine PMPI_Ssend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER, INTENT(IN) :: count, dest, tag
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Ssend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: dest, tag
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Ssend_init_f08ts, PMPI_Ssend_init_f08ts_large
   end interface
   interface PMPI_Start
-    subroutine PMPI_Start_f08(request, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Request), INTENT(INOUT) :: request
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Start_f08
   end interface
   interface PMPI_Startall
-    subroutine PMPI_Startall_f08(count, array_of_requests, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Startall_f08
   end interface
   interface PMPI_Status_get_error
-    subroutine PMPI_Status_get_error_f08(status, err, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Status), INTENT(IN) :: status
-      INTEGER, INTENT(OUT) :: err
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Status_get_error_f08
   end interface
   interface PMPI_Status_get_source
-    subroutine PMPI_Status_get_source_f08(status, source, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Status), INTENT(IN) :: status
-      INTEGER, INTENT(OUT) :: source
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Status_get_source_f08
   end interface
   interface PMPI_Status_get_tag
-    subroutine PMPI_Status_get_tag_f08(status, tag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Status), INTENT(IN) :: status
-      INTEGER, INTENT(OUT) :: tag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Status_get_tag_f08
   end interface
   interface PMPI_Status_set_cancelled
-    subroutine PMPI_Status_set_cancelled_f08(status, flag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Status), INTENT(INOUT) :: status
-      LOGICAL, INTENT(IN) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Status_set_cancelled_f08
   end interface
   interface PMPI_Status_set_elements
-    subroutine PMPI_Status_set_elements_f08(status, datatype, count, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Status), INTENT(INOUT) :: status
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: count
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Status_set_elements_f08_large(status, datatype, count, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Status), INTENT(INOUT) :: status
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Status_set_elements_f08, PMPI_Status_set_elements_f08_large
   end interface
   interface PMPI_Status_set_elements_x
-    subroutine PMPI_Status_set_elements_x_f08(status, datatype, count, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Status), INTENT(INOUT) :: status
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Status_set_elements_x_f08
   end interface
   interface PMPI_Status_set_error
-    subroutine PMPI_Status_set_error_f08(status, err, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Status), INTENT(INOUT) :: status
-      INTEGER, INTENT(IN) :: err
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Status_set_error_f08
   end interface
   interface PMPI_Status_set_source
-    subroutine PMPI_Status_set_source_f08(status, source, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Status), INTENT(INOUT) :: status
-      INTEGER, INTENT(IN) :: source
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Status_set_source_f08
   end interface
   interface PMPI_Status_set_tag
-    subroutine PMPI_Status_set_tag_f08(status, tag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Status), INTENT(INOUT) :: status
-      INTEGER, INTENT(IN) :: tag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Status_set_tag_f08
   end interface
   interface PMPI_Test
-    subroutine PMPI_Test_f08(request, flag, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Request), INTENT(INOUT) :: request
-      LOGICAL, INTENT(OUT) :: flag
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Test_f08
   end interface
   interface PMPI_Test_cancelled
-    subroutine PMPI_Test_cancelled_f08(status, flag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Status), INTENT(IN) :: status
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Test_cancelled_f08
   end interface
   interface PMPI_Testall
-    subroutine PMPI_Testall_f08(count, array_of_requests, flag, array_of_statuses, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
-      LOGICAL, INTENT(OUT) :: flag
-      TYPE(MPI_Status) :: array_of_statuses(*)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Testall_f08
   end interface
   interface PMPI_Testany
-    subroutine PMPI_Testany_f08(count, array_of_requests, index, flag, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
-      INTEGER, INTENT(OUT) :: index
-      LOGICAL, INTENT(OUT) :: flag
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Testany_f08
   end interface
   interface PMPI_Testsome
-    subroutine PMPI_Testsome_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: incount
-      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(incount)
-      INTEGER, INTENT(OUT) :: outcount, array_of_indices(*)
-      TYPE(MPI_Status) :: array_of_statuses(*)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Testsome_f08
   end interface
   interface PMPI_Topo_test
-    subroutine PMPI_Topo_test_f08(comm, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(OUT) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Topo_test_f08
   end interface
   interface PMPI_Type_commit
-    subroutine PMPI_Type_commit_f08(datatype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(INOUT) :: datatype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_commit_f08
   end interface
   interface PMPI_Type_contiguous
-    subroutine PMPI_Type_contiguous_f08(count, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Type_contiguous_f08_large(count, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_contiguous_f08, PMPI_Type_contiguous_f08_large
   end interface
   interface PMPI_Type_create_darray
-    subroutine PMPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: size, rank, ndims, array_of_gsizes(ndims), array_of_distribs(ndims), array_of_dargs(ndims), array_of_psizes(ndims), order
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Type_create_darray_f08_large(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: size, rank, ndims, array_of_distribs(ndims), array_of_dargs(ndims), array_of_psizes(ndims), order
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_gsizes(ndims)
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_create_darray_f08, PMPI_Type_create_darray_f08_large
   end interface
   interface PMPI_Type_create_f90_complex
-    subroutine PMPI_Type_create_f90_complex_f08(p, r, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: p, r
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_create_f90_complex_f08
   end interface
   interface PMPI_Type_create_f90_integer
-    subroutine PMPI_Type_create_f90_integer_f08(r, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: r
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_create_f90_integer_f08
   end interface
   interface PMPI_Type_create_f90_real
-    subroutine PMPI_Type_create_f90_real_f08(p, r, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: p, r
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_create_f90_real_f08
   end interface
   interface PMPI_Type_create_hindexed
-    subroutine PMPI_Type_create_hindexed_f08(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: count, array_of_blocklengths(count)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: array_of_displacements(count)
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Type_create_hindexed_f08_large(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count, array_of_blocklengths(count), array_of_displacements(count)
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_create_hindexed_f08, PMPI_Type_create_hindexed_f08_large
   end interface
   interface PMPI_Type_create_hindexed_block
-    subroutine PMPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: count, blocklength
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: array_of_displacements(count)
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Type_create_hindexed_block_f08_large(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count, blocklength, array_of_displacements(count)
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_create_hindexed_block_f08, PMPI_Type_create_hindexed_block_f08_large
   end interface
   interface PMPI_Type_create_hvector
-    subroutine PMPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: count, blocklength
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: stride
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Type_create_hvector_f08_large(count, blocklength, stride, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count, blocklength, stride
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_create_hvector_f08, PMPI_Type_create_hvector_f08_large
   end interface
   interface PMPI_Type_create_indexed_block
-    subroutine PMPI_Type_create_indexed_block_f08(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: count, blocklength, array_of_displacements(count)
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Type_create_indexed_block_f08_large(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count, blocklength, array_of_displacements(count)
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_create_indexed_block_f08, PMPI_Type_create_indexed_block_f08_large
   end interface
   interface PMPI_Type_create_keyval
-    subroutine PMPI_Type_create_keyval_f08(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      PROCEDURE(MPI_Type_copy_attr_function) :: type_copy_attr_fn
-      PROCEDURE(MPI_Type_delete_attr_function) :: type_delete_attr_fn
-      INTEGER, INTENT(OUT) :: type_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_create_keyval_f08
   end interface
   interface PMPI_Type_create_resized
-    subroutine PMPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: lb, extent
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_create_resized_f08
   end interface
   interface PMPI_Type_create_struct
-    subroutine PMPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: count, array_of_blocklengths(count)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: array_of_displacements(count)
-      TYPE(MPI_Datatype), INTENT(IN) :: array_of_types(count)
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Type_create_struct_f08_large(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count, array_of_blocklengths(count), array_of_displacements(count)
-      TYPE(MPI_Datatype), INTENT(IN) :: array_of_types(count)
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_create_struct_f08, PMPI_Type_create_struct_f08_large
   end interface
   interface PMPI_Type_create_subarray
-    subroutine PMPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: ndims, array_of_sizes(ndims), array_of_subsizes(ndims), array_of_starts(ndims), order
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Type_create_subarray_f08_large(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: ndims, order
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_sizes(ndims), array_of_subsizes(ndims), array_of_starts(ndims)
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_create_subarray_f08, PMPI_Type_create_subarray_f08_large
   end interface
   interface PMPI_Type_delete_attr
-    subroutine PMPI_Type_delete_attr_f08(datatype, type_keyval, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: type_keyval
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_delete_attr_f08
   end interface
   interface PMPI_Type_dup
-    subroutine PMPI_Type_dup_f08(oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_dup_f08
   end interface
   interface PMPI_Type_free
-    subroutine PMPI_Type_free_f08(datatype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(INOUT) :: datatype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_free_f08
   end interface
   interface PMPI_Type_free_keyval
-    subroutine PMPI_Type_free_keyval_f08(type_keyval, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(INOUT) :: type_keyval
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_free_keyval_f08
   end interface
   interface PMPI_Type_get_attr
-    subroutine PMPI_Type_get_attr_f08(datatype, type_keyval, attribute_val, flag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: type_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_get_attr_f08
   end interface
   interface PMPI_Type_get_contents
-    subroutine PMPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: max_integers, max_addresses, max_datatypes
-      INTEGER, INTENT(OUT) :: array_of_integers(max_integers)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: array_of_addresses(max_addresses)
-      TYPE(MPI_Datatype), INTENT(OUT) :: array_of_datatypes(max_datatypes)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Type_get_contents_f08_large(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_integers, max_addresses, max_large_counts, max_datatypes
-      INTEGER, INTENT(OUT) :: array_of_integers(max_integers)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: array_of_addresses(max_addresses)
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: array_of_large_counts(max_large_counts)
-      TYPE(MPI_Datatype), INTENT(OUT) :: array_of_datatypes(max_datatypes)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_get_contents_f08, PMPI_Type_get_contents_f08_large
   end interface
   interface PMPI_Type_get_envelope
-    subroutine PMPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_datatypes, combiner, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(OUT) :: num_integers, num_addresses, num_datatypes, combiner
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Type_get_envelope_f08_large(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_integers, num_addresses, num_large_counts, num_datatypes
-      INTEGER, INTENT(OUT) :: combiner
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_get_envelope_f08, PMPI_Type_get_envelope_f08_large
   end interface
   interface PMPI_Type_get_extent
-    subroutine PMPI_Type_get_extent_f08(datatype, lb, extent, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: lb, extent
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_get_extent_f08
   end interface
   interface PMPI_Type_get_extent_x
-    subroutine PMPI_Type_get_extent_x_f08(datatype, lb, extent, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: lb, extent
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_get_extent_x_f08
   end interface
   interface PMPI_Type_get_name
-    subroutine PMPI_Type_get_name_f08(datatype, type_name, resultlen, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      CHARACTER(LEN=MPI_MAX_OBJECT_NAME), INTENT(OUT) :: type_name
-      INTEGER, INTENT(OUT) :: resultlen
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_get_name_f08
   end interface
   interface PMPI_Type_get_true_extent
-    subroutine PMPI_Type_get_true_extent_f08(datatype, true_lb, true_extent, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: true_lb, true_extent
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_get_true_extent_f08
   end interface
   interface PMPI_Type_get_true_extent_x
-    subroutine PMPI_Type_get_true_extent_x_f08(datatype, true_lb, true_extent, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: true_lb, true_extent
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_get_true_extent_x_f08
   end interface
   interface PMPI_Type_get_value_index
-    subroutine PMPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: value_type, index_type
-      TYPE(MPI_Datatype), INTENT(OUT) :: pair_type
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_get_value_index_f08
   end interface
   interface PMPI_Type_indexed
-    subroutine PMPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: count, array_of_blocklengths(count), array_of_displacements(count)
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Type_indexed_f08_large(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count, array_of_blocklengths(count), array_of_displacements(count)
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_indexed_f08, PMPI_Type_indexed_f08_large
   end interface
   interface PMPI_Type_match_size
-    subroutine PMPI_Type_match_size_f08(typeclass, size, datatype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: typeclass, size
-      TYPE(MPI_Datatype), INTENT(OUT) :: datatype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_match_size_f08
   end interface
   interface PMPI_Type_set_attr
-    subroutine PMPI_Type_set_attr_f08(datatype, type_keyval, attribute_val, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: type_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_set_attr_f08
   end interface
   interface PMPI_Type_set_name
-    subroutine PMPI_Type_set_name_f08(datatype, type_name, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      CHARACTER(LEN=*), INTENT(IN) :: type_name
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_set_name_f08
   end interface
   interface PMPI_Type_size
-    subroutine PMPI_Type_size_f08(datatype, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Type_size_f08_large(datatype, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_size_f08, PMPI_Type_size_f08_large
   end interface
   interface PMPI_Type_size_x
-    subroutine PMPI_Type_size_x_f08(datatype, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_size_x_f08
   end interface
   interface PMPI_Type_vector
-    subroutine PMPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: count, blocklength, stride
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Type_vector_f08_large(count, blocklength, stride, oldtype, newtype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count, blocklength, stride
-      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Type_vector_f08, PMPI_Type_vector_f08_large
   end interface
   interface PMPI_Unpack
-    subroutine PMPI_Unpack_f08ts(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
-      INTEGER, INTENT(IN) :: insize, outcount
-      INTEGER, INTENT(INOUT) :: position
-      TYPE(*), DIMENSION(..) :: outbuf
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Unpack_f08ts_large(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize, outcount
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
-      TYPE(*), DIMENSION(..) :: outbuf
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Unpack_f08ts, PMPI_Unpack_f08ts_large
   end interface
   interface PMPI_Unpack_external
-    subroutine PMPI_Unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=*), INTENT(IN) :: datarep
-      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: insize
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
-      TYPE(*), DIMENSION(..) :: outbuf
-      INTEGER, INTENT(IN) :: outcount
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Unpack_external_f08ts_large(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=*), INTENT(IN) :: datarep
-      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize, outcount
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
-      TYPE(*), DIMENSION(..) :: outbuf
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Unpack_external_f08ts, PMPI_Unpack_external_f08ts_large
   end interface
   interface PMPI_Unpublish_name
-    subroutine PMPI_Unpublish_name_f08(service_name, info, port_name, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      CHARACTER(LEN=*), INTENT(IN) :: service_name, port_name
-      TYPE(MPI_Info), INTENT(IN) :: info
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Unpublish_name_f08
   end interface
   interface PMPI_Wait
-    subroutine PMPI_Wait_f08(request, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Request), INTENT(INOUT) :: request
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Wait_f08
   end interface
   interface PMPI_Waitall
-    subroutine PMPI_Waitall_f08(count, array_of_requests, array_of_statuses, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
-      TYPE(MPI_Status) :: array_of_statuses(*)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Waitall_f08
   end interface
   interface PMPI_Waitany
-    subroutine PMPI_Waitany_f08(count, array_of_requests, index, status, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: count
-      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
-      INTEGER, INTENT(OUT) :: index
-      TYPE(MPI_Status) :: status
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Waitany_f08
   end interface
   interface PMPI_Waitsome
-    subroutine PMPI_Waitsome_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: incount
-      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(incount)
-      INTEGER, INTENT(OUT) :: outcount, array_of_indices(*)
-      TYPE(MPI_Status) :: array_of_statuses(*)
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Waitsome_f08
   end interface
   interface PMPI_Win_allocate
-    subroutine PMPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
-      INTEGER, INTENT(IN) :: disp_unit
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(C_PTR), INTENT(OUT) :: baseptr
-      TYPE(MPI_Win), INTENT(OUT) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Win_allocate_f08_large(size, disp_unit, info, comm, baseptr, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size, disp_unit
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(C_PTR), INTENT(OUT) :: baseptr
-      TYPE(MPI_Win), INTENT(OUT) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_allocate_f08, PMPI_Win_allocate_f08_large
   end interface
   interface PMPI_Win_allocate_shared
-    subroutine PMPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
-      INTEGER, INTENT(IN) :: disp_unit
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(C_PTR), INTENT(OUT) :: baseptr
-      TYPE(MPI_Win), INTENT(OUT) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Win_allocate_shared_f08_large(size, disp_unit, info, comm, baseptr, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size, disp_unit
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(C_PTR), INTENT(OUT) :: baseptr
-      TYPE(MPI_Win), INTENT(OUT) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_allocate_shared_f08, PMPI_Win_allocate_shared_f08_large
   end interface
   interface PMPI_Win_attach
-    subroutine PMPI_Win_attach_f08ts(win, base, size, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_attach_f08ts
   end interface
   interface PMPI_Win_call_errhandler
-    subroutine PMPI_Win_call_errhandler_f08(win, errorcode, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, INTENT(IN) :: errorcode
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_call_errhandler_f08
   end interface
   interface PMPI_Win_complete
-    subroutine PMPI_Win_complete_f08(win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_complete_f08
   end interface
   interface PMPI_Win_create
-    subroutine PMPI_Win_create_f08ts(base, size, disp_unit, info, comm, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
-      INTEGER, INTENT(IN) :: disp_unit
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Win), INTENT(OUT) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Win_create_f08ts_large(base, size, disp_unit, info, comm, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size, disp_unit
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Win), INTENT(OUT) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_create_f08ts, PMPI_Win_create_f08ts_large
   end interface
   interface PMPI_Win_create_dynamic
-    subroutine PMPI_Win_create_dynamic_f08(info, comm, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Win), INTENT(OUT) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_create_dynamic_f08
   end interface
   interface PMPI_Win_create_errhandler
-    subroutine PMPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      PROCEDURE(MPI_Win_errhandler_function) :: win_errhandler_fn
-      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_create_errhandler_f08
   end interface
   interface PMPI_Win_create_keyval
-    subroutine PMPI_Win_create_keyval_f08(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      PROCEDURE(MPI_Win_copy_attr_function) :: win_copy_attr_fn
-      PROCEDURE(MPI_Win_delete_attr_function) :: win_delete_attr_fn
-      INTEGER, INTENT(OUT) :: win_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_create_keyval_f08
   end interface
   interface PMPI_Win_delete_attr
-    subroutine PMPI_Win_delete_attr_f08(win, win_keyval, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, INTENT(IN) :: win_keyval
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_delete_attr_f08
   end interface
   interface PMPI_Win_detach
-    subroutine PMPI_Win_detach_f08ts(win, base, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_detach_f08ts
   end interface
   interface PMPI_Win_fence
-    subroutine PMPI_Win_fence_f08(assert, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: assert
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_fence_f08
   end interface
   interface PMPI_Win_flush
-    subroutine PMPI_Win_flush_f08(rank, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: rank
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_flush_f08
   end interface
   interface PMPI_Win_flush_all
-    subroutine PMPI_Win_flush_all_f08(win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_flush_all_f08
   end interface
   interface PMPI_Win_flush_local
-    subroutine PMPI_Win_flush_local_f08(rank, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: rank
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_flush_local_f08
   end interface
   interface PMPI_Win_flush_local_all
-    subroutine PMPI_Win_flush_local_all_f08(win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_flush_local_all_f08
   end interface
   interface PMPI_Win_free
-    subroutine PMPI_Win_free_f08(win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(INOUT) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_free_f08
   end interface
   interface PMPI_Win_free_keyval
-    subroutine PMPI_Win_free_keyval_f08(win_keyval, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(INOUT) :: win_keyval
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_free_keyval_f08
   end interface
   interface PMPI_Win_get_attr
-    subroutine PMPI_Win_get_attr_f08(win, win_keyval, attribute_val, flag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, INTENT(IN) :: win_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_get_attr_f08
   end interface
   interface PMPI_Win_get_errhandler
-    subroutine PMPI_Win_get_errhandler_f08(win, errhandler, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_get_errhandler_f08
   end interface
   interface PMPI_Win_get_group
-    subroutine PMPI_Win_get_group_f08(win, group, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      TYPE(MPI_Group), INTENT(OUT) :: group
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_get_group_f08
   end interface
   interface PMPI_Win_get_info
-    subroutine PMPI_Win_get_info_f08(win, info_used, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      TYPE(MPI_Info), INTENT(OUT) :: info_used
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_get_info_f08
   end interface
   interface PMPI_Win_get_name
-    subroutine PMPI_Win_get_name_f08(win, win_name, resultlen, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      CHARACTER(LEN=MPI_MAX_OBJECT_NAME), INTENT(OUT) :: win_name
-      INTEGER, INTENT(OUT) :: resultlen
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_get_name_f08
   end interface
   interface PMPI_Win_lock
-    subroutine PMPI_Win_lock_f08(lock_type, rank, assert, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: lock_type, rank, assert
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_lock_f08
   end interface
   interface PMPI_Win_lock_all
-    subroutine PMPI_Win_lock_all_f08(assert, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: assert
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_lock_all_f08
   end interface
   interface PMPI_Win_post
-    subroutine PMPI_Win_post_f08(group, assert, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Group), INTENT(IN) :: group
-      INTEGER, INTENT(IN) :: assert
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_post_f08
   end interface
   interface PMPI_Win_set_attr
-    subroutine PMPI_Win_set_attr_f08(win, win_keyval, attribute_val, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, INTENT(IN) :: win_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_set_attr_f08
   end interface
   interface PMPI_Win_set_errhandler
-    subroutine PMPI_Win_set_errhandler_f08(win, errhandler, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_set_errhandler_f08
   end interface
   interface PMPI_Win_set_info
-    subroutine PMPI_Win_set_info_f08(win, info, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      TYPE(MPI_Info), INTENT(IN) :: info
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_set_info_f08
   end interface
   interface PMPI_Win_set_name
-    subroutine PMPI_Win_set_name_f08(win, win_name, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      CHARACTER(LEN=*), INTENT(IN) :: win_name
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_set_name_f08
   end interface
   interface PMPI_Win_shared_query
-    subroutine PMPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, INTENT(IN) :: rank
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
-      INTEGER, INTENT(OUT) :: disp_unit
-      TYPE(C_PTR), INTENT(OUT) :: baseptr
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
-    subroutine PMPI_Win_shared_query_f08_large(win, rank, size, disp_unit, baseptr, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, INTENT(IN) :: rank
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size, disp_unit
-      TYPE(C_PTR), INTENT(OUT) :: baseptr
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_shared_query_f08, PMPI_Win_shared_query_f08_large
   end interface
   interface PMPI_Win_start
-    subroutine PMPI_Win_start_f08(group, assert, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Group), INTENT(IN) :: group
-      INTEGER, INTENT(IN) :: assert
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_start_f08
   end interface
   interface PMPI_Win_sync
-    subroutine PMPI_Win_sync_f08(win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_sync_f08
   end interface
   interface PMPI_Win_test
-    subroutine PMPI_Win_test_f08(win, flag, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_test_f08
   end interface
   interface PMPI_Win_unlock
-    subroutine PMPI_Win_unlock_f08(rank, win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      INTEGER, INTENT(IN) :: rank
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_unlock_f08
   end interface
   interface PMPI_Win_unlock_all
-    subroutine PMPI_Win_unlock_all_f08(win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_unlock_all_f08
   end interface
   interface PMPI_Win_wait
-    subroutine PMPI_Win_wait_f08(win, ierror)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    end subroutine
+    procedure :: PMPI_Win_wait_f08
   end interface
   interface PMPI_Wtick
-    function PMPI_Wtick_f08() result(res)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      DOUBLE PRECISION :: res
-    end function
+    procedure :: PMPI_Wtick_f08
   end interface
   interface PMPI_Wtime
-    function PMPI_Wtime_f08() result(res)
-      use, intrinsic :: iso_c_binding
-      use mpi_f08_types
-      use mpi_f08_compile_constants
-      use mpi_f08_callbacks
-      implicit none
-      DOUBLE PRECISION :: res
-    end function
+    procedure :: PMPI_Wtime_f08
   end interface
 end module pmpi_f08
