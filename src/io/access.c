@@ -11,59 +11,63 @@ enum { AT, INDIV, ORDERED };
 /* One access: `how` AT with an explicit offset (etypes), INDIV from the
  * individual pointer (advanced by the etypes moved), ORDERED through the
  * shared pointer in rank order (collective). */
-static int access1(fy_file_t *f, int how, int write, MPI_Offset offset, void *buf, MPI_Count count,
+static int access1(fy_file_t *f, int how, int coll, int write, MPI_Offset offset, void *buf, MPI_Count count,
                    MPI_Datatype dt, MPI_Count *moved) {
   int err;
   *moved = 0;
   if (how == ORDERED) return fy_io_ordered(f, write, buf, count, dt, moved);
+  /* (the same on every process of a collective call: amode) */
   if ((err = fy_io_check_access(f, write, count, dt, 1))) return err;
   MPI_Offset es = fy_io_etype_size(f);
+  int (*xfer)(fy_file_t *, int, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Count *) =
+      coll ? fy_io_xfer_all : fy_io_xfer;
   if (how == AT) {
-    if (offset < 0) return fy_err(MPI_ERR_ARG, "offset = %lld is negative", (long long)offset);
-    return fy_io_xfer(f, write, offset * es, buf, count, dt, moved);
+    /* (a negative offset: fy_io_xfer_all reports it after the others know) */
+    if (offset < 0 && !coll) return fy_err(MPI_ERR_ARG, "offset = %lld is negative", (long long)offset);
+    return xfer(f, write, offset * es, buf, count, dt, moved);
   }
-  err = fy_io_xfer(f, write, f->fp * es, buf, count, dt, moved);
+  err = xfer(f, write, f->fp * es, buf, count, dt, moved);
   f->fp += *moved / es;
   return err;
 }
 
-static int blocking(MPI_File fh, int how, int write, MPI_Offset offset, void *buf, MPI_Count count,
+static int blocking(MPI_File fh, int how, int coll, int write, MPI_Offset offset, void *buf, MPI_Count count,
                     MPI_Datatype dt, MPI_Status *status) {
   int err;
   fy_file_t *f = fy_io_file(fh, &err);
   if (!f) return err;
   MPI_Count moved;
-  if ((err = access1(f, how, write, offset, buf, count, dt, &moved))) return err;
+  if ((err = access1(f, how, coll, write, offset, buf, count, dt, &moved))) return err;
   fy_io_status(status, moved);
   return MPI_SUCCESS;
 }
 
-#define RW(name, how, write, CONST)                                                                     \
+#define RW(name, how, coll, write, CONST)                                                               \
   int fy_mpi_file_##name##_c(MPI_File fh, CONST void *buf, MPI_Count count, MPI_Datatype dt,            \
                              MPI_Status *status) {                                                      \
-    return blocking(fh, how, write, 0, (void *)buf, count, dt, status);                                 \
+    return blocking(fh, how, coll, write, 0, (void *)buf, count, dt, status);                           \
   }                                                                                                     \
   int fy_mpi_file_##name(MPI_File fh, CONST void *buf, int count, MPI_Datatype dt, MPI_Status *status) { \
-    return blocking(fh, how, write, 0, (void *)buf, count, dt, status);                                 \
+    return blocking(fh, how, coll, write, 0, (void *)buf, count, dt, status);                           \
   }
-#define RW_AT(name, write, CONST)                                                                       \
+#define RW_AT(name, coll, write, CONST)                                                                 \
   int fy_mpi_file_##name##_c(MPI_File fh, MPI_Offset offset, CONST void *buf, MPI_Count count,          \
                              MPI_Datatype dt, MPI_Status *status) {                                     \
-    return blocking(fh, AT, write, offset, (void *)buf, count, dt, status);                             \
+    return blocking(fh, AT, coll, write, offset, (void *)buf, count, dt, status);                       \
   }                                                                                                     \
   int fy_mpi_file_##name(MPI_File fh, MPI_Offset offset, CONST void *buf, int count, MPI_Datatype dt,    \
                          MPI_Status *status) {                                                          \
-    return blocking(fh, AT, write, offset, (void *)buf, count, dt, status);                             \
+    return blocking(fh, AT, coll, write, offset, (void *)buf, count, dt, status);                       \
   }
 
-RW(read, INDIV, 0, )
-RW(write, INDIV, 1, const)
-RW(read_all, INDIV, 0, )
-RW(write_all, INDIV, 1, const)
-RW_AT(read_at, 0, )
-RW_AT(write_at, 1, const)
-RW_AT(read_at_all, 0, )
-RW_AT(write_at_all, 1, const)
+RW(read, INDIV, 0, 0, )
+RW(write, INDIV, 0, 1, const)
+RW(read_all, INDIV, 1, 0, )
+RW(write_all, INDIV, 1, 1, const)
+RW_AT(read_at, 0, 0, )
+RW_AT(write_at, 0, 1, const)
+RW_AT(read_at_all, 1, 0, )
+RW_AT(write_at_all, 1, 1, const)
 
 /* ---- split collectives: the work is done by _begin, _end hands out the status ---- */
 
@@ -76,7 +80,7 @@ static int split_begin(MPI_File fh, int kind, int how, int write, MPI_Offset off
   if (!f) return err;
   if (f->split) return fy_err(MPI_ERR_OTHER, "a split collective is already in progress on %s", f->name);
   MPI_Count moved;
-  if ((err = access1(f, how, write, offset, (void *)buf, count, dt, &moved))) return err;
+  if ((err = access1(f, how, 1, write, offset, (void *)buf, count, dt, &moved))) return err;
   f->split = kind;
   f->split_buf = buf;
   fy_io_status(&f->split_status, moved);

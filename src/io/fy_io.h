@@ -40,6 +40,7 @@
 #define FY_IO_H
 #include <mpi.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "datatype/fy_datatype.h"
 
 typedef struct fy_file {
@@ -53,6 +54,10 @@ typedef struct fy_file {
   MPI_Info hints;             /* hints reported by MPI_File_get_info */
   int atomic;
   int nolocks;                /* the file system refused a record lock: none taken */
+  /* collective buffering (coll.c): hints given at open ("" / 0: the settings) */
+  char cb_read[16], cb_write[16]; /* romio_cb_read / romio_cb_write: enable, disable, automatic */
+  int cb_nodes;
+  int64_t cb_buffer;
   /* the view */
   MPI_Offset disp;
   MPI_Datatype etype_h, ftype_h;
@@ -98,6 +103,14 @@ int fy_io_datarep_extent(const char *name, MPI_Datatype dt, MPI_Aint *extent);
  * from byte `pos`; *moved = bytes moved (short at end of file when reading). */
 int fy_io_xfer(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count count, MPI_Datatype dt,
                MPI_Count *moved);
+/* coll.c: the same for a collective call (every process of the file calls
+ * it): two-phase through aggregators when the accesses interleave, else
+ * fy_io_xfer. */
+int fy_io_xfer_all(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count count, MPI_Datatype dt,
+                   MPI_Count *moved);
+/* A POSIX record lock (lock = 1) or its release (0) over [start, end);
+ * nothing when the file system has none (f->nolocks). */
+int fy_io_lock_range(fy_file_t *f, int write, off_t start, off_t end, int lock);
 /* Checks common to data access: access mode, datatype, count. */
 int fy_io_check_access(fy_file_t *f, int write, MPI_Count count, MPI_Datatype dt, int explicit_or_indiv);
 void fy_io_status(MPI_Status *status, MPI_Count bytes);

@@ -6,6 +6,7 @@
 #include "core/fy_info.h"
 #include "comm/fy_commc.h"
 #include "binding/fy_impl.h"
+#include "runtime/fy_config.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -59,14 +60,39 @@ static mode_t file_perm(MPI_Info info, char *val, int len) {
   return (*end || p < 0 || p > 07777) ? 0666 : (mode_t)p;
 }
 
+/* ROMIO's values of romio_cb_read/write; any other is ignored. */
+static void cb_hint(char dst[16], const char *v) {
+  static const char *const known[] = {"enable", "disable", "automatic"};
+  for (int i = 0; i < 3; i++)
+    if (!strcmp(v, known[i])) strcpy(dst, known[i]);
+}
+
 static int set_hints(fy_file_t *f, MPI_Info info) {
   char v[MPI_MAX_INFO_VAL];
   int err;
   if ((err = fy_info_put(&f->hints, "filename", f->name))) return err;
   snprintf(v, sizeof v, "%o", (unsigned)file_perm(info, v, sizeof v));
   if ((err = fy_info_put(&f->hints, "file_perm", v))) return err;
-  /* every collective call does independent I/O */
-  if ((err = fy_info_put(&f->hints, "collective_buffering", "false"))) return err;
+  /* collective buffering (src/io/coll.c): the romio_cb_* and cb_* hints,
+   * else the FERRY_IO_CB* settings */
+  f->cb_read[0] = f->cb_write[0] = 0;
+  f->cb_nodes = 0;
+  f->cb_buffer = 0;
+  if (info != MPI_INFO_NULL) {
+    if (fy_info_lookup(info, "romio_cb_read", v, sizeof v)) cb_hint(f->cb_read, v);
+    if (fy_info_lookup(info, "romio_cb_write", v, sizeof v)) cb_hint(f->cb_write, v);
+    if (fy_info_lookup(info, "cb_nodes", v, sizeof v)) f->cb_nodes = atoi(v) > 0 ? atoi(v) : 0;
+    if (fy_info_lookup(info, "cb_buffer_size", v, sizeof v)) f->cb_buffer = atoll(v) > 0 ? atoll(v) : 0;
+  }
+  const char *cbw = f->cb_write[0] ? f->cb_write : fy_config.io_cb;
+  if ((err = fy_info_put(&f->hints, "collective_buffering", strcmp(cbw, "disable") ? "true" : "false"))) return err;
+  if ((err = fy_info_put(&f->hints, "romio_cb_read", f->cb_read[0] ? f->cb_read : fy_config.io_cb))) return err;
+  if ((err = fy_info_put(&f->hints, "romio_cb_write", cbw))) return err;
+  snprintf(v, sizeof v, "%lld", (long long)(f->cb_buffer ? f->cb_buffer : (long long)fy_config.io_cb_buffer));
+  if ((err = fy_info_put(&f->hints, "cb_buffer_size", v))) return err;
+  int nodes = f->cb_nodes ? f->cb_nodes : (fy_config.io_cb_nodes > 0 ? (int)fy_config.io_cb_nodes : f->size);
+  snprintf(v, sizeof v, "%d", nodes < f->size ? nodes : f->size);
+  if ((err = fy_info_put(&f->hints, "cb_nodes", v))) return err;
   if (info != MPI_INFO_NULL && fy_info_lookup(info, "access_style", v, sizeof v))
     if ((err = fy_info_put(&f->hints, "access_style", v))) return err;
   return MPI_SUCCESS;

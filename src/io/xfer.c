@@ -123,7 +123,7 @@ static int piece(fy_file_t *f, int write, off_t off, size_t len, const fy_dataty
  * write back a span with holes) never overwrites bytes another process
  * writes meanwhile. A file system without record locks sets f->nolocks:
  * no locks are taken and writes are not sieved. */
-static int lock_range(fy_file_t *f, int write, off_t start, off_t end, int lock) {
+int fy_io_lock_range(fy_file_t *f, int write, off_t start, off_t end, int lock) {
   if (f->nolocks || end <= start) return MPI_SUCCESS;
   struct flock fl = {.l_type = (short)(lock ? (write ? F_WRLCK : F_RDLCK) : F_UNLCK), .l_whence = SEEK_SET,
                      .l_start = start, .l_len = end - start};
@@ -268,7 +268,7 @@ static int xfer_raw(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Coun
     hi = lo + (off_t)total;
   }
   if (f->atomic || write) {
-    if ((err = lock_range(f, write, lo, hi, 1))) return err;
+    if ((err = fy_io_lock_range(f, write, lo, hi, 1))) return err;
     locked = 1;
   }
   /* a write can sieve only where it may read and lock */
@@ -338,7 +338,7 @@ out:
   if (pc != &pc1) free(pc);
   free(sbuf);
   if (locked) {
-    int e = lock_range(f, write, lo, hi, 0);
+    int e = fy_io_lock_range(f, write, lo, hi, 0);
     if (!err) err = e;
   }
   return err;
