@@ -761,6 +761,13 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
     seterr("out of memory for %d message buffers", NRECV + NSEND);
     goto fail;
   }
+  /* The provider fills the receive buffers in turn, so every one of them
+   * is used within the first NRECV messages: fault their pages in now
+   * rather than on the critical path of those messages (a 16 KiB pingpong
+   * took 21-23 us instead of 11 for its first 64 round trips, each message
+   * landing in fresh pages). The send pool is a stack: only the buffers
+   * in use get touched, so it stays lazy. */
+  memset(rslab, 0, NRECV * bsz);
   if (!(rslab_mr = reg(rslab, NRECV * bsz, FI_RECV)) || !(sslab_mr = reg(sslab, NSEND * bsz, FI_SEND))) {
     seterr("cannot register message buffers with provider %s", prov_name);
     goto fail;

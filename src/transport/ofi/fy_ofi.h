@@ -105,6 +105,7 @@ const char *fy_ofi_version(void);
 
 typedef struct fy_ofi_stats {
   uint64_t sent, injected, recvd, queued, reads, writes, rma_pieces, mr_hits, mr_misses, eagain, early;
+  uint64_t eagain_inject, eagain_send, eagain_rma; /* which call was refused */
 } fy_ofi_stats_t;
 extern fy_ofi_stats_t fy_ofi_stats;
 #endif
