@@ -250,4 +250,34 @@ int fy_mpi_get_library_version(char *version, int *resultlen) {
   return MPI_SUCCESS;
 }
 
+/* MPI 5.0's standard ABI is not the one Ferry speaks (MPICH's): the
+ * version is -1.-1, as the standard asks of a library without it. */
+int fy_mpi_abi_get_version(int *abi_major, int *abi_minor) {
+  if (!abi_major || !abi_minor) return fy_err(MPI_ERR_ARG, "abi_major or abi_minor = NULL");
+  *abi_major = *abi_minor = -1;
+  return MPI_SUCCESS;
+}
+
+/* The sizes of the integer types of this ABI, in a new info object. */
+int fy_mpi_abi_get_info(MPI_Info *info) {
+  if (!info) return fy_err(MPI_ERR_ARG, "info = NULL");
+  static const struct { const char *key; size_t size; } kv[] = {
+      {"mpi_aint_size", sizeof(MPI_Aint)}, {"mpi_count_size", sizeof(MPI_Count)},
+      {"mpi_offset_size", sizeof(MPI_Offset)}};
+  MPI_Info n;
+  int err = fy_mpi_info_create(&n);
+  if (err) return err;
+  for (size_t i = 0; i < sizeof kv / sizeof kv[0] && !err; i++) {
+    char v[8];
+    snprintf(v, sizeof v, "%zu", kv[i].size);
+    err = fy_mpi_info_set(n, kv[i].key, v);
+  }
+  if (err) {
+    fy_mpi_info_free(&n);
+    return err;
+  }
+  *info = n;
+  return MPI_SUCCESS;
+}
+
 int fy_mpi_barrier(MPI_Comm comm) { return fy_coll_barrier(fy_comm_get(comm)); }
