@@ -185,6 +185,19 @@ out:;
   return err ? err : e;
 }
 
+/* A buffer of the file kept from one collective call to the next: the
+ * pages of a fresh 16 MiB buffer cost more to fault in than the copies
+ * through it (freed at close). */
+enum { B_WIN, B_SEND, B_RECV, B_RESP };
+static char *keep(fy_file_t *f, int which, size_t n) {
+  if (n > f->cb_cap[which]) {
+    free(f->cb_mem[which]);
+    f->cb_mem[which] = malloc(n);
+    f->cb_cap[which] = f->cb_mem[which] ? n : 0;
+  }
+  return f->cb_mem[which];
+}
+
 /* One round's exchange: per process, counts and displacements. */
 typedef struct {
   MPI_Count *scnt, *rcnt;
@@ -293,7 +306,7 @@ int fy_io_xfer_all(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count
   slen = calloc((size_t)na, sizeof *slen);
   first = calloc((size_t)na, sizeof *first);
   npc = calloc((size_t)na, sizeof *npc);
-  if (isagg) win = malloc((size_t)W);
+  if (isagg) win = keep(f, B_WIN, (size_t)W);
   if (!x.scnt || !x.rcnt || !x.sdsp || !x.rdsp || !hdr_s || !hdr_r || !valid_s || !valid_r || !s0 || !slen ||
       !first || !npc || (isagg && !win))
     local_err = fy_err(MPI_ERR_NO_MEM, "out of memory for collective I/O");
@@ -322,9 +335,8 @@ int fy_io_xfer_all(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count
     }
     if (!local_err) {
       free(smeta);
-      free(sbuf);
       smeta = malloc((size_t)(nmeta ? nmeta : 1) * sizeof *smeta);
-      sbuf = malloc((size_t)(write && nbytes ? nbytes : 1));
+      sbuf = keep(f, B_SEND, (size_t)(write && nbytes ? nbytes : 1));
       if (!smeta || !sbuf) local_err = fy_err(MPI_ERR_NO_MEM, "out of memory for collective I/O");
     }
     for (int g = 0, mi = 0; g < na && !local_err; g++) {
@@ -355,9 +367,8 @@ int fy_io_xfer_all(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count
       goto out;
     for (int r = 0; r < np; r++) x.scnt[r] = (MPI_Count)hdr_s[2 * r + 1], x.rcnt[r] = (MPI_Count)hdr_r[2 * r + 1];
     int64_t rb = set_displs(&x, np);
-    free(rbuf);
     free(rp);
-    rbuf = malloc((size_t)((write ? rb : nbytes) + 1)); /* a write receives data, a read its answers */
+    rbuf = keep(f, B_RECV, (size_t)((write ? rb : nbytes) + 1)); /* a write receives data, a read its answers */
     rp = malloc((size_t)(rn / 2 + 1) * sizeof *rp);
     if (!rbuf || !rp) {
       err = fy_err(MPI_ERR_NO_MEM, "out of memory for collective I/O");
@@ -383,8 +394,7 @@ int fy_io_xfer_all(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count
     }
     /* 4r. the aggregator reads its window's span and answers each process
      * with its bytes and how many of them lie before the end of the file */
-    free(resp);
-    resp = malloc((size_t)(rb + 1));
+    resp = keep(f, B_RESP, (size_t)(rb + 1));
     if (!resp) local_err = fy_err(MPI_ERR_NO_MEM, "out of memory for collective I/O");
     memset(valid_s, 0, (size_t)np * sizeof *valid_s);
     if (isagg && !local_err && n) {
@@ -446,10 +456,6 @@ out:
   free(npc);
   free(smeta);
   free(rmeta);
-  free(sbuf);
-  free(rbuf);
-  free(resp);
   free(rp);
-  free(win);
   return err;
 }

@@ -58,6 +58,8 @@ typedef struct fy_file {
   char cb_read[16], cb_write[16]; /* romio_cb_read / romio_cb_write: enable, disable, automatic */
   int cb_nodes;
   int64_t cb_buffer;
+  char *cb_mem[4];            /* its buffers, kept between calls (coll.c) */
+  size_t cb_cap[4];
   /* the view */
   MPI_Offset disp;
   MPI_Datatype etype_h, ftype_h;

@@ -100,6 +100,7 @@ static int set_hints(fy_file_t *f, MPI_Info info) {
 
 static void destroy(fy_file_t *f) {
   if (f->fd >= 0) close(f->fd);
+  for (int i = 0; i < 4; i++) free(f->cb_mem[i]);
   fy_io_shared_free(f);
   if (f->comm != MPI_COMM_NULL) fy_commc_release(fy_comm_get(f->comm));
   fy_io_view_release(f);
