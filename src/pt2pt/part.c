@@ -5,25 +5,27 @@
  *
  * Design (docs/partitioned.md): ready partitions leave early, in chunks the
  * receiver chooses.
- * - receive: MPI_Start cuts the buffer into chunks of whole receive
- *   partitions (at least FERRY_PART_CHUNK bytes each, at most PART_MAX_CHUNKS
- *   chunks), posts one internal receive per chunk straight into the user's
- *   buffer, and sends the sender a ready-to-receive note (RTR: chunk size,
- *   total, number of chunks). MPI_Parrived(i) is true once the chunk holding
- *   partition i has arrived.
- * - send: MPI_Start posts the receive for the RTR. Once the RTR is in, each
- *   chunk leaves as soon as every send partition under it is ready, in chunk
- *   order (the chunks of one epoch share a tag and match the receives in
- *   order), as one internal send (eager or rendezvous like any other). The
+ * - receive: the buffer is cut into chunks of whole receive partitions (at
+ *   least FERRY_PART_CHUNK bytes each, at most PART_MAX_CHUNKS chunks).
+ *   MPI_Start posts one internal receive per chunk straight into the user's
+ *   buffer; the first one also sends the sender the cut (RTR: chunk size,
+ *   total, number of chunks), which holds for every epoch. MPI_Parrived(i)
+ *   is true once the chunk holding partition i has arrived.
+ * - send: the first MPI_Start posts the receive for the RTR. Once the RTR
+ *   is in, each chunk leaves as soon as every send partition under it is
+ *   ready, in chunk order (chunks share a tag and match the receives in
+ *   order; a chunk of the next epoch that comes before the receiver's
+ *   MPI_Start waits as an unexpected message), as one internal send (eager
+ *   or rendezvous like any other). The
  *   sender follows the receiver's cut whatever its own partitioning, so the
  *   two sides may partition the same bytes differently; a sender with more
  *   bytes than the receiver puts the excess in the last chunk, whose receive
  *   then reports MPI_ERR_TRUNCATE, and one with fewer sends short or empty
  *   chunks: every posted receive is matched, nothing stays behind.
- * - A message no larger than FERRY_PART_CHUNK does not wait for the RTR:
- *   once all its partitions are ready it leaves whole, as chunk 0 (see
- *   send_chunks). The send completes only once the RTR is in, so epochs
- *   never mix.
+ * - In the first epoch a message no larger than FERRY_PART_CHUNK does not
+ *   wait for the RTR: once all its partitions are ready it leaves whole, as
+ *   chunk 0 (see send_chunks). A send completes only once the RTR is in
+ *   and every chunk of the cut has left, so epochs never mix.
  * - Chunks start from MPI_Pready* (application thread) or, when the RTR comes
  *   after the partitions were marked, from a progress hook outside signal
  *   turns.
@@ -62,7 +64,7 @@ typedef struct fy_part {
   /* send side */
   int nready, prefix;     /* partitions marked; leading partitions all marked */
   unsigned char *ready;   /* per partition, marked in this epoch */
-  int rtr_in;             /* this epoch's RTR has arrived */
+  int rtr_in;             /* the RTR has arrived (the first epoch's; the cut holds for all) */
   int early;              /* all data left as chunk 0 before the RTR */
   int next;               /* next chunk to start */
   void *packed;           /* non-contiguous data cut at other points: packed copy */
@@ -73,6 +75,7 @@ typedef struct fy_part {
   int group;              /* receive partitions per chunk */
   unsigned char *arrived; /* per chunk */
   size_t got;             /* bytes received in this epoch */
+  int rtr_sent;           /* the RTR went out (first epoch) */
 } fy_part_t;
 
 static fy_part_t *part_of(fy_request_t *r) { return r->cb_arg; }
@@ -380,20 +383,26 @@ int fy_part_start(fy_request_t *r) {
       err = child_start(r, FY_REQ_RECV, (char *)r->rbuf + (MPI_Aint)first * p->count * t->extent,
                         (MPI_Count)np * p->count, t, p->tag_data, j);
     }
-    if (!err) err = child_start(r, FY_REQ_SEND, p->rtr, sizeof p->rtr, fy_type_get(MPI_BYTE), p->tag_rtr, -1);
+    /* The cut is the same every epoch: the sender hears it once. */
+    if (!err && !p->rtr_sent) {
+      err = child_start(r, FY_REQ_SEND, p->rtr, sizeof p->rtr, fy_type_get(MPI_BYTE), p->tag_rtr, -1);
+      p->rtr_sent = !err;
+    }
   } else {
     p->nready = p->prefix = 0;
     memset(p->ready, 0, (size_t)p->partitions);
-    p->rtr_in = 0;
     p->early = 0;
     p->next = 0;
-    p->nchunks = 0;
     if (p->listed) unlist(p);
-    err = child_start(r, FY_REQ_RECV, p->rtr, sizeof p->rtr, fy_type_get(MPI_BYTE), p->tag_rtr, -1);
+    if (!p->rtr_in) err = child_start(r, FY_REQ_RECV, p->rtr, sizeof p->rtr, fy_type_get(MPI_BYTE), p->tag_rtr, -1);
   }
   if (err && !p->err) p->err = err;
   p->pending--;
-  if (over(p)) complete(r);
+  int n;
+  if (!p->recv && !p->err)
+    send_chunks(r, &n); /* (completes it if over: with no partition, its chunks leave now) */
+  else if (over(p))
+    complete(r);
 out:
   fy_punlock();
   return err;
@@ -441,8 +450,19 @@ static int ready_check(MPI_Request request, fy_request_t **out, const char *fn) 
   return MPI_SUCCESS;
 }
 
+/* Before the first epoch's RTR has been seen, a Pready looks for it (one
+ * progress pass), so that chunks can leave now rather than at the next
+ * MPI call that progresses. (An unlocked read: a hint only.) */
+static void look_for_rtr(MPI_Request request) {
+  fy_request_t *r = request == MPI_REQUEST_NULL ? NULL : fy_req_get(request);
+  fy_part_t *p = r && r->kind == FY_REQ_PART ? part_of(r) : NULL;
+  if (p && !p->recv && !__atomic_load_n(&p->rtr_in, __ATOMIC_RELAXED) && r->peer != MPI_PROC_NULL)
+    fy_progress_poll();
+}
+
 int fy_mpi_pready(int partition, MPI_Request request) {
   fy_request_t *r;
+  look_for_rtr(request);
   fy_plock();
   int err = ready_check(request, &r, "MPI_Pready");
   if (!err) err = mark(r, partition, "MPI_Pready");
@@ -452,6 +472,7 @@ int fy_mpi_pready(int partition, MPI_Request request) {
 
 int fy_mpi_pready_range(int partition_low, int partition_high, MPI_Request request) {
   fy_request_t *r;
+  look_for_rtr(request);
   fy_plock();
   int err = ready_check(request, &r, "MPI_Pready_range");
   if (err) goto out;
@@ -475,6 +496,7 @@ out:
 
 int fy_mpi_pready_list(int length, const int array_of_partitions[], MPI_Request request) {
   fy_request_t *r;
+  look_for_rtr(request);
   fy_plock();
   int err = ready_check(request, &r, "MPI_Pready_list");
   if (err) goto out;
