@@ -68,6 +68,7 @@ typedef struct fy_part {
   int early;              /* all data left as chunk 0 before the RTR */
   int next;               /* next chunk to start */
   void *packed;           /* non-contiguous data cut at other points: packed copy */
+  fy_request_t **reqs;    /* per chunk: its persistent internal request (made at first use) */
   struct fy_part *next_wait; /* on `waiting`: RTR in, chunks left to start */
   int listed;
   fy_request_t *self;
@@ -166,16 +167,27 @@ static void child_done(fy_request_t *ch) {
   if (over(p)) complete(r);
 }
 
+/* Start an internal request of the epoch: chunk j's (keep: a persistent
+ * request made at its first start and started again every epoch, since a
+ * chunk's buffer and size never change) or a one-off one (the RTR, the
+ * first epoch's early chunk), released as it completes. */
 static int child_start(fy_request_t *r, int kind, const void *buf, MPI_Count count, fy_datatype_t *t,
-                       int tag, int j) {
+                       int tag, int j, int keep) {
   fy_part_t *p = part_of(r);
-  fy_request_t *ch = fy_req_alloc(kind, 0);
-  if (!ch) return fy_err(MPI_ERR_NO_MEM, "out of requests for a partitioned transfer");
-  fy_req_setup(ch, kind, FY_MODE_STD, buf, count, t, r->peer, tag, r->comm, 1);
-  ch->parent = r;
-  ch->cb_arg = (void *)(intptr_t)j;
-  ch->on_complete = child_done;
-  ch->user_freed = 1; /* released as soon as it completes */
+  fy_request_t *ch = keep ? p->reqs[j] : NULL;
+  if (!ch) {
+    if (!(ch = fy_req_alloc(kind, 0))) return fy_err(MPI_ERR_NO_MEM, "out of requests for a partitioned transfer");
+    fy_req_setup(ch, kind, FY_MODE_STD, buf, count, t, r->peer, tag, r->comm, 1);
+    ch->parent = r;
+    ch->cb_arg = (void *)(intptr_t)j;
+    ch->on_complete = child_done;
+    if (keep) {
+      ch->persistent = 1;
+      p->reqs[j] = ch;
+    } else {
+      ch->user_freed = 1; /* released as soon as it completes */
+    }
+  }
   p->pending++;
   return kind == FY_REQ_SEND ? fy_send_start(ch) : fy_recv_start(ch);
 }
@@ -201,6 +213,10 @@ static int send_chunks(fy_request_t *r, int *started) {
     nchunks = 1;
   }
   int n = 0, err = MPI_SUCCESS;
+  if (p->rtr_in && !p->reqs && !(p->reqs = calloc((size_t)p->nchunks, sizeof *p->reqs))) {
+    *started = 0;
+    return fy_err(MPI_ERR_NO_MEM, "out of memory for a partitioned send");
+  }
   p->pending++; /* (no completion while chunks are being started) */
   while (p->next < nchunks && !err) {
     int j = p->next;
@@ -215,11 +231,11 @@ static int send_chunks(fy_request_t *r, int *started) {
     const char *base = r->sbuf;
     if (t->is_contig) {
       err = child_start(r, FY_REQ_SEND, base + t->true_lb + lo, (MPI_Count)(hi - lo), fy_type_get(MPI_BYTE),
-                        p->tag_data, j);
+                        p->tag_data, j, !p->early);
     } else if (lo % p->pbytes == 0 && (hi % p->pbytes == 0 || hi == total)) {
       /* whole partitions: the datatype goes as it is */
       MPI_Count first = (MPI_Count)(lo / p->pbytes), items = (MPI_Count)((hi - lo) / t->size);
-      err = child_start(r, FY_REQ_SEND, base + first * p->count * t->extent, items, t, p->tag_data, j);
+      err = child_start(r, FY_REQ_SEND, base + first * p->count * t->extent, items, t, p->tag_data, j, !p->early);
     } else {
       if (!p->packed && !(p->packed = malloc(total ? total : 1))) {
         err = fy_err(MPI_ERR_NO_MEM, "out of memory packing a partitioned send");
@@ -227,7 +243,7 @@ static int send_chunks(fy_request_t *r, int *started) {
       }
       fy_type_pack_range(t, (MPI_Count)p->partitions * p->count, r->sbuf, lo, hi - lo, (char *)p->packed + lo);
       err = child_start(r, FY_REQ_SEND, (char *)p->packed + lo, (MPI_Count)(hi - lo), fy_type_get(MPI_BYTE),
-                        p->tag_data, j);
+                        p->tag_data, j, !p->early);
     }
     p->next++;
     n++;
@@ -314,6 +330,7 @@ static int part_init(int recv, const void *buf, int partitions, MPI_Count count,
     p->rtr[1] = (uint64_t)partitions * p->pbytes;
     p->rtr[2] = (uint64_t)p->nchunks;
     if (!(p->arrived = calloc((size_t)p->nchunks, 1))) goto nomem;
+    if (!(p->reqs = calloc((size_t)p->nchunks, sizeof *p->reqs))) goto nomem;
   } else if (!(p->ready = calloc((size_t)partitions + 1, 1))) {
     goto nomem;
   }
@@ -336,6 +353,7 @@ nomem:
   if (p) {
     free(p->ready);
     free(p->arrived);
+    free(p->reqs);
   }
   free(p);
   return err;
@@ -346,6 +364,9 @@ void fy_part_free(fy_request_t *r) {
   if (!p) return;
   r->cb_arg = NULL;
   if (p->listed) unlist(p);
+  for (int j = 0; p->reqs && j < p->nchunks; j++)
+    if (p->reqs[j]) fy_req_release(p->reqs[j]);
+  free(p->reqs);
   free(p->ready);
   free(p->arrived);
   free(p->packed);
@@ -381,11 +402,11 @@ int fy_part_start(fy_request_t *r) {
       int first = j * p->group, np = p->partitions - first < p->group ? p->partitions - first : p->group;
       if (np < 0) np = 0;
       err = child_start(r, FY_REQ_RECV, (char *)r->rbuf + (MPI_Aint)first * p->count * t->extent,
-                        (MPI_Count)np * p->count, t, p->tag_data, j);
+                        (MPI_Count)np * p->count, t, p->tag_data, j, 1);
     }
     /* The cut is the same every epoch: the sender hears it once. */
     if (!err && !p->rtr_sent) {
-      err = child_start(r, FY_REQ_SEND, p->rtr, sizeof p->rtr, fy_type_get(MPI_BYTE), p->tag_rtr, -1);
+      err = child_start(r, FY_REQ_SEND, p->rtr, sizeof p->rtr, fy_type_get(MPI_BYTE), p->tag_rtr, -1, 0);
       p->rtr_sent = !err;
     }
   } else {
@@ -394,7 +415,7 @@ int fy_part_start(fy_request_t *r) {
     p->early = 0;
     p->next = 0;
     if (p->listed) unlist(p);
-    if (!p->rtr_in) err = child_start(r, FY_REQ_RECV, p->rtr, sizeof p->rtr, fy_type_get(MPI_BYTE), p->tag_rtr, -1);
+    if (!p->rtr_in) err = child_start(r, FY_REQ_RECV, p->rtr, sizeof p->rtr, fy_type_get(MPI_BYTE), p->tag_rtr, -1, 0);
   }
   if (err && !p->err) p->err = err;
   p->pending--;
