@@ -144,24 +144,6 @@ static int by_off(const void *x, const void *y) {
   return a->off < b->off ? -1 : a->off > b->off;
 }
 
-static int full_rw(fy_file_t *f, int write, char *b, size_t len, off_t off, size_t *got) {
-  *got = 0;
-  while (*got < len) {
-    ssize_t r = write ? pwrite(f->fd, b + *got, len - *got, off + (off_t)*got)
-                      : pread(f->fd, b + *got, len - *got, off + (off_t)*got);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return fy_io_errno(errno, write ? "cannot write to" : "cannot read", f->name);
-    }
-    if (r == 0) {
-      if (write) return fy_err(MPI_ERR_IO, "cannot write to %s: no progress", f->name);
-      break;
-    }
-    *got += (size_t)r;
-  }
-  return MPI_SUCCESS;
-}
-
 /* Aggregator, write: the pieces of one window (sorted here) into the file. */
 static int agg_write(fy_file_t *f, rpiece_t *p, int64_t n, char *win) {
   if (!n) return MPI_SUCCESS;
@@ -175,11 +157,11 @@ static int agg_write(fy_file_t *f, rpiece_t *p, int64_t n, char *win) {
   int err = fy_io_lock_range(f, 1, (off_t)lo, (off_t)hi, 1);
   if (err) return err;
   if (holes) {
-    if ((err = full_rw(f, 0, win, span, (off_t)lo, &got))) goto out;
+    if ((err = fy_io_full(f, 0, win, span, (off_t)lo, &got))) goto out;
     if (got < span) memset(win + got, 0, span - got); /* beyond the end: only our pieces land there */
   }
   for (int64_t i = 0; i < n; i++) memcpy(win + (p[i].off - lo), p[i].data, (size_t)p[i].len);
-  err = full_rw(f, 1, win, span, (off_t)lo, &got);
+  err = fy_io_full(f, 1, win, span, (off_t)lo, &got);
 out:;
   int e = fy_io_lock_range(f, 1, (off_t)lo, (off_t)hi, 0);
   return err ? err : e;
@@ -405,7 +387,7 @@ int fy_io_xfer_all(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count
       }
       size_t got = 0;
       if (f->atomic) local_err = fy_io_lock_range(f, 0, (off_t)lo, (off_t)hi, 1);
-      if (!local_err) local_err = full_rw(f, 0, win, (size_t)(hi - lo), (off_t)lo, &got);
+      if (!local_err) local_err = fy_io_full(f, 0, win, (size_t)(hi - lo), (off_t)lo, &got);
       if (f->atomic) fy_io_lock_range(f, 0, (off_t)lo, (off_t)hi, 0);
       for (int r = 0, j = 0; r < np && !local_err; r++) {
         int stop = 0;

@@ -110,6 +110,9 @@ int fy_io_xfer(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count cou
  * fy_io_xfer. */
 int fy_io_xfer_all(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count count, MPI_Datatype dt,
                    MPI_Count *moved);
+/* All of [off, off+len) by pread/pwrite (EINTR retried); *got = bytes
+ * moved, short only at the end of the file on a read. */
+int fy_io_full(fy_file_t *f, int write, char *b, size_t len, off_t off, size_t *got);
 /* A POSIX record lock (lock = 1) or its release (0) over [start, end);
  * nothing when the file system has none (f->nolocks). */
 int fy_io_lock_range(fy_file_t *f, int write, off_t start, off_t end, int lock);

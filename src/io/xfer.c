@@ -151,7 +151,7 @@ typedef struct {
   size_t len;
 } fpiece_t;
 
-static int full_io(fy_file_t *f, int write, char *b, size_t len, off_t off, size_t *got) {
+int fy_io_full(fy_file_t *f, int write, char *b, size_t len, off_t off, size_t *got) {
   *got = 0;
   while (*got < len) {
     ssize_t r = write ? pwrite(f->fd, b + *got, len - *got, off + (off_t)*got)
@@ -180,7 +180,7 @@ static int sieve(fy_file_t *f, int write, const fpiece_t *pc, int np, const fy_d
   if (!*sbuf && !(*sbuf = malloc(SIEVE_MAX)))
     return fy_err(MPI_ERR_NO_MEM, "out of memory for a %u-byte sieve buffer", SIEVE_MAX);
   char *b = *sbuf;
-  int err = full_io(f, 0, b, span, start, &got);
+  int err = fy_io_full(f, 0, b, span, start, &got);
   if (err) return err;
   *used = k;
   *moved_b = 0;
@@ -191,7 +191,7 @@ static int sieve(fy_file_t *f, int write, const fpiece_t *pc, int np, const fy_d
       fy_type_pack_range(t, count, buf, moff + *moved_b, pc[i].len, b + (pc[i].off - start));
       *moved_b += pc[i].len;
     }
-    return full_io(f, 1, b, span, start, &got);
+    return fy_io_full(f, 1, b, span, start, &got);
   }
   for (int i = 0; i < k; i++) {
     size_t at = (size_t)(pc[i].off - start), avail = got > at ? got - at : 0;
