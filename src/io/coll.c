@@ -88,19 +88,15 @@ static int add_piece(access_t *a, int64_t off, int64_t len, int64_t spos) {
 
 /* The view's pieces of `total` bytes from stream position pos (fy_io_xfer's walk). */
 static int list_access(fy_file_t *f, MPI_Offset pos, int64_t total, access_t *a) {
-  const fy_datatype_t *ft = f->ftype;
   if (total == 0) return MPI_SUCCESS;
-  MPI_Count first = pos / ft->size, last = (pos + total - 1) / ft->size, nitems = last - first + 1;
-  uintptr_t base = (uintptr_t)(f->disp + first * (MPI_Offset)ft->extent);
-  size_t fpos = (size_t)(pos - first * ft->size);
-  if (ft->is_contig && ft->extent == (MPI_Aint)ft->size)
-    return add_piece(a, (int64_t)(base + (uintptr_t)ft->true_lb + fpos), total, 0);
+  fy_io_span_t sp;
+  fy_io_span(f, pos, total, &sp);
   struct iovec *fv = malloc(FILE_PIECES * sizeof *fv);
   if (!fv) return fy_err(MPI_ERR_NO_MEM, "out of memory listing file pieces");
   int err = MPI_SUCCESS;
   for (int64_t moff = 0; moff < total && !err;) {
     size_t cover;
-    int n = fy_flat_iov(&ft->pk, nitems, base, fpos + (size_t)moff, fv, FILE_PIECES, (size_t)(total - moff), &cover);
+    int n = fy_io_span_pieces(f, &sp, (size_t)moff, (size_t)(total - moff), fv, FILE_PIECES, &cover);
     if (n <= 0 || cover == 0) {
       err = fy_err(MPI_ERR_INTERN, "view walk ended early at %lld bytes", (long long)moff);
       break;
@@ -220,13 +216,7 @@ int fy_io_xfer_all(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count
   *moved = 0;
   /* What this process finds wrong, it reports only after taking part in
    * the decision, so no one waits for it (fy_io_xfer's checks). */
-  if (total && pos < 0)
-    local_err = fy_err(MPI_ERR_ARG, "offset = %lld etypes is negative", (long long)(pos / fy_io_etype_size(f)));
-  else if (total && f->ftype->size == 0)
-    local_err = fy_err(MPI_ERR_TYPE, "the view's filetype has no data");
-  else if (total && t->size % f->etype->size)
-    local_err = fy_err(MPI_ERR_TYPE, "datatype = %s (%lld bytes) is not a whole number of etypes (%lld bytes)",
-                       t->name, (long long)t->size, (long long)f->etype->size);
+  if (total) local_err = fy_io_xfer_check(f, pos, t);
   access_t a = {0};
   info_t mine = {0, 0, total, 0, cb_mode(f, write), spans_hosts(f)};
   if (local_err || f->ext32 || f->atomic || np == 1) mine.mode = -2; /* not this path */

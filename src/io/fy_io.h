@@ -41,6 +41,7 @@
 #include <mpi.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include "datatype/fy_datatype.h"
 
 typedef struct fy_file {
@@ -105,6 +106,22 @@ int fy_io_datarep_extent(const char *name, MPI_Datatype dt, MPI_Aint *extent);
  * from byte `pos`; *moved = bytes moved (short at end of file when reading). */
 int fy_io_xfer(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count count, MPI_Datatype dt,
                MPI_Count *moved);
+/* fy_io_xfer's checks of an access of datatype t at byte pos of the view. */
+int fy_io_xfer_check(const fy_file_t *f, MPI_Offset pos, const fy_datatype_t *t);
+/* Where stream bytes [pos, pos + total) of the view lie: the filetype
+ * items walked (nitems from base, the data starting fpos bytes into their
+ * packed stream), or one file range when the view is contiguous. */
+typedef struct {
+  MPI_Count nitems;
+  uintptr_t base;
+  size_t fpos;
+  int contig;
+} fy_io_span_t;
+void fy_io_span(const fy_file_t *f, MPI_Offset pos, MPI_Count total, fy_io_span_t *s);
+/* The file pieces of stream bytes [moff, moff + left) of s (at most max;
+ * *cover = bytes they hold); the number of pieces, <= 0 on a walk error. */
+int fy_io_span_pieces(const fy_file_t *f, const fy_io_span_t *s, size_t moff, size_t left, struct iovec *fv,
+                      int max, size_t *cover);
 /* coll.c: the same for a collective call (every process of the file calls
  * it): two-phase through aggregators when the accesses interleave, else
  * fy_io_xfer. */

@@ -234,16 +234,42 @@ static int xfer_ext32(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Co
   return err;
 }
 
-int fy_io_xfer(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count count, MPI_Datatype dt,
-               MPI_Count *moved) {
-  const fy_datatype_t *t = fy_type_get(dt);
-  *moved = 0;
-  if (count * t->size == 0) return MPI_SUCCESS;
+int fy_io_xfer_check(const fy_file_t *f, MPI_Offset pos, const fy_datatype_t *t) {
   if (pos < 0) return fy_err(MPI_ERR_ARG, "offset = %lld etypes is negative", (long long)(pos / fy_io_etype_size(f)));
   if (f->ftype->size == 0) return fy_err(MPI_ERR_TYPE, "the view's filetype has no data");
   if (t->size % f->etype->size)
     return fy_err(MPI_ERR_TYPE, "datatype = %s (%lld bytes) is not a whole number of etypes (%lld bytes)",
                   t->name, (long long)t->size, (long long)f->etype->size);
+  return MPI_SUCCESS;
+}
+
+void fy_io_span(const fy_file_t *f, MPI_Offset pos, MPI_Count total, fy_io_span_t *s) {
+  const fy_datatype_t *ft = f->ftype;
+  MPI_Count first = pos / ft->size, last = (pos + total - 1) / ft->size;
+  s->nitems = last - first + 1;
+  s->base = (uintptr_t)(f->disp + first * (MPI_Offset)ft->extent);
+  s->fpos = (size_t)(pos - first * ft->size);
+  s->contig = ft->is_contig && ft->extent == (MPI_Aint)ft->size;
+}
+
+int fy_io_span_pieces(const fy_file_t *f, const fy_io_span_t *s, size_t moff, size_t left, struct iovec *fv,
+                      int max, size_t *cover) {
+  const fy_datatype_t *ft = f->ftype;
+  if (s->contig) { /* the default view, or one of whole etypes: the data is one file range */
+    fv[0].iov_base = (void *)(s->base + (uintptr_t)ft->true_lb + s->fpos + moff);
+    fv[0].iov_len = *cover = left;
+    return 1;
+  }
+  return fy_flat_iov(&ft->pk, s->nitems, s->base, s->fpos + moff, fv, max, left, cover);
+}
+
+int fy_io_xfer(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count count, MPI_Datatype dt,
+               MPI_Count *moved) {
+  const fy_datatype_t *t = fy_type_get(dt);
+  *moved = 0;
+  if (count * t->size == 0) return MPI_SUCCESS;
+  int err = fy_io_xfer_check(f, pos, t);
+  if (err) return err;
   if (f->ext32) return xfer_ext32(f, write, pos, buf, count, dt, moved);
   return xfer_raw(f, write, pos, buf, count, t, moved);
 }
@@ -255,16 +281,13 @@ static int xfer_raw(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Coun
   int err = MPI_SUCCESS, locked = 0;
   char *sbuf = NULL;
   *moved = 0;
-  /* filetype items from the one holding pos to the one holding the last byte */
-  MPI_Count first = pos / ft->size, last = (pos + total - 1) / ft->size;
-  MPI_Count nitems = last - first + 1;
-  uintptr_t base = (uintptr_t)(f->disp + first * (MPI_Offset)ft->extent);
-  size_t fpos = (size_t)(pos - first * ft->size); /* in the walk of nitems items */
-  int contig_view = ft->is_contig && ft->extent == (MPI_Aint)ft->size;
-  off_t lo = (off_t)(base + (uintptr_t)ft->true_lb);
-  off_t hi = (off_t)(base + (uintptr_t)((nitems - 1) * ft->extent + ft->true_lb + ft->true_extent));
+  fy_io_span_t sp;
+  fy_io_span(f, pos, total, &sp);
+  int contig_view = sp.contig;
+  off_t lo = (off_t)(sp.base + (uintptr_t)ft->true_lb);
+  off_t hi = (off_t)(sp.base + (uintptr_t)((sp.nitems - 1) * ft->extent + ft->true_lb + ft->true_extent));
   if (contig_view) {
-    lo = (off_t)(base + (uintptr_t)ft->true_lb + fpos);
+    lo = (off_t)(sp.base + (uintptr_t)ft->true_lb + sp.fpos);
     hi = lo + (off_t)total;
   }
   if (f->atomic || write) {
@@ -287,15 +310,7 @@ static int xfer_raw(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Coun
   }
   while (left > 0) {
     size_t cover;
-    int n;
-    if (contig_view) {
-      /* the default view, or one of whole etypes: the data is one file range */
-      fv[0].iov_base = (void *)(base + (uintptr_t)ft->true_lb + fpos + moff);
-      fv[0].iov_len = cover = left;
-      n = 1;
-    } else {
-      n = fy_flat_iov(&ft->pk, nitems, base, fpos + moff, fv, FILE_PIECES, left, &cover);
-    }
+    int n = fy_io_span_pieces(f, &sp, moff, left, fv, FILE_PIECES, &cover);
     if (n <= 0 || cover == 0) {
       err = fy_err(MPI_ERR_INTERN, "view walk ended early at %zu bytes", moff);
       goto out;
