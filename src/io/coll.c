@@ -33,7 +33,6 @@
 #include "core/fy_comm.h"
 #include "core/fy_init.h"
 #include "binding/fy_impl.h"
-#include "runtime/fy_config.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,15 +107,6 @@ static int list_access(fy_file_t *f, MPI_Offset pos, int64_t total, access_t *a)
   }
   free(fv);
   return err;
-}
-
-/* The mode hint of the file for this direction: -1 disable, 1 enable, 0 auto. */
-static int cb_mode(fy_file_t *f, int write) {
-  const char *v = write ? f->cb_write : f->cb_read;
-  if (!v[0]) v = fy_config.io_cb;
-  if (!strcmp(v, "enable") || !strcmp(v, "true")) return 1;
-  if (!strcmp(v, "disable") || !strcmp(v, "false")) return -1;
-  return 0;
 }
 
 /* First piece ending after lo (pieces sorted, disjoint). */
@@ -218,7 +208,7 @@ int fy_io_xfer_all(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count
    * the decision, so no one waits for it (fy_io_xfer's checks). */
   if (total) local_err = fy_io_xfer_check(f, pos, t);
   access_t a = {0};
-  info_t mine = {0, 0, total, 0, cb_mode(f, write), spans_hosts(f)};
+  info_t mine = {0, 0, total, 0, write ? f->cb_write : f->cb_read, spans_hosts(f)};
   if (local_err || f->ext32 || f->atomic || np == 1) mine.mode = -2; /* not this path */
   else if ((local_err = list_access(f, pos, total, &a))) mine.mode = -2;
   if (a.n) {
@@ -259,10 +249,8 @@ int fy_io_xfer_all(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count
     return fy_io_xfer(f, write, pos, buf, count, dt, moved);
   }
   /* aggregators (g-th is process g * np / na) and their domains */
-  int na = f->cb_nodes > 0 ? f->cb_nodes : (fy_config.io_cb_nodes > 0 ? (int)fy_config.io_cb_nodes : np);
-  if (na > np) na = np;
-  int64_t W = f->cb_buffer > 0 ? f->cb_buffer : (int64_t)fy_config.io_cb_buffer;
-  if (W < 4096) W = 4096;
+  int na = f->cb_nodes < 1 ? 1 : f->cb_nodes; /* (1 .. np from open.c; the compiler cannot see it) */
+  int64_t W = f->cb_buffer < 4096 ? 4096 : f->cb_buffer;
   int64_t D = (gmax - gmin + na - 1) / na, rounds = (D + W - 1) / W, eof_at = total;
   int isagg = 0;
   for (int g = 0; g < na; g++) isagg |= g * np / na == me;

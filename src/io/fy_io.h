@@ -55,10 +55,11 @@ typedef struct fy_file {
   MPI_Info hints;             /* hints reported by MPI_File_get_info */
   int atomic;
   int nolocks;                /* the file system refused a record lock: none taken */
-  /* collective buffering (coll.c): hints given at open ("" / 0: the settings) */
-  char cb_read[16], cb_write[16]; /* romio_cb_read / romio_cb_write: enable, disable, automatic */
-  int cb_nodes;
-  int64_t cb_buffer;
+  /* collective buffering (coll.c), as in force: the hints given at open,
+   * else the FERRY_IO_CB* settings (resolved once, in open.c) */
+  int cb_read, cb_write;      /* romio_cb_read / romio_cb_write: 1 enable, -1 disable, 0 automatic */
+  int cb_nodes;               /* aggregators, 1 .. size */
+  int64_t cb_buffer;          /* cb_buffer_size */
   char *cb_mem[4];            /* its buffers, kept between calls (coll.c) */
   size_t cb_cap[4];
   /* the view */

@@ -60,12 +60,22 @@ static mode_t file_perm(MPI_Info info, char *val, int len) {
   return (*end || p < 0 || p > 07777) ? 0666 : (mode_t)p;
 }
 
-/* ROMIO's values of romio_cb_read/write; any other is ignored. */
-static void cb_hint(char dst[16], const char *v) {
-  static const char *const known[] = {"enable", "disable", "automatic"};
-  for (int i = 0; i < 3; i++)
-    if (!strcmp(v, known[i])) strcpy(dst, known[i]);
+/* A romio_cb_read/write mode: 1 enable, -1 disable, 0 automatic. ROMIO's
+ * three names; FERRY_IO_CB also takes true/false (as_setting). Returns 0
+ * for another value, which a hint ignores and a setting reads as automatic. */
+static int cb_parse(const char *v, int as_setting, int *mode) {
+  static const struct { const char *name; int mode, setting_only; } known[] = {
+      {"enable", 1, 0}, {"disable", -1, 0}, {"automatic", 0, 0}, {"true", 1, 1}, {"false", -1, 1}};
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (!strcmp(v, known[i].name) && (as_setting || !known[i].setting_only)) {
+      *mode = known[i].mode;
+      return 1;
+    }
+  *mode = 0;
+  return 0;
 }
+
+static const char *cb_name(int mode) { return mode > 0 ? "enable" : mode < 0 ? "disable" : "automatic"; }
 
 static int set_hints(fy_file_t *f, MPI_Info info) {
   char v[MPI_MAX_INFO_VAL];
@@ -75,23 +85,24 @@ static int set_hints(fy_file_t *f, MPI_Info info) {
   if ((err = fy_info_put(&f->hints, "file_perm", v))) return err;
   /* collective buffering (src/io/coll.c): the romio_cb_* and cb_* hints,
    * else the FERRY_IO_CB* settings */
-  f->cb_read[0] = f->cb_write[0] = 0;
-  f->cb_nodes = 0;
-  f->cb_buffer = 0;
+  int mode;
+  cb_parse(fy_config.io_cb, 1, &mode);
+  f->cb_read = f->cb_write = mode;
+  f->cb_nodes = fy_config.io_cb_nodes > 0 ? (int)fy_config.io_cb_nodes : f->size;
+  f->cb_buffer = (int64_t)fy_config.io_cb_buffer;
   if (info != MPI_INFO_NULL) {
-    if (fy_info_lookup(info, "romio_cb_read", v, sizeof v)) cb_hint(f->cb_read, v);
-    if (fy_info_lookup(info, "romio_cb_write", v, sizeof v)) cb_hint(f->cb_write, v);
-    if (fy_info_lookup(info, "cb_nodes", v, sizeof v)) f->cb_nodes = atoi(v) > 0 ? atoi(v) : 0;
-    if (fy_info_lookup(info, "cb_buffer_size", v, sizeof v)) f->cb_buffer = atoll(v) > 0 ? atoll(v) : 0;
+    if (fy_info_lookup(info, "romio_cb_read", v, sizeof v) && cb_parse(v, 0, &mode)) f->cb_read = mode;
+    if (fy_info_lookup(info, "romio_cb_write", v, sizeof v) && cb_parse(v, 0, &mode)) f->cb_write = mode;
+    if (fy_info_lookup(info, "cb_nodes", v, sizeof v) && atoi(v) > 0) f->cb_nodes = atoi(v);
+    if (fy_info_lookup(info, "cb_buffer_size", v, sizeof v) && atoll(v) > 0) f->cb_buffer = atoll(v);
   }
-  const char *cbw = f->cb_write[0] ? f->cb_write : fy_config.io_cb;
-  if ((err = fy_info_put(&f->hints, "collective_buffering", strcmp(cbw, "disable") ? "true" : "false"))) return err;
-  if ((err = fy_info_put(&f->hints, "romio_cb_read", f->cb_read[0] ? f->cb_read : fy_config.io_cb))) return err;
-  if ((err = fy_info_put(&f->hints, "romio_cb_write", cbw))) return err;
-  snprintf(v, sizeof v, "%lld", (long long)(f->cb_buffer ? f->cb_buffer : (long long)fy_config.io_cb_buffer));
+  if (f->cb_nodes > f->size) f->cb_nodes = f->size;
+  if ((err = fy_info_put(&f->hints, "collective_buffering", f->cb_write < 0 ? "false" : "true"))) return err;
+  if ((err = fy_info_put(&f->hints, "romio_cb_read", cb_name(f->cb_read)))) return err;
+  if ((err = fy_info_put(&f->hints, "romio_cb_write", cb_name(f->cb_write)))) return err;
+  snprintf(v, sizeof v, "%lld", (long long)f->cb_buffer);
   if ((err = fy_info_put(&f->hints, "cb_buffer_size", v))) return err;
-  int nodes = f->cb_nodes ? f->cb_nodes : (fy_config.io_cb_nodes > 0 ? (int)fy_config.io_cb_nodes : f->size);
-  snprintf(v, sizeof v, "%d", nodes < f->size ? nodes : f->size);
+  snprintf(v, sizeof v, "%d", f->cb_nodes);
   if ((err = fy_info_put(&f->hints, "cb_nodes", v))) return err;
   if (info != MPI_INFO_NULL && fy_info_lookup(info, "access_style", v, sizeof v))
     if ((err = fy_info_put(&f->hints, "access_style", v))) return err;
