@@ -314,7 +314,7 @@ static int post_send(sbuf_t *s) {
     return 0;
   }
   if (rc != -FI_EAGAIN) fatal("fi_send", (int)rc);
-  fy_ofi_stats.eagain++;
+  fy_ofi_stats.eagain_send++;
   return -1;
 }
 
@@ -382,7 +382,7 @@ int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t 
       return 0;
     }
     if (rc != -FI_EAGAIN) fatal("fi_inject", (int)rc);
-    fy_ofi_stats.eagain++;
+    fy_ofi_stats.eagain_inject++;
   }
   injected[dst] = 0; /* this one is tracked, and follows them */
   sbuf_t *s = framed(dst, &p, hdr, hlen, len);
@@ -457,7 +457,7 @@ static int post_rma(rma_piece_t *p) {
     return 0;
   }
   if (rc != -FI_EAGAIN) fatal(p->write ? "fi_write" : "fi_read", (int)rc);
-  fy_ofi_stats.eagain++;
+  fy_ofi_stats.eagain_rma++;
   return -1;
 }
 

@@ -104,8 +104,8 @@ int fy_ofi_probe(const char *provider, char *chosen, size_t clen, char *offered,
 const char *fy_ofi_version(void);
 
 typedef struct fy_ofi_stats {
-  uint64_t sent, injected, recvd, queued, reads, writes, rma_pieces, mr_hits, mr_misses, eagain, early;
-  uint64_t eagain_inject, eagain_send, eagain_rma; /* which call was refused */
+  uint64_t sent, injected, recvd, queued, reads, writes, rma_pieces, mr_hits, mr_misses, early;
+  uint64_t eagain_inject, eagain_send, eagain_rma; /* FI_EAGAIN, by the call refused */
 } fy_ofi_stats_t;
 extern fy_ofi_stats_t fy_ofi_stats;
 #endif
