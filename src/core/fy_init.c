@@ -100,12 +100,11 @@ void fy_runtime_start(int required, const char *caller) {
     .pipe_slots = (int)fy_config.shm_pipe_slots,
     .pipe_chunk = (size_t)fy_config.shm_pipe_chunk,
   };
-  fy_shm_set_cma(fy_config.cma != 0);
-  fy_shm_set_cma_chunk((size_t)fy_config.cma_chunk);
   if (fy_shm_init(&boot) != 0) {
     snprintf(msg, sizeof msg, "%s: shared-memory transport: %s", caller, fy_shm_error());
     goto fail;
   }
+  fy_shm_set_cma(fy_config.cma != 0); /* (fy_shm_init starts from a clean state) */
   int err;
   if ((err = fy_type_init()) || (err = fy_pt2pt_init()) || (err = fy_comm_init(fy_state.world_rank, fy_state.world_size))) {
     int len;

@@ -152,9 +152,7 @@ int fy_shm_pipe_push_fn(fy_shm_pipe_t *p, fy_shm_pipe_fn fill, void *arg);
 int fy_shm_pipe_pull_fn(fy_shm_pipe_t *p, fy_shm_pipe_fn drain, void *arg, size_t cap);
 size_t fy_shm_pipe_chunk(void);
 int fy_shm_pipe_slots(void);
-/* Turn cross-memory attach off (FERRY_CMA=0); it cannot be turned on when
- * the probe at init failed. */
+/* Turn cross-memory attach off (FERRY_CMA=0), after fy_shm_init (which
+ * enables it); it cannot be turned on when the probe at init failed. */
 void fy_shm_set_cma(bool enabled);
-/* Largest piece copied by one process_vm_* call (0: the whole range). */
-void fy_shm_set_cma_chunk(size_t bytes);
 #endif

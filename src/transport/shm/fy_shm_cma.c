@@ -22,17 +22,15 @@ void fy_shm_cma_probe(void) {
 
 bool fy_shm_cma_available(void) { return fy_shm_g.cma_ok && fy_shm_g.cma_enabled; }
 void fy_shm_set_cma(bool enabled) { fy_shm_g.cma_enabled = enabled; }
-void fy_shm_set_cma_chunk(size_t bytes) { fy_shm_g.cma_chunk = bytes; }
 
 static int cma(int peer_local, void *local, void *remote, size_t len, bool write) {
   pid_t pid = (pid_t)fy_shm_rank(peer_local)->pid;
   char *lp = local, *rp = remote;
-  size_t chunk = fy_shm_g.cma_chunk ? fy_shm_g.cma_chunk : len;
   while (len) {
-    /* Bounded calls: the kernel pins and copies a cache-sized piece at a
-     * time, which measures faster here than one call for megabytes. */
-    size_t n1 = len < chunk ? len : chunk;
-    struct iovec l = {lp, n1}, r = {rp, n1};
+    /* One call for the whole range (the kernel returns short only past
+     * its own limits): each call costs about a microsecond of setup, and
+     * a 1 MiB copy in 128 KiB calls measured 10-15 % slower here. */
+    struct iovec l = {lp, len}, r = {rp, len};
     ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
                       : process_vm_readv(pid, &l, 1, &r, 1, 0);
     if (n < 0) {

@@ -93,7 +93,6 @@ typedef struct fy_shm_state {
   _Atomic uint64_t wakeups;
   _Atomic uint64_t kicks;   /* kick signals this process sent */
   char err[256];
-  size_t cma_chunk;         /* bytes per process_vm_* call (0: whole range) */
 } fy_shm_state_t;
 
 extern fy_shm_state_t fy_shm_g;
