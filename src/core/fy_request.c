@@ -181,6 +181,7 @@ int fy_mpi_wait(MPI_Request *request, MPI_Status *status) {
     empty_status(status);
     return MPI_SUCCESS;
   }
+  if (r->kind == FY_REQ_COLL) fy_sched_req_waited(r);
   fy_req_wait_done(r);
   return finish(request, r, status, 0);
 }
@@ -242,6 +243,7 @@ static int gather(int n, MPI_Request reqs[], fy_request_t **objs, int wait) {
     if (err) return err;
     if (objs[i] && wait) {
       fy_req_set_waited(objs[i]);
+      if (objs[i]->kind == FY_REQ_COLL) fy_sched_req_waited(objs[i]);
       fy_async_unwatch_locked(objs[i]);
     }
   }

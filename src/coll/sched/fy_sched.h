@@ -84,6 +84,11 @@ int fy_sched_signal_progress(void);
  * collective, and release of a request that owns a schedule. */
 int fy_sched_req_start(fy_request_t *r);
 void fy_sched_req_free(fy_request_t *r);
+/* A blocking wait on r has begun: its point-to-point steps count as waited
+ * on (fy_req_set_waited) until the schedule completes, so their
+ * rendezvous take the paths of a receiver blocked on its message, as a
+ * blocking collective's do. Takes the progress lock. */
+void fy_sched_req_waited(fy_request_t *r);
 
 /* Counters for FERRY_STATS */
 typedef struct fy_sched_stats {

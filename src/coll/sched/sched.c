@@ -483,6 +483,9 @@ static int start(fy_sched_t *s) {
   s->cur = 0;
   s->finishing = 0;
   s->err = MPI_SUCCESS;
+  if (s->how != FY_SCHED_BLOCKING) /* a restart is not waited on until its request is */
+    for (int i = 0; i < s->n; i++)
+      if (s->steps[i].req) __atomic_store_n(&s->steps[i].req->waited, 0, __ATOMIC_RELAXED);
   atomic_store_explicit(&s->done, 0, memory_order_relaxed);
   stage_bounds(s);
   fy_sched_stats.started++;
@@ -558,6 +561,15 @@ int fy_sched_req_start(fy_request_t *r) {
   fy_status_empty(&r->status);
   atomic_store(&r->done, 0);
   return start(s);
+}
+
+void fy_sched_req_waited(fy_request_t *r) {
+  fy_plock();
+  fy_sched_t *s = r->sched; /* NULL once a nonpersistent schedule completed */
+  if (s && !atomic_load_explicit(&s->done, memory_order_relaxed))
+    for (int i = 0; i < s->n; i++)
+      if (s->steps[i].req) fy_req_set_waited(s->steps[i].req);
+  fy_punlock();
 }
 
 void fy_sched_req_free(fy_request_t *r) {
