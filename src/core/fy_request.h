@@ -32,7 +32,8 @@ enum { /* protocol state of an active request */
   FY_PS_IDLE = 0, FY_PS_QUEUED, FY_PS_EAGER_ACK, FY_PS_RNDV_WAIT_SLOT,
   FY_PS_RNDV_SENT, FY_PS_RNDV_MATCHED, FY_PS_RNDV_PIPE,
   FY_PS_RNDV_CTS,  /* sender: a CTS seen in a PEF turn, acted on by progress */
-  FY_PS_RNDV_SHARE /* both sides copy chunks (SHARE) */
+  FY_PS_RNDV_SHARE, /* both sides copy chunks (SHARE) */
+  FY_PS_RNDV_JOIN   /* took a joinable copy, copied its pieces: waits for the other side's */
 };
 
 typedef struct fy_request fy_request_t;
@@ -74,6 +75,7 @@ struct fy_request {
   fy_shm_pipe_t pipe;
   int share_out;               /* SHARE: this side has no chunk left to claim */
   int cts_checks;              /* sender: times a CTS left to the receiver was re-checked */
+  int join_no;                 /* receiver: never join the sender's copy (an exchange: rndv.c) */
   void (*on_complete)(fy_request_t *r); /* internal requests (Bsend) */
   void *cb_arg;                /* on_complete's context; a generalized request's extra_state */
   MPI_Grequest_query_function *gquery; /* FY_REQ_GREQ callbacks */

@@ -255,6 +255,7 @@ void fy_direct_on_fin(const fy_pkt_t *h) {
   if (h->slot >= NBOARD || r->board != (int)h->slot + 1 || (uint32_t)r->board_gen != h->gen)
     fy_abort(MPI_ERR_INTERN, "PUT_FIN for a receive that is not published");
   r->board = 0;
+  fy_rndv_heard_from(ent_of(fy_state.local_rank, (int)h->slot)->src_local);
   ent_free((int)h->slot);
   fy_mq_cancel_posted(fy_mq, &r->mqi); /* matched: out of the posted queue */
   fy_async_unwatch(r);

@@ -57,16 +57,24 @@ static inline const void *fy_pkt_payload(const fy_pkt_t *h) {
   return (const char *)h + FY_PKT_SHORT;
 }
 
-enum { FY_SLOT_FREE = 0, FY_SLOT_POSTED, FY_SLOT_MATCHED, FY_SLOT_SCOPY, FY_SLOT_RCOPY, FY_SLOT_PIPE,
-       FY_SLOT_SHARE /* both sides copy, claiming chunks from `next` */ };
+enum { FY_SLOT_FREE = 0, FY_SLOT_POSTED, FY_SLOT_MATCHED,
+       FY_SLOT_SCOPY, FY_SLOT_RCOPY, /* one side took the copy; the other may join it (rndv.c) */
+       FY_SLOT_PIPE,
+       FY_SLOT_SHARE,    /* both sides copy, claiming chunks from `next` */
+       FY_SLOT_UPGRADING /* receiver: setting up PIPE or SHARE (nobody else claims) */ };
 
 typedef struct fy_rndv_slot {
   _Atomic uint64_t state;   /* gen << 8 | FY_SLOT_* */
   uint64_t raddr, rcap, rreq;
   int32_t rlocal, pad0_;
-  _Atomic uint64_t next;    /* SHARE: first byte nobody has claimed */
-  _Atomic uint64_t done;    /* SHARE: bytes copied (by either side) */
   uint64_t pbuf;            /* SHARE split (a packing sender): its packed-buffer address */
+  /* The claim counters on a line of their own: the side waiting for a
+   * transfer polls `state`, and a copier updating counters on that line
+   * would pull it back for every piece. */
+  _Atomic uint64_t next __attribute__((aligned(64)));
+                            /* SHARE: first byte nobody has claimed (a joinable
+                               SCOPY/RCOPY: the same, tagged with the generation) */
+  _Atomic uint64_t done;    /* SHARE, SCOPY/RCOPY: bytes copied (by either side) */
 } fy_rndv_slot_t;
 
 #define FY_SLOT_WORD(gen, st) (((uint64_t)(gen) << 8) | (uint64_t)(st))

@@ -74,6 +74,10 @@ int fy_direct_peer_in_call(int local);
 int fy_direct_expecting(int peer);
 /* ... or a transfer from `peer` matched here waits for its copy (rndv.c). */
 int fy_exchange_with(int peer);
+/* A message from local rank `peer` has reached us (a rendezvous matched,
+ * or a direct write into a published receive): rndv.c tells from it
+ * whether a send of ours to that peer is half of an exchange. */
+void fy_rndv_heard_from(int peer);
 
 /* A peer's index for the transports: its local rank (>= 0, shared memory)
  * or, for a rank reached through the fabric, fy_net_peer(world rank) < -1. */

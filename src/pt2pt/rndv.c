@@ -18,6 +18,23 @@ static uint32_t slot_gen[NSLOTS];
 static fy_request_t *slot_req[NSLOTS];
 static char *split_buf[NSLOTS]; /* SHARE split: the packed back pieces, read by the receiver */
 static fy_rlist_t wait_slot, recv_matched, pipe_send, pipe_recv, deferred, cts_later, share_send, share_recv;
+/* Joinable single copies (see claim_copy): the side that took one and has
+ * copied its pieces, waiting for the other side's last piece. */
+static fy_rlist_t join_send, join_recv;
+/* Our rendezvous sends whose copy the receiver may take in pieces we can
+ * join (their slots; jpos = index + 1). */
+static uint32_t jslots[NSLOTS], jpos[NSLOTS];
+static int njslots;
+/* ... and, per slot, whether it is half of an exchange: a message from
+ * the same peer was on its way when we announced ours (jex), or has come
+ * since (heard[peer] moved past jheard). Joining the peer's copy of ours
+ * while it copies its own to us (or has just had ours copied) loses to
+ * each side copying its own. */
+static uint8_t jex[NSLOTS];
+static uint32_t jheard[NSLOTS];
+static uint32_t *heard; /* per local peer: messages from it that reached us */
+static int joinable(int sender_local, uint32_t slot, size_t n);
+static int sender_lazy(int sender_local, uint32_t slot);
 static int use_cma;
 static int npipes; /* transfers on the pipe and share lists (read without the lock) */
 
@@ -57,13 +74,18 @@ int fy_exchange_with(int peer) {
   return in_from[peer] > 0 || fy_direct_expecting(peer);
 }
 
+void fy_rndv_heard_from(int peer) {
+  if (peer >= 0 && peer < nout_to) heard[peer]++;
+}
+
 int fy_rndv_init(void) {
   for (int i = 0; i < NSLOTS; i++) free_slots[i] = (uint32_t)(NSLOTS - 1 - i);
   nfree_slots = NSLOTS;
   nout_to = fy_shm_local_size();
   out_to = calloc(nout_to > 0 ? (size_t)nout_to : 1, sizeof *out_to);
   in_from = calloc(nout_to > 0 ? (size_t)nout_to : 1, sizeof *in_from);
-  if (!out_to || !in_from) return -1;
+  heard = calloc(nout_to > 0 ? (size_t)nout_to : 1, sizeof *heard);
+  if (!out_to || !in_from || !heard) return -1;
   use_cma = fy_config.cma && fy_shm_cma_available();
   my_local = fy_shm_local_rank();
   return 0;
@@ -88,6 +110,12 @@ static inline uint64_t xfer_id(uint32_t slot, uint32_t gen) {
 }
 
 static void slot_free(uint32_t i) {
+  if (jpos[i]) { /* swap-remove from the joinable sends */
+    uint32_t last = jslots[--njslots];
+    jslots[jpos[i] - 1] = last;
+    jpos[last] = jpos[i];
+    jpos[i] = 0;
+  }
   free(split_buf[i]); /* the receiver has read all it needed (FIN_S) */
   split_buf[i] = NULL;
   if (slot_req[i] && slot_req[i]->peer_local >= 0 && slot_req[i]->peer_local < nout_to)
@@ -112,6 +140,12 @@ static void send_rts(fy_request_t *r) {
                 .len = r->bytes, .sreq = (uint64_t)(uintptr_t)r,
                 .addr = (uint64_t)(uintptr_t)fy_send_data(r), .slot = i, .gen = (uint32_t)r->gen};
   r->pstate = FY_PS_RNDV_SENT;
+  if (use_cma && joinable(my_local, i, r->bytes) && r->peer_local >= 0 && r->peer_local < nout_to) {
+    jslots[njslots++] = i;
+    jpos[i] = (uint32_t)njslots;
+    jex[i] = (uint8_t)fy_exchange_with(r->peer_local);
+    jheard[i] = heard[r->peer_local];
+  }
   fy_out_send(r->peer_local, &h, NULL, 0, FY_SHM_F_RNDV, r, 0);
   fy_pt2pt_stats.rndv_sent++;
 }
@@ -136,6 +170,76 @@ static int copy_recv_side(fy_request_t *r, int src_local, const fy_rndv_slot_t *
     return fy_zc_copy(src_local, &z->r, &z->s, 0, n, 0);
   }
   return fy_shm_cma_read(src_local, (void *)(uintptr_t)s->raddr, (const void *)(uintptr_t)saddr, n);
+}
+
+/* ---- joinable single copies ----
+ * A copy that one side took alone (SCOPY: the sender writes, RCOPY: the
+ * receiver reads) of plain contiguous data is claimed piece by piece from
+ * the slot's `next`, so the other side, once it waits on the message (and
+ * only then: never in a test, a PEF turn or an agent), claims pieces too:
+ * a receiver that reaches MPI_Wait after its message was matched in
+ * passing (a nonblocking collective's start, an Irecv) no longer idles
+ * while the sender copies alone. The side that took the copy finishes the
+ * transfer (its FIN, as before) once `done` covers the message. `next`
+ * carries a tag of the slot's generation above the offset: a joiner that
+ * comes late, after the slot was freed and taken again, sees another tag
+ * and claims nothing. */
+#define JOIN_SHIFT 40
+#define JOIN_OFF(v) ((v) & (((uint64_t)1 << JOIN_SHIFT) - 1))
+static inline uint64_t join_tag(uint64_t gen) { return ((gen & 0xfffffu) + 1) << JOIN_SHIFT; }
+
+/* The piece each side claims: a quarter of the message, at least 128 KiB
+ * (measured at 256 KiB-4 MiB: 64 KiB and 32 KiB pieces gain less, 512 KiB
+ * the same). Every piece is a system call of its own (about 1 us of setup
+ * here), so a copy nobody joins pays up to 3 more; one that is joined
+ * takes up to half as long. */
+static size_t join_chunk(size_t n) {
+  size_t c = (n / 4 + 4095) & ~(size_t)4095;
+  return c > ((size_t)128 << 10) ? c : (size_t)128 << 10;
+}
+
+/* Whether the copy of the transfer on sender_local's slot can be joined:
+ * both sides contiguous (no iovec lists, no packing sender), more than one
+ * piece long. */
+static int joinable(int sender_local, uint32_t slot, size_t n) {
+  return fy_config.rndv_join && n > join_chunk(n) && !zc_transfer(sender_local, slot) &&
+         !sender_lazy(sender_local, slot);
+}
+
+/* The side that took the copy (its claim just won): open the pieces. */
+static void join_open(fy_rndv_slot_t *s, uint64_t gen) {
+  atomic_store_explicit(&s->done, 0, memory_order_relaxed);
+  atomic_store_explicit(&s->next, join_tag(gen), memory_order_release);
+}
+
+/* Claim pieces of the joinable copy (generation gen, n bytes) and copy
+ * them until none is left: the sender writes from `local` into the
+ * receiver's `remote`, the receiver reads `remote` into `local`. Returns
+ * the bytes this call copied. */
+static size_t claim_copy(fy_rndv_slot_t *s, uint64_t gen, int peer, int sender, char *local, char *remote,
+                         size_t n) {
+  uint64_t tag = join_tag(gen);
+  size_t chunk = join_chunk(n), did = 0;
+  uint64_t v = atomic_load_explicit(&s->next, memory_order_acquire);
+  while (v - JOIN_OFF(v) == tag && JOIN_OFF(v) < n) {
+    size_t off = (size_t)JOIN_OFF(v), len = n - off < chunk ? n - off : chunk;
+    if (!atomic_compare_exchange_weak_explicit(&s->next, &v, v + len, memory_order_acquire,
+                                               memory_order_acquire))
+      continue;
+    int rc = sender ? fy_shm_cma_write(peer, remote + off, local + off, len)
+                    : fy_shm_cma_read(peer, local + off, remote + off, len);
+    if (rc != 0) fy_abort(MPI_ERR_INTERN, "cross-memory copy failed during a rendezvous copy");
+    did += len;
+    v = atomic_load_explicit(&s->next, memory_order_acquire);
+  }
+  /* (once: nobody needs `done` before our last piece is in, and the
+   * slot may be reused as soon as it covers the message) */
+  if (did) atomic_fetch_add_explicit(&s->done, did, memory_order_release);
+  return did;
+}
+
+static int join_done(fy_rndv_slot_t *s) {
+  return atomic_load_explicit(&s->done, memory_order_acquire) >= s->rcap;
 }
 
 static int try_recv_copy(fy_request_t *r);
@@ -217,6 +321,8 @@ static void set_both(fy_request_t *r, fy_rndv_slot_t *s, int mode) {
 void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   size_t len = (size_t)h->len, cap = r->bytes, n = len < cap ? len : cap;
   r->peer_local = src_local;
+  fy_rndv_heard_from(src_local);
+  r->join_no = exchanging(r); /* see jex */
   r->slot = h->slot;
   r->gen = h->gen;
   r->sreq = h->sreq;
@@ -287,11 +393,14 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
 static int try_upgrade(fy_request_t *r, fy_rndv_slot_t *s) {
   int mode = both_mode(r);
   if (!mode) return 0;
-  if (mode == FY_SLOT_SHARE) share_init(r, s);
+  /* Claim it first, then set the shared counters up: a sender that took
+   * the copy meanwhile owns them (join_open). */
   uint64_t expect = FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED);
-  if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, mode),
+  if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, FY_SLOT_UPGRADING),
                                                memory_order_acq_rel, memory_order_acquire))
     return 0;
+  if (mode == FY_SLOT_SHARE) share_init(r, s);
+  atomic_store_explicit(&s->state, FY_SLOT_WORD(r->gen, mode), memory_order_release);
   matched_remove(r);
   set_both(r, s, mode);
   fy_pkt_t cts = {.type = FY_PKT_CTS, .sreq = r->sreq, .slot = r->slot, .gen = (uint32_t)r->gen};
@@ -300,24 +409,53 @@ static int try_upgrade(fy_request_t *r, fy_rndv_slot_t *s) {
 }
 
 /* Receiver: try to claim and copy a matched transfer. */
+static void recv_copied(fy_request_t *r) {
+  fy_pkt_t fin = {.type = FY_PKT_FIN_S, .sreq = r->sreq, .slot = r->slot, .gen = (uint32_t)r->gen};
+  fy_out_send(r->peer_local, &fin, NULL, 0, 0, NULL, 0);
+  fy_pt2pt_complete(r);
+}
+
 static int try_recv_copy(fy_request_t *r) {
   fy_rndv_slot_t *s = slot_at(r->peer_local, r->slot);
   if (try_upgrade(r, s)) return 1;
   if (sender_lazy(r->peer_local, r->slot)) return 0; /* the sender packs and copies */
   uint64_t expect = FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED);
+  size_t n = (size_t)s->rcap;
   if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, FY_SLOT_RCOPY),
-                                               memory_order_acq_rel, memory_order_acquire))
-    return 0; /* the sender has it: FIN_R will tell us */
+                                               memory_order_acq_rel, memory_order_acquire)) {
+    /* The sender has it (FIN_R will tell us): join it if we wait on it,
+     * unless the sender waits for our copy of a message to it (an
+     * exchange: each side copying its own is faster than both copying
+     * both). */
+    if (expect != FY_SLOT_WORD(r->gen, FY_SLOT_SCOPY) || !fy_req_waited(r) || fy_pt2pt_in_signal ||
+        fy_progress_agent || r->join_no || exchanging(r) || !joinable(r->peer_local, r->slot, n))
+      return 0;
+    if (!claim_copy(s, r->gen, r->peer_local, 0, (char *)(uintptr_t)s->raddr, (char *)(uintptr_t)r->saddr, n))
+      return 0;
+    fy_pt2pt_stats.rndv_joined++;
+    return 1;
+  }
+  fy_pt2pt_stats.rndv_cma_recv++;
+  /* (in an exchange the sender does not join: see jex) */
+  if (!r->join_no && !exchanging(r) && joinable(r->peer_local, r->slot, n)) {
+    join_open(s, r->gen);
+    claim_copy(s, r->gen, r->peer_local, 0, (char *)(uintptr_t)s->raddr, (char *)(uintptr_t)r->saddr, n);
+    matched_remove(r);
+    if (join_done(s)) {
+      recv_copied(r);
+    } else { /* the sender is copying a piece: progress finishes it */
+      r->pstate = FY_PS_RNDV_JOIN;
+      pipe_push(&join_recv, r);
+    }
+    return 1;
+  }
   if (copy_recv_side(r, r->peer_local, s, r->saddr) != 0) {
     int e = errno;
     fy_abort(MPI_ERR_INTERN, e == EPERM ? "process_vm_readv denied after the start-up probe succeeded"
                                         : "process_vm_readv failed during a rendezvous receive");
   }
-  fy_pt2pt_stats.rndv_cma_recv++;
-  fy_pkt_t fin = {.type = FY_PKT_FIN_S, .sreq = r->sreq, .slot = r->slot, .gen = (uint32_t)r->gen};
-  fy_out_send(r->peer_local, &fin, NULL, 0, 0, NULL, 0);
   matched_remove(r);
-  fy_pt2pt_complete(r);
+  recv_copied(r);
   return 1;
 }
 
@@ -392,14 +530,33 @@ static void cts_act(fy_request_t *r, int may_leave) {
 
 /* Sender: claim and write a matched transfer (the receiver offered it with
  * a CTS), unless the receiver has claimed it. */
+static void sent_copied(fy_request_t *r, fy_rndv_slot_t *s) {
+  fy_pkt_t fin = {.type = FY_PKT_FIN_R, .rreq = s->rreq, .len = s->rcap};
+  fy_out_send(r->peer_local, &fin, NULL, 0, 0, NULL, 0);
+  slot_free(r->slot);
+  fy_req_complete(r);
+}
+
 static void send_copy(fy_request_t *r, fy_rndv_slot_t *s) {
   uint64_t expect = FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED);
   if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, FY_SLOT_SCOPY),
                                                memory_order_acq_rel, memory_order_acquire))
-    return; /* the receiver copies: FIN_S follows */
+    return; /* the receiver copies (FIN_S follows); we join it if we wait (join_sends) */
   size_t n = (size_t)s->rcap;
   fy_zpair_t *z = zpair_at(my_local, r->slot);
   int rc = 0;
+  if (jpos[r->slot] && !jex[r->slot] && !fy_exchange_with(r->peer_local) && joinable(my_local, r->slot, n)) {
+    fy_pt2pt_stats.rndv_cma_send++;
+    join_open(s, r->gen);
+    claim_copy(s, r->gen, r->peer_local, 1, (char *)fy_send_data(r), (char *)(uintptr_t)s->raddr, n);
+    if (join_done(s)) {
+      sent_copied(r, s);
+    } else { /* the receiver is copying a piece: progress finishes it */
+      r->pstate = FY_PS_RNDV_JOIN;
+      pipe_push(&join_send, r);
+    }
+    return;
+  }
   if (!n)
     rc = 0;
   else if (z->s.flags & FY_ZD_LAZY) /* pack piece by piece as it copies */
@@ -411,10 +568,7 @@ static void send_copy(fy_request_t *r, fy_rndv_slot_t *s) {
   if (rc != 0)
     fy_abort(MPI_ERR_INTERN, "process_vm_writev failed during a rendezvous send");
   fy_pt2pt_stats.rndv_cma_send++;
-  fy_pkt_t fin = {.type = FY_PKT_FIN_R, .rreq = s->rreq, .len = n};
-  fy_out_send(r->peer_local, &fin, NULL, 0, 0, NULL, 0);
-  slot_free(r->slot);
-  fy_req_complete(r);
+  sent_copied(r, s);
 }
 
 void fy_rndv_on_fin_s(const fy_pkt_t *h) {
@@ -529,6 +683,43 @@ static int split_recv(fy_request_t *r, fy_rndv_slot_t *s) {
   return did;
 }
 
+/* Joinable copies: finish the ones we took once the other side's pieces
+ * are in; join the receiver's copy of a send we wait on. */
+static int join_progress(void) {
+  int n = 0;
+  for (fy_request_t *r = join_send.head, *nx; r; r = nx) {
+    nx = r->lnext;
+    fy_rndv_slot_t *s = slot_at(my_local, r->slot);
+    if (!join_done(s)) continue;
+    pipe_remove(&join_send, r);
+    sent_copied(r, s);
+    n++;
+  }
+  for (fy_request_t *r = join_recv.head, *nx; r; r = nx) {
+    nx = r->lnext;
+    if (!join_done(slot_at(r->peer_local, r->slot))) continue;
+    pipe_remove(&join_recv, r);
+    recv_copied(r);
+    n++;
+  }
+  if (fy_progress_agent || fy_pt2pt_in_signal) return n;
+  for (int k = 0; k < njslots; k++) {
+    uint32_t i = jslots[k];
+    fy_request_t *r = slot_req[i];
+    if (!r || !(r->blocking || fy_req_waited(r))) continue;
+    fy_rndv_slot_t *s = slot_at(my_local, i);
+    if (atomic_load_explicit(&s->state, memory_order_acquire) != FY_SLOT_WORD(r->gen, FY_SLOT_RCOPY) || jex[i] ||
+        jheard[i] != heard[r->peer_local] || fy_exchange_with(r->peer_local))
+      continue;
+    if (claim_copy(s, r->gen, r->peer_local, 1, (char *)fy_send_data(r), (char *)(uintptr_t)s->raddr,
+                   (size_t)s->rcap)) {
+      fy_pt2pt_stats.rndv_joined++;
+      n++;
+    }
+  }
+  return n;
+}
+
 int fy_rndv_progress(void) {
   int n = 0;
   /* CTS seen in a PEF turn, or left to a receiver inside MPI (see
@@ -566,6 +757,7 @@ int fy_rndv_progress(void) {
     pv = r->lprev;
     n += try_recv_copy(r);
   }
+  n += join_progress();
   for (fy_request_t *r = share_send.head, *nx; r && !fy_progress_agent; r = nx) {
     nx = r->lnext;
     n += share_copy(r, slot_at(my_local, r->slot), 1); /* FIN_S completes it */

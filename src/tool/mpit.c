@@ -97,6 +97,7 @@ static const pvar_t pvars[] = {
     P2P(direct_sent, "Sends written straight into a published receive"),
     P2P(direct_recv, "Receives completed by a direct write"),
     P2P(rndv_share, "Rendezvous transfers whose copy both sides shared"),
+    P2P(rndv_joined, "Rendezvous copies taken by one side that the other, on reaching its wait, joined"),
     ASY(watched, "Requests added to the asynchronous agents' watch list"),
     ASY(turns, "PEF turns or agent progress passes"),
     ASY(hits, "Watched requests an agent triggered"),
