@@ -46,6 +46,16 @@ static void pipe_remove(fy_rlist_t *l, fy_request_t *r) {
   fy_rlist_remove(l, r);
   __atomic_store_n(&npipes, npipes - 1, __ATOMIC_RELAXED);
 }
+/* cts_later, with its length for fy_rndv_busy (read without the lock) */
+static int ncts_later;
+static void cts_later_push(fy_request_t *r) {
+  fy_rlist_push(&cts_later, r);
+  __atomic_store_n(&ncts_later, ncts_later + 1, __ATOMIC_RELAXED);
+}
+static void cts_later_remove(fy_request_t *r) {
+  fy_rlist_remove(&cts_later, r);
+  __atomic_store_n(&ncts_later, ncts_later - 1, __ATOMIC_RELAXED);
+}
 static int my_local;
 /* Rendezvous sends of ours in flight, per local peer (an announcement
  * posted, not yet finished): a receive from a peer we are also sending to
@@ -492,7 +502,7 @@ static void cts_act(fy_request_t *r, int may_leave) {
   if (atomic_load_explicit(&s->state, memory_order_acquire) == FY_SLOT_WORD(r->gen, FY_SLOT_PIPE)) {
     if (r->pstate != FY_PS_RNDV_PIPE) {
       /* a first CTS seen in a PEF turn queued it: one list at a time */
-      if (r->pstate == FY_PS_RNDV_CTS) fy_rlist_remove(&cts_later, r);
+      if (r->pstate == FY_PS_RNDV_CTS) cts_later_remove(r);
       fy_shm_pipe_init(&r->pipe, r->peer_local, xfer_id(r->slot, (uint32_t)r->gen), r->bytes);
       r->pstate = FY_PS_RNDV_PIPE;
       pipe_push(&pipe_send, r);
@@ -501,7 +511,7 @@ static void cts_act(fy_request_t *r, int may_leave) {
   }
   if (atomic_load_explicit(&s->state, memory_order_acquire) == FY_SLOT_WORD(r->gen, FY_SLOT_SHARE)) {
     if (r->pstate != FY_PS_RNDV_SHARE) {
-      if (r->pstate == FY_PS_RNDV_CTS) fy_rlist_remove(&cts_later, r);
+      if (r->pstate == FY_PS_RNDV_CTS) cts_later_remove(r);
       r->share_out = 0;
       r->pstate = FY_PS_RNDV_SHARE;
       fy_rlist_push(&share_send, r);
@@ -514,7 +524,7 @@ static void cts_act(fy_request_t *r, int may_leave) {
     if (r->pstate != FY_PS_RNDV_CTS) {
       r->pstate = FY_PS_RNDV_CTS;
       r->cts_checks = 0;
-      fy_rlist_push(&cts_later, r);
+      cts_later_push(r);
     }
     return;
   }
@@ -522,7 +532,7 @@ static void cts_act(fy_request_t *r, int may_leave) {
   if (may_leave && leave_to_receiver(r)) {
     r->pstate = FY_PS_RNDV_CTS;
     r->cts_checks = 0;
-    fy_rlist_push(&cts_later, r);
+    cts_later_push(r);
     return;
   }
   send_copy(r, s);
@@ -574,7 +584,7 @@ static void send_copy(fy_request_t *r, fy_rndv_slot_t *s) {
 void fy_rndv_on_fin_s(const fy_pkt_t *h) {
   fy_request_t *r = (fy_request_t *)(uintptr_t)h->sreq;
   if (h->slot >= NSLOTS || slot_req[h->slot] != r) return;
-  if (r->pstate == FY_PS_RNDV_CTS) fy_rlist_remove(&cts_later, r); /* the receiver copied */
+  if (r->pstate == FY_PS_RNDV_CTS) cts_later_remove(r); /* the receiver copied */
   if (r->pstate == FY_PS_RNDV_SHARE) fy_rlist_remove(&share_send, r); /* the receiver saw it all */
   slot_free(h->slot);
   fy_pt2pt_complete(r);
@@ -732,7 +742,7 @@ int fy_rndv_progress(void) {
      * long user callback, does not hold up our own wait for long) */
     if (w == FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED) && ++r->cts_checks < LEAVE_MAX_CHECKS && leave_to_receiver(r))
       continue;
-    fy_rlist_remove(&cts_later, r);
+    cts_later_remove(r);
     r->pstate = FY_PS_RNDV_SENT;
     cts_act(r, 0);
     n++;
@@ -832,5 +842,5 @@ int fy_rndv_progress(void) {
 int fy_rndv_busy(void) {
   /* (a copy left to a receiver inside MPI: we take it back when it leaves,
    * which rings no doorbell) */
-  return __atomic_load_n(&npipes, __ATOMIC_RELAXED) != 0 || __atomic_load_n(&cts_later.head, __ATOMIC_RELAXED);
+  return __atomic_load_n(&npipes, __ATOMIC_RELAXED) != 0 || __atomic_load_n(&ncts_later, __ATOMIC_RELAXED) != 0;
 }
