@@ -13,7 +13,8 @@ def parse(path):
     if not os.path.exists(path):
         return None
     text = open(path, errors="replace").read()
-    ran = [int(n) for n in re.findall(r"^Ran (\d+) tests?", text, re.M)]
+    # (unanchored: two ranks' summaries can share a line, "----Ran 16 tests")
+    ran = [int(n) for n in re.findall(r"Ran (\d+) tests? in ", text)]
     if not ran:
         return {"pass": 0, "fail": 0, "error": 1, "skip": 0, "aborted": True}
     worst = None
