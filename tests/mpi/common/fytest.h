@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int fy_errs;
@@ -153,6 +154,21 @@ static inline size_t fy_verify(const void *buf, size_t n, unsigned seed)
     for (size_t i = 0; i < n; i++)
         if (p[i] != fy_pat(seed, i)) return i;
     return (size_t)-1;
+}
+
+/* Monotonic seconds, and computing without MPI for about us microseconds
+ * (the tests that need a peer busy or late). */
+static inline double fy_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+static inline void fy_spin_us(int us)
+{
+    double t0 = fy_now();
+    volatile double x = 1.0;
+    while ((fy_now() - t0) * 1e6 < us) x = x * 1.0000001 + 1e-9;
 }
 
 /* Running on Ferry? (messages naming arguments are checked only there) */

@@ -8,20 +8,6 @@
  * the pipe limit. Every byte is checked; a ring's odd rank out at -n 3
  * exchanges with itself. */
 #include "fytest.h"
-#include <time.h>
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-/* Compute without MPI for about us microseconds. */
-static void spin(int us) {
-  double t0 = now();
-  volatile double x = 1.0;
-  while ((now() - t0) * 1e6 < us) x = x * 1.0000001 + 1e-9;
-}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -47,7 +33,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < n; i++) sb[i] = fy_pat((unsigned)(it * 131 + rank), i);
     memset(rb, 0xee, n);
     MPI_Request rq[2];
-    if (late) spin(delay);
+    if (late) fy_spin_us(delay);
     if (recv_first) {
       CHECK_OK(MPI_Irecv(rb, (int)n, MPI_BYTE, peer, it, MPI_COMM_WORLD, &rq[1]));
       CHECK_OK(MPI_Isend(sb, (int)n, MPI_BYTE, peer, it, MPI_COMM_WORLD, &rq[0]));
@@ -55,22 +41,22 @@ int main(int argc, char **argv) {
       CHECK_OK(MPI_Isend(sb, (int)n, MPI_BYTE, peer, it, MPI_COMM_WORLD, &rq[0]));
       CHECK_OK(MPI_Irecv(rb, (int)n, MPI_BYTE, peer, it, MPI_COMM_WORLD, &rq[1]));
     }
-    if (!late) spin(delay / 2);
+    if (!late) fy_spin_us(delay / 2);
     if (how == 0) {
       CHECK_OK(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
     } else if (how == 1) {
       CHECK_OK(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
-      spin(delay);
+      fy_spin_us(delay);
       CHECK_OK(MPI_Wait(&rq[1], MPI_STATUS_IGNORE));
     } else if (how == 2) {
       CHECK_OK(MPI_Wait(&rq[1], MPI_STATUS_IGNORE));
       CHECK_OK(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
     } else {
       int done = 0;
-      double t0 = now();
-      while (!done && now() - t0 < 30.0) {
+      double t0 = fy_now();
+      while (!done && fy_now() - t0 < 30.0) {
         CHECK_OK(MPI_Testall(2, rq, &done, MPI_STATUSES_IGNORE));
-        if (!done) spin(2);
+        if (!done) fy_spin_us(2);
       }
       CHECK(done, "iteration %d: Testall did not complete in 30 s", it);
       if (!done) break;

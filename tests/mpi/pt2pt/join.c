@@ -8,19 +8,6 @@
  * shorter than the message (MPI_ERR_TRUNCATE, the prefix delivered).
  * Sizes straddle the piece size. Every byte is checked. */
 #include "fytest.h"
-#include <time.h>
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static void spin(int us) {
-  double t0 = now();
-  volatile double x = 1.0;
-  while ((now() - t0) * 1e6 < us) x = x * 1.0000001 + 1e-9;
-}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -56,16 +43,16 @@ int main(int argc, char **argv) {
       fy_fill(buf, n, (unsigned)it * 7919u + (unsigned)rank);
       if (how == 0) MPI_Barrier(pair); /* the receive is posted */
       CHECK_OK(MPI_Isend(buf, (int)n, MPI_BYTE, peer, it, MPI_COMM_WORLD, &rq));
-      if (how == 1) { MPI_Barrier(pair); spin(delay); }
-      if (how == 3) spin(delay / 2);
+      if (how == 1) { MPI_Barrier(pair); fy_spin_us(delay); }
+      if (how == 3) fy_spin_us(delay / 2);
       CHECK_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
       if (how == 0) MPI_Barrier(pair);
     } else {
       memset(buf, 0xee, n);
       CHECK_OK(MPI_Irecv(buf, (int)cap, MPI_BYTE, peer, it, MPI_COMM_WORLD, &rq));
-      if (how == 0) { MPI_Barrier(pair); spin(delay); }
+      if (how == 0) { MPI_Barrier(pair); fy_spin_us(delay); }
       if (how == 1) MPI_Barrier(pair);
-      if (how == 3) spin(delay);
+      if (how == 3) fy_spin_us(delay);
       MPI_Status st;
       int rc = MPI_Wait(&rq, &st);
       if (how == 0) MPI_Barrier(pair);
