@@ -35,6 +35,7 @@ static uint32_t jheard[NSLOTS];
 static uint32_t *heard; /* per local peer: messages from it that reached us */
 static int joinable(int sender_local, uint32_t slot, size_t n);
 static int sender_lazy(int sender_local, uint32_t slot);
+static size_t join_chunk(size_t n);
 static int use_cma;
 static int npipes; /* transfers on the pipe and share lists (read without the lock) */
 
@@ -150,7 +151,10 @@ static void send_rts(fy_request_t *r) {
                 .len = r->bytes, .sreq = (uint64_t)(uintptr_t)r,
                 .addr = (uint64_t)(uintptr_t)fy_send_data(r), .slot = i, .gen = (uint32_t)r->gen};
   r->pstate = FY_PS_RNDV_SENT;
-  if (use_cma && joinable(my_local, i, r->bytes) && r->peer_local >= 0 && r->peer_local < nout_to) {
+  /* (whether the receiver's side is contiguous is known once it matched:
+   * the claimer checks joinable() then, and opens the pieces only if so) */
+  if (use_cma && fy_config.rndv_join && r->bytes > join_chunk(r->bytes) && !sender_lazy(my_local, i) &&
+      r->peer_local >= 0 && r->peer_local < nout_to) {
     jslots[njslots++] = i;
     jpos[i] = (uint32_t)njslots;
     jex[i] = (uint8_t)fy_exchange_with(r->peer_local);
@@ -418,13 +422,14 @@ static int try_upgrade(fy_request_t *r, fy_rndv_slot_t *s) {
   return 1;
 }
 
-/* Receiver: try to claim and copy a matched transfer. */
+/* Receiver: all of r is in its buffer: tell the sender, complete. */
 static void recv_copied(fy_request_t *r) {
   fy_pkt_t fin = {.type = FY_PKT_FIN_S, .sreq = r->sreq, .slot = r->slot, .gen = (uint32_t)r->gen};
   fy_out_send(r->peer_local, &fin, NULL, 0, 0, NULL, 0);
   fy_pt2pt_complete(r);
 }
 
+/* Receiver: try to claim and copy a matched transfer. */
 static int try_recv_copy(fy_request_t *r) {
   fy_rndv_slot_t *s = slot_at(r->peer_local, r->slot);
   if (try_upgrade(r, s)) return 1;
@@ -538,8 +543,8 @@ static void cts_act(fy_request_t *r, int may_leave) {
   send_copy(r, s);
 }
 
-/* Sender: claim and write a matched transfer (the receiver offered it with
- * a CTS), unless the receiver has claimed it. */
+/* Sender: all of r is in the receiver's buffer: tell it, free the slot,
+ * complete. */
 static void sent_copied(fy_request_t *r, fy_rndv_slot_t *s) {
   fy_pkt_t fin = {.type = FY_PKT_FIN_R, .rreq = s->rreq, .len = s->rcap};
   fy_out_send(r->peer_local, &fin, NULL, 0, 0, NULL, 0);
@@ -547,11 +552,13 @@ static void sent_copied(fy_request_t *r, fy_rndv_slot_t *s) {
   fy_req_complete(r);
 }
 
+/* Sender: claim and write a matched transfer (the receiver offered it with
+ * a CTS), unless the receiver has claimed it. */
 static void send_copy(fy_request_t *r, fy_rndv_slot_t *s) {
   uint64_t expect = FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED);
   if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, FY_SLOT_WORD(r->gen, FY_SLOT_SCOPY),
                                                memory_order_acq_rel, memory_order_acquire))
-    return; /* the receiver copies (FIN_S follows); we join it if we wait (join_sends) */
+    return; /* the receiver copies (FIN_S follows); we join it if we wait (join_progress) */
   size_t n = (size_t)s->rcap;
   fy_zpair_t *z = zpair_at(my_local, r->slot);
   int rc = 0;
