@@ -289,7 +289,10 @@ static int both_mode(fy_request_t *r) {
   if (exchanging(r)) return 0;
   /* (a sender that packs as it goes writes every piece itself in SHARE,
    * while the receiver unpacks what has arrived) */
-  if (r->xfer_len <= (size_t)fy_config.pipe_threshold) return pipe_recv.head ? 0 : FY_SLOT_PIPE;
+  size_t pmax = (size_t)fy_config.pipe_threshold;
+  if (!lazy && r->type->is_contig && (size_t)fy_config.pipe_contig_max > pmax)
+    pmax = (size_t)fy_config.pipe_contig_max; /* plain copies: see FERRY_PIPE_MAX_CONTIG */
+  if (r->xfer_len <= pmax) return pipe_recv.head ? 0 : FY_SLOT_PIPE;
   return FY_SLOT_SHARE;
 }
 
