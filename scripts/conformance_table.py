@@ -33,6 +33,9 @@ def parse(path):
             worst = dict(failures=0, errors=0, skipped=0)
         else:
             return {"pass": 0, "fail": 0, "error": 1, "skip": 0, "aborted": True}
+    # a rank's "OK (skipped=N)" may be the line another rank's output broke
+    skips = [int(k) for k in re.findall(r"\(skipped=(\d+)\)", text)]
+    worst["skipped"] = max([worst["skipped"]] + skips)
     n = max(ran)
     bad = worst["failures"] + worst["errors"]
     # subtests can fail several times within one test: never below zero
