@@ -356,8 +356,12 @@ void fy_pt2pt_ctx_close(fy_comm_t *c) {
 }
 
 void fy_pt2pt_ctx_open(fy_comm_t *c) {
+  /* (the matching queue is the engine's: an agent thread may be matching
+   * an arrival while a communicator is created) */
+  fy_plock();
   fy_mq_ctx_open(fy_mq, c->ctx, c->size);
   fy_mq_ctx_open(fy_mq, c->ctx + 1, c->size);
+  fy_punlock();
 }
 
 size_t fy_pt2pt_area_bytes(int local_size) { return fy_rndv_area_bytes + fy_direct_area_bytes(local_size); }
