@@ -37,7 +37,8 @@ static int joinable(int sender_local, uint32_t slot, size_t n);
 static int sender_lazy(int sender_local, uint32_t slot);
 static size_t join_chunk(size_t n);
 static int use_cma;
-static int npipes; /* transfers on the pipe and share lists (read without the lock) */
+static int npipes; /* transfers on the lists that move only while both sides poll: pipe, share,
+                      joined copies, CTS left for later (read without the lock: fy_rndv_busy) */
 
 static void pipe_push(fy_rlist_t *l, fy_request_t *r) {
   fy_rlist_push(l, r);
@@ -46,16 +47,6 @@ static void pipe_push(fy_rlist_t *l, fy_request_t *r) {
 static void pipe_remove(fy_rlist_t *l, fy_request_t *r) {
   fy_rlist_remove(l, r);
   __atomic_store_n(&npipes, npipes - 1, __ATOMIC_RELAXED);
-}
-/* cts_later, with its length for fy_rndv_busy (read without the lock) */
-static int ncts_later;
-static void cts_later_push(fy_request_t *r) {
-  fy_rlist_push(&cts_later, r);
-  __atomic_store_n(&ncts_later, ncts_later + 1, __ATOMIC_RELAXED);
-}
-static void cts_later_remove(fy_request_t *r) {
-  fy_rlist_remove(&cts_later, r);
-  __atomic_store_n(&ncts_later, ncts_later - 1, __ATOMIC_RELAXED);
 }
 static int my_local;
 /* Rendezvous sends of ours in flight, per local peer (an announcement
@@ -432,6 +423,13 @@ static void recv_copied(fy_request_t *r) {
   fy_pt2pt_complete(r);
 }
 
+/* Receiver: whether the single copy of r (n bytes) is cut in pieces the
+ * other side can join; not in an exchange, where the sender does not join
+ * (see jex) and each side copying its own is faster. */
+static int recv_joinable(fy_request_t *r, size_t n) {
+  return !r->join_no && !exchanging(r) && joinable(r->peer_local, r->slot, n);
+}
+
 /* Receiver: try to claim and copy a matched transfer. */
 static int try_recv_copy(fy_request_t *r) {
   fy_rndv_slot_t *s = slot_at(r->peer_local, r->slot);
@@ -446,7 +444,7 @@ static int try_recv_copy(fy_request_t *r) {
      * exchange: each side copying its own is faster than both copying
      * both). */
     if (expect != FY_SLOT_WORD(r->gen, FY_SLOT_SCOPY) || !fy_req_waited(r) || fy_pt2pt_in_signal ||
-        fy_progress_agent || r->join_no || exchanging(r) || !joinable(r->peer_local, r->slot, n))
+        fy_progress_agent || !recv_joinable(r, n))
       return 0;
     if (!claim_copy(s, r->gen, r->peer_local, 0, (char *)(uintptr_t)s->raddr, (char *)(uintptr_t)r->saddr, n))
       return 0;
@@ -454,8 +452,7 @@ static int try_recv_copy(fy_request_t *r) {
     return 1;
   }
   fy_pt2pt_stats.rndv_cma_recv++;
-  /* (in an exchange the sender does not join: see jex) */
-  if (!r->join_no && !exchanging(r) && joinable(r->peer_local, r->slot, n)) {
+  if (recv_joinable(r, n)) {
     join_open(s, r->gen);
     claim_copy(s, r->gen, r->peer_local, 0, (char *)(uintptr_t)s->raddr, (char *)(uintptr_t)r->saddr, n);
     matched_remove(r);
@@ -510,7 +507,7 @@ static void cts_act(fy_request_t *r, int may_leave) {
   if (atomic_load_explicit(&s->state, memory_order_acquire) == FY_SLOT_WORD(r->gen, FY_SLOT_PIPE)) {
     if (r->pstate != FY_PS_RNDV_PIPE) {
       /* a first CTS seen in a PEF turn queued it: one list at a time */
-      if (r->pstate == FY_PS_RNDV_CTS) cts_later_remove(r);
+      if (r->pstate == FY_PS_RNDV_CTS) pipe_remove(&cts_later, r);
       fy_shm_pipe_init(&r->pipe, r->peer_local, xfer_id(r->slot, (uint32_t)r->gen), r->bytes);
       r->pstate = FY_PS_RNDV_PIPE;
       pipe_push(&pipe_send, r);
@@ -519,7 +516,7 @@ static void cts_act(fy_request_t *r, int may_leave) {
   }
   if (atomic_load_explicit(&s->state, memory_order_acquire) == FY_SLOT_WORD(r->gen, FY_SLOT_SHARE)) {
     if (r->pstate != FY_PS_RNDV_SHARE) {
-      if (r->pstate == FY_PS_RNDV_CTS) cts_later_remove(r);
+      if (r->pstate == FY_PS_RNDV_CTS) pipe_remove(&cts_later, r);
       r->share_out = 0;
       r->pstate = FY_PS_RNDV_SHARE;
       fy_rlist_push(&share_send, r);
@@ -532,7 +529,7 @@ static void cts_act(fy_request_t *r, int may_leave) {
     if (r->pstate != FY_PS_RNDV_CTS) {
       r->pstate = FY_PS_RNDV_CTS;
       r->cts_checks = 0;
-      cts_later_push(r);
+      pipe_push(&cts_later, r);
     }
     return;
   }
@@ -540,7 +537,7 @@ static void cts_act(fy_request_t *r, int may_leave) {
   if (may_leave && leave_to_receiver(r)) {
     r->pstate = FY_PS_RNDV_CTS;
     r->cts_checks = 0;
-    cts_later_push(r);
+    pipe_push(&cts_later, r);
     return;
   }
   send_copy(r, s);
@@ -594,7 +591,7 @@ static void send_copy(fy_request_t *r, fy_rndv_slot_t *s) {
 void fy_rndv_on_fin_s(const fy_pkt_t *h) {
   fy_request_t *r = (fy_request_t *)(uintptr_t)h->sreq;
   if (h->slot >= NSLOTS || slot_req[h->slot] != r) return;
-  if (r->pstate == FY_PS_RNDV_CTS) cts_later_remove(r); /* the receiver copied */
+  if (r->pstate == FY_PS_RNDV_CTS) pipe_remove(&cts_later, r); /* the receiver copied */
   if (r->pstate == FY_PS_RNDV_SHARE) fy_rlist_remove(&share_send, r); /* the receiver saw it all */
   slot_free(h->slot);
   fy_pt2pt_complete(r);
@@ -752,7 +749,7 @@ int fy_rndv_progress(void) {
      * long user callback, does not hold up our own wait for long) */
     if (w == FY_SLOT_WORD(r->gen, FY_SLOT_MATCHED) && ++r->cts_checks < LEAVE_MAX_CHECKS && leave_to_receiver(r))
       continue;
-    cts_later_remove(r);
+    pipe_remove(&cts_later, r);
     r->pstate = FY_PS_RNDV_SENT;
     cts_act(r, 0);
     n++;
@@ -852,5 +849,5 @@ int fy_rndv_progress(void) {
 int fy_rndv_busy(void) {
   /* (a copy left to a receiver inside MPI: we take it back when it leaves,
    * which rings no doorbell) */
-  return __atomic_load_n(&npipes, __ATOMIC_RELAXED) != 0 || __atomic_load_n(&ncts_later, __ATOMIC_RELAXED) != 0;
+  return __atomic_load_n(&npipes, __ATOMIC_RELAXED) != 0;
 }
