@@ -40,6 +40,9 @@ typedef struct fy_coll_shm {
   void *seg;
   ctl_t *ctl;
   char *data;       /* [2][p][slot] */
+  char *small;      /* [SMALL_DEPTH][p][SMALL_SLOT] */
+  char *cur;        /* the current operation's slots: rank j's at cur + j * stride */
+  size_t stride;
   char *acc;        /* a private accumulator of `slot` bytes (non-contiguous results) */
   int *local;       /* local (shm) rank of each rank, for the doorbell */
   int cma;          /* every rank can use cross-memory attach (agreed at setup) */
@@ -53,6 +56,15 @@ typedef struct fy_coll_shm {
 /* Allgather through the segment up to this many processes (each reads
  * p-1 blocks; measured at 2-4 only). */
 #define SHM_ALLGATHER_MAXP 16
+
+/* Operations whose data fits SMALL_SLOT bytes per rank (and barriers)
+ * take their slots from a ring of SMALL_DEPTH generations instead of the
+ * two parities of full slots, so a Bcast root (a Reduce's other ranks)
+ * runs up to SMALL_DEPTH operations ahead of the slowest reader instead of
+ * one: back-to-back small broadcasts on an oversubscribed node then cost
+ * a reader's turn, not a round trip through the scheduler each. */
+#define SMALL_DEPTH 32
+#define SMALL_SLOT ((size_t)1024)
 
 /* Split Reduce: bytes per cross-memory read and fold. One read of the
  * whole part and one fold measured faster than cache-sized pieces (paired
@@ -102,7 +114,8 @@ static int setup(fy_comm_t *c, shm_t *S) {
   S->slot = (size_t)fy_config.coll_shm_max;
   if (S->slot < 64) S->slot = 64;
   S->slot = (S->slot + 63) & ~(size_t)63;
-  S->len = ((size_t)p * sizeof(ctl_t) + 2 * (size_t)p * S->slot + 4095) & ~(size_t)4095;
+  S->len = ((size_t)p * sizeof(ctl_t) + (2 * S->slot + SMALL_DEPTH * SMALL_SLOT) * (size_t)p + 4095) &
+           ~(size_t)4095;
   char name[128] = {0};
   static unsigned counter;
   if (me == 0) {
@@ -152,6 +165,7 @@ static int setup(fy_comm_t *c, shm_t *S) {
   }
   S->ctl = S->seg;
   S->data = (char *)S->seg + (size_t)p * sizeof(ctl_t);
+  S->small = S->data + 2 * (size_t)p * S->slot;
   for (int i = 0; i < p; i++) S->local[i] = fy_state.local_of_world[fy_comm_world_rank(c, i)];
   S->p = p;
   S->me = me;
@@ -232,15 +246,24 @@ static void set_done(shm_t *S) {
   ring_all(S);
 }
 
-static char *slot_of(shm_t *S, int rank) {
-  return S->data + ((size_t)(S->g & 1) * (size_t)S->p + (size_t)rank) * S->slot;
-}
+static char *slot_of(shm_t *S, int rank) { return S->cur + (size_t)rank * S->stride; }
 
-/* Begin operation g: this rank's slot of g's parity was last read in
- * operation g-2, so every rank must be done with that one. */
-static void begin(shm_t *S) {
+/* Begin operation g, which puts up to `need` bytes in each rank's slot:
+ * a small one takes generation g % SMALL_DEPTH of the small ring, last
+ * read in operation g - SMALL_DEPTH, a larger one the full slots of g's
+ * parity, last read in operation g-2 or before; every rank must be done
+ * with that one. */
+static void begin(shm_t *S, size_t need) {
   S->g++;
-  if (S->g > 2) wait_for(S, -1, 1, S->g - 2);
+  uint64_t depth = need <= SMALL_SLOT ? SMALL_DEPTH : 2;
+  if (S->g > depth) wait_for(S, -1, 1, S->g - depth);
+  if (depth == 2) {
+    S->cur = S->data + (size_t)(S->g & 1) * (size_t)S->p * S->slot;
+    S->stride = S->slot;
+  } else {
+    S->cur = S->small + (size_t)(S->g % SMALL_DEPTH) * (size_t)S->p * SMALL_SLOT;
+    S->stride = SMALL_SLOT;
+  }
 }
 
 /* Packed bytes [off, off+len) of count items at buf into this rank's slot. */
@@ -277,7 +300,7 @@ static int size_ok(const fy_comm_t *c, size_t bytes, int kind) {
 int fy_coll_shm_barrier(fy_comm_t *c) {
   shm_t *S = shm_of(c);
   if (!S) return FY_COLL_SHM_DECLINED;
-  begin(S);
+  begin(S, 0);
   set_arrive(S);
   wait_for(S, -1, 0, S->g);
   set_done(S);
@@ -291,7 +314,7 @@ int fy_coll_shm_bcast(fy_comm_t *c, void *buf, MPI_Count count, fy_datatype_t *t
   if (!S) return FY_COLL_SHM_DECLINED;
   for (size_t off = 0; off < bytes; off += S->slot) {
     size_t len = bytes - off < S->slot ? bytes - off : S->slot;
-    begin(S);
+    begin(S, len);
     if (S->me == root) {
       put(S, buf, count, t, off, len);
       set_arrive(S);
@@ -353,7 +376,7 @@ static int reduce_common(fy_comm_t *c, const void *sbuf, void *rbuf, MPI_Count c
   int direct = root >= 0 && S->me == root && t->is_contig && sbuf != MPI_IN_PLACE;
   for (size_t off = 0; off < bytes; off += piece) {
     size_t len = bytes - off < piece ? bytes - off : piece;
-    begin(S);
+    begin(S, len);
     if (!direct) put(S, in, count, t, off, len);
     set_arrive(S);
     if (root < 0 || S->me == root) {
@@ -397,7 +420,7 @@ static int reduce_split(shm_t *S, const void *sbuf, void *rbuf, MPI_Count count,
   if (pct < 0) pct = 0;
   if (pct > 100) pct = 100;
   size_t h = (size_t)((double)bytes * (double)pct / 100.0) / es * es;
-  begin(S);
+  begin(S, 0);
   S->ctl[me].a_in = (uint64_t)(uintptr_t)in;
   S->ctl[me].a_out = me == root ? (uint64_t)(uintptr_t)out : 0;
   S->ctl[me].a_err = 0;
@@ -473,7 +496,7 @@ int fy_coll_shm_allgather(fy_comm_t *c, const void *sbuf, MPI_Count scount, fy_d
   if (!S) return FY_COLL_SHM_DECLINED;
   char *mine = fy_at(rbuf, (MPI_Aint)(S->me * rcount), rt);
   size_t own = sbuf == MPI_IN_PLACE ? B : (size_t)(scount * st->size);
-  begin(S);
+  begin(S, B);
   if (sbuf == MPI_IN_PLACE)
     put(S, mine, rcount, rt, 0, B);
   else
@@ -505,7 +528,7 @@ static int alltoall_cma(shm_t *S, const void *sbuf, MPI_Count scount, fy_datatyp
                         MPI_Count rcount, fy_datatype_t *rt, size_t B) {
   int me = S->me, p = S->p;
   int ok = sbuf != MPI_IN_PLACE && st->is_contig && rt->is_contig && (size_t)(scount * st->size) == B;
-  begin(S);
+  begin(S, 0);
   S->ctl[me].a_in = ok ? (uint64_t)(uintptr_t)((const char *)sbuf + st->true_lb) : 0;
   S->ctl[me].a_out = ok ? (uint64_t)(scount * st->extent) : 0;
   S->ctl[me].a_err = !ok;
@@ -556,7 +579,7 @@ int fy_coll_shm_alltoall(fy_comm_t *c, const void *sbuf, MPI_Count scount, fy_da
   if (!S) return FY_COLL_SHM_DECLINED;
   int in_place = sbuf == MPI_IN_PLACE;
   size_t own = in_place ? B : (size_t)(scount * st->size), len = own < B ? own : B;
-  begin(S);
+  begin(S, B * p);
   char *slot = slot_of(S, S->me);
   for (int j = 0; j < S->p; j++) {
     const void *src = in_place ? (const void *)fy_at(rbuf, (MPI_Aint)(j * rcount), rt)
@@ -572,7 +595,7 @@ int fy_coll_shm_alltoall(fy_comm_t *c, const void *sbuf, MPI_Count scount, fy_da
   wait_for(S, -1, 0, S->g);
   for (int k = 0; k < S->p; k++) {
     int j = (S->me + k) % S->p;
-    const char *from = S->data + ((size_t)(S->g & 1) * p + (size_t)j) * S->slot + (size_t)S->me * B;
+    const char *from = slot_of(S, j) + (size_t)S->me * B;
     get(from, fy_at(rbuf, (MPI_Aint)(j * rcount), rt), rcount, rt, 0, B);
   }
   set_done(S);

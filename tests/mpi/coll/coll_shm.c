@@ -10,7 +10,9 @@
  * (both declined: point-to-point), several communicators (split, dup,
  * freed and created again), a nonblocking broadcast in flight across a
  * shared-memory barrier, and barrier semantics checked through a shared
- * window. Results are checked exactly (integer data). */
+ * window, and ranks that run ahead of a sleeping one (a Bcast root, the
+ * non-roots of a Reduce) through the ring of small slots. Results are
+ * checked exactly (integer data). */
 #include "../common/fytest.h"
 
 static int rank, size;
@@ -209,6 +211,30 @@ static void barrier_marks(void) {
   MPI_Comm_free(&node);
 }
 
+/* A Bcast root and a Reduce's other ranks run ahead of a reader that
+ * sleeps (through the ring of small slots, further than its depth, then
+ * into the full slots and back): every reader still sees each
+ * operation's own data. */
+static void run_ahead(void) {
+  enum { N = 100 };
+  static int big[3000];
+  for (int phase = 0; phase < 2; phase++) {
+    int slow = phase == 0 ? size - 1 : 0;
+    if (rank == slow) usleep(20000);
+    for (int it = 0; it < N; it++) {
+      int n = it % 10 == 9 ? 3000 : 1 + it % 5; /* 12 KiB now and then: the full slots */
+      for (int i = 0; i < n; i++) big[i] = rank == 0 ? it * 7 + i : -1;
+      CHECK_OK(MPI_Bcast(big, n, MPI_INT, 0, MPI_COMM_WORLD));
+      CHECK(big[0] == it * 7 && big[n - 1] == it * 7 + n - 1, "run-ahead bcast %d: %d %d", it, big[0], big[n - 1]);
+      long x = rank * 100 + it, s = -1;
+      CHECK_OK(MPI_Reduce(&x, &s, 1, MPI_LONG, MPI_SUM, slow, MPI_COMM_WORLD));
+      if (rank == slow)
+        CHECK(s == 100L * size * (size - 1) / 2 + (long)size * it, "run-ahead reduce %d: %ld", it, s);
+      if (rank == slow && it == N / 2) usleep(5000);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   fy_init("coll_shm");
@@ -222,6 +248,7 @@ int main(int argc, char **argv) {
       if (ns[k] <= 9000) round_alltoall(MPI_COMM_WORLD, ns[k], it);
     }
   declined(MPI_COMM_WORLD);
+  run_ahead();
   /* many calls in a row, alternating roots, no other traffic */
   for (int it = 0; it < 300; it++) {
     int x = rank == it % size ? it : -1;
