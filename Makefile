@@ -19,7 +19,7 @@ deps:
 	@scripts/deps.sh
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFERRY_WERROR=ON -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 install: build
@@ -34,14 +34,14 @@ check: install
 # The library, the launcher and the MPI tests again, built with
 # AddressSanitizer + UndefinedBehaviorSanitizer (any report fails the test).
 check-asan:
-	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFERRY_SANITIZE=address,undefined >/dev/null
+	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFERRY_WERROR=ON -DFERRY_SANITIZE=address,undefined >/dev/null
 	@cmake --build $(BUILD)-asan -j $(JOBS) >/dev/null
 	@cd $(BUILD)-asan && ctest --output-on-failure -j 2 --timeout 600 -L mpi
 
 # MPI_THREAD_MULTIPLE and the thread/interrupt agents under ThreadSanitizer.
 TSAN_TESTS = progress_threads|\.thread$$|\.interrupt$$|init_multiple
 tsan:
-	@cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFERRY_SANITIZE=thread >/dev/null
+	@cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFERRY_WERROR=ON -DFERRY_SANITIZE=thread >/dev/null
 	@cmake --build $(BUILD)-tsan -j $(JOBS) >/dev/null
 	@cd $(BUILD)-tsan && ctest --output-on-failure -j 2 --timeout 600 -R '$(TSAN_TESTS)'
 
