@@ -49,6 +49,8 @@ void fy_api_relock_after_wait(void) {
 /* The asynchronous agents override this to re-arm a timer whose expiry
  * arrived while the thread was inside the library. */
 __attribute__((weak)) void fy_async_on_api_exit(void) {}
+__attribute__((weak)) void fy_async_kick_pause(void) {}
+__attribute__((weak)) void fy_async_kick_resume(void) {}
 
 void fy_api_exit_slow(void) {
   /* A signal that comes during the deferred turn itself (which runs as
@@ -57,4 +59,5 @@ void fy_api_exit_slow(void) {
     fy_tls.pef_pending = 0;
     fy_async_on_api_exit();
   }
+  if (fy_tls.kick_paused) fy_async_kick_resume();
 }

@@ -54,8 +54,14 @@ static int use_timer, use_kick;
 
 /* Kick registration; the caller of kick_on() re-checks the ring
  * (fy_shm_kick_register's contract). */
-static void kick_on(void) { fy_shm_kick_register(flow.tid, signo); }
-static void kick_off(void) { fy_shm_kick_unregister(); }
+static void kick_on(void) {
+  fy_tls.kick_reg = 1;
+  fy_shm_kick_register(flow.tid, signo);
+}
+static void kick_off(void) {
+  fy_tls.kick_reg = 0;
+  fy_shm_kick_unregister();
+}
 /* Register as an MPI call returns, then the re-check. Packets found by it
  * are taken in unregistered (the pass may copy data: a kick meanwhile
  * would be a signal into the library), a few times at most. */
@@ -262,6 +268,29 @@ void fy_pef_wait_end(void) {
   flow.paused = 0;
   if (fy_tls.in_mpi) defer_turn();
   else arm(fy_config.pef_period_us);
+}
+
+/* The outermost entry of an MPI call on the thread registered for kicks
+ * (fy_api.h): a kick now could only be deferred to the exit. A sender may
+ * still have read the registration: that signal is deferred as usual. */
+void fy_async_kick_pause(void) {
+  kick_off();
+  fy_tls.kick_paused = 1;
+}
+
+/* ... and its exit: register again if anything still needs kicks, with the
+ * ring re-check (a rendezvous start that came during the call sent none). */
+void fy_async_kick_resume(void) {
+  fy_tls.kick_paused = 0;
+  if (!installed || !(fy_sched_pending() || (use_kick && fy_async_watching()))) return;
+  fy_tls.in_mpi++; /* library code: keep the handler out */
+  if (fy_ptrylock()) {
+    kick_on_recheck();
+    fy_punlock();
+  } else {
+    kick_on(); /* another thread holds the engine (and polls the ring) */
+  }
+  fy_tls.in_mpi--;
 }
 
 /* A signal arrived while the thread was inside Ferry: take that turn now,
