@@ -181,7 +181,7 @@ int fy_mpi_wait(MPI_Request *request, MPI_Status *status) {
     empty_status(status);
     return MPI_SUCCESS;
   }
-  if (r->kind == FY_REQ_COLL) fy_sched_req_waited(r);
+  if (r->kind == FY_REQ_COLL) fy_sched_req_waited(r, FY_WAITED_ALL);
   fy_req_wait_done(r);
   return finish(request, r, status, 0);
 }
@@ -236,14 +236,15 @@ static int multi_done(void *arg) {
   return m->mode == 0 ? 1 : active == 0;
 }
 
-/* wait: the caller is about to block on them (not a test). */
+/* wait: the caller is about to block on them (FY_WAITED_ALL or _ANY; 0: a
+ * test). */
 static int gather(int n, MPI_Request reqs[], fy_request_t **objs, int wait) {
   for (int i = 0; i < n; i++) {
     int err = req_check_at(reqs[i], &objs[i], i);
     if (err) return err;
     if (objs[i] && wait) {
-      fy_req_set_waited(objs[i]);
-      if (objs[i]->kind == FY_REQ_COLL) fy_sched_req_waited(objs[i]);
+      fy_req_set_waited(objs[i], wait);
+      if (objs[i]->kind == FY_REQ_COLL) fy_sched_req_waited(objs[i], wait);
       fy_async_unwatch_locked(objs[i]);
     }
   }
@@ -280,7 +281,7 @@ static int finish_all(int n, MPI_Request reqs[], fy_request_t **objs, MPI_Status
 
 int fy_mpi_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   WITH_OBJS(count);
-  int err = gather(count, array_of_requests, objs, 1);
+  int err = gather(count, array_of_requests, objs, FY_WAITED_ALL);
   if (!err) {
     multi_t m = {count, array_of_requests, objs, 0};
     fy_progress_wait(multi_done, &m);
@@ -324,7 +325,7 @@ static int pick_any(int count, MPI_Request reqs[], fy_request_t **objs, int *ind
 
 int fy_mpi_waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status) {
   WITH_OBJS(count);
-  int err = gather(count, array_of_requests, objs, 1), flag;
+  int err = gather(count, array_of_requests, objs, FY_WAITED_ANY), flag;
   if (!err) {
     multi_t m = {count, array_of_requests, objs, 1};
     fy_progress_wait(multi_done, &m);
@@ -371,7 +372,7 @@ static int pick_some(int count, MPI_Request reqs[], fy_request_t **objs, int *ou
 int fy_mpi_waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
                     int array_of_indices[], MPI_Status array_of_statuses[]) {
   WITH_OBJS(incount);
-  int err = gather(incount, array_of_requests, objs, 1);
+  int err = gather(incount, array_of_requests, objs, FY_WAITED_ANY);
   if (!err) {
     multi_t m = {incount, array_of_requests, objs, 1};
     fy_progress_wait(multi_done, &m);

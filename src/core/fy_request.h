@@ -58,8 +58,9 @@ struct fy_request {
   int watch_idx;               /* index in the agents' watch list + 1; 0 = not watched */
   int watch_turns;             /* PEF turns spent on it */
   int blocking;                /* started by a blocking call: never watched */
-  int waited;                  /* a blocking wait on it has begun (or will, at once);
-                                  set without the progress lock: fy_req_set_waited */
+  int waited;                  /* a blocking wait on it has begun (or will, at once):
+                                  FY_WAITED_ALL or _ANY; set without the progress
+                                  lock: fy_req_set_waited */
   /* receive side */
   fy_mq_item_t mqi;
   struct fy_unexp *msg;        /* FY_REQ_MSG: the message Mprobe took */
@@ -93,7 +94,11 @@ fy_request_t *fy_req_get(MPI_Request h);
 void fy_req_release(fy_request_t *r);
 /* Mark complete (release); releases user-freed and internal requests. */
 void fy_req_complete(fy_request_t *r);
-static inline void fy_req_set_waited(fy_request_t *r) { __atomic_store_n(&r->waited, 1, __ATOMIC_RELAXED); }
+/* How a blocking wait waits on the request: to its end (Wait, Waitall, a
+ * blocking call, a collective's steps) or possibly returning before it
+ * completes (Waitany, Waitsome). */
+enum { FY_WAITED_ALL = 1, FY_WAITED_ANY = 2 };
+static inline void fy_req_set_waited(fy_request_t *r, int how) { __atomic_store_n(&r->waited, how, __ATOMIC_RELAXED); }
 static inline int fy_req_waited(const fy_request_t *r) { return __atomic_load_n(&r->waited, __ATOMIC_RELAXED); }
 static inline int fy_req_done(fy_request_t *r) {
   return atomic_load_explicit(&r->done, memory_order_acquire);

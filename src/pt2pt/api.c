@@ -54,7 +54,7 @@ static int blocking(int kind, int mode, const void *buf, MPI_Count count, MPI_Da
   int err = new_req_h(kind, mode, buf, count, dt, peer, tag, comm, &r, 0);
   if (err) return err;
   r->blocking = 1;
-  fy_req_set_waited(r); /* the call waits on it right after the start */
+  fy_req_set_waited(r, FY_WAITED_ALL); /* the call waits on it right after the start */
   err = start(r);
   if (!err) {
     fy_req_wait_done(r);

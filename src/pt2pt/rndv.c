@@ -76,6 +76,18 @@ int fy_exchange_with(int peer) {
   return in_from[peer] > 0 || fy_direct_expecting(peer);
 }
 
+/* Per local sender, for the receiver's pipe pass (fy_rndv_progress): its
+ * push count when a pass last began looking through its slots, the pass
+ * that read it, whether that pass looks, and our pipe transfers from it. */
+typedef struct {
+  uint64_t seen;
+  uint32_t pass;
+  int look;
+  int nrecv;
+} pipe_peer_t;
+static pipe_peer_t *pipe_peer;
+static uint32_t pipe_pass;
+
 void fy_rndv_heard_from(int peer) {
   if (peer >= 0 && peer < nout_to) heard[peer]++;
 }
@@ -87,7 +99,8 @@ int fy_rndv_init(void) {
   out_to = calloc(nout_to > 0 ? (size_t)nout_to : 1, sizeof *out_to);
   in_from = calloc(nout_to > 0 ? (size_t)nout_to : 1, sizeof *in_from);
   heard = calloc(nout_to > 0 ? (size_t)nout_to : 1, sizeof *heard);
-  if (!out_to || !in_from || !heard) return -1;
+  pipe_peer = calloc(nout_to > 0 ? (size_t)nout_to : 1, sizeof *pipe_peer);
+  if (!out_to || !in_from || !heard || !pipe_peer) return -1;
   use_cma = fy_config.cma && fy_shm_cma_available();
   my_local = fy_shm_local_rank();
   return 0;
@@ -281,10 +294,17 @@ static int both_mode(fy_request_t *r) {
   /* (a sender that packs as it goes writes every piece itself in SHARE,
    * while the receiver unpacks what has arrived) */
   size_t pmax = (size_t)fy_config.pipe_threshold;
-  if (!lazy && r->type->is_contig && (size_t)fy_config.pipe_contig_max > pmax)
+  int plain = !lazy && r->type->is_contig;
+  if (plain && (size_t)fy_config.pipe_contig_max > pmax)
     pmax = (size_t)fy_config.pipe_contig_max; /* plain copies: see FERRY_PIPE_MAX_CONTIG */
-  if (r->xfer_len <= pmax) return pipe_recv.head ? 0 : FY_SLOT_PIPE;
-  return FY_SLOT_SHARE;
+  if (r->xfer_len > pmax) return FY_SLOT_SHARE;
+  /* The pipe busy: a plain copy that this wait sees through to the end
+   * queues for it (FERRY_PIPE_QUEUE), the chunks of successive transfers
+   * follow each other through the sender's slots. Not when the wait may
+   * return first (Waitany, Waitsome): its transfer would then hold the
+   * sender's slots until this process calls MPI again. */
+  if (pipe_recv.head && !(plain && fy_config.pipe_queue && fy_req_waited(r) == FY_WAITED_ALL)) return 0;
+  return FY_SLOT_PIPE;
 }
 
 #define SPLIT_BIT ((uint64_t)1 << 63)
@@ -317,6 +337,7 @@ static void set_both(fy_request_t *r, fy_rndv_slot_t *s, int mode) {
     fy_shm_pipe_init(&r->pipe, r->peer_local, xfer_id(r->slot, (uint32_t)r->gen), r->xfer_len);
     r->pstate = FY_PS_RNDV_PIPE;
     pipe_push(&pipe_recv, r);
+    pipe_peer[r->peer_local].nrecv++;
     fy_pt2pt_stats.rndv_pipe++;
   } else {
     r->pstate = FY_PS_RNDV_SHARE;
@@ -810,6 +831,8 @@ int fy_rndv_progress(void) {
     fy_pt2pt_complete(r);
     n++;
   }
+  /* Our slots serve all our pipe transfers: once one finds none free, the
+   * next ones would not either (until the next pass). */
   for (fy_request_t *r = pipe_send.head, *nx; r; r = nx) {
     nx = r->lnext;
     size_t before = r->pipe.done;
@@ -822,10 +845,29 @@ int fy_rndv_progress(void) {
       n++;
     } else if (r->pipe.done != before) {
       n++;
+    } else {
+      break;
     }
   }
+  /* With several transfers from one sender queued, its slots are looked
+   * through only when it has pushed since a pass last began looking
+   * (fy_shm_pipe_pushes): each pull takes every chunk of its transfer that
+   * is there, and the others would each scan every slot for nothing. Not
+   * for a single transfer: reading the count would move its line between
+   * the cores at every push (1.3x the time of a 256 KiB ping-pong). */
+  pipe_pass++;
   for (fy_request_t *r = pipe_recv.head, *nx; r; r = nx) {
     nx = r->lnext;
+    pipe_peer_t *pp = &pipe_peer[r->peer_local];
+    if (pp->nrecv < 2) {
+      pp->look = 1;
+    } else if (pp->pass != pipe_pass) {
+      uint64_t c = fy_shm_pipe_pushes(r->peer_local);
+      pp->pass = pipe_pass;
+      pp->look = c != pp->seen;
+      pp->seen = c;
+    }
+    if (!pp->look) continue;
     size_t before = r->pipe.done;
     void *dst = r->tmp ? r->tmp : (char *)r->rbuf + r->type->true_lb;
     size_t cap = (size_t)fy_status_get_count(&r->status);
@@ -833,6 +875,7 @@ int fy_rndv_progress(void) {
                                            : fy_shm_pipe_pull_fn(&r->pipe, fy_zc_unpack_cb, r, cap);
     if (fin) {
       pipe_remove(&pipe_recv, r);
+      pipe_peer[r->peer_local].nrecv--;
       fy_pt2pt_complete(r);
       n++;
     } else if (r->pipe.done != before) {

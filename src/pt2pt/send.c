@@ -99,7 +99,7 @@ int fy_send_eager_now(const void *buf, MPI_Count count, fy_datatype_t *t, int pe
 static int req_is_done(void *arg) { return fy_req_done(arg); }
 
 void fy_req_wait_done(fy_request_t *r) {
-  fy_req_set_waited(r);
+  fy_req_set_waited(r, FY_WAITED_ALL);
   fy_async_unwatch_locked(r); /* waited on: the wait progresses it */
   fy_progress_wait(req_is_done, r);
 }

@@ -88,7 +88,7 @@ void fy_sched_req_free(fy_request_t *r);
  * on (fy_req_set_waited) until the schedule completes, so their
  * rendezvous take the paths of a receiver blocked on its message, as a
  * blocking collective's do. Takes the progress lock. */
-void fy_sched_req_waited(fy_request_t *r);
+void fy_sched_req_waited(fy_request_t *r, int how);
 
 /* Counters for FERRY_STATS */
 typedef struct fy_sched_stats {

@@ -523,7 +523,7 @@ int fy_sched_finish(fy_sched_t *s, int err, int how, MPI_Request *request) {
     for (int i = 0; i < s->n; i++)
       if (s->steps[i].req) {
         s->steps[i].req->blocking = 1; /* never watched by the agents */
-        fy_req_set_waited(s->steps[i].req);
+        fy_req_set_waited(s->steps[i].req, FY_WAITED_ALL);
       }
     start(s);
     fy_progress_wait(sched_done, s);
@@ -563,12 +563,12 @@ int fy_sched_req_start(fy_request_t *r) {
   return start(s);
 }
 
-void fy_sched_req_waited(fy_request_t *r) {
+void fy_sched_req_waited(fy_request_t *r, int how) {
   fy_plock();
   fy_sched_t *s = r->sched; /* NULL once a nonpersistent schedule completed */
   if (s && !atomic_load_explicit(&s->done, memory_order_relaxed))
     for (int i = 0; i < s->n; i++)
-      if (s->steps[i].req) fy_req_set_waited(s->steps[i].req);
+      if (s->steps[i].req) fy_req_set_waited(s->steps[i].req, how);
   fy_punlock();
 }
 

@@ -150,6 +150,11 @@ int fy_shm_pipe_pull(fy_shm_pipe_t *p, void *buf, size_t cap);
 typedef void (*fy_shm_pipe_fn)(void *arg, size_t off, void *data, size_t len);
 int fy_shm_pipe_push_fn(fy_shm_pipe_t *p, fy_shm_pipe_fn fill, void *arg);
 int fy_shm_pipe_pull_fn(fy_shm_pipe_t *p, fy_shm_pipe_fn drain, void *arg, size_t cap);
+/* A count the sender bumps (release) after each push that filled slots:
+ * a receiver that has pulled everything its transfers from that sender
+ * could take since it last read an unchanged count has nothing to look
+ * for in the sender's slots. */
+uint64_t fy_shm_pipe_pushes(int sender);
 size_t fy_shm_pipe_chunk(void);
 int fy_shm_pipe_slots(void);
 /* Turn cross-memory attach off (FERRY_CMA=0), after fy_shm_init (which

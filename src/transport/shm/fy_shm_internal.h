@@ -55,6 +55,8 @@ typedef struct fy_shm_rank {
   uint64_t base;            /* the owner's mapping address (for the CMA probe) */
   uint64_t probe_word;      /* a known value the peers read by CMA */
   _Alignas(FY_SHM_LINE) _Atomic uint32_t in_mpi;
+  /* pipe: calls of the owner's push that filled slots (see fy_shm_pipe_pushes) */
+  _Alignas(FY_SHM_LINE) _Atomic uint64_t pipe_pushes;
   /* the upper layers' rank area (boot->rank_area bytes) follows */
 } fy_shm_rank_t;
 

@@ -13,6 +13,9 @@
 
 size_t fy_shm_pipe_chunk(void) { return fy_shm_g.hdr->pipe_chunk; }
 int fy_shm_pipe_slots(void) { return (int)fy_shm_g.hdr->pipe_slots; }
+uint64_t fy_shm_pipe_pushes(int sender) {
+  return atomic_load_explicit(&fy_shm_rank(sender)->pipe_pushes, memory_order_acquire);
+}
 
 void fy_shm_pipe_init(fy_shm_pipe_t *p, int peer, uint64_t xfer_id, size_t len) {
   memset(p, 0, sizeof *p);
@@ -28,6 +31,7 @@ int fy_shm_pipe_push_fn(fy_shm_pipe_t *p, fy_shm_pipe_fn fill, void *arg) {
   const uint32_t K = (uint32_t)fy_shm_g.hdr->pipe_slots;
   const size_t C = fy_shm_g.hdr->pipe_chunk;
   uint32_t k = p->hint;
+  size_t before = p->done;
   for (uint32_t tried = 0; p->done < p->len && tried < K; tried++, k = k + 1 == K ? 0 : k + 1) {
     fy_shm_slot_t *s = fy_shm_slot(fy_shm_g.me, (int)k);
     if (atomic_load_explicit(&s->state, memory_order_acquire) != FY_SLOT_FREE) continue;
@@ -42,6 +46,10 @@ int fy_shm_pipe_push_fn(fy_shm_pipe_t *p, fy_shm_pipe_fn fill, void *arg) {
     tried = (uint32_t)-1;
   }
   p->hint = k;
+  if (p->done != before) {
+    _Atomic uint64_t *c = &fy_shm_rank(fy_shm_g.me)->pipe_pushes;
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_release);
+  }
   return p->done >= p->len;
 }
 
