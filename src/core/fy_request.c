@@ -20,6 +20,12 @@ static fy_request_t *free_reqs;
 
 /* The free list and handle table are shared with progress agents (which
  * release user-freed requests on completion): both under the progress lock. */
+/* Requests are zeroed through the C library's memset: inlined, gcc
+ * clears the 392 bytes with `rep stosq`, whose start-up cost made it 64 %
+ * of fy_req_alloc and an eighth of a small Isend (perf, 8-byte streams);
+ * the library's vector stores take a fraction of that. */
+static void *(*volatile req_zero)(void *, int, size_t) = memset;
+
 fy_request_t *fy_req_alloc(int kind, int with_handle) {
   fy_plock();
   fy_request_t *r = free_reqs;
@@ -29,7 +35,7 @@ fy_request_t *fy_req_alloc(int kind, int with_handle) {
     r = malloc(sizeof *r);
     if (!r) goto fail;
   }
-  memset(r, 0, sizeof *r);
+  req_zero(r, 0, sizeof *r);
   r->kind = (uint8_t)kind;
   r->handle = MPI_REQUEST_NULL;
   if (with_handle) {
