@@ -31,13 +31,15 @@ void fy_stats_report(void) {
           (unsigned long long)s.searches, asl, (unsigned long long)s.items_skipped, mem_avg, s.mem_peak);
   fprintf(stderr,
           "ferry-stats rank=%d pt2pt: eager=%llu rndv=%llu cma_by_recv=%llu cma_by_send=%llu pipe=%llu "
-          "unexpected=%llu queued_pkts=%llu direct_published=%llu direct_sent=%llu direct_recv=%llu share=%llu joined=%llu\n",
+          "unexpected=%llu queued_pkts=%llu direct_published=%llu direct_sent=%llu direct_recv=%llu share=%llu joined=%llu "
+          "eager_piped=%llu\n",
           r, (unsigned long long)fy_pt2pt_stats.eager_sent, (unsigned long long)fy_pt2pt_stats.rndv_sent,
           (unsigned long long)fy_pt2pt_stats.rndv_cma_recv, (unsigned long long)fy_pt2pt_stats.rndv_cma_send,
           (unsigned long long)fy_pt2pt_stats.rndv_pipe, (unsigned long long)fy_pt2pt_stats.unexpected,
           (unsigned long long)fy_pt2pt_stats.queued_pkts, (unsigned long long)fy_pt2pt_stats.direct_published,
           (unsigned long long)fy_pt2pt_stats.direct_sent, (unsigned long long)fy_pt2pt_stats.direct_recv,
-          (unsigned long long)fy_pt2pt_stats.rndv_share, (unsigned long long)fy_pt2pt_stats.rndv_joined);
+          (unsigned long long)fy_pt2pt_stats.rndv_share, (unsigned long long)fy_pt2pt_stats.rndv_joined,
+          (unsigned long long)fy_pt2pt_stats.eager_piped);
   fprintf(stderr, "ferry-stats rank=%d progress: polls=%llu waits=%llu yields=%llu sleeps=%llu wakeups=%llu\n",
           r, (unsigned long long)fy_progress_stats.polls, (unsigned long long)fy_progress_stats.waits,
           (unsigned long long)fy_progress_stats.yields, (unsigned long long)fy_progress_stats.sleeps,

@@ -83,6 +83,7 @@ typedef struct fy_pt2pt_stats {
   uint64_t eager_sent, rndv_sent, rndv_cma_recv, rndv_cma_send, rndv_pipe, unexpected, queued_pkts;
   uint64_t direct_published, direct_sent, direct_recv, rndv_share;
   uint64_t rndv_joined; /* transfers whose single copy the other side joined */
+  uint64_t eager_piped; /* eager messages sent through the pipe slots (of eager_sent) */
 } fy_pt2pt_stats_t;
 extern fy_pt2pt_stats_t fy_pt2pt_stats;
 struct fy_mq;

@@ -60,7 +60,7 @@ static void sent(fy_request_t *req, const fy_pkt_t *hdr, int complete_on_send) {
   if (!req) return;
   if (complete_on_send) {
     fy_req_complete(req);
-  } else if (hdr->type == FY_PKT_EAGER) {
+  } else if (hdr->type == FY_PKT_EAGER || hdr->type == FY_PKT_EAGER_P) {
     req->pstate = FY_PS_EAGER_ACK; /* a synchronous send waits for the ACK */
   }
 }

@@ -1,6 +1,11 @@
 /* Point-to-point wire format over the node-local transport.
  *
  * Every packet starts with fy_pkt_t; EAGER carries the payload after it.
+ * EAGER_P (above the eager threshold, up to FERRY_EAGER_PIPE_MAX) is an
+ * eager message too, but its payload went into the sender's pipe slots
+ * before the packet (transfer id in `addr`): the receiver pulls it out as
+ * it takes the packet in, into the matched receive or an unexpected
+ * buffer, and the sender's request completes as the packet is sent.
  * Rendezvous: the sender publishes a claim slot in its shm rank area and
  * sends RTS; the receiver that matches it writes its buffer into the slot
  * (MATCHED); then whichever side is in MPI first claims the copy with one
@@ -26,10 +31,12 @@
 #include <stddef.h>
 
 enum { FY_PKT_EAGER = 1, FY_PKT_RTS, FY_PKT_CTS, FY_PKT_FIN_S, FY_PKT_FIN_R, FY_PKT_ACK,
-       FY_PKT_PUT_FIN /* the sender wrote into a published receive (direct.c) */ };
+       FY_PKT_PUT_FIN, /* the sender wrote into a published receive (direct.c) */
+       FY_PKT_EAGER_P /* an eager message whose payload waits in the sender's pipe
+                         slots, transfer `addr` (FERRY_EAGER_PIPE_MAX) */ };
 /* Packets that carry a message (the counts direct.c compares). */
 static inline int fy_pkt_is_msg(int type) {
-  return type == FY_PKT_EAGER || type == FY_PKT_RTS || type == FY_PKT_PUT_FIN;
+  return type == FY_PKT_EAGER || type == FY_PKT_RTS || type == FY_PKT_PUT_FIN || type == FY_PKT_EAGER_P;
 }
 enum { FY_PKF_SYNC = 1 };
 

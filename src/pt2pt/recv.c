@@ -5,6 +5,7 @@
 #include "runtime/fy_config.h"
 #include "progress/fy_progress.h"
 #include "progress/async/fy_async.h"
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -99,6 +100,43 @@ void fy_eager_deliver(fy_request_t *r, const fy_pkt_t *h, const void *data, int 
   fy_pt2pt_complete(r);
 }
 
+/* EAGER_P: the payload comes through the sender's pipe slots, which it
+ * fills in the very call that sent the packet (it had room for all of it):
+ * pull it into dst as it comes (cap bytes; the rest is drained). A sender
+ * that lost its core mid-way gets ours (yield); a PEF turn takes the packet
+ * only once the last chunk is there (piped_ready). */
+static void pull_piped(const fy_pkt_t *h, int src_local, void *dst, size_t cap) {
+  fy_shm_pipe_t p;
+  fy_shm_pipe_init(&p, src_local, h->addr, (size_t)h->len);
+  for (unsigned spins = 0; !fy_shm_pipe_pull(&p, dst, cap);)
+    if (++spins % 256 == 0) sched_yield();
+    else __builtin_ia32_pause();
+}
+
+static int piped_ready(const fy_pkt_t *h, int src_local) {
+  size_t chunk = fy_shm_pipe_chunk();
+  uint32_t last = h->len ? (uint32_t)((h->len - 1) / chunk) : 0;
+  return fy_shm_pipe_has(src_local, h->addr, last);
+}
+
+/* EAGER_P matched r: straight into a contiguous buffer, else through a
+ * signal-safe bounce buffer (a PEF turn may get here; it checked for room). */
+static void piped_deliver(fy_request_t *r, const fy_pkt_t *h, int src_local) {
+  size_t len = (size_t)h->len, n = len < r->bytes ? len : r->bytes;
+  fy_recv_set_status(r, h->src, h->tag, n, len);
+  if (r->type->is_contig || !n) {
+    pull_piped(h, src_local, (char *)r->rbuf + r->type->true_lb, n);
+  } else {
+    void *tmp = fy_salloc(len);
+    if (!tmp) fy_abort(MPI_ERR_NO_MEM, "out of memory for an eager message");
+    pull_piped(h, src_local, tmp, len);
+    fy_type_unpack(r->type, r->count, tmp, n, r->rbuf);
+    fy_sfree(tmp);
+  }
+  if (h->flags & FY_PKF_SYNC) send_ack(src_local, h->sreq);
+  fy_pt2pt_complete(r);
+}
+
 /* A rendezvous start matched: the protocol of the transport it came by. */
 static void rndv_match(fy_request_t *r, int src, const fy_pkt_t *h) {
   if (src < 0) fy_net_rndv_match(r, src, h);
@@ -109,6 +147,7 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
   const fy_pkt_t *h = pkt;
   switch (h->type) {
     case FY_PKT_EAGER:
+    case FY_PKT_EAGER_P:
     case FY_PKT_RTS: {
       if (!spare && !(spare = unexp_new())) {
         if (fy_pt2pt_in_signal) return 1; /* no memory now: the next MPI call retries */
@@ -129,13 +168,16 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
         }
         if (h->type == FY_PKT_EAGER)
           fy_eager_deliver(r, h, fy_pkt_payload(h), src_local);
+        else if (h->type == FY_PKT_EAGER_P)
+          piped_deliver(r, h, src_local);
         else
           rndv_match(r, src_local, h);
         fy_msg_seen(src_local);
         break;
       }
-      /* Unexpected: keep it (the descriptor is now queued). */
-      u->type = h->type;
+      /* Unexpected: keep it (the descriptor is now queued; a piped eager
+       * message becomes a plain one once its payload is pulled out). */
+      u->type = h->type == FY_PKT_EAGER_P ? FY_PKT_EAGER : h->type;
       u->flags = h->flags;
       u->src_local = src_local;
       u->len = (size_t)h->len;
@@ -151,6 +193,10 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
         u->data = fy_salloc(u->len);
         if (!u->data) fy_abort(MPI_ERR_NO_MEM, "out of memory for an unexpected message");
         memcpy(u->data, fy_pkt_payload(h), u->len);
+      } else if (h->type == FY_PKT_EAGER_P) {
+        u->data = u->len ? fy_salloc(u->len) : NULL;
+        if (u->len && !u->data) fy_abort(MPI_ERR_NO_MEM, "out of memory for an unexpected message");
+        pull_piped(h, src_local, u->data, u->len);
       }
       spare = unexp_new(); /* NULL: retried at the next arrival */
       fy_pt2pt_stats.unexpected++;
@@ -183,10 +229,11 @@ int fy_pt2pt_on_packet(int src, const void *pkt, size_t plen) { return on_packet
  * grow (the 4D back end), or one that finds no memory at all. */
 static int on_packet_signal(void *arg, int src_local, const void *pkt, size_t plen) {
   const fy_pkt_t *h = pkt;
-  if (h->type == FY_PKT_EAGER || h->type == FY_PKT_RTS) {
+  if (h->type == FY_PKT_EAGER || h->type == FY_PKT_EAGER_P || h->type == FY_PKT_RTS) {
     if (!fy_mq_arrive_alloc_free(fy_mq, h->ctx)) return 1;
     if (!spare && !(spare = unexp_new())) return 1;
-    if (h->type == FY_PKT_EAGER && h->len) {
+    if (h->type == FY_PKT_EAGER_P && !piped_ready(h, src_local)) return 1; /* (never wait here) */
+    if ((h->type == FY_PKT_EAGER || h->type == FY_PKT_EAGER_P) && h->len) {
       /* room for the payload should it be unexpected */
       void *probe = fy_salloc((size_t)h->len);
       if (!probe) return 1;
@@ -330,7 +377,9 @@ int fy_pt2pt_init(void) {
   double adj = fy_config.mq_adjustment < 1.0 ? 1.0 : fy_config.mq_adjustment;
   fy_mq = fy_mq_create(kind, adj);
   fy_eager_max = (size_t)fy_config.eager_threshold;
-  fy_salloc_init(fy_pt2pt_cell_bytes(fy_eager_max));
+  fy_eager_pipe_max = (size_t)fy_config.eager_pipe_max > fy_eager_max ? (size_t)fy_config.eager_pipe_max : 0;
+  size_t smax = fy_pt2pt_cell_bytes(fy_eager_max);
+  fy_salloc_init(smax > fy_eager_pipe_max ? smax : fy_eager_pipe_max);
   spare = unexp_new();
   if (!fy_mq || fy_out_init(fy_state.local_size) != 0 || fy_rndv_init() != 0 ||
       fy_direct_init(fy_state.local_size) != 0)

@@ -98,6 +98,7 @@ static const pvar_t pvars[] = {
     P2P(direct_recv, "Receives completed by a direct write"),
     P2P(rndv_share, "Rendezvous transfers whose copy both sides shared"),
     P2P(rndv_joined, "Rendezvous copies taken by one side that the other, on reaching its wait, joined"),
+    P2P(eager_piped, "Eager messages above the eager threshold sent through the pipe slots (FERRY_EAGER_PIPE_MAX)"),
     ASY(watched, "Requests added to the asynchronous agents' watch list"),
     ASY(turns, "PEF turns or agent progress passes"),
     ASY(hits, "Watched requests an agent triggered"),

@@ -46,7 +46,7 @@ typedef struct fy_shm_boot {
   size_t cell_payload;    /* bytes of header+data a cell carries */
   size_t rank_area;       /* bytes per rank reserved for the layers above
                              (zeroed, 64-byte aligned; see fy_shm_rank_area) */
-  int pipe_slots;         /* slots per sender of the pipelined copy (0: 16) */
+  int pipe_slots;         /* slots per sender of the pipelined copy (0: 32) */
   size_t pipe_chunk;      /* bytes per slot (0: 16 KiB; rounded up to 4 KiB) */
 } fy_shm_boot_t;
 /* Zero fields take defaults (ring_cells 64, cell_payload 16 KiB + 256).
@@ -155,6 +155,17 @@ int fy_shm_pipe_pull_fn(fy_shm_pipe_t *p, fy_shm_pipe_fn drain, void *arg, size_
  * could take since it last read an unchanged count has nothing to look
  * for in the sender's slots. */
 uint64_t fy_shm_pipe_pushes(int sender);
+/* This process's free pipe slots (only we fill them, receivers free them:
+ * the count can only grow until our next push). */
+int fy_shm_pipe_free(void);
+/* Whether rank dst wants to hear of rendezvous starts at once: a helper
+ * sleeps for them, or a thread is registered for kicks (it computes with
+ * a receive watched by its agent). */
+bool fy_shm_rndv_watched(int dst);
+/* Whether chunk `seq` of transfer xfer_id from `sender` to us is in its
+ * slots (a sender pushes a transfer's chunks in order: then all before it
+ * are there or were taken). */
+bool fy_shm_pipe_has(int sender, uint64_t xfer_id, uint32_t seq);
 size_t fy_shm_pipe_chunk(void);
 int fy_shm_pipe_slots(void);
 /* Turn cross-memory attach off (FERRY_CMA=0), after fy_shm_init (which

@@ -63,6 +63,10 @@ void fy_shm_doorbell_wake(int dst, unsigned flags, unsigned armed) {
   if ((armed & FY_SHM_ARMED_KICK) && (flags & FY_SHM_F_RNDV)) kick(rk);
 }
 
+bool fy_shm_rndv_watched(int dst) {
+  return (fy_shm_doorbell_armed(fy_shm_rank(dst)) & (2u | FY_SHM_ARMED_KICK)) != 0;
+}
+
 void fy_shm_kick_register(pid_t tid, int sig) {
   fy_shm_rank_t *rk = fy_shm_rank(fy_shm_g.me);
   atomic_store_explicit(&rk->kick_sig, sig, memory_order_relaxed);

@@ -16,7 +16,7 @@
 
 #define FY_SHM_DEF_CELLS 64
 #define FY_SHM_DEF_PAYLOAD (16384 + 256)
-#define FY_SHM_DEF_SLOTS 16
+#define FY_SHM_DEF_SLOTS 32
 #define FY_SHM_DEF_CHUNK (16 * 1024)
 
 #define FY_ALIGN_UP(x, a) (((x) + (size_t)(a) - 1) & ~((size_t)(a) - 1))

@@ -13,6 +13,25 @@
 
 size_t fy_shm_pipe_chunk(void) { return fy_shm_g.hdr->pipe_chunk; }
 int fy_shm_pipe_slots(void) { return (int)fy_shm_g.hdr->pipe_slots; }
+int fy_shm_pipe_free(void) {
+  const int K = (int)fy_shm_g.hdr->pipe_slots;
+  int n = 0;
+  for (int k = 0; k < K; k++)
+    n += atomic_load_explicit(&fy_shm_slot(fy_shm_g.me, k)->state, memory_order_relaxed) == FY_SLOT_FREE;
+  return n;
+}
+
+bool fy_shm_pipe_has(int sender, uint64_t xfer_id, uint32_t seq) {
+  const uint32_t K = (uint32_t)fy_shm_g.hdr->pipe_slots, me = (uint32_t)fy_shm_g.me;
+  for (uint32_t k = 0; k < K; k++) {
+    fy_shm_slot_t *s = fy_shm_slot(sender, (int)k);
+    if (atomic_load_explicit(&s->state, memory_order_acquire) == FY_SLOT_FULL && s->dst == me &&
+        s->xfer_id == xfer_id && s->seq == seq)
+      return true;
+  }
+  return false;
+}
+
 uint64_t fy_shm_pipe_pushes(int sender) {
   return atomic_load_explicit(&fy_shm_rank(sender)->pipe_pushes, memory_order_acquire);
 }
