@@ -25,6 +25,10 @@ int fy_pt2pt_progress(void);
 /* One PEF turn (signal context, progress lock held): match rendezvous
  * starts for watched receives without allocating; returns the hits. */
 int fy_pt2pt_signal_poll(void);
+/* Set by fy_pt2pt_signal_poll when it left a packet it will be able to take
+ * in a moment (an eager message whose sender is still filling the pipe
+ * slots): the PEF looks again by timer. Cleared by the next signal poll. */
+extern int fy_pt2pt_sig_retry;
 extern int fy_pt2pt_in_signal;
 /* A transfer is streaming through the pipe: waits keep polling. */
 int fy_rndv_busy(void);

@@ -20,6 +20,7 @@ fy_pt2pt_stats_t fy_pt2pt_stats;
  * any packet, not only rendezvous starts. */
 static fy_unexp_t *spare;
 int fy_pt2pt_in_signal;   /* a PEF turn is running on this process */
+int fy_pt2pt_sig_retry;
 static int sig_hits;
 /* Completions a PEF turn cannot run (they free memory or unpack): done by
  * the next progress pass. */
@@ -232,7 +233,10 @@ static int on_packet_signal(void *arg, int src_local, const void *pkt, size_t pl
   if (h->type == FY_PKT_EAGER || h->type == FY_PKT_EAGER_P || h->type == FY_PKT_RTS) {
     if (!fy_mq_arrive_alloc_free(fy_mq, h->ctx)) return 1;
     if (!spare && !(spare = unexp_new())) return 1;
-    if (h->type == FY_PKT_EAGER_P && !piped_ready(h, src_local)) return 1; /* (never wait here) */
+    if (h->type == FY_PKT_EAGER_P && !piped_ready(h, src_local)) { /* never wait here */
+      fy_pt2pt_sig_retry = 1;
+      return 1;
+    }
     if ((h->type == FY_PKT_EAGER || h->type == FY_PKT_EAGER_P) && h->len) {
       /* room for the payload should it be unexpected */
       void *probe = fy_salloc((size_t)h->len);
@@ -245,6 +249,7 @@ static int on_packet_signal(void *arg, int src_local, const void *pkt, size_t pl
 
 int fy_pt2pt_signal_poll(void) {
   fy_pt2pt_in_signal = 1;
+  fy_pt2pt_sig_retry = 0;
   fy_mq_set_no_free(fy_mq, true);
   sig_hits = 0;
   fy_shm_poll(on_packet_signal, NULL, 0);

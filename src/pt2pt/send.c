@@ -56,16 +56,21 @@ size_t fy_eager_pipe_max;
  * queue for a full ring), a synchronous one at the ACK. Only while at
  * least half the slots would stay free: they are also the rendezvous pipe,
  * whose transfers must not wait for a receiver that computes; the rest can
- * then never find them taken (only we fill them). 0: not taken (the caller
- * sends by rendezvous). */
-static int eager_piped(fy_request_t *r, int dst) {
+ * then never find them taken (only we fill them). eager_piped_ok says
+ * whether it may go (the caller then sends it with eager_piped). */
+static int eager_piped_ok(size_t bytes, int dst) {
+  if (dst < 0 || bytes > fy_eager_pipe_max) return 0; /* (0 when off) */
   /* A receiver whose agent watches for rendezvous starts (it computes with
    * a large receive posted) gets one: its agent triggers it without a copy
    * of its own, where this message would wait for its next MPI call. */
   if (fy_shm_rndv_watched(dst)) return 0;
   size_t chunk = fy_shm_pipe_chunk();
-  int need = (int)((r->bytes + chunk - 1) / chunk), K = fy_shm_pipe_slots();
-  if (need + K / 2 > K || fy_shm_pipe_free() < need + K / 2) return 0;
+  int need = (int)((bytes + chunk - 1) / chunk), K = fy_shm_pipe_slots();
+  return need + K / 2 <= K && fy_shm_pipe_free() >= need + K / 2;
+}
+
+static void eager_piped(fy_request_t *r, int dst) {
+  size_t chunk = fy_shm_pipe_chunk();
   static uint64_t seq;
   uint64_t id = ((uint64_t)1 << 63) | ++seq; /* (rendezvous transfers: slot | gen << 16) */
   fy_shm_pipe_t p;
@@ -76,16 +81,15 @@ static int eager_piped(fy_request_t *r, int dst) {
                 .ctx = r->ctx, .len = r->bytes, .sreq = (uint64_t)(uintptr_t)r, .addr = id};
   fy_pt2pt_stats.eager_sent++;
   fy_pt2pt_stats.eager_piped++;
-  /* (not completed by the send of the packet: its data, maybe a packed
-   * copy that completion frees, is not all pushed yet) */
-  /* (sent as a rendezvous start: an agent that began watching since the
-   * check above is woken or kicked for it, and takes it in) */
+  /* Not completed by the send of the packet (its data, maybe a packed copy
+   * that completion frees, is not all pushed yet); sent as a rendezvous
+   * start, so that an agent that began watching since eager_piped_ok is
+   * woken or kicked for it and takes it in. */
   fy_out_send(dst, &h, NULL, 0, FY_SHM_F_RNDV, sync ? r : NULL, 0);
   p.len = r->bytes;
   if (!fy_shm_pipe_push(&p, fy_send_data(r)))
     fy_abort(MPI_ERR_INTERN, "pipe slots counted free were taken during an eager send");
   if (!sync) fy_req_complete(r); /* all in the slots: the buffer is free */
-  return 1;
 }
 
 int fy_send_start(fy_request_t *r) {
@@ -98,10 +102,10 @@ int fy_send_start(fy_request_t *r) {
    * and large blocks move in place (zcopy.c). */
   int dst = fy_local_of(r->comm, r->peer);
   size_t eager = dst < 0 ? fy_net_eager_max : fy_eager_max;
-  size_t eager_p = dst < 0 ? 0 : fy_eager_pipe_max; /* (0 or above eager) */
+  int piped = r->bytes > eager && eager_piped_ok(r->bytes, dst); /* (decides packing) */
   /* (over the fabric derived types are always packed) */
   if (!r->type->is_contig && r->bytes &&
-      (r->bytes <= eager || r->bytes <= eager_p || dst < 0 || (!r->blocking && !fy_zc_in_place(r)))) {
+      (r->bytes <= eager || piped || dst < 0 || (!r->blocking && !fy_zc_in_place(r)))) {
     if (!r->tmp || !r->tmp_owned) {
       r->tmp = malloc(r->bytes);
       if (!r->tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory packing %zu bytes", r->bytes);
@@ -121,7 +125,9 @@ int fy_send_start(fy_request_t *r) {
     fy_net_rndv_send(r, fy_send_data(r));
   } else if (fy_direct_try_send(r, dst, fy_send_data(r))) {
     /* written into the receive it published (it computes: no copy for it) */
-  } else if (r->bytes > eager_p || !eager_piped(r, dst)) {
+  } else if (piped && eager_piped_ok(r->bytes, dst)) { /* (again, under the lock) */
+    eager_piped(r, dst);
+  } else {
     fy_rndv_send_start(r, dst, fy_send_data(r));
   }
   fy_punlock();

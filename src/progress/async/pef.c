@@ -109,6 +109,9 @@ static void turn(int in_signal) {
     /* outside the library: (re-)register first, the poll is the re-check */
     if (fy_sched_pending() || (use_kick && fy_async_watching())) kick_on();
     if (fy_shm_pending()) fy_pt2pt_signal_poll();
+    /* (an eager message still being pushed into the pipe slots: it kicked
+     * as it was announced; look again shortly, whatever the trigger) */
+    if (fy_pt2pt_sig_retry && flow.created && !flow.armed) arm(fy_config.pef_period_us);
     if (fy_sched_pending()) sched_ev = fy_sched_signal_progress();
   } else {
     /* (registered for kicks only at the end: see out) */

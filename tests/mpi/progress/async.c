@@ -20,7 +20,10 @@
  *   progress_modes_env tests).
  *   crowd: with an odd number of ranks, the last rank sends a small eager
  *   message to rank 0 right after each barrier and rank 0's partner sends
- *   3 ms late, so the rendezvous start queues behind another message. */
+ *   3 ms late, so the rendezvous start queues behind another message.
+ * Under ThreadSanitizer the receiver computes instead of reading its
+ * buffer: the read races by design with a progress thread that copies an
+ * eager message in (FERRY_EAGER_PIPE_MAX), which TSan rightly reports. */
 #include "fytest.h"
 #include <time.h>
 
@@ -43,6 +46,9 @@ int main(int argc, char **argv) {
   int rank = fy_rank_, size = fy_size_;
   int iters = argc > 1 ? atoi(argv[1]) : 20;
   int compute_only = argc > 2 && !strcmp(argv[2], "compute");
+#ifdef __SANITIZE_THREAD__
+  compute_only = 1;
+#endif
   int crowd = argc > 2 && !strcmp(argv[2], "crowd");
   CHECK(!crowd || size % 2 == 1, "crowd needs an odd number of ranks");
   static const size_t sizes[] = {64 << 10, 100 << 10, 256 << 10, 1 << 20, (1 << 20) + 3, 4 << 20};
