@@ -102,10 +102,10 @@ int fy_send_start(fy_request_t *r) {
    * and large blocks move in place (zcopy.c). */
   int dst = fy_local_of(r->comm, r->peer);
   size_t eager = dst < 0 ? fy_net_eager_max : fy_eager_max;
-  int piped = r->bytes > eager && eager_piped_ok(r->bytes, dst); /* (decides packing) */
-  /* (over the fabric derived types are always packed) */
+  /* (over the fabric derived types are always packed; for the eager pipe
+   * too, which is decided here first and again under the lock) */
   if (!r->type->is_contig && r->bytes &&
-      (r->bytes <= eager || piped || dst < 0 || (!r->blocking && !fy_zc_in_place(r)))) {
+      (r->bytes <= eager || dst < 0 || (!r->blocking && !fy_zc_in_place(r)) || eager_piped_ok(r->bytes, dst))) {
     if (!r->tmp || !r->tmp_owned) {
       r->tmp = malloc(r->bytes);
       if (!r->tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory packing %zu bytes", r->bytes);
@@ -125,7 +125,7 @@ int fy_send_start(fy_request_t *r) {
     fy_net_rndv_send(r, fy_send_data(r));
   } else if (fy_direct_try_send(r, dst, fy_send_data(r))) {
     /* written into the receive it published (it computes: no copy for it) */
-  } else if (piped && eager_piped_ok(r->bytes, dst)) { /* (again, under the lock) */
+  } else if ((r->type->is_contig || r->tmp) && eager_piped_ok(r->bytes, dst)) {
     eager_piped(r, dst);
   } else {
     fy_rndv_send_start(r, dst, fy_send_data(r));

@@ -21,14 +21,17 @@ int fy_shm_pipe_free(void) {
   return n;
 }
 
+/* Slot s holds chunk seq of transfer xfer_id for us (acquire: its data
+ * and tag are then visible). */
+static bool holds(fy_shm_slot_t *s, uint64_t xfer_id, uint32_t seq) {
+  return atomic_load_explicit(&s->state, memory_order_acquire) == FY_SLOT_FULL &&
+         s->dst == (uint32_t)fy_shm_g.me && s->xfer_id == xfer_id && s->seq == seq;
+}
+
 bool fy_shm_pipe_has(int sender, uint64_t xfer_id, uint32_t seq) {
-  const uint32_t K = (uint32_t)fy_shm_g.hdr->pipe_slots, me = (uint32_t)fy_shm_g.me;
-  for (uint32_t k = 0; k < K; k++) {
-    fy_shm_slot_t *s = fy_shm_slot(sender, (int)k);
-    if (atomic_load_explicit(&s->state, memory_order_acquire) == FY_SLOT_FULL && s->dst == me &&
-        s->xfer_id == xfer_id && s->seq == seq)
-      return true;
-  }
+  const int K = (int)fy_shm_g.hdr->pipe_slots;
+  for (int k = 0; k < K; k++)
+    if (holds(fy_shm_slot(sender, k), xfer_id, seq)) return true;
   return false;
 }
 
@@ -74,13 +77,10 @@ int fy_shm_pipe_push_fn(fy_shm_pipe_t *p, fy_shm_pipe_fn fill, void *arg) {
 
 int fy_shm_pipe_pull_fn(fy_shm_pipe_t *p, fy_shm_pipe_fn drain, void *arg, size_t cap) {
   const uint32_t K = (uint32_t)fy_shm_g.hdr->pipe_slots;
-  const uint32_t me = (uint32_t)fy_shm_g.me;
   uint32_t k = p->hint;
   for (uint32_t tried = 0; p->done < p->len && tried < K; tried++, k = k + 1 == K ? 0 : k + 1) {
     fy_shm_slot_t *s = fy_shm_slot(p->peer, (int)k);
-    if (atomic_load_explicit(&s->state, memory_order_acquire) != FY_SLOT_FULL ||
-        s->dst != me || s->xfer_id != p->xfer_id || s->seq != p->next_seq)
-      continue;
+    if (!holds(s, p->xfer_id, p->next_seq)) continue;
     size_t n = s->len;
     if (p->done < cap) drain(arg, p->done, fy_shm_slot_data(s), cap - p->done < n ? cap - p->done : n);
     atomic_store_explicit(&s->state, FY_SLOT_FREE, memory_order_release);
