@@ -99,6 +99,7 @@ void fy_runtime_start(int required, const char *caller) {
     .rank_area = fy_pt2pt_area_bytes(fy_state.local_size),
     .pipe_slots = (int)fy_config.shm_pipe_slots,
     .pipe_chunk = (size_t)fy_config.shm_pipe_chunk,
+    .prefault_max = (size_t)fy_config.shm_prefault,
   };
   if (fy_shm_init(&boot) != 0) {
     snprintf(msg, sizeof msg, "%s: shared-memory transport: %s", caller, fy_shm_error());

@@ -41,7 +41,9 @@ static int refill(int c) {
    * in front of the blocks of a large one */
   size_t start = bsz < 4096 ? bsz : 4096;
   size_t len = bsz < 4096 ? SLAB_MIN : start + 4 * bsz;
-  char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  /* populated: the blocks are handed out at once, and a page fault in a
+   * PEF turn would stretch the turn */
+  char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
   if (m == MAP_FAILED) return -1;
   slab_t *s = (slab_t *)m;
   s->next = slabs;

@@ -48,6 +48,8 @@ typedef struct fy_shm_boot {
                              (zeroed, 64-byte aligned; see fy_shm_rank_area) */
   int pipe_slots;         /* slots per sender of the pipelined copy (0: 32) */
   size_t pipe_chunk;      /* bytes per slot (0: 16 KiB; rounded up to 4 KiB) */
+  size_t prefault_max;    /* map the whole segment at init when it is at most
+                             this large (0: never; see fy_shm_prefault) */
 } fy_shm_boot_t;
 /* Zero fields take defaults (ring_cells 64, cell_payload 16 KiB + 256).
  * Geometry is decided by local rank 0; the others read it from the segment.
@@ -116,6 +118,14 @@ void fy_shm_set_in_mpi(uint32_t v);
 /* The rank_area bytes of a local rank, shared by all local ranks (the
  * point-to-point layer keeps its rendezvous claim words there). */
 void *fy_shm_rank_area(int local);
+
+/* Maps [p, p + len) of a shared mapping into this process's page tables
+ * now, allocating what no process has touched yet. Each process otherwise
+ * takes a page fault at its first touch of each page: one per ring cell
+ * and pipe slot in the first lap (3-4 us each on a VM), and a benchmark's
+ * or an application's first 64 messages pay them. Best effort: a kernel
+ * without MADV_POPULATE_WRITE (before 5.14) leaves them to fault in. */
+void fy_shm_prefault(void *p, size_t len);
 
 /* ---- bulk copy ---- */
 bool fy_shm_cma_available(void);
