@@ -2097,7 +2097,7 @@ __attribute__((weak)) int fy_mpi_request_get_status(MPI_Request request, int* fl
   return fy_err_unsupported("MPI_Request_get_status");
 }
 
-__attribute__((weak)) int fy_mpi_request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+__attribute__((weak)) int fy_mpi_request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status *array_of_statuses)
 {
   return fy_err_unsupported("MPI_Request_get_status_all");
 }
@@ -2107,7 +2107,7 @@ __attribute__((weak)) int fy_mpi_request_get_status_any(int count, const MPI_Req
   return fy_err_unsupported("MPI_Request_get_status_any");
 }
 
-__attribute__((weak)) int fy_mpi_request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+__attribute__((weak)) int fy_mpi_request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
   return fy_err_unsupported("MPI_Request_get_status_some");
 }
@@ -2717,7 +2717,7 @@ __attribute__((weak)) int fy_mpi_test_cancelled(const MPI_Status* status, int* f
   return fy_err_unsupported("MPI_Test_cancelled");
 }
 
-__attribute__((weak)) int fy_mpi_testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+__attribute__((weak)) int fy_mpi_testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status *array_of_statuses)
 {
   return fy_err_unsupported("MPI_Testall");
 }
@@ -2727,7 +2727,7 @@ __attribute__((weak)) int fy_mpi_testany(int count, MPI_Request array_of_request
   return fy_err_unsupported("MPI_Testany");
 }
 
-__attribute__((weak)) int fy_mpi_testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+__attribute__((weak)) int fy_mpi_testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
   return fy_err_unsupported("MPI_Testsome");
 }
@@ -3017,7 +3017,7 @@ __attribute__((weak)) int fy_mpi_wait(MPI_Request* request, MPI_Status* status)
   return fy_err_unsupported("MPI_Wait");
 }
 
-__attribute__((weak)) int fy_mpi_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+__attribute__((weak)) int fy_mpi_waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
   return fy_err_unsupported("MPI_Waitall");
 }
@@ -3027,7 +3027,7 @@ __attribute__((weak)) int fy_mpi_waitany(int count, MPI_Request array_of_request
   return fy_err_unsupported("MPI_Waitany");
 }
 
-__attribute__((weak)) int fy_mpi_waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+__attribute__((weak)) int fy_mpi_waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
   return fy_err_unsupported("MPI_Waitsome");
 }

@@ -1096,7 +1096,7 @@ fail:
 }
 
 #pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
-FERRY_API_PUBLIC int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+FERRY_API_PUBLIC int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status *array_of_statuses)
 {
   int fy_err;
   FY_API_ENTER();
@@ -1131,7 +1131,7 @@ fail:
 }
 
 #pragma weak MPI_Request_get_status_some = PMPI_Request_get_status_some
-FERRY_API_PUBLIC int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+FERRY_API_PUBLIC int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
   int fy_err;
   FY_API_ENTER();
@@ -1893,7 +1893,7 @@ fail:
 }
 
 #pragma weak MPI_Testall = PMPI_Testall
-FERRY_API_PUBLIC int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+FERRY_API_PUBLIC int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status *array_of_statuses)
 {
   int fy_err;
   FY_API_ENTER();
@@ -1928,7 +1928,7 @@ fail:
 }
 
 #pragma weak MPI_Testsome = PMPI_Testsome
-FERRY_API_PUBLIC int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+FERRY_API_PUBLIC int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
   int fy_err;
   FY_API_ENTER();
@@ -1962,7 +1962,7 @@ fail:
 }
 
 #pragma weak MPI_Waitall = PMPI_Waitall
-FERRY_API_PUBLIC int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+FERRY_API_PUBLIC int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
   int fy_err;
   FY_API_ENTER();
@@ -1995,7 +1995,7 @@ fail:
 }
 
 #pragma weak MPI_Waitsome = PMPI_Waitsome
-FERRY_API_PUBLIC int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+FERRY_API_PUBLIC int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
   int fy_err;
   FY_API_ENTER();

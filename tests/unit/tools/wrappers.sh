@@ -50,6 +50,26 @@ cp "$tmp/hello.c" "$tmp/hello.cpp"
 "$prefix/bin/mpicxx" -o "$tmp/hellocxx" "$tmp/hello.cpp" || fail "mpicxx could not build a program"
 "$tmp/hellocxx" > /dev/null || fail "program built by mpicxx did not run"
 
+# The standard's sentinel arguments compile without a warning at -O2
+# (gcc 12 had warned at every MPI_STATUSES_IGNORE while array-of-status
+# parameters were declared as arrays).
+cat > "$tmp/sentinels.c" <<'C'
+#include <mpi.h>
+int f(MPI_Comm c, MPI_Request *r, int *idx) {
+  int flag, out;
+  MPI_Comm g;
+  MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+  MPI_Testall(2, r, &flag, MPI_STATUSES_IGNORE);
+  MPI_Waitsome(2, r, &out, idx, MPI_STATUSES_IGNORE);
+  MPI_Testsome(2, r, &out, idx, MPI_STATUSES_IGNORE);
+  MPI_Request_get_status_all(2, r, &flag, MPI_STATUSES_IGNORE);
+  MPI_Wait(r, MPI_STATUS_IGNORE);
+  MPI_Dist_graph_create_adjacent(c, 1, idx, MPI_UNWEIGHTED, 1, idx, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g);
+  return MPI_Comm_spawn("x", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, c, &g, MPI_ERRCODES_IGNORE);
+}
+C
+"$mpicc" -O2 -Wall -Wextra -Werror -c -o "$tmp/sentinels.o" "$tmp/sentinels.c" || fail "mpi.h: warnings at the standard's sentinel arguments"
+
 # A moved install (path with a space) reports and uses its new location.
 cp -a "$prefix" "$tmp/moved tree"
 m=$tmp/moved\ tree
