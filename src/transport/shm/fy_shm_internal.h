@@ -90,6 +90,8 @@ typedef struct fy_shm_state {
   char *my_cells;           /* my receive ring */
   _Atomic uint64_t head;    /* my consumer position (only the poller writes it) */
   uint64_t *cached_head;    /* [n]: last published head seen of each ring */
+  uint64_t *pipe_full;      /* bitmap of our pipe slots filled and not yet seen freed */
+  int pipe_nfull;           /* its bits set */
   bool selective;
   bool cma_ok, cma_enabled;
   _Atomic uint64_t wakeups;

@@ -181,7 +181,8 @@ int fy_shm_init(const fy_shm_boot_t *b) {
       }
     }
   }
-  if (!failed && !(fy_shm_g.cached_head = calloc((size_t)b->local_size, sizeof(uint64_t)))) {
+  if (!failed && (!(fy_shm_g.cached_head = calloc((size_t)b->local_size, sizeof(uint64_t))) ||
+                  !(fy_shm_g.pipe_full = calloc((fy_shm_g.hdr->pipe_slots + 63) / 64, sizeof(uint64_t))))) {
     set_err("shm: out of memory");
     failed = true;
   }
@@ -212,6 +213,9 @@ out:
   if (rc) {
     free(fy_shm_g.cached_head);
     fy_shm_g.cached_head = NULL;
+    free(fy_shm_g.pipe_full);
+    fy_shm_g.pipe_full = NULL;
+    fy_shm_g.pipe_nfull = 0;
     if (fy_shm_g.base) munmap(fy_shm_g.base, fy_shm_g.size);
     fy_shm_g.base = NULL;
     fy_shm_g.hdr = NULL;
@@ -231,6 +235,9 @@ void fy_shm_prefault(void *p, size_t len) {
 void fy_shm_finalize(void) {
   free(fy_shm_g.cached_head);
   fy_shm_g.cached_head = NULL;
+  free(fy_shm_g.pipe_full);
+  fy_shm_g.pipe_full = NULL;
+  fy_shm_g.pipe_nfull = 0;
   if (fy_shm_g.base) munmap(fy_shm_g.base, fy_shm_g.size);
   fy_shm_g.base = NULL;
   fy_shm_g.hdr = NULL;
