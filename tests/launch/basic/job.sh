@@ -52,11 +52,17 @@ if [ -n "$count_re" ]; then
   [ "$n" -eq "$count_n" ] || { echo "FAIL: /$count_re/ matched $n lines, expected $count_n"; fail=1; }
 fi
 # Segments of this job: new since the start. Concurrent jobs' segments live
-# only until their ranks attach, so give stragglers a moment before judging.
+# only until their ranks attach, so give stragglers a moment before judging,
+# and a segment some live process still maps belongs to a job still
+# starting (ours have all exited), however slowly a loaded machine does it.
+mapped() { grep -qsF "/dev/shm/$1" /proc/[0-9]*/maps; }
 left=""
 for try in 1 2 3; do
   shm_after=$(ls -1 /dev/shm 2>/dev/null | grep '^fy-' | sort)
-  left=$(printf '%s\n' "$shm_after" | grep -vxF -- "$shm_before" | grep . )
+  left=""
+  for f in $(printf '%s\n' "$shm_after" | grep -vxF -- "$shm_before"); do
+    mapped "$f" || left="$left $f"
+  done
   [ -z "$left" ] && break
   sleep 1
 done
