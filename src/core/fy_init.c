@@ -106,6 +106,7 @@ void fy_runtime_start(int required, const char *caller) {
     goto fail;
   }
   fy_shm_set_cma(fy_config.cma != 0); /* (fy_shm_init starts from a clean state) */
+  fy_shm_set_kick_grace(fy_config.pef_kick_grace_us);
   int err;
   if ((err = fy_type_init()) || (err = fy_pt2pt_init()) || (err = fy_comm_init(fy_state.world_rank, fy_state.world_size))) {
     int len;

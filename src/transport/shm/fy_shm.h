@@ -105,6 +105,10 @@ void fy_shm_kick_unregister(void);
  * computes); returns 1 if a signal was sent. */
 int fy_shm_kick(int dst);
 uint64_t fy_shm_kicks_sent(void);
+/* Before a kick, watch the registration this long (0: signal at once); a
+ * thread that enters an MPI call meanwhile gets no signal: it re-checks
+ * its ring as the call returns. */
+void fy_shm_set_kick_grace(double us);
 /* The consumer position dst last published for its ring (it moves when dst
  * takes packets in). */
 uint64_t fy_shm_ring_head(int dst);

@@ -40,9 +40,40 @@ unsigned fy_shm_doorbell_armed(fy_shm_rank_t *rk) {
   return (any ? 1u : 0u) | (rndv ? 2u : 0u) | (kick ? FY_SHM_ARMED_KICK : 0u);
 }
 
-static int kick(fy_shm_rank_t *rk) {
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether the registered thread leaves our packet (ring position pos;
+ * UINT64_MAX: none) alone for the grace period. It needs no signal if it
+ * takes the packet in meanwhile (its published head passes pos: a thread
+ * re-checking its ring as an MPI call returns does so while registered),
+ * or enters an MPI call (it unregisters, fy_async_kick_pause, and
+ * re-checks its ring as the call returns). A thread posting a window of
+ * receives is registered only between and at the end of its calls; a kick
+ * that caught it there arrived inside the library, to be deferred, and
+ * cost each side 10-13 us of a system call and a signal delivery. */
+static bool leaves_it(fy_shm_rank_t *rk, uint64_t pos) {
+  if (!fy_shm_g.kick_grace_ns) return true;
+  uint64_t t0 = now_ns();
+  do {
+    for (int i = 0; i < 32; i++) {
+      if (!atomic_load_explicit(&rk->kick_tid, memory_order_acquire) ||
+          atomic_load_explicit(&rk->in_mpi, memory_order_acquire) ||
+          (pos != UINT64_MAX && atomic_load_explicit(&rk->head, memory_order_acquire) > pos))
+        return false;
+      __builtin_ia32_pause();
+    }
+  } while (now_ns() - t0 < fy_shm_g.kick_grace_ns);
+  return true;
+}
+
+static int kick(fy_shm_rank_t *rk, uint64_t pos) {
   /* A rank waiting inside MPI polls its ring: no signal needed. */
   if (atomic_load_explicit(&rk->in_mpi, memory_order_seq_cst)) return 0;
+  if (!leaves_it(rk, pos)) return 0;
   int32_t tid = atomic_load_explicit(&rk->kick_tid, memory_order_relaxed);
   int32_t sig = atomic_load_explicit(&rk->kick_sig, memory_order_relaxed);
   if (!tid || !sig) return 0;
@@ -56,11 +87,11 @@ static int kick(fy_shm_rank_t *rk) {
   return 1;
 }
 
-void fy_shm_doorbell_wake(int dst, unsigned flags, unsigned armed) {
+void fy_shm_doorbell_wake(int dst, unsigned flags, unsigned armed, uint64_t pos) {
   fy_shm_rank_t *rk = fy_shm_rank(dst);
   if (armed & 1u) wake_word(rk, FY_SHM_WAIT_ANY);
   if ((armed & 2u) && ((flags & FY_SHM_F_RNDV) || !fy_shm_g.selective)) wake_word(rk, FY_SHM_WAIT_RNDV);
-  if ((armed & FY_SHM_ARMED_KICK) && (flags & FY_SHM_F_RNDV)) kick(rk);
+  if ((armed & FY_SHM_ARMED_KICK) && (flags & FY_SHM_F_RNDV)) kick(rk, pos);
 }
 
 bool fy_shm_rndv_watched(int dst) {
@@ -81,12 +112,13 @@ void fy_shm_kick_unregister(void) {
 int fy_shm_kick(int dst) {
   fy_shm_rank_t *rk = fy_shm_rank(dst);
   if (!atomic_load_explicit(&rk->kick_tid, memory_order_seq_cst)) return 0;
-  return kick(rk);
+  return kick(rk, UINT64_MAX);
 }
 
 uint64_t fy_shm_kicks_sent(void) { return atomic_load_explicit(&fy_shm_g.kicks, memory_order_relaxed); }
 
 void fy_shm_set_selective(bool selective) { fy_shm_g.selective = selective; }
+void fy_shm_set_kick_grace(double us) { fy_shm_g.kick_grace_ns = us > 0 ? (uint64_t)(us * 1000.0) : 0; }
 
 uint32_t fy_shm_doorbell_arm(int kind) {
   fy_shm_rank_t *rk = fy_shm_rank(fy_shm_g.me);

@@ -94,6 +94,7 @@ typedef struct fy_shm_state {
   int pipe_nfull;           /* its bits set */
   bool selective;
   bool cma_ok, cma_enabled;
+  uint64_t kick_grace_ns;   /* see fy_shm_set_kick_grace */
   _Atomic uint64_t wakeups;
   _Atomic uint64_t kicks;   /* kick signals this process sent */
   char err[256];
@@ -120,7 +121,7 @@ static inline unsigned char *fy_shm_slot_data(fy_shm_slot_t *s) {
 /* Doorbell halves of a send: which kinds are armed (read right after the
  * claim), and the wake-up once the packet is published. */
 unsigned fy_shm_doorbell_armed(fy_shm_rank_t *rk);
-void fy_shm_doorbell_wake(int dst, unsigned flags, unsigned armed);
+void fy_shm_doorbell_wake(int dst, unsigned flags, unsigned armed, uint64_t pos);
 #define FY_SHM_ARMED_KICK 4u   /* in fy_shm_doorbell_armed's result */
 /* CMA probe at init (fy_shm_cma.c). */
 void fy_shm_cma_probe(void);

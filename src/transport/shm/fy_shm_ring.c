@@ -47,7 +47,7 @@ int fy_shm_send(int dst_local, const void *hdr, size_t hlen,
     atomic_thread_fence(memory_order_seq_cst);
     armed = fy_shm_doorbell_armed(rk);
   }
-  if (__builtin_expect(armed != 0, 0)) fy_shm_doorbell_wake(dst_local, flags, armed);
+  if (__builtin_expect(armed != 0, 0)) fy_shm_doorbell_wake(dst_local, flags, armed, pos);
   return 0;
 }
 
