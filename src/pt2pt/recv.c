@@ -176,14 +176,19 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
         fy_msg_seen(src_local);
         break;
       }
-      /* Unexpected: keep it (the descriptor is now queued; a piped eager
-       * message becomes a plain one once its payload is pulled out). */
-      u->type = h->type == FY_PKT_EAGER_P ? FY_PKT_EAGER : h->type;
+      /* Unexpected: keep it (the descriptor is now queued). A piped eager
+       * message stays in the sender's slots until a receive matches it,
+       * which then pulls it straight into its buffer: copying it out into
+       * a bounce buffer first made the receiver copy it twice, the
+       * bottleneck of a stream whose receiver posts late. The sender
+       * sends eagerly through at most half its slots (send.c), so
+       * rendezvous transfers always have the rest. */
+      u->type = h->type;
       u->flags = h->flags;
       u->src_local = src_local;
       u->len = (size_t)h->len;
       u->sreq = h->sreq;
-      if (h->type == FY_PKT_RTS) {
+      if (h->type == FY_PKT_RTS || h->type == FY_PKT_EAGER_P) {
         u->addr = h->addr;
         u->slot = h->slot;
         u->gen = h->gen;
@@ -194,10 +199,6 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
         u->data = fy_salloc(u->len);
         if (!u->data) fy_abort(MPI_ERR_NO_MEM, "out of memory for an unexpected message");
         memcpy(u->data, fy_pkt_payload(h), u->len);
-      } else if (h->type == FY_PKT_EAGER_P) {
-        u->data = u->len ? fy_salloc(u->len) : NULL;
-        if (u->len && !u->data) fy_abort(MPI_ERR_NO_MEM, "out of memory for an unexpected message");
-        pull_piped(h, src_local, u->data, u->len);
       }
       spare = unexp_new(); /* NULL: retried at the next arrival */
       fy_pt2pt_stats.unexpected++;
@@ -280,6 +281,8 @@ void fy_unexp_consume(fy_request_t *r, fy_unexp_t *u) {
                 .slot = u->slot, .gen = u->gen};
   if (u->type == FY_PKT_EAGER)
     fy_eager_deliver(r, &h, u->data, u->src_local);
+  else if (u->type == FY_PKT_EAGER_P)
+    piped_deliver(r, &h, u->src_local);
   else
     rndv_match(r, u->src_local, &h);
   unexp_free(u);

@@ -5,8 +5,10 @@
  * receive posted later, and found by MPI_Probe and MPI_Mprobe first), into
  * a strided datatype, truncated (MPI_ERR_TRUNCATE, the prefix delivered),
  * by MPI_Ssend (which must not complete before the receive matches), to
- * this process itself, and many at once with one tag (more than the slots
- * hold: some by rendezvous, the order kept). Every byte is checked. */
+ * this process itself, many at once with one tag (more than the slots
+ * hold: some by rendezvous, the order kept), and unexpected ones left in
+ * the sender's slots while a large message streams through the rest.
+ * Every byte is checked. */
 #include "fytest.h"
 
 static const int sizes[] = {16385, 20000, 32768, 40000, 65536};
@@ -139,6 +141,34 @@ int main(int argc, char **argv) {
         CHECK(bad == (size_t)-1, "message %d of the window wrong at %zu (out of order?)", i, bad);
       }
     }
+  }
+  /* 8. unexpected ones wait in the sender's slots until their receive
+   *    (half of the slots at most); meanwhile a 1 MiB message of another
+   *    tag, received first, streams through the other half */
+  if (paired) {
+    enum { HELD = 8, BIGN = 1 << 20 };
+    unsigned char *big = malloc(BIGN);
+    if (sender) {
+      for (int i = 0; i < HELD; i++) fy_fill(many + (size_t)i * 32768, 32768, 400 + (unsigned)i);
+      for (int i = 0; i < HELD; i++)
+        CHECK_OK(MPI_Isend(many + (size_t)i * 32768, 32768, MPI_BYTE, peer, 70, MPI_COMM_WORLD, &reqs[i]));
+      fy_fill(big, BIGN, 450);
+      CHECK_OK(MPI_Send(big, BIGN, MPI_BYTE, peer, 71, MPI_COMM_WORLD));
+      CHECK_OK(MPI_Waitall(HELD, reqs, MPI_STATUSES_IGNORE));
+    } else {
+      memset(many, 0, (size_t)HELD * 32768);
+      memset(big, 0, BIGN);
+      CHECK_OK(MPI_Recv(big, BIGN, MPI_BYTE, peer, 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      CHECK(fy_verify(big, BIGN, 450) == (size_t)-1, "1 MiB message behind held eager ones wrong");
+      for (int i = HELD - 1; i >= 0; i--) /* any order of posting: matching keeps theirs */
+        CHECK_OK(MPI_Irecv(many + (size_t)i * 32768, 32768, MPI_BYTE, peer, 70, MPI_COMM_WORLD, &reqs[i]));
+      CHECK_OK(MPI_Waitall(HELD, reqs, MPI_STATUSES_IGNORE));
+      for (int i = 0; i < HELD; i++) {
+        size_t bad = fy_verify(many + (size_t)(HELD - 1 - i) * 32768, 32768, 400 + (unsigned)i);
+        CHECK(bad == (size_t)-1, "held message %d wrong at %zu", i, bad);
+      }
+    }
+    free(big);
   }
   /* 7. to ourselves */
   {
