@@ -125,7 +125,7 @@ static int setup(fy_comm_t *c, shm_t *S) {
       fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
       if (fd < 0 && errno != EEXIST) break;
     }
-    if (fd < 0 || ftruncate(fd, (off_t)S->len) != 0) {
+    if (fd < 0 || fy_shm_size_file(fd, S->len) != 0) { /* (no room: point-to-point instead) */
       if (fd >= 0) shm_unlink(name);
       name[0] = 0;
     }

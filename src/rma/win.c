@@ -203,8 +203,8 @@ static int win_build(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
       if (fd < 0 && errno != EEXIST) break;
     }
     if (fd < 0) serr = errno;
-    if (fd < 0 || ftruncate(fd, (off_t)len) != 0 ||
-        (seg = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+    if (fd >= 0 && !serr) serr = fy_shm_size_file(fd, len);
+    if (fd < 0 || serr || (seg = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
       if (!serr) serr = errno;
       si.err = MPI_ERR_NO_MEM;
       si.sys_errno = serr;

@@ -123,6 +123,12 @@ void fy_shm_set_in_mpi(uint32_t v);
  * point-to-point layer keeps its rendezvous claim words there). */
 void *fy_shm_rank_area(int local);
 
+/* Sizes a new shared-memory file (shm_open'd) to len bytes and reserves
+ * its pages: a /dev/shm too small for it (a container's default is 64 MiB)
+ * fails here, with ENOSPC, instead of with SIGBUS at the first touch of a
+ * page that finds no room, in the middle of a transfer. Returns 0 or an
+ * errno value. */
+int fy_shm_size_file(int fd, size_t len);
 /* Maps [p, p + len) of a shared mapping into this process's page tables
  * now, allocating what no process has touched yet. Each process otherwise
  * takes a page fault at its first touch of each page: one per ring cell

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 fy_shm_state_t fy_shm_g;
@@ -74,6 +75,15 @@ static void view(void) {
   fy_shm_g.my_cells = fy_shm_ring_cells(fy_shm_g.me);
 }
 
+/* "12.3 MiB" free in /dev/shm, for an error message. */
+static const char *shm_free_text(void) {
+  static char buf[32];
+  struct statvfs v;
+  if (statvfs("/dev/shm", &v) != 0) return "unknown";
+  snprintf(buf, sizeof buf, "%.1f MiB", (double)v.f_bavail * (double)v.f_frsize / 1048576.0);
+  return buf;
+}
+
 int fy_shm_init(const fy_shm_boot_t *b) {
   char name[300];
   int fd = -1, rc = -1, created = 0;
@@ -124,8 +134,11 @@ int fy_shm_init(const fy_shm_boot_t *b) {
       failed = true;
     } else {
       created = 1;
-      if (ftruncate(fd, (off_t)geo.total)) {
-        set_err("shm: ftruncate(/dev/shm%s, %zu): %s", name, (size_t)geo.total, strerror(errno));
+      int e = fy_shm_size_file(fd, (size_t)geo.total);
+      if (e) {
+        set_err("shm: no room for the %zu-byte segment /dev/shm%s (%s): %s free in /dev/shm for %d "
+                "local processes (a container's default is 64 MiB: docker run --shm-size)",
+                (size_t)geo.total, name, strerror(e), shm_free_text(), b->local_size);
         failed = true;
       } else {
         void *p = mmap(NULL, geo.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -221,6 +234,12 @@ out:
     fy_shm_g.hdr = NULL;
   }
   return rc;
+}
+
+int fy_shm_size_file(int fd, size_t len) {
+  if (ftruncate(fd, (off_t)len) != 0) return errno;
+  if (len && fallocate(fd, 0, 0, (off_t)len) != 0 && errno != EOPNOTSUPP && errno != ENOSYS) return errno;
+  return 0;
 }
 
 void fy_shm_prefault(void *p, size_t len) {
