@@ -87,7 +87,9 @@ uint32_t fy_shm_doorbell_arm(int kind);       /* returns the value to sleep on *
  * timeout; EINTR is retried internally only until the timeout. */
 int fy_shm_doorbell_sleep(uint32_t armed_value, long timeout_us);
 void fy_shm_doorbell_disarm(int kind);
-void fy_shm_doorbell_ring(int local);         /* wake every sleeper of a rank */
+/* Wake every sleeper of a rank, after the caller has published (a release
+ * store) what they wait for: only armed kinds are bumped and woken. */
+void fy_shm_doorbell_ring(int local);
 uint64_t fy_shm_wakeups_sent(void);           /* futex wakes this process issued */
 
 /* ---- kick (the PEF's sender-side trigger) ----

@@ -166,15 +166,18 @@ int fy_shm_doorbell_sleep(uint32_t armed_value, long timeout_us) {
   }
 }
 
+/* The caller has published what a sleeper waits for (a release store):
+ * fence, then bump and wake only the kinds with sleepers armed. The
+ * sleeper arms (seq_cst) before it re-checks, so one of the two sees the
+ * other (as with a packet's wake-up). Bumping both futex words on every
+ * ring, as before, was two locked operations on the sleeper's line for
+ * every step of a shared-memory collective, armed or not (-n 2, 8-512 B,
+ * paired: barrier 0.89x, bcast 0.93x, allgather and alltoall 0.93-0.96x). */
 void fy_shm_doorbell_ring(int local) {
   fy_shm_rank_t *rk = fy_shm_rank(local);
-  for (int k = 0; k < 2; k++) {
-    atomic_fetch_add_explicit(&rk->futex[k], 2, memory_order_seq_cst);
-    if (atomic_load_explicit(&rk->armed[k], memory_order_seq_cst)) {
-      futex(&rk->futex[k], FUTEX_WAKE, INT_MAX, NULL, 0);
-      atomic_fetch_add_explicit(&fy_shm_g.wakeups, 1, memory_order_relaxed);
-    }
-  }
+  atomic_thread_fence(memory_order_seq_cst);
+  for (int k = 0; k < 2; k++)
+    if (atomic_load_explicit(&rk->armed[k], memory_order_relaxed)) wake_word(rk, k);
 }
 
 uint64_t fy_shm_wakeups_sent(void) {
