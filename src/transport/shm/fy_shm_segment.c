@@ -135,10 +135,13 @@ int fy_shm_init(const fy_shm_boot_t *b) {
     } else {
       created = 1;
       int e = fy_shm_size_file(fd, (size_t)geo.total);
-      if (e) {
+      if (e == ENOSPC) {
         set_err("shm: no room for the %zu-byte segment /dev/shm%s (%s): %s free in /dev/shm for %d "
                 "local processes (a container's default is 64 MiB: docker run --shm-size)",
                 (size_t)geo.total, name, strerror(e), shm_free_text(), b->local_size);
+        failed = true;
+      } else if (e) {
+        set_err("shm: sizing /dev/shm%s to %zu bytes: %s", name, (size_t)geo.total, strerror(e));
         failed = true;
       } else {
         void *p = mmap(NULL, geo.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
