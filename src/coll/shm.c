@@ -145,7 +145,7 @@ static int setup(fy_comm_t *c, shm_t *S) {
     if (p == 2) S->scratch = malloc(SPLIT_CHUNK);
     if (seg != MAP_FAILED && S->local && S->acc && (p != 2 || S->scratch)) {
       S->seg = seg;
-      if (fy_config.shm_prefault && S->len <= (size_t)fy_config.shm_prefault) fy_shm_prefault(seg, S->len);
+      fy_shm_prefault(seg, S->len, (size_t)fy_config.shm_prefault);
       ok = 1;
     } else if (seg != MAP_FAILED) {
       munmap(seg, S->len);

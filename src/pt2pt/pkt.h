@@ -4,9 +4,10 @@
  * EAGER_P (above the eager threshold, up to FERRY_EAGER_PIPE_MAX) is an
  * eager message too, but its payload goes through the sender's pipe
  * slots (its first chunk before the packet, the rest right after; transfer
- * id in `addr`): the receiver pulls it out as it takes the packet in,
- * into the matched receive or an unexpected buffer, and the sender's
- * request completes once all of the payload is in the slots.
+ * id in `addr`): the receiver pulls it out into the matched receive, as
+ * it takes the packet in or, for an unexpected one, once a receive
+ * matches it; the sender's request completes once all of the payload is
+ * in the slots.
  * Rendezvous: the sender publishes a claim slot in its shm rank area and
  * sends RTS; the receiver that matches it writes its buffer into the slot
  * (MATCHED); then whichever side is in MPI first claims the copy with one

@@ -239,7 +239,8 @@ static int on_packet_signal(void *arg, int src_local, const void *pkt, size_t pl
       return 1;
     }
     if ((h->type == FY_PKT_EAGER || h->type == FY_PKT_EAGER_P) && h->len) {
-      /* room for the payload should it be unexpected */
+      /* room for the payload: an unexpected EAGER's copy, or the bounce
+       * buffer of an EAGER_P into a derived type */
       void *probe = fy_salloc((size_t)h->len);
       if (!probe) return 1;
       fy_sfree(probe);

@@ -45,17 +45,11 @@ void fy_rma_hook_ensure(void) {
   }
 }
 
-/* Ring only a rank that sleeps on its doorbell (the ring itself is two
- * atomic additions on the line every sender of packets reads): our store
- * of the grant / done / unlock word, a full fence, then the armed counts,
- * against the sleeper's arm, fence, re-poll (one of the two sees the other,
- * as with an unconditional ring, which the sleeper would also miss if it
- * came between its last poll and its arm). */
+/* Wake rank r if it sleeps on its doorbell, after our store of the grant /
+ * done / unlock word (the ring fences, then wakes only armed sleepers). */
 void fy_rma_wake(fy_win_t *w, int r) {
   if (r == w->rank) return;
-  int l = w->peer[r].local;
-  atomic_thread_fence(memory_order_seq_cst);
-  if (fy_shm_doorbell_armed(fy_shm_rank(l)) & 3u) fy_shm_doorbell_ring(l);
+  fy_shm_doorbell_ring(w->peer[r].local);
 }
 static void wake_all(fy_win_t *w) {
   for (int r = 0; r < w->size; r++) fy_rma_wake(w, r);

@@ -132,12 +132,13 @@ void *fy_shm_rank_area(int local);
  * errno value. */
 int fy_shm_size_file(int fd, size_t len);
 /* Maps [p, p + len) of a shared mapping into this process's page tables
- * now, allocating what no process has touched yet. Each process otherwise
- * takes a page fault at its first touch of each page: one per ring cell
- * and pipe slot in the first lap (3-4 us each on a VM), and a benchmark's
- * or an application's first 64 messages pay them. Best effort: a kernel
- * without MADV_POPULATE_WRITE (before 5.14) leaves them to fault in. */
-void fy_shm_prefault(void *p, size_t len);
+ * now, allocating what no process has touched yet, if len is at most max
+ * (FERRY_SHM_PREFAULT; 0: never). Each process otherwise takes a page
+ * fault at its first touch of each page: one per ring cell and pipe slot
+ * in the first lap (3-4 us each on a VM), and a benchmark's or an
+ * application's first 64 messages pay them. Best effort: a kernel without
+ * MADV_POPULATE_WRITE (before 5.14) leaves them to fault in. */
+void fy_shm_prefault(void *p, size_t len, size_t max);
 
 /* ---- bulk copy ---- */
 bool fy_shm_cma_available(void);

@@ -204,7 +204,7 @@ int fy_shm_init(const fy_shm_boot_t *b) {
   }
   if (!failed) {
     view();
-    if (b->prefault_max && fy_shm_g.size <= b->prefault_max) fy_shm_prefault(fy_shm_g.base, fy_shm_g.size);
+    fy_shm_prefault(fy_shm_g.base, fy_shm_g.size, b->prefault_max);
     fy_shm_rank_t *rk = fy_shm_rank(fy_shm_g.me);
     rk->pid = (int32_t)getpid();
     rk->base = (uint64_t)(uintptr_t)fy_shm_g.base;
@@ -245,12 +245,12 @@ int fy_shm_size_file(int fd, size_t len) {
   return 0;
 }
 
-void fy_shm_prefault(void *p, size_t len) {
+void fy_shm_prefault(void *p, size_t len, size_t max) {
+  if (!max || len > max) return;
 #ifdef MADV_POPULATE_WRITE
   (void)madvise(p, len, MADV_POPULATE_WRITE); /* EINVAL on old kernels: fault in lazily */
 #else
   (void)p;
-  (void)len;
 #endif
 }
 
