@@ -75,13 +75,23 @@ static void view(void) {
   fy_shm_g.my_cells = fy_shm_ring_cells(fy_shm_g.me);
 }
 
-/* "12.3 MiB" free in /dev/shm, for an error message. */
-static const char *shm_free_text(void) {
-  static char buf[32];
+/* The error of a segment that /dev/shm has no room for. Every local rank
+ * gives it: the first rank to fail ends the job, and a rank that only
+ * found the segment missing would otherwise hide local rank 0's reason. */
+static void set_no_room(const char *name, size_t total, int e, int local_size) {
+  char free_text[32] = "unknown";
   struct statvfs v;
-  if (statvfs("/dev/shm", &v) != 0) return "unknown";
-  snprintf(buf, sizeof buf, "%.1f MiB", (double)v.f_bavail * (double)v.f_frsize / 1048576.0);
-  return buf;
+  if (statvfs("/dev/shm", &v) == 0)
+    snprintf(free_text, sizeof free_text, "%.1f MiB", (double)v.f_bavail * (double)v.f_frsize / 1048576.0);
+  set_err("shm: no room for the %zu-byte segment /dev/shm%s (%s): %s free in /dev/shm for %d "
+          "local processes (a container's default is 64 MiB: docker run --shm-size)",
+          total, name, strerror(e), free_text, local_size);
+}
+
+/* Whether /dev/shm has fewer free bytes than len. */
+static bool shm_lacks(size_t len) {
+  struct statvfs v;
+  return statvfs("/dev/shm", &v) == 0 && (double)v.f_bavail * (double)v.f_frsize < (double)len;
 }
 
 int fy_shm_init(const fy_shm_boot_t *b) {
@@ -136,9 +146,7 @@ int fy_shm_init(const fy_shm_boot_t *b) {
       created = 1;
       int e = fy_shm_size_file(fd, (size_t)geo.total);
       if (e == ENOSPC) {
-        set_err("shm: no room for the %zu-byte segment /dev/shm%s (%s): %s free in /dev/shm for %d "
-                "local processes (a container's default is 64 MiB: docker run --shm-size)",
-                (size_t)geo.total, name, strerror(e), shm_free_text(), b->local_size);
+        set_no_room(name, (size_t)geo.total, e, b->local_size);
         failed = true;
       } else if (e) {
         set_err("shm: sizing /dev/shm%s to %zu bytes: %s", name, (size_t)geo.total, strerror(e));
@@ -172,7 +180,14 @@ int fy_shm_init(const fy_shm_boot_t *b) {
     struct stat st;
     fd = shm_open(name, O_RDWR, 0);
     if (fd < 0) {
-      set_err("shm: open /dev/shm%s: %s (local rank 0 failed to create it?)", name, strerror(errno));
+      int e = errno;
+      fy_shm_hdr_t geo; /* what local rank 0 tried to create (the same boot values) */
+      memset(&geo, 0, sizeof geo);
+      layout(&geo, b);
+      if (e == ENOENT && shm_lacks((size_t)geo.total))
+        set_no_room(name, (size_t)geo.total, ENOSPC, b->local_size);
+      else
+        set_err("shm: open /dev/shm%s: %s (local rank 0 failed to create it?)", name, strerror(e));
       failed = true;
     } else if (fstat(fd, &st) || (size_t)st.st_size < sizeof(fy_shm_hdr_t)) {
       set_err("shm: segment /dev/shm%s is too small", name);
