@@ -17,7 +17,7 @@
 
 fy_comm_t fy_comm_world, fy_comm_self;
 static int self_world_rank;
-static fy_htab_t comm_tab = {.obj = FY_OK_COMM};
+fy_htab_t fy_comm_tab = {.obj = FY_OK_COMM};
 
 /* ---- context slots ---- */
 
@@ -88,12 +88,6 @@ void fy_comm_predefined_init(int world_rank, int world_size) {
   strcpy(fy_comm_self.name, "MPI_COMM_SELF");
 }
 
-fy_comm_t *fy_comm_get(MPI_Comm h) {
-  if (h == MPI_COMM_WORLD) return &fy_comm_world;
-  if (h == MPI_COMM_SELF) return &fy_comm_self;
-  return fy_htab_get(&comm_tab, h);
-}
-
 fy_comm_t *fy_comm_new(uint32_t ctx, int rank, int size, int *world_of) {
   fy_comm_t *c = calloc(1, sizeof *c);
   if (!c) return NULL;
@@ -108,19 +102,19 @@ fy_comm_t *fy_comm_new(uint32_t ctx, int rank, int size, int *world_of) {
 }
 
 int fy_comm_publish(fy_comm_t *c) {
-  c->handle = fy_htab_add(&comm_tab, c);
+  c->handle = fy_htab_add(&fy_comm_tab, c);
   return c->handle ? MPI_SUCCESS : fy_err(MPI_ERR_NO_MEM, "out of communicator handles");
 }
 
 void fy_comm_unpublish(fy_comm_t *c) {
-  if (c->handle) fy_htab_remove(&comm_tab, c->handle);
+  if (c->handle) fy_htab_remove(&fy_comm_tab, c->handle);
   c->handle = 0;
 }
 
 void fy_comm_destroy(fy_comm_t *c) {
   if (!c || c == &fy_comm_world || c == &fy_comm_self) return;
   if (c->local_comm) fy_comm_destroy(c->local_comm);
-  if (c->handle) fy_htab_remove(&comm_tab, c->handle);
+  if (c->handle) fy_htab_remove(&fy_comm_tab, c->handle);
   fy_errhandler_release(c->errhandler);
   fy_topo_free(c->topo);
   free(c->bpool); /* MPI_Comm_attach_buffer's bookkeeping (the buffer is the user's) */
@@ -135,19 +129,12 @@ void fy_comm_destroy(fy_comm_t *c) {
   free(c);
 }
 
-/* Requests and schedules hold a reference: a communicator freed by the
- * user while operations on it are pending lives (and keeps its context ids
- * out of reuse) until the last of them is released. */
-void fy_comm_retain(fy_comm_t *c) {
-  if (c && c != &fy_comm_world && c != &fy_comm_self) __atomic_add_fetch(&c->refcount, 1, __ATOMIC_RELAXED);
-}
+/* Requests and schedules hold a reference (fy_comm_retain/release, inline):
+ * a communicator freed by the user while operations on it are pending lives
+ * (and keeps its context ids out of reuse) until the last of them is
+ * released. */
 
-void fy_comm_release(fy_comm_t *c) {
-  if (!c || c == &fy_comm_world || c == &fy_comm_self) return;
-  if (__atomic_sub_fetch(&c->refcount, 1, __ATOMIC_ACQ_REL) == 0) fy_comm_destroy(c);
-}
-
-int fy_comm_live(void) { return comm_tab.live; }
+int fy_comm_live(void) { return fy_comm_tab.live; }
 
 /* ---- queries ---- */
 

@@ -28,6 +28,7 @@
 #define FY_COMM_H
 #include <mpi.h>
 #include <stdint.h>
+#include "core/fy_handle.h"
 
 struct fy_attr;
 struct fy_topo;
@@ -74,11 +75,13 @@ int fy_comm_init(int world_rank, int world_size);   /* defined in src/comm/creat
 /* MPI_Finalize calls it first: deletes MPI_COMM_SELF's then MPI_COMM_WORLD's
  * attributes (callbacks newest first); returns the first callback error. */
 int fy_comm_finalize_attrs(void);                   /* defined in src/comm/create.c */
-fy_comm_t *fy_comm_get(MPI_Comm h);
-/* References held by pending operations (the user's is the first): the
- * object is destroyed when the last is released. */
-void fy_comm_retain(fy_comm_t *c);
-void fy_comm_release(fy_comm_t *c);
+extern fy_htab_t fy_comm_tab; /* created communicators */
+/* Inline: every communication call looks its communicator up, some twice. */
+static inline fy_comm_t *fy_comm_get(MPI_Comm h) {
+  if (h == MPI_COMM_WORLD) return &fy_comm_world;
+  if (h == MPI_COMM_SELF) return &fy_comm_self;
+  return (fy_comm_t *)fy_htab_get(&fy_comm_tab, h);
+}
 static inline int fy_comm_world_rank(const fy_comm_t *c, int rank) {
   return c->world_of ? c->world_of[rank] : rank;
 }
@@ -94,6 +97,15 @@ fy_comm_t *fy_comm_new(uint32_t ctx, int rank, int size, int *world_of);
 int fy_comm_publish(fy_comm_t *c);   /* MPI_SUCCESS or MPI_ERR_NO_MEM */
 void fy_comm_unpublish(fy_comm_t *c); /* handle back to 0 (an internal object) */
 void fy_comm_destroy(fy_comm_t *c);
+/* References held by pending operations (the user's is the first): the
+ * object is destroyed when the last is released. */
+static inline void fy_comm_retain(fy_comm_t *c) {
+  if (c && c != &fy_comm_world && c != &fy_comm_self) __atomic_add_fetch(&c->refcount, 1, __ATOMIC_RELAXED);
+}
+static inline void fy_comm_release(fy_comm_t *c) {
+  if (!c || c == &fy_comm_world || c == &fy_comm_self) return;
+  if (__atomic_sub_fetch(&c->refcount, 1, __ATOMIC_ACQ_REL) == 0) fy_comm_destroy(c);
+}
 int fy_comm_live(void);              /* user communicators alive (tests, leaks) */
 
 /* Context slots. A slot is free in this process when its bit is set. */

@@ -10,10 +10,10 @@
 #include <stddef.h>
 
 fy_htab_t fy_type_tab = {.obj = FY_OK_DATATYPE};
-/* Builtins: handle 0x4c00SSII, indexed by II. */
-static fy_datatype_t builtin[0x80];
-static fy_seg_t builtin_segs[0x80][2];
-static MPI_Count builtin_pre[0x80][3];
+/* Builtins: handle 0x4c00SSII, indexed by II (fy_type_get, inline). */
+fy_datatype_t fy_type_builtin[FY_TYPE_NBUILTIN];
+static fy_seg_t builtin_segs[FY_TYPE_NBUILTIN][2];
+static MPI_Count builtin_pre[FY_TYPE_NBUILTIN][3];
 /* ABI pair types are "direct" handles 0x8c000000..4 */
 static fy_datatype_t pairs[5];
 static fy_seg_t pair_segs[5][2];
@@ -119,10 +119,10 @@ int fy_type_init(void) {
       s[0].esize = sz / 2;
       s[0].ebasic = base;
     }
-    init_type(&builtin[idx], builtin_segs[idx], builtin_pre[idx], h, builtin_names[i].name,
+    init_type(&fy_type_builtin[idx], builtin_segs[idx], builtin_pre[idx], h, builtin_names[i].name,
               sz ? 1 : 0, s, sz, fy_dt_basic_align(h));
     if (h == MPI_2INT || h == MPI_2INTEGER || h == MPI_2REAL || h == MPI_2DOUBLE_PRECISION)
-      builtin[idx].align = sz / 2 > 8 ? 8 : sz / 2;
+      fy_type_builtin[idx].align = sz / 2 > 8 ? 8 : sz / 2;
   }
   struct fi { float a; int b; };
   struct di { double a; int b; };
@@ -160,26 +160,18 @@ void fy_type_finalize(void) {
   }
   fy_htab_destroy(&fy_type_tab);
   /* merged packing layouts of predefined types (the pair types) */
-  for (int i = 0; i < 0x80 + 5; i++) {
-    fy_datatype_t *t = i < 0x80 ? &builtin[i] : &pairs[i - 0x80];
+  for (int i = 0; i < FY_TYPE_NBUILTIN + 5; i++) {
+    fy_datatype_t *t = i < FY_TYPE_NBUILTIN ? &fy_type_builtin[i] : &pairs[i - FY_TYPE_NBUILTIN];
     fy_dt_pk_free(t);
   }
   fy_dt_f90_reset();
 }
 
-fy_datatype_t *fy_type_get(MPI_Datatype h) {
-  int kind = fy_h_kind(h);
-  if (fy_h_obj(h) != FY_OK_DATATYPE) return NULL;
-  if (kind == FY_HK_BUILTIN) {
-    fy_datatype_t *t = &builtin[h & 0xff];
-    return (t->handle == h && (h & 0x03ff0000) == 0) ? t : NULL;
-  }
-  if (kind == FY_HK_DIRECT) {
-    int i = fy_h_index(h);
-    if (i < 5) return &pairs[i];
-    return fy_htab_get(&fy_type_tab, h);
-  }
-  return NULL;
+fy_datatype_t *fy_type_get_other(MPI_Datatype h) {
+  if (fy_h_kind(h) != FY_HK_DIRECT || fy_h_obj(h) != FY_OK_DATATYPE) return NULL;
+  int i = fy_h_index(h);
+  if (i < 5) return &pairs[i];
+  return fy_htab_get(&fy_type_tab, h);
 }
 
 void fy_type_release(fy_datatype_t *t) {

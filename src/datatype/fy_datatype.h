@@ -104,7 +104,19 @@ struct fy_datatype {
 
 int fy_type_init(void);
 void fy_type_finalize(void);
-fy_datatype_t *fy_type_get(MPI_Datatype h);
+/* Builtins are looked up inline: every call that takes a buffer does it,
+ * twice (argument check, then the operation). */
+#define FY_TYPE_NBUILTIN 0x80
+extern fy_datatype_t fy_type_builtin[FY_TYPE_NBUILTIN];
+fy_datatype_t *fy_type_get_other(MPI_Datatype h); /* pair types, created types */
+static inline fy_datatype_t *fy_type_get(MPI_Datatype h) {
+  unsigned u = (unsigned)h;
+  if (u >> 26 == 0x13u) { /* builtin kind, datatype object: 0x4c00SSII */
+    fy_datatype_t *t = &fy_type_builtin[u & (FY_TYPE_NBUILTIN - 1)];
+    return t->handle == h ? t : NULL; /* (unused indices have handle 0) */
+  }
+  return fy_type_get_other(h);
+}
 void fy_type_release(fy_datatype_t *t);  /* drop a reference (free at 0) */
 fy_attr_t **fy_type_attrs(MPI_Datatype h);
 static inline void fy_type_retain(fy_datatype_t *t) { if (!t->builtin) t->refcount++; }
