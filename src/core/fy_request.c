@@ -18,6 +18,12 @@
 static fy_htab_t req_tab = {.obj = FY_OK_REQUEST};
 static fy_request_t *free_reqs;
 
+fy_request_t fy_req_sent = {
+  .handle = FY_REQ_SENT, .kind = FY_REQ_SEND, .mode = FY_MODE_STD, .active = 1, .done = 1,
+  .status = {.MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG, .MPI_ERROR = MPI_SUCCESS},
+  .peer_local = -1,
+};
+
 /* The free list and handle table are shared with progress agents (which
  * release user-freed requests on completion): both under the progress lock. */
 /* Requests are zeroed through the C library's memset: inlined, gcc
@@ -52,9 +58,13 @@ fail:
   return NULL;
 }
 
-fy_request_t *fy_req_get(MPI_Request h) { return fy_htab_get(&req_tab, h); }
+fy_request_t *fy_req_get(MPI_Request h) {
+  if (h == FY_REQ_SENT) return &fy_req_sent;
+  return fy_htab_get(&req_tab, h);
+}
 
 void fy_req_release(fy_request_t *r) {
+  if (r == &fy_req_sent) return; /* shared, never released */
   fy_plock();
   fy_async_unwatch(r);
   if (r->kind == FY_REQ_COLL) fy_sched_req_free(r);
@@ -225,21 +235,29 @@ int fy_mpi_request_get_status(MPI_Request request, int *flag, MPI_Status *status
   return MPI_SUCCESS;
 }
 
-typedef struct { int n; MPI_Request *reqs; fy_request_t **objs; int mode; } multi_t;
+/* first: mode 0 skips the requests seen done (they stay done while the
+ * call waits), so a wait on a window of n that complete one by one checks
+ * each once, not n/2 times. */
+typedef struct { int n; MPI_Request *reqs; fy_request_t **objs; int mode; int first; } multi_t;
 
 /* mode 0: all done; 1: any done (or none active) */
 static int multi_done(void *arg) {
   multi_t *m = arg;
+  if (m->mode == 0) {
+    for (; m->first < m->n; m->first++) {
+      fy_request_t *r = m->objs[m->first];
+      if (!inactive(r) && !fy_req_done(r)) return 0;
+    }
+    return 1;
+  }
   int active = 0;
   for (int i = 0; i < m->n; i++) {
     fy_request_t *r = m->objs[i];
     if (inactive(r)) continue;
     active++;
-    int d = fy_req_done(r);
-    if (m->mode == 1 && d) return 1;
-    if (m->mode == 0 && !d) return 0;
+    if (fy_req_done(r)) return 1;
   }
-  return m->mode == 0 ? 1 : active == 0;
+  return active == 0;
 }
 
 /* wait: the caller is about to block on them (FY_WAITED_ALL or _ANY; 0: a
@@ -289,7 +307,7 @@ int fy_mpi_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_
   WITH_OBJS(count);
   int err = gather(count, array_of_requests, objs, FY_WAITED_ALL);
   if (!err) {
-    multi_t m = {count, array_of_requests, objs, 0};
+    multi_t m = {count, array_of_requests, objs, 0, 0};
     fy_progress_wait(multi_done, &m);
     err = finish_all(count, array_of_requests, objs, array_of_statuses);
   }
@@ -302,7 +320,7 @@ int fy_mpi_testall(int count, MPI_Request array_of_requests[], int *flag,
   WITH_OBJS(count);
   int err = gather(count, array_of_requests, objs, 0);
   if (!err) {
-    multi_t m = {count, array_of_requests, objs, 0};
+    multi_t m = {count, array_of_requests, objs, 0, 0};
     if (!multi_done(&m)) fy_progress_poll();
     *flag = multi_done(&m);
     if (*flag) err = finish_all(count, array_of_requests, objs, array_of_statuses);
@@ -333,7 +351,7 @@ int fy_mpi_waitany(int count, MPI_Request array_of_requests[], int *index, MPI_S
   WITH_OBJS(count);
   int err = gather(count, array_of_requests, objs, FY_WAITED_ANY), flag;
   if (!err) {
-    multi_t m = {count, array_of_requests, objs, 1};
+    multi_t m = {count, array_of_requests, objs, 1, 0};
     fy_progress_wait(multi_done, &m);
     err = pick_any(count, array_of_requests, objs, index, status, &flag);
   }
@@ -346,7 +364,7 @@ int fy_mpi_testany(int count, MPI_Request array_of_requests[], int *index, int *
   WITH_OBJS(count);
   int err = gather(count, array_of_requests, objs, 0);
   if (!err) {
-    multi_t m = {count, array_of_requests, objs, 1};
+    multi_t m = {count, array_of_requests, objs, 1, 0};
     if (!multi_done(&m)) fy_progress_poll();
     err = pick_any(count, array_of_requests, objs, index, status, flag);
   }
@@ -380,7 +398,7 @@ int fy_mpi_waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
   WITH_OBJS(incount);
   int err = gather(incount, array_of_requests, objs, FY_WAITED_ANY);
   if (!err) {
-    multi_t m = {incount, array_of_requests, objs, 1};
+    multi_t m = {incount, array_of_requests, objs, 1, 0};
     fy_progress_wait(multi_done, &m);
     err = pick_some(incount, array_of_requests, objs, outcount, array_of_indices, array_of_statuses);
   }

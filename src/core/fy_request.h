@@ -9,7 +9,14 @@
  * - A completed non-persistent request is released by Wait/Test (or at
  *   completion if the user called MPI_Request_free). A persistent request
  *   goes back to inactive (done = 1, active = 0) and is reused by Start.
- * - Protocol fields belong to pt2pt; core only reads status/done/kind. */
+ * - Protocol fields belong to pt2pt; core only reads status/done/kind.
+ * - FY_REQ_SENT is the handle of every nonblocking standard or ready send
+ *   whose message left at once (a small eager one): one shared object,
+ *   always complete, with an empty status, never released. It saves the
+ *   request's allocation and handle both at the send and at its wait (as
+ *   MPICH's "complete" builtin requests do). Completion calls set the
+ *   user's handle to MPI_REQUEST_NULL as for any request; MPI_Cancel and
+ *   MPI_Request_free on it do nothing; nothing may write to it. */
 #ifndef FY_REQUEST_H
 #define FY_REQUEST_H
 #include <mpi.h>
@@ -88,6 +95,9 @@ struct fy_request {
   fy_request_t *lnext, *lprev; /* progress lists */
   fy_request_t *free_next;
 };
+
+#define FY_REQ_SENT ((MPI_Request)0x6c000001) /* builtin kind, request object, index 1 */
+extern fy_request_t fy_req_sent;
 
 fy_request_t *fy_req_alloc(int kind, int with_handle);
 fy_request_t *fy_req_get(MPI_Request h);

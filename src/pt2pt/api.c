@@ -29,8 +29,20 @@ static int start(fy_request_t *r) {
   return fy_send_start(r);
 }
 
+/* A small standard or ready send that the ring takes at once has left:
+ * it needs no request of its own. */
+static int sent_now(int kind, int mode, const void *buf, MPI_Count count, MPI_Datatype dt,
+                    int peer, int tag, MPI_Comm comm) {
+  return kind == FY_REQ_SEND && (mode == FY_MODE_STD || mode == FY_MODE_READY) &&
+         fy_send_eager_now(buf, count, fy_type_get(dt), peer, tag, fy_comm_get(comm)) == 0;
+}
+
 static int inonblocking(int kind, int mode, const void *buf, MPI_Count count, MPI_Datatype dt,
                         int peer, int tag, MPI_Comm comm, MPI_Request *request) {
+  if (sent_now(kind, mode, buf, count, dt, peer, tag, comm)) {
+    *request = FY_REQ_SENT; /* complete, shared (fy_request.h) */
+    return MPI_SUCCESS;
+  }
   fy_request_t *r = NULL;
   int err = new_req(kind, mode, buf, count, dt, peer, tag, comm, &r);
   if (err) return err;
@@ -45,10 +57,7 @@ static int inonblocking(int kind, int mode, const void *buf, MPI_Count count, MP
 
 static int blocking(int kind, int mode, const void *buf, MPI_Count count, MPI_Datatype dt,
                     int peer, int tag, MPI_Comm comm, MPI_Status *status) {
-  /* A small message the ring takes at once is sent: no request needed. */
-  if (kind == FY_REQ_SEND && (mode == FY_MODE_STD || mode == FY_MODE_READY) &&
-      fy_send_eager_now(buf, count, fy_type_get(dt), peer, tag, fy_comm_get(comm)) == 0)
-    return MPI_SUCCESS;
+  if (sent_now(kind, mode, buf, count, dt, peer, tag, comm)) return MPI_SUCCESS;
   fy_request_t *r = NULL;
   /* No user handle is needed for a blocking call. */
   int err = new_req_h(kind, mode, buf, count, dt, peer, tag, comm, &r, 0);
