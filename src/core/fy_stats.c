@@ -18,9 +18,9 @@ void fy_stats_report(void) {
   fy_mq_stats_t s;
   fy_mq_get_stats(fy_mq, &s);
   double asl = s.searches ? (double)s.items_visited / (double)s.searches : 0.0;
-  double prq_avg = s.searches ? s.sum_prq / (double)s.searches : 0.0;
-  double umq_avg = s.searches ? s.sum_umq / (double)s.searches : 0.0;
-  double mem_avg = s.searches ? s.mem_sum / (double)s.searches : 0.0;
+  double prq_avg = s.searches ? (double)s.sum_prq / (double)s.searches : 0.0;
+  double umq_avg = s.searches ? (double)s.sum_umq / (double)s.searches : 0.0;
+  double mem_avg = s.searches ? (double)s.mem_sum / (double)s.searches : 0.0;
   int r = fy_state.world_rank;
   /* The thesis's metrics: MQL = maximum and AQL = average queue length,
    * per queue; the average search length covers both queues. */

@@ -48,10 +48,12 @@ typedef struct fy_mq_stats {
   uint64_t items_visited;   /* items compared across all searches */
   uint64_t items_skipped;   /* items a jump skipped without visiting (4d) */
   uint64_t max_prq, max_umq;/* MQL/AQL inputs: longest queues seen */
-  double   sum_prq, sum_umq;/* queue lengths summed at each search (for the mean) */
+  uint64_t sum_prq, sum_umq;/* queue lengths summed at each search (for the mean) */
   size_t   mem_bytes;       /* current bytes of back-end objects (not items) */
   size_t   mem_peak;        /* peak of mem_bytes */
-  double   mem_sum;         /* mem_bytes summed at each search (for the mean) */
+  uint64_t mem_sum;         /* mem_bytes summed at each search (for the mean; integer
+                               sums: a double's add per search cost as much as the
+                               list search of a short queue) */
 } fy_mq_stats_t;
 
 /* kind FY_MQ_AUTO picks per context: list below the 4d threshold, 4d above.

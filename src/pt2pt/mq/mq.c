@@ -121,6 +121,8 @@ static void lead_free(fy_mq_t *q, fy_mq_lead_t *l)
   while (*pp != l)
     pp = &(*pp)->next;
   *pp = l->next;
+  if (q->last == l)
+    q->last = NULL;
   q->n_leads--;
   fy_mq_mem_sub(q, sizeof *l);
   fy_mq_pool_put(&q->lead_pool, l);
@@ -128,8 +130,13 @@ static void lead_free(fy_mq_t *q, fy_mq_lead_t *l)
 
 static fy_mq_lead_t *lead_get(fy_mq_t *q, uint32_t ctx)
 {
-  fy_mq_lead_t *l = lead_find(q, ctx);
-  return l ? l : lead_new(q, ctx);
+  fy_mq_lead_t *l = q->last;
+  if (l && l->ctx == ctx) { /* most calls name the context of the last one */
+    q->nodes_visited++;
+    return l;
+  }
+  l = lead_find(q, ctx);
+  return q->last = l ? l : lead_new(q, ctx);
 }
 
 static fy_mq_mode_t mode_for(const fy_mq_t *q, int size)
@@ -226,9 +233,9 @@ void fy_mq_ctx_close(fy_mq_t *q, uint32_t ctx)
 static inline void count_search(fy_mq_t *q)
 {
   q->st.searches++;
-  q->st.sum_prq += (double)q->n_prq;
-  q->st.sum_umq += (double)q->n_umq;
-  q->st.mem_sum += (double)q->st.mem_bytes;
+  q->st.sum_prq += q->n_prq;
+  q->st.sum_umq += q->n_umq;
+  q->st.mem_sum += q->st.mem_bytes;
 }
 
 static inline void added(fy_mq_t *q, fy_mq_lead_t *l, fy_mq_item_t *x, bool posted)

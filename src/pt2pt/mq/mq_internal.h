@@ -66,6 +66,7 @@ struct fy_mq {
   size_t n_prq, n_umq;
   size_t n_leads, n_cubes, n_jps;
   fy_mq_lead_t *bucket[FY_MQ_NBUCKETS];
+  fy_mq_lead_t *last;           /* the lead lead_get returned last (NULL once freed) */
   fy_mq_stats_t st;
   uint64_t nodes_visited;       /* leads, cubes, c2 slots, JumpPoints, rank heads */
   fy_mq_pool_t lead_pool, jp_pool;
