@@ -15,8 +15,31 @@
 #include <stdio.h>
 #include <string.h>
 
-static fy_htab_t req_tab = {.obj = FY_OK_REQUEST};
 static fy_request_t *free_reqs;
+
+/* Requests live in slabs that stay until MPI is finalized: a request's
+ * handle is its slot (a direct handle), found without a table. The slab
+ * directory never moves, so fy_req_get reads it without the progress lock
+ * while an agent allocates (a schedule's step). */
+#define REQ_SLAB 256
+#define REQ_FIRST FY_HTAB_FIRST
+#define REQ_MAX_SLABS (((1 << 26) - REQ_FIRST) / REQ_SLAB)
+static fy_request_t *slabs[REQ_MAX_SLABS];
+static int nslabs;
+
+static int slab_grow(void) {
+  if (nslabs == REQ_MAX_SLABS) return -1;
+  fy_request_t *s = calloc(REQ_SLAB, sizeof *s);
+  if (!s) return -1;
+  for (int i = REQ_SLAB - 1; i >= 0; i--) {
+    s[i].hidx = REQ_FIRST + nslabs * REQ_SLAB + i;
+    s[i].free_next = free_reqs;
+    free_reqs = &s[i];
+  }
+  slabs[nslabs] = s;
+  __atomic_store_n(&nslabs, nslabs + 1, __ATOMIC_RELEASE);
+  return 0;
+}
 
 fy_request_t fy_req_sent = {
   .handle = FY_REQ_SENT, .kind = FY_REQ_SEND, .mode = FY_MODE_STD, .active = 1, .done = 1,
@@ -34,33 +57,29 @@ static void *(*volatile req_zero)(void *, int, size_t) = memset;
 
 fy_request_t *fy_req_alloc(int kind, int with_handle) {
   fy_plock();
+  if (!free_reqs && slab_grow() != 0) {
+    fy_punlock();
+    return NULL;
+  }
   fy_request_t *r = free_reqs;
-  if (r) {
-    free_reqs = r->free_next;
-  } else {
-    r = malloc(sizeof *r);
-    if (!r) goto fail;
-  }
+  free_reqs = r->free_next;
+  int hidx = r->hidx;
   req_zero(r, 0, sizeof *r);
+  r->hidx = hidx;
   r->kind = (uint8_t)kind;
-  r->handle = MPI_REQUEST_NULL;
-  if (with_handle) {
-    r->handle = fy_htab_add(&req_tab, r);
-    if (!r->handle) {
-      free(r);
-      goto fail;
-    }
-  }
+  r->handle = with_handle ? fy_h_make(FY_HK_DIRECT, FY_OK_REQUEST, hidx) : MPI_REQUEST_NULL;
   fy_punlock();
   return r;
-fail:
-  fy_punlock();
-  return NULL;
 }
 
 fy_request_t *fy_req_get(MPI_Request h) {
   if (h == FY_REQ_SENT) return &fy_req_sent;
-  return fy_htab_get(&req_tab, h);
+  if (fy_h_kind(h) != FY_HK_DIRECT || fy_h_obj(h) != FY_OK_REQUEST) return NULL;
+  unsigned i = (unsigned)(fy_h_index(h) - REQ_FIRST);
+  if (i >= (unsigned)__atomic_load_n(&nslabs, __ATOMIC_ACQUIRE) * REQ_SLAB) return NULL;
+  fy_request_t *r = &slabs[i / REQ_SLAB][i % REQ_SLAB];
+  /* a released request (or an internal one) has no handle: stale handles miss */
+  return __atomic_load_n(&r->handle, __ATOMIC_RELAXED) == h ? r : NULL;
 }
 
 void fy_req_release(fy_request_t *r) {
@@ -70,7 +89,7 @@ void fy_req_release(fy_request_t *r) {
   if (r->kind == FY_REQ_COLL) fy_sched_req_free(r);
   if (r->kind == FY_REQ_GREQ && r->gfree) r->gfree(r->cb_arg);
   if (r->kind == FY_REQ_PART) fy_part_free(r);
-  if (r->handle != MPI_REQUEST_NULL) fy_htab_remove(&req_tab, r->handle);
+  __atomic_store_n(&r->handle, MPI_REQUEST_NULL, __ATOMIC_RELAXED);
   if (r->tmp && r->tmp_owned) free(r->tmp);
   fy_type_release(r->type); /* taken by fy_req_setup */
   fy_comm_release(r->comm); /* taken by fy_req_setup */
@@ -91,12 +110,12 @@ void fy_req_complete(fy_request_t *r) {
 }
 
 void fy_req_finalize(void) {
-  while (free_reqs) {
-    fy_request_t *r = free_reqs;
-    free_reqs = r->free_next;
-    free(r);
+  for (int i = 0; i < nslabs; i++) {
+    free(slabs[i]);
+    slabs[i] = NULL;
   }
-  fy_htab_destroy(&req_tab);
+  nslabs = 0;
+  free_reqs = NULL;
 }
 
 /* ---- status ---- */

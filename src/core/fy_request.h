@@ -2,8 +2,9 @@
  * or matched message of MPI_Mprobe).
  *
  * Contract
- * - Requests are allocated from a free list and named by direct handles of
- *   kind FY_OK_REQUEST. fy_req_get() maps a handle to the object.
+ * - Requests are allocated from a free list over slabs and named by direct
+ *   handles of kind FY_OK_REQUEST whose index is the slot in the slabs.
+ *   fy_req_get() maps a handle to the object (NULL for a released one).
  * - `done` is written with release by whoever completes the request (the
  *   progress engine, possibly on an agent thread) and read with acquire.
  * - A completed non-persistent request is released by Wait/Test (or at
@@ -45,7 +46,8 @@ enum { /* protocol state of an active request */
 
 typedef struct fy_request fy_request_t;
 struct fy_request {
-  int handle;
+  int handle;                  /* MPI_REQUEST_NULL: internal, or released */
+  int hidx;                    /* its slot in the slabs: the index of its handle */
   uint8_t kind, mode, persistent, active;
   atomic_int done;
   int user_freed;
