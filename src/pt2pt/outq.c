@@ -17,7 +17,8 @@ typedef struct out_pkt {
 } out_pkt_t;
 
 static out_pkt_t **head, **tail;
-static int nlocal, nqueued;
+static int nlocal;
+int fy_out_nqueued;
 /* Per destination: its ring's consumer position when we last kicked it
  * (UINT64_MAX: not kicked since its queue here started). */
 static uint64_t *kicked_at;
@@ -87,13 +88,12 @@ int fy_out_send(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen, uns
   if (req) req->pstate = FY_PS_QUEUED;
   if (tail[dst]) tail[dst]->next = o; else head[dst] = o;
   tail[dst] = o;
-  nqueued++;
+  fy_out_nqueued++;
   fy_pt2pt_stats.queued_pkts++;
   return 1;
 }
 
-int fy_out_progress(void) {
-  if (!nqueued) return 0;
+int fy_out_progress_queued(void) {
   int n = 0;
   for (int d = 0; d < nlocal; d++) {
     while (head[d]) {
@@ -104,7 +104,7 @@ int fy_out_progress(void) {
       }
       head[d] = o->next;
       if (!head[d]) tail[d] = NULL;
-      nqueued--;
+      fy_out_nqueued--;
       n++;
       if (o->req && o->req->pstate == FY_PS_QUEUED) o->req->pstate = FY_PS_IDLE;
       if (o->req && o->hdr.type == FY_PKT_RTS) o->req->pstate = FY_PS_RNDV_SENT;

@@ -29,7 +29,10 @@ void fy_rlist_remove(fy_rlist_t *l, fy_request_t *r);
  * sends CTS and ACK): the queue takes its memory from fy_salloc. */
 int fy_out_send(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen, unsigned flags,
                 fy_request_t *req, int complete_on_send);
-int fy_out_progress(void);
+int fy_out_progress_queued(void);
+extern int fy_out_nqueued; /* packets queued for full rings */
+/* Every poll calls it: inline, so that an empty queue costs one load. */
+static inline int fy_out_progress(void) { return fy_out_nqueued ? fy_out_progress_queued() : 0; }
 /* Send now or not at all (nothing queued): 0 if the packet is in the ring. */
 int fy_out_send_now(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen);
 int fy_out_init(int nlocal);
