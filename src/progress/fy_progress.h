@@ -45,6 +45,11 @@ extern _Atomic int fy_progress_background;
  * fabric agent stays parked meanwhile instead of taking turns on the same
  * core (agent_thread.c). */
 extern _Atomic int fy_progress_waiting;
+/* Set while the fabric agent runs (its only reader): without it, a wait
+ * skips the two locked updates of fy_progress_waiting, one of them between
+ * a message's arrival and the return of the receive. Changes only at
+ * start-up and shutdown, when no thread waits. */
+extern int fy_progress_count_waits;
 void fy_progress_background_add(int delta);
 
 typedef int (*fy_progress_hook_t)(void);

@@ -67,6 +67,7 @@ void fy_punlock(void) {
 
 _Atomic int fy_progress_background;
 _Atomic int fy_progress_waiting;
+int fy_progress_count_waits;
 void fy_progress_background_add(int delta) {
   if (atomic_fetch_add(&fy_progress_background, delta) == 0 && delta > 0) fy_intr_on_watch();
 }
@@ -136,7 +137,8 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
   long spin = spin_polls(), yield = fy_config.yield_count;
   long sleep_us = fy_config.sleep_us;
   fy_shm_set_in_mpi(1);
-  atomic_fetch_add(&fy_progress_waiting, 1);
+  int counted = __atomic_load_n(&fy_progress_count_waits, __ATOMIC_RELAXED);
+  if (counted) atomic_fetch_add(&fy_progress_waiting, 1);
   fy_async_wait_begin(); /* no PEF timer signals while we poll ourselves */
   FY_PSTAT_ADD(waits);
   long idle = 0;
@@ -172,7 +174,7 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
   }
   fy_shm_set_in_mpi(0);
   /* the fabric agent parked for this wait resumes if work remains */
-  if (atomic_fetch_sub(&fy_progress_waiting, 1) == 1) fy_net_agent_resume();
+  if (counted && atomic_fetch_sub(&fy_progress_waiting, 1) == 1) fy_net_agent_resume();
   fy_async_wait_end();
   /* Senders do not kick a rank that waits in MPI; one that came in as we
    * stopped waiting is taken in here, before we go back to computing (the

@@ -187,8 +187,10 @@ static int spawn(pthread_t *t, void *(*fn)(void *)) {
 int fy_net_agent_start(void) {
   if (!fy_pt2pt_net_active() || fy_pt2pt_net_wait_fd() < 0) return 0;
   atomic_store(&net_running, 1);
+  __atomic_store_n(&fy_progress_count_waits, 1, __ATOMIC_RELAXED);
   if (spawn(&net_tid, net_main) != 0) {
     atomic_store(&net_running, 0);
+    __atomic_store_n(&fy_progress_count_waits, 0, __ATOMIC_RELAXED);
     return -1;
   }
   return 0;
@@ -200,6 +202,7 @@ void fy_net_agent_stop(void) {
   atomic_fetch_add(&park_word, 1);
   syscall(SYS_futex, &park_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
   pthread_join(net_tid, NULL); /* its poll times out within 100 ms */
+  __atomic_store_n(&fy_progress_count_waits, 0, __ATOMIC_RELAXED);
 }
 
 static int start(int k, void *(*fn)(void *)) {
