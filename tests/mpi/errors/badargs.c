@@ -1,7 +1,8 @@
 /* Bad arguments under MPI_ERRORS_RETURN return the right error class:
  * rank (dest/source out of range), tag (negative, above MPI_TAG_UB), count
  * (negative), datatype (MPI_DATATYPE_NULL, uncommitted), communicator
- * (MPI_COMM_NULL), buffer (NULL with count > 0). Each code's Error_string is
+ * (MPI_COMM_NULL), buffer (NULL with count > 0), request (a handle never
+ * given or already completed, on Ferry). Each code's Error_string is
  * non-empty; on Ferry it also names the argument. Nothing is sent by a
  * failing call, and communication works afterwards. */
 #include "fytest.h"
@@ -79,6 +80,20 @@ int main(int argc, char **argv)
     EXPECT(MPI_Send(NULL, 1, MPI_INT, rank, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER, "buf");
     EXPECT(MPI_Recv(NULL, 4, MPI_INT, rank, 0, MPI_COMM_WORLD, &st), MPI_ERR_BUFFER, "buf");
     CHECK(r == MPI_REQUEST_NULL, "a failed nonblocking call returned a request");
+    /* request handles Ferry never gave, or took back: MPI_ERR_REQUEST (only
+     * checked on Ferry: elsewhere a request may be a pointer) */
+    if (on_ferry) {
+        MPI_Request bad = (MPI_Request)(intptr_t)0x12345, high = (MPI_Request)(intptr_t)(int)0xafffffffu;
+        EXPECT(MPI_Wait(&bad, &st), MPI_ERR_REQUEST, "request");
+        EXPECT(MPI_Test(&high, &flag, &st), MPI_ERR_REQUEST, "request");
+        MPI_Request rr, stale;
+        CHECK_OK(MPI_Irecv(buf, 1, MPI_INT, rank, 77, MPI_COMM_WORLD, &rr));
+        stale = rr;
+        CHECK_OK(MPI_Send(buf, 1, MPI_INT, rank, 77, MPI_COMM_WORLD));
+        CHECK_OK(MPI_Wait(&rr, &st));
+        EXPECT(MPI_Wait(&stale, &st), MPI_ERR_REQUEST, "request");
+        EXPECT(MPI_Request_free(&stale), MPI_ERR_REQUEST, "request");
+    }
 
     /* nothing was sent by the failing calls to self (only self: a neighbour
      * may already be in the exchange below) */
