@@ -129,11 +129,6 @@ void fy_comm_destroy(fy_comm_t *c) {
   free(c);
 }
 
-/* Requests and schedules hold a reference (fy_comm_retain/release, inline):
- * a communicator freed by the user while operations on it are pending lives
- * (and keeps its context ids out of reuse) until the last of them is
- * released. */
-
 int fy_comm_live(void) { return fy_comm_tab.live; }
 
 /* ---- queries ---- */

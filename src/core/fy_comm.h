@@ -97,8 +97,9 @@ fy_comm_t *fy_comm_new(uint32_t ctx, int rank, int size, int *world_of);
 int fy_comm_publish(fy_comm_t *c);   /* MPI_SUCCESS or MPI_ERR_NO_MEM */
 void fy_comm_unpublish(fy_comm_t *c); /* handle back to 0 (an internal object) */
 void fy_comm_destroy(fy_comm_t *c);
-/* References held by pending operations (the user's is the first): the
- * object is destroyed when the last is released. */
+/* References held by pending operations (the user's is the first): a
+ * communicator freed by the user while operations on it are pending lives
+ * (and keeps its context ids out of reuse) until the last is released. */
 static inline void fy_comm_retain(fy_comm_t *c) {
   if (c && c != &fy_comm_world && c != &fy_comm_self) __atomic_add_fetch(&c->refcount, 1, __ATOMIC_RELAXED);
 }

@@ -47,8 +47,9 @@ fy_request_t fy_req_sent = {
   .peer_local = -1,
 };
 
-/* The free list and handle table are shared with progress agents (which
- * release user-freed requests on completion): both under the progress lock. */
+/* The free list and the slabs are shared with progress agents (which
+ * release user-freed requests on completion, and allocate a schedule's
+ * requests): both under the progress lock. */
 /* Requests are zeroed through the C library's memset: inlined, gcc
  * clears the 392 bytes with `rep stosq`, whose start-up cost made it 64 %
  * of fy_req_alloc and an eighth of a small Isend (perf, 8-byte streams);
