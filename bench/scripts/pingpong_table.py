@@ -6,9 +6,13 @@ Columns: one per config; the last column is Ferry / best peer (latency:
 below 1 is better; bandwidth: above 1 is better). With several runs in the
 CSV (compare_pingpong.sh --runs N: the k-th row of a config and size is run
 k), each cell is the median over the runs with its range [min..max], and
-the ratio is the median of the per-run ratios (paired runs). Standard
-library only.
+the ratio is the median of the per-run ratios (paired runs). A ratio is
+marked `*` when some config's runs at that size spread by more than 1.5x
+(max/min): the machine changed speed during the runs (a shared VM's slow
+and fast spells), so runs paired across the change compare different
+speeds; a note then says so. Standard library only.
 """
+SPREAD = 1.5  # max/min of one cell's runs beyond which the machine changed speed
 import statistics
 import sys
 
@@ -58,14 +62,24 @@ def main(argv):
                     if pv and best(pv) > 0:
                         rs.append(fv[idx] / best(pv))
                 if rs:
-                    line += f"{statistics.median(rs):>12.2f}"
+                    wild = any(min(x[idx] for x in data[(c, s)]) > 0 and
+                               max(x[idx] for x in data[(c, s)]) / min(x[idx] for x in data[(c, s)]) > SPREAD
+                               for c in configs if (c, s) in data)
+                    unsteady.update([s] if wild else [])
+                    line += f"{statistics.median(rs):>11.2f}{'*' if wild else ' '}"
             print(line)
         print()
+
+    unsteady = set()
 
     sfx = f", median of {runs} interleaved runs [min..max]" if runs > 1 else ""
     table(f"Latency (us, half round trip; lower is better{sfx})", 0, min, lambda v: f"{v:.2f}")
     table(f"Bandwidth (GB/s, window of nonblocking sends; higher is better{sfx})", 1, max,
           lambda v: f"{v:.2f}")
+    if unsteady:
+        print(f"note: * the runs of a config at that size spread by more than {SPREAD}x: the machine "
+              "changed speed during the runs, and a ratio of runs taken at different speeds "
+              "means little; run it again")
     if not ferry:
         print("note: no Ferry column (Ferry is not installed yet)")
     if note:
