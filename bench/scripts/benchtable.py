@@ -37,3 +37,17 @@ def cell(vals, fmt):
     if len(vals) == 1:
         return fmt(m)
     return f"{fmt(m)} [{fmt(min(vals))}..{fmt(max(vals))}]"
+
+
+# A shared VM alternates fast and slow spells: runs of one config that
+# spread by more than this (max/min) straddled a change of speed, and a
+# ratio pairing them with another config's runs means little.
+SPREAD = 1.5
+UNSTEADY_NOTE = ("note: * the runs of a config there spread by more than 1.5x: the machine "
+                 "changed speed during the runs, and a ratio of runs taken at different "
+                 "speeds means little; run it again")
+
+
+def unsteady(value_lists):
+    """True when some list of positive run values spreads beyond SPREAD."""
+    return any(v and min(v) > 0 and max(v) / min(v) > SPREAD for v in value_lists)

@@ -5,14 +5,16 @@ usage: coll_table.py RESULTS.csv [--note TEXT]
 One table per process count: rows op x size, one column per config (median
 latency in microseconds over the runs, with [min..max] when there are
 several), and Ferry / best peer: the median over the runs of the ratio of
-Ferry's latency to the best peer's in the same run (below 1: Ferry faster).
-Standard library only.
+Ferry's latency to the best peer's in the same run (below 1: Ferry faster),
+marked * when some config's runs there spread by more than 1.5x (the
+machine changed speed during the runs: benchtable.unsteady). Standard
+library only.
 """
 import csv
 import statistics
 import sys
 
-from benchtable import human
+from benchtable import UNSTEADY_NOTE, human, unsteady
 
 
 def main(argv):
@@ -31,6 +33,7 @@ def main(argv):
     order = ["barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "scatter", "gather"]
     order += ["i" + o for o in order[1:]]
     w = 24
+    marked = False
     for np in sorted({k[0] for k in data}):
         print(f"\n-n {np}: latency in microseconds, median [min..max] over runs")
         head = f"{'op':>10} {'size':>8} " + "".join(f"{c:>{w}}" for c in configs)
@@ -50,13 +53,19 @@ def main(argv):
                 else:
                     line += f"{f'{statistics.median(v):.1f} [{min(v):.1f}..{max(v):.1f}]':>{w}}"
             if ferry and peers:
-                ratios = []
+                ratios, used = [], {ferry}
                 for run, fv in cells.get(ferry, {}).items():
-                    best = [cells[p][run] for p in peers if run in cells.get(p, {})]
-                    if best and min(best) > 0:
-                        ratios.append(fv / min(best))
-                line += f"{statistics.median(ratios):>12.2f}" if ratios else f"{'-':>12}"
+                    best = [(cells[p][run], p) for p in peers if run in cells.get(p, {})]
+                    if best and min(best)[0] > 0:
+                        ratios.append(fv / min(best)[0])
+                        used.add(min(best)[1])
+                # (only Ferry and the peers a ratio used: a slower peer's noise does not matter)
+                wild = unsteady(list(cells[c].values()) for c in used if c in cells)
+                marked |= bool(ratios) and wild
+                line += f"{statistics.median(ratios):>11.2f}{'*' if wild else ' '}" if ratios else f"{'-':>12}"
             print(line)
+    if marked:
+        print(f"\n{UNSTEADY_NOTE}")
     if note:
         print(f"\n{note}")
 

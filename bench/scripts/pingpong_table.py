@@ -12,11 +12,10 @@ marked `*` when some config's runs at that size spread by more than 1.5x
 and fast spells), so runs paired across the change compare different
 speeds; a note then says so. Standard library only.
 """
-SPREAD = 1.5  # max/min of one cell's runs beyond which the machine changed speed
 import statistics
 import sys
 
-from benchtable import cell, ferry_and_peers, human, rows as read_rows
+from benchtable import UNSTEADY_NOTE, cell, ferry_and_peers, human, rows as read_rows, unsteady as spread_out
 
 
 def main(argv):
@@ -56,15 +55,15 @@ def main(argv):
                 v = data.get((c, s))
                 line += f"{cell([x[idx] for x in v], fmt) if v else '-':>{w}}"
             if ratio and (ferry, s) in data:
-                rs = []
+                rs, used = [], {ferry}
                 for k, fv in enumerate(data[(ferry, s)]):
-                    pv = [data[(p, s)][k][idx] for p in peers if (p, s) in data and k < len(data[(p, s)])]
-                    if pv and best(pv) > 0:
-                        rs.append(fv[idx] / best(pv))
+                    pv = [(data[(p, s)][k][idx], p) for p in peers if (p, s) in data and k < len(data[(p, s)])]
+                    if pv and best(pv)[0] > 0:
+                        rs.append(fv[idx] / best(pv)[0])
+                        used.add(best(pv)[1])
                 if rs:
-                    wild = any(min(x[idx] for x in data[(c, s)]) > 0 and
-                               max(x[idx] for x in data[(c, s)]) / min(x[idx] for x in data[(c, s)]) > SPREAD
-                               for c in configs if (c, s) in data)
+                    # (only Ferry and the peers a ratio used: a slower peer's noise does not matter)
+                    wild = spread_out([x[idx] for x in data[(c, s)]] for c in used)
                     unsteady.update([s] if wild else [])
                     line += f"{statistics.median(rs):>11.2f}{'*' if wild else ' '}"
             print(line)
@@ -77,9 +76,7 @@ def main(argv):
     table(f"Bandwidth (GB/s, window of nonblocking sends; higher is better{sfx})", 1, max,
           lambda v: f"{v:.2f}")
     if unsteady:
-        print(f"note: * the runs of a config at that size spread by more than {SPREAD}x: the machine "
-              "changed speed during the runs, and a ratio of runs taken at different speeds "
-              "means little; run it again")
+        print(UNSTEADY_NOTE)
     if not ferry:
         print("note: no Ferry column (Ferry is not installed yet)")
     if note:
