@@ -46,7 +46,8 @@ typedef struct fy_shm_boot {
   size_t cell_payload;    /* bytes of header+data a cell carries */
   size_t rank_area;       /* bytes per rank reserved for the layers above
                              (zeroed, 64-byte aligned; see fy_shm_rank_area) */
-  int pipe_slots;         /* slots per sender of the pipelined copy (0: 32) */
+  int pipe_slots;         /* slots per sender of the pipelined copy (0: 64 up to 16
+                             local ranks, 32 above) */
   size_t pipe_chunk;      /* bytes per slot (0: 16 KiB; rounded up to 4 KiB) */
   size_t prefault_max;    /* map the whole segment at init when it is at most
                              this large (0: never; see fy_shm_prefault) */

@@ -41,7 +41,9 @@ static void layout(fy_shm_hdr_t *h, const fy_shm_boot_t *b) {
   h->ring_cells = b->ring_cells > 0 ? (uint64_t)b->ring_cells : FY_SHM_DEF_CELLS;
   h->cell_payload = b->cell_payload ? b->cell_payload : FY_SHM_DEF_PAYLOAD;
   h->cell_stride = FY_ALIGN_UP(FY_SHM_CELL_HDR + h->cell_payload, 64);
-  h->pipe_slots = b->pipe_slots > 0 ? (uint64_t)b->pipe_slots : FY_SHM_DEF_SLOTS;
+  h->pipe_slots = b->pipe_slots > 0                     ? (uint64_t)b->pipe_slots
+                  : b->local_size <= FY_SHM_FEW_LOCAL ? FY_SHM_FEW_SLOTS
+                                                      : FY_SHM_DEF_SLOTS;
   h->pipe_chunk = FY_ALIGN_UP(b->pipe_chunk ? b->pipe_chunk : FY_SHM_DEF_CHUNK, page);
   h->slot_stride = FY_SHM_LINE + h->pipe_chunk;
   h->rank_area = FY_ALIGN_UP(b->rank_area, FY_SHM_LINE);
