@@ -7,14 +7,14 @@ latency in microseconds over the runs, with [min..max] when there are
 several), and Ferry / best peer: the median over the runs of the ratio of
 Ferry's latency to the best peer's in the same run (below 1: Ferry faster),
 marked * when some config's runs there spread by more than 1.5x (the
-machine changed speed during the runs: benchtable.unsteady). Standard
+machine changed speed during the runs: benchtable.paired). Standard
 library only.
 """
 import csv
 import statistics
 import sys
 
-from benchtable import UNSTEADY_NOTE, human, unsteady
+from benchtable import UNSTEADY_NOTE, human, paired
 
 
 def main(argv):
@@ -53,16 +53,9 @@ def main(argv):
                 else:
                     line += f"{f'{statistics.median(v):.1f} [{min(v):.1f}..{max(v):.1f}]':>{w}}"
             if ferry and peers:
-                ratios, used = [], {ferry}
-                for run, fv in cells.get(ferry, {}).items():
-                    best = [(cells[p][run], p) for p in peers if run in cells.get(p, {})]
-                    if best and min(best)[0] > 0:
-                        ratios.append(fv / min(best)[0])
-                        used.add(min(best)[1])
-                # (only Ferry and the peers a ratio used: a slower peer's noise does not matter)
-                wild = unsteady(list(cells[c].values()) for c in used if c in cells)
-                marked |= bool(ratios) and wild
-                line += f"{statistics.median(ratios):>11.2f}{'*' if wild else ' '}" if ratios else f"{'-':>12}"
+                r, wild = paired(cells.get(ferry, {}), {p: cells[p] for p in peers if p in cells})
+                marked |= wild
+                line += f"{r:>11.2f}{'*' if wild else ' '}" if r is not None else f"{'-':>12}"
             print(line)
     if marked:
         print(f"\n{UNSTEADY_NOTE}")

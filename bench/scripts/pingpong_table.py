@@ -12,10 +12,9 @@ marked `*` when some config's runs at that size spread by more than 1.5x
 and fast spells), so runs paired across the change compare different
 speeds; a note then says so. Standard library only.
 """
-import statistics
 import sys
 
-from benchtable import UNSTEADY_NOTE, cell, ferry_and_peers, human, rows as read_rows, unsteady as spread_out
+from benchtable import UNSTEADY_NOTE, cell, ferry_and_peers, human, paired, rows as read_rows
 
 
 def main(argv):
@@ -55,17 +54,12 @@ def main(argv):
                 v = data.get((c, s))
                 line += f"{cell([x[idx] for x in v], fmt) if v else '-':>{w}}"
             if ratio and (ferry, s) in data:
-                rs, used = [], {ferry}
-                for k, fv in enumerate(data[(ferry, s)]):
-                    pv = [(data[(p, s)][k][idx], p) for p in peers if (p, s) in data and k < len(data[(p, s)])]
-                    if pv and best(pv)[0] > 0:
-                        rs.append(fv[idx] / best(pv)[0])
-                        used.add(best(pv)[1])
-                if rs:
-                    # (only Ferry and the peers a ratio used: a slower peer's noise does not matter)
-                    wild = spread_out([x[idx] for x in data[(c, s)]] for c in used)
-                    unsteady.update([s] if wild else [])
-                    line += f"{statistics.median(rs):>11.2f}{'*' if wild else ' '}"
+                runs = {c: {k: x[idx] for k, x in enumerate(data[(c, s)])} for c in configs if (c, s) in data}
+                r, wild = paired(runs.pop(ferry), runs, best)
+                if r is not None:
+                    if wild:
+                        unsteady.add(s)
+                    line += f"{r:>11.2f}{'*' if wild else ' '}"
             print(line)
         print()
 
