@@ -33,7 +33,7 @@ int fy_check_initialized_fail(const char *fname);
 int fy_check_comm_fail(MPI_Comm comm, const char *arg);
 int fy_check_count_fail(MPI_Count count, const char *arg);
 int fy_check_datatype_fail(MPI_Datatype type, const char *arg);
-int fy_check_buf_fail(const void *buf, MPI_Count count, MPI_Datatype type, const char *arg);
+int fy_check_buf_fail(MPI_Count count, MPI_Datatype type, const char *arg); /* buf = NULL */
 int fy_check_rank_fail(MPI_Comm comm, int rank, const char *arg, int allow_null, int allow_any);
 int fy_check_ptr_fail(const char *arg);
 #define FY_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -61,7 +61,7 @@ static inline int fy_check_datatype(MPI_Datatype type, const char *arg) {
 int fy_check_datatype_uncommitted(MPI_Datatype type, const char *arg); /* constructors, Type_commit */
 static inline int fy_check_buf(const void *buf, MPI_Count count, MPI_Datatype type, const char *arg) {
   if (FY_LIKELY(buf || count == 0)) return MPI_SUCCESS;
-  return fy_check_buf_fail(buf, count, type, arg);
+  return fy_check_buf_fail(count, type, arg);
 }
 /* A rank of the communicator's peer group; a NULL communicator passes (the
  * communicator check reports it). */

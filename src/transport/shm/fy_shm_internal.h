@@ -18,9 +18,9 @@
 #define FY_SHM_DEF_PAYLOAD (16384 + 256)
 #define FY_SHM_DEF_SLOTS 32
 /* Up to FY_SHM_FEW_LOCAL local ranks each gets FY_SHM_FEW_SLOTS: more
- * eager-pipe messages in flight (streaming 32 KiB 1.11x, 64 KiB 1.19x,
- * paired) for 512 KiB more per rank, which a node of many ranks (and a
- * container's 64 MiB /dev/shm) would feel. */
+ * eager-pipe messages in flight (streaming 32 KiB 1.02-1.12x, 64 KiB
+ * 1.01-1.19x, paired) for 512 KiB more per rank, which a node of many
+ * ranks (and a container's 64 MiB /dev/shm) would feel. */
 #define FY_SHM_FEW_LOCAL 16
 #define FY_SHM_FEW_SLOTS 64
 #define FY_SHM_DEF_CHUNK (16 * 1024)

@@ -77,14 +77,19 @@ static void view(void) {
   fy_shm_g.my_cells = fy_shm_ring_cells(fy_shm_g.me);
 }
 
+/* The bytes free in /dev/shm, or -1 when statvfs cannot tell. */
+static double shm_free_bytes(void) {
+  struct statvfs v;
+  return statvfs("/dev/shm", &v) == 0 ? (double)v.f_bavail * (double)v.f_frsize : -1.0;
+}
+
 /* The error of a segment that /dev/shm has no room for. Every local rank
  * gives it: the first rank to fail ends the job, and a rank that only
  * found the segment missing would otherwise hide local rank 0's reason. */
 static void set_no_room(const char *name, size_t total, int e, int local_size) {
   char free_text[32] = "unknown";
-  struct statvfs v;
-  if (statvfs("/dev/shm", &v) == 0)
-    snprintf(free_text, sizeof free_text, "%.1f MiB", (double)v.f_bavail * (double)v.f_frsize / 1048576.0);
+  double f = shm_free_bytes();
+  if (f >= 0) snprintf(free_text, sizeof free_text, "%.1f MiB", f / 1048576.0);
   set_err("shm: no room for the %zu-byte segment /dev/shm%s (%s): %s free in /dev/shm for %d "
           "local processes (a container's default is 64 MiB: docker run --shm-size)",
           total, name, strerror(e), free_text, local_size);
@@ -92,8 +97,8 @@ static void set_no_room(const char *name, size_t total, int e, int local_size) {
 
 /* Whether /dev/shm has fewer free bytes than len. */
 static bool shm_lacks(size_t len) {
-  struct statvfs v;
-  return statvfs("/dev/shm", &v) == 0 && (double)v.f_bavail * (double)v.f_frsize < (double)len;
+  double f = shm_free_bytes();
+  return f >= 0 && f < (double)len;
 }
 
 int fy_shm_init(const fy_shm_boot_t *b) {
