@@ -7,6 +7,7 @@
 #include "progress/fy_progress.h"
 #include "runtime/fy_pmi.h"
 #include "transport/shm/fy_shm.h"
+#include "datatype/fy_copy.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -346,7 +347,7 @@ static int reducible(fy_op_t *op, fy_datatype_t *t, fy_datatype_t **basic, MPI_C
 static void fold(shm_t *S, fy_op_t *op, fy_datatype_t *basic, MPI_Count n, char *acc, const char *mine) {
   size_t bytes = (size_t)(n * basic->size);
 #define X(j) ((j) == S->me && mine ? mine : slot_of(S, (j)))
-  memcpy(acc, X(S->p - 1), bytes);
+  fy_copy(acc, X(S->p - 1), bytes);
   for (int j = S->p - 2; j >= 0; j--) fy_op_apply(op, X(j), acc, n, basic, NULL);
 #undef X
 }
@@ -440,7 +441,7 @@ static int reduce_split(shm_t *S, const void *sbuf, void *rbuf, MPI_Count count,
     } else {
       rc = fy_shm_cma_read(lp, S->scratch, from, len);
       if (!rc) fy_op_apply(op, in + off, S->scratch, n, basic, NULL);
-      if (!rc && me == root) memcpy(out + off, S->scratch, len);
+      if (!rc && me == root) fy_copy(out + off, S->scratch, len);
       else if (!rc) rc = fy_shm_cma_write(lp, (void *)(uintptr_t)(pout + off), S->scratch, len);
     }
     if (rc) err_no = errno;
@@ -543,7 +544,7 @@ static int alltoall_cma(shm_t *S, const void *sbuf, MPI_Count scount, fy_datatyp
   }
   char *out = (char *)rbuf + rt->true_lb;
   size_t rstride = (size_t)(rcount * rt->extent);
-  memcpy(out + (size_t)me * rstride, (const char *)sbuf + st->true_lb + (size_t)me * (size_t)(scount * st->extent), B);
+  fy_copy(out + (size_t)me * rstride, (const char *)sbuf + st->true_lb + (size_t)me * (size_t)(scount * st->extent), B);
   int rc = 0, err_no = 0, bad = -1;
   for (int k = 1; k < p && !rc; k++) {
     int j = (me + k) % p;

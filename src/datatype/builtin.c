@@ -2,6 +2,7 @@
  * lookup, references and the per-basic-type facts (alignment, external32).
  * See fy_datatype.h. */
 #include "datatype/dt_impl.h"
+#include "datatype/fy_copy.h"
 #include "core/fy_handle.h"
 #include "core/fy_error.h"
 #include <stdlib.h>
@@ -109,6 +110,7 @@ static void init_type(fy_datatype_t *t, fy_seg_t *segs, MPI_Count *pre, int h, c
 }
 
 int fy_type_init(void) {
+  fy_copy_init();
   for (size_t i = 0; i < sizeof builtin_names / sizeof builtin_names[0]; i++) {
     int h = builtin_names[i].h;
     int sz = (h >> 8) & 0xff, idx = h & 0xff;

@@ -5,6 +5,7 @@
  * blocks unpack with AVX-512 masked stores where the CPU has them. See
  * fy_datatype.h. */
 #include "datatype/dt_impl.h"
+#include "datatype/fy_copy.h"
 #include <string.h>
 
 enum { OP_PACK, OP_UNPACK, OP_IOV };
@@ -318,7 +319,7 @@ size_t fy_type_pack_range(const fy_datatype_t *t, MPI_Count count, const void *b
   if (offset >= total) return 0;
   if (len > total - offset) len = total - offset;
   if (t->is_contig) {
-    memcpy(out, (const char *)buf + t->true_lb + offset, len);
+    fy_copy(out, (const char *)buf + t->true_lb + offset, len);
     return len;
   }
   if (t->bd) return bd_walk(t, count, (uintptr_t)buf, offset, len, 1, out);
@@ -331,7 +332,7 @@ size_t fy_type_unpack_range(const fy_datatype_t *t, MPI_Count count, void *buf, 
   if (offset >= total) return 0;
   if (len > total - offset) len = total - offset;
   if (t->is_contig) {
-    memcpy((char *)buf + t->true_lb + offset, in, len);
+    fy_copy((char *)buf + t->true_lb + offset, in, len);
     return len;
   }
   if (t->bd) return bd_walk(t, count, (uintptr_t)buf, offset, len, 0, (char *)in);

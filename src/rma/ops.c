@@ -10,6 +10,7 @@
 #include "core/fy_op.h"
 #include "progress/fy_progress.h"
 #include "transport/shm/fy_shm.h"
+#include "datatype/fy_copy.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,7 +233,7 @@ int fy_rma_exec(fy_win_t *w, fy_rmaop_t *op) {
       char *lp = local_ptr(w, t, a, &ra);
       if (op->otype->is_contig && op->ttype->is_contig) {
         const char *src = (const char *)op->oaddr + op->otype->true_lb;
-        if (lp) memcpy(lp + op->ttype->true_lb, src, bytes);
+        if (lp) fy_copy(lp + op->ttype->true_lb, src, bytes);
         else err = remote_io(w, t, ra, op->ttype, op->tcount, (char *)src, 1);
         break;
       }
@@ -248,7 +249,7 @@ int fy_rma_exec(fy_win_t *w, fy_rmaop_t *op) {
       char *lp = local_ptr(w, t, a, &ra);
       if (op->otype->is_contig && op->ttype->is_contig) {
         char *dst = (char *)op->raddr + op->otype->true_lb;
-        if (lp) memcpy(dst, lp + op->ttype->true_lb, bytes);
+        if (lp) fy_copy(dst, lp + op->ttype->true_lb, bytes);
         else err = remote_io(w, t, ra, op->ttype, op->tcount, dst, 0);
         break;
       }
@@ -404,8 +405,8 @@ static int put_get(int kind, const void *oaddr, MPI_Count oc, MPI_Datatype otype
     MPI_Aint off = disp * p->disp_unit + tt->true_lb;
     size_t bytes = (size_t)(tc * tt->size);
     if (fy_rma_ready(w, t) && p->addr && off >= 0 && (uint64_t)off + bytes <= p->size) {
-      if (kind == FY_OP_PUT) memcpy(p->addr + off, (const char *)oaddr + ot->true_lb, bytes);
-      else memcpy((char *)oaddr + ot->true_lb, p->addr + off, bytes);
+      if (kind == FY_OP_PUT) fy_copy(p->addr + off, (const char *)oaddr + ot->true_lb, bytes);
+      else fy_copy((char *)oaddr + ot->true_lb, p->addr + off, bytes);
       fy_punlock();
       return MPI_SUCCESS;
     }

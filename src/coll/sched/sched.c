@@ -5,6 +5,7 @@
 #include "progress/async/fy_async.h"
 #include "core/fy_error.h"
 #include "core/fy_handle.h"
+#include "datatype/fy_copy.h"
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,7 +315,7 @@ static void run_copy(step_t *p) {
   fy_datatype_t *st = p->st, *rt = p->rt;
   size_t bytes = (size_t)(p->scount * st->size);
   if (st->is_contig && rt->is_contig) {
-    memmove((char *)p->dst + rt->true_lb, (const char *)p->src + st->true_lb, bytes);
+    fy_move((char *)p->dst + rt->true_lb, (const char *)p->src + st->true_lb, bytes);
   } else if (st->is_contig) {
     fy_type_unpack(rt, p->rcount, (const char *)p->src + st->true_lb, bytes, p->dst);
   } else if (rt->is_contig) {

@@ -1,0 +1,36 @@
+/* Large local copies in pieces: see fy_copy.h for why. */
+#include "datatype/fy_copy.h"
+#include "runtime/fy_config.h"
+#include <cpuid.h>
+#include <stdio.h>
+
+size_t fy_copy_chunk;
+
+static int cpu_is_amd(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
+  /* "AuthenticAMD" in ebx, edx, ecx */
+  return b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u;
+}
+
+void fy_copy_init(void) {
+  const char *v = fy_config.copy_chunk;
+  long n = 0;
+  if (!v || !strcmp(v, "auto"))
+    n = cpu_is_amd() ? 256 * 1024 : 0;
+  else if (fy_config_parse_size(v, &n) != 0 || n < 0) {
+    fprintf(stderr, "ferry: FERRY_COPY_CHUNK=%s is not auto or a size; using auto\n", v);
+    n = cpu_is_amd() ? 256 * 1024 : 0;
+  }
+  /* A piece below a few KiB would leave rep movsb's range the other way. */
+  if (n > 0 && n < 16384) n = 16384;
+  fy_copy_chunk = (size_t)n;
+}
+
+void fy_copy_pieces(void *dst, const void *src, size_t n) {
+  char *d = (char *)dst;
+  const char *s = (const char *)src;
+  size_t c = fy_copy_chunk;
+  for (; n > c; n -= c, d += c, s += c) memcpy(d, s, c);
+  memcpy(d, s, n);
+}
