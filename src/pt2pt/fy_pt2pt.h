@@ -42,6 +42,9 @@ int fy_pt2pt_sleep(uint32_t v, long us);
  * something may have happened, -1 on timeout. */
 int fy_pt2pt_net_wait_fd(void);
 int fy_pt2pt_net_busy(void);   /* fabric transfers in progress */
+/* A receive of this capacity may be a fabric rendezvous (the fabric is up
+ * and it exceeds the fabric's eager limit). */
+int fy_pt2pt_net_may_rndv(size_t bytes);
 int fy_pt2pt_net_sleep(long us);
 /* Bytes a ring cell must carry for this eager threshold. */
 size_t fy_pt2pt_cell_bytes(size_t eager);

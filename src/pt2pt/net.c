@@ -297,6 +297,7 @@ void fy_net_finalize(void) {
 /* ---- sleeping (progress.c, the interrupt agent) ---- */
 
 int fy_pt2pt_net_active(void) { return fy_net_on; }
+int fy_pt2pt_net_may_rndv(size_t bytes) { return fy_net_on && bytes > fy_net_eager_max; }
 int fy_pt2pt_net_wait_fd(void) { return fy_net_on ? fy_ofi_wait_fd() : -1; }
 
 int fy_pt2pt_net_sleep(long us) {

@@ -47,6 +47,9 @@ extern fy_async_counters_t fy_async_ctr;
 extern int fy_async_mode;
 /* Watched requests; written under the progress lock, read anywhere. */
 extern int fy_async_nwatched;
+/* Watched receives that may be a fabric rendezvous (larger than the
+ * fabric's eager limit): what the fabric agent wakes for in trigger mode. */
+extern int fy_async_nwatched_net;
 static inline int fy_async_watching(void) { return __atomic_load_n(&fy_async_nwatched, __ATOMIC_RELAXED); }
 
 int fy_async_start(void);
