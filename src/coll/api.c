@@ -75,6 +75,9 @@ static int build_allgather(fy_sched_t *s, void *a_);
 static int build_alltoall(fy_sched_t *s, void *a_);
 static int shm_path(fy_comm_t *c, int (*build)(fy_sched_t *, void *), void *arg);
 static int shm_allgather(fy_comm_t *c, void *arg, int alltoall);
+static int build_gather(fy_sched_t *s, void *a_);
+static int build_scatter(fy_sched_t *s, void *a_);
+static int rooted_now(fy_comm_t *c, void *arg, int gather);
 
 static int run(MPI_Comm comm, int check, int how, MPI_Request *req,
                int (*build)(fy_sched_t *, void *), void *arg) {
@@ -179,6 +182,8 @@ static int shm_path(fy_comm_t *c, int (*build)(fy_sched_t *, void *), void *arg)
     args_red *a = arg;
     return fy_coll_shm_allreduce(c, a->sb, a->rb, a->n, T(a->t), OP(a->op));
   }
+  if (build == build_gather) return rooted_now(c, arg, 1);
+  if (build == build_scatter) return rooted_now(c, arg, 0);
   if (build == build_allgather) return shm_allgather(c, arg, 0);
   if (build == build_alltoall) return shm_allgather(c, arg, 1);
   return FY_COLL_SHM_DECLINED;
@@ -267,6 +272,12 @@ FAMILY(scatter,
        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
        (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
        0, ALL_W, send_ok(sendbuf, sendcount, sendtype, is_root(comm, root)) ? send_ok(sendbuf, sendcount, sendtype, is_root(comm, root)) : recv_ok(recvbuf, recvcount, recvtype), XFIX(root))
+/* Blocking Gather and Scatter: without a schedule (rooted.c). */
+static int rooted_now(fy_comm_t *c, void *arg, int gather) {
+  args_x *a = arg;
+  return (gather ? fy_coll_gather_now : fy_coll_scatter_now)(c, a->sb, a->sn, T(a->st), a->rb, a->rn,
+                                                           T(a->rt), a->root);
+}
 static int build_scatter(fy_sched_t *s, void *a_) {
   args_x *a = a_;
   if (INTER(s)) return fy_build_inter_scatterv(s, a->sb, NULL, NULL, 0, T(a->st), a->rb, a->rn, T(a->rt), a->root, 1, a->sn);

@@ -55,6 +55,13 @@ int fy_build_gather(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_dataty
 int fy_build_gatherv(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
                      void *rbuf, const void *rcounts, const void *displs, int w,
                      fy_datatype_t *rt, int root);
+/* Blocking Gather and Scatter without a schedule (rooted.c): the linear
+ * schedules' messages; FY_COLL_SHM_DECLINED on an intercommunicator or
+ * above 64 processes (every rank declines alike). */
+int fy_coll_gather_now(fy_comm_t *c, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
+                       MPI_Count rn, fy_datatype_t *rt, int root);
+int fy_coll_scatter_now(fy_comm_t *c, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
+                        MPI_Count rn, fy_datatype_t *rt, int root);
 int fy_build_scatter(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
                      void *rbuf, MPI_Count rcount, fy_datatype_t *rt, int root);
 int fy_build_scatterv(fy_sched_t *s, const void *sbuf, const void *scounts, const void *displs,

@@ -1,5 +1,7 @@
-/* Large local copies in pieces: see fy_copy.h for why. */
+/* Local copies: large ones in pieces (see fy_copy.h for why), and the
+ * typed copy between two datatypes. */
 #include "datatype/fy_copy.h"
+#include "datatype/fy_datatype.h"
 #include "runtime/fy_config.h"
 #include <cpuid.h>
 #include <stdio.h>
@@ -33,4 +35,19 @@ void fy_copy_pieces(void *dst, const void *src, size_t n) {
   size_t c = fy_copy_chunk;
   for (; n > c; n -= c, d += c, s += c) memcpy(d, s, c);
   memcpy(d, s, n);
+}
+
+void fy_type_copy(const void *src, MPI_Count scount, const fy_datatype_t *st, void *dst, MPI_Count rcount,
+                  const fy_datatype_t *rt, void *tmp) {
+  size_t bytes = (size_t)(scount * st->size);
+  if (st->is_contig && rt->is_contig) {
+    fy_move((char *)dst + rt->true_lb, (const char *)src + st->true_lb, bytes);
+  } else if (st->is_contig) {
+    fy_type_unpack(rt, rcount, (const char *)src + st->true_lb, bytes, dst);
+  } else if (rt->is_contig) {
+    fy_type_pack(st, scount, src, (char *)dst + rt->true_lb);
+  } else {
+    fy_type_pack(st, scount, src, tmp);
+    fy_type_unpack(rt, rcount, tmp, bytes, dst);
+  }
 }

@@ -125,6 +125,11 @@ static inline void fy_type_retain(fy_datatype_t *t) { if (!t->builtin) t->refcou
 void fy_type_pack(const fy_datatype_t *t, MPI_Count count, const void *buf, void *out);
 /* Unpack up to `bytes` of packed data into count items at buf. */
 void fy_type_unpack(const fy_datatype_t *t, MPI_Count count, const void *in, size_t bytes, void *buf);
+/* A local copy of scount items of st at src into rcount items of rt at
+ * dst (the caller checked that they fit); tmp holds scount * st->size
+ * bytes when neither type is contiguous, else may be NULL. */
+void fy_type_copy(const void *src, MPI_Count scount, const fy_datatype_t *st, void *dst, MPI_Count rcount,
+                  const fy_datatype_t *rt, void *tmp);
 /* Packed bytes [offset, offset+len) of count items (clipped to the data);
  * return the bytes moved. */
 size_t fy_type_pack_range(const fy_datatype_t *t, MPI_Count count, const void *buf, size_t offset,

@@ -5,7 +5,6 @@
 #include "progress/async/fy_async.h"
 #include "core/fy_error.h"
 #include "core/fy_handle.h"
-#include "datatype/fy_copy.h"
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,20 +310,7 @@ void fy_sched_finalize(void) {
 
 /* ---- running ---- */
 
-static void run_copy(step_t *p) {
-  fy_datatype_t *st = p->st, *rt = p->rt;
-  size_t bytes = (size_t)(p->scount * st->size);
-  if (st->is_contig && rt->is_contig) {
-    fy_move((char *)p->dst + rt->true_lb, (const char *)p->src + st->true_lb, bytes);
-  } else if (st->is_contig) {
-    fy_type_unpack(rt, p->rcount, (const char *)p->src + st->true_lb, bytes, p->dst);
-  } else if (rt->is_contig) {
-    fy_type_pack(st, p->scount, p->src, (char *)p->dst + rt->true_lb);
-  } else {
-    fy_type_pack(st, p->scount, p->src, p->tmp);
-    fy_type_unpack(rt, p->rcount, p->tmp, bytes, p->dst);
-  }
-}
+static void run_copy(step_t *p) { fy_type_copy(p->src, p->scount, p->st, p->dst, p->rcount, p->rt, p->tmp); }
 
 static void stage_bounds(fy_sched_t *s) {
   int e = s->cur;
