@@ -75,42 +75,44 @@ static int own_copy(const void *src, MPI_Count sn, fy_datatype_t *st, void *dst,
   return MPI_SUCCESS;
 }
 
-int fy_coll_gather_now(fy_comm_t *c, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
-                       MPI_Count rn, fy_datatype_t *rt, int root) {
+/* The root exchanges with every other process (receives for a gather,
+ * sends for a scatter) the blocks of `blocks` (n items of t each); the
+ * others make the one matching transfer. */
+static int rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
+                  MPI_Count rn, fy_datatype_t *rt, int root) {
   int p = c->size, me = c->rank;
   if (c->is_inter || p > ROOTED_MAXP) return FY_COLL_SHM_DECLINED;
-  if (me == root && sbuf != MPI_IN_PLACE) TRY(own_fits(sn, st, rn, rt));
+  int in_place = gather ? sbuf == MPI_IN_PLACE : rbuf == MPI_IN_PLACE;
+  if (me == root && !in_place) TRY(own_fits(sn, st, rn, rt));
   int tag = fy_sched_next_tag(c);
   fy_request_t *rs[ROOTED_MAXP];
   reqs_t q = {rs, 0, 0};
   int err = MPI_SUCCESS;
   if (me != root) {
-    if (sn) err = start_one(c, FY_REQ_SEND, sbuf, sn, st, root, tag, &rs[q.n++]);
+    if (gather ? sn : rn)
+      err = start_one(c, gather ? FY_REQ_SEND : FY_REQ_RECV, gather ? sbuf : rbuf, gather ? sn : rn,
+                      gather ? st : rt, root, tag, &rs[q.n++]);
     return finish(&q, err);
   }
+  const void *blocks = gather ? rbuf : sbuf;
+  MPI_Count n = gather ? rn : sn;
+  fy_datatype_t *t = gather ? rt : st;
   for (int i = 0; i < p && !err; i++)
-    if (i != me && rn) err = start_one(c, FY_REQ_RECV, fy_at(rbuf, (MPI_Aint)(i * rn), rt), rn, rt, i, tag, &rs[q.n++]);
+    if (i != me && n)
+      err = start_one(c, gather ? FY_REQ_RECV : FY_REQ_SEND, fy_at(blocks, (MPI_Aint)(i * n), t), n, t, i, tag,
+                      &rs[q.n++]);
   err = finish(&q, err);
-  if (!err && sbuf != MPI_IN_PLACE) err = own_copy(sbuf, sn, st, fy_at(rbuf, (MPI_Aint)(me * rn), rt), rn, rt);
-  return err;
+  if (err || in_place) return err;
+  return gather ? own_copy(sbuf, sn, st, fy_at(rbuf, (MPI_Aint)(me * rn), rt), rn, rt)
+                : own_copy(fy_at(sbuf, (MPI_Aint)(me * sn), st), sn, st, rbuf, rn, rt);
+}
+
+int fy_coll_gather_now(fy_comm_t *c, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
+                       MPI_Count rn, fy_datatype_t *rt, int root) {
+  return rooted(c, 1, sbuf, sn, st, rbuf, rn, rt, root);
 }
 
 int fy_coll_scatter_now(fy_comm_t *c, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
                         MPI_Count rn, fy_datatype_t *rt, int root) {
-  int p = c->size, me = c->rank;
-  if (c->is_inter || p > ROOTED_MAXP) return FY_COLL_SHM_DECLINED;
-  if (me == root && rbuf != MPI_IN_PLACE) TRY(own_fits(sn, st, rn, rt));
-  int tag = fy_sched_next_tag(c);
-  fy_request_t *rs[ROOTED_MAXP];
-  reqs_t q = {rs, 0, 0};
-  int err = MPI_SUCCESS;
-  if (me != root) {
-    if (rn) err = start_one(c, FY_REQ_RECV, rbuf, rn, rt, root, tag, &rs[q.n++]);
-    return finish(&q, err);
-  }
-  for (int i = 0; i < p && !err; i++)
-    if (i != me && sn) err = start_one(c, FY_REQ_SEND, fy_at(sbuf, (MPI_Aint)(i * sn), st), sn, st, i, tag, &rs[q.n++]);
-  err = finish(&q, err);
-  if (!err && rbuf != MPI_IN_PLACE) err = own_copy(fy_at(sbuf, (MPI_Aint)(me * sn), st), sn, st, rbuf, rn, rt);
-  return err;
+  return rooted(c, 0, sbuf, sn, st, rbuf, rn, rt, root);
 }
