@@ -139,7 +139,7 @@ static void turn(int in_signal) {
      * ~1 us. Rendezvous messages kick at once anyway. */
     if (!flow.armed) {
       arm(in_signal ? flow.sched_us : fy_config.coll_pef_first_us);
-      flow.armed_long = !in_signal;
+      flow.armed_long = flow.armed && !in_signal;
     }
     goto out;
   }
