@@ -35,6 +35,7 @@
 #include "runtime/fy_config.h"
 #include "pt2pt/fy_pt2pt.h"
 #include "core/fy_init.h"
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,7 +51,7 @@ static pthread_t tid, net_tid;
 static atomic_int running, net_running;
 static int kind;
 static atomic_uint park_word;   /* futex: bumped when watching starts */
-static atomic_int parked;
+static atomic_int parked;       /* agents parked on park_word (interrupt mode with the fabric: two) */
 static int net_trigger;         /* FERRY_OFI_AGENT resolved: 1 = trigger only */
 
 static void bind_cpu(void) {
@@ -101,21 +102,27 @@ static int net_idle(void) { return atomic_load(&fy_progress_waiting) || net_no_w
 
 static void park(int (*idle)(void)) {
   unsigned v = atomic_load(&park_word);
-  atomic_store(&parked, 1);
+  atomic_fetch_add(&parked, 1);
   /* Re-check after announcing: fy_intr_on_watch and fy_net_agent_resume
    * bump the word. */
   if (idle() && (atomic_load(&running) || atomic_load(&net_running))) {
     struct timespec ts = {0, 100 * 1000 * 1000};
     syscall(SYS_futex, &park_word, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
   }
-  atomic_store(&parked, 0);
+  atomic_fetch_sub(&parked, 1);
 }
+
+/* Wake every parked agent: with the fabric up in interrupt mode the shm
+ * agent and the fabric agent park on the same word, and waking one of
+ * them left the other asleep until its 100 ms timeout (a watched fabric
+ * rendezvous then waited for the receiver's next MPI call). */
+static void wake_parked(void) { syscall(SYS_futex, &park_word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0); }
 
 void fy_net_agent_resume(void) {
   /* (a wake-up for nothing would cost a context switch per blocking call) */
   if (!atomic_load(&net_running) || net_no_work()) return;
   atomic_fetch_add(&park_word, 1);
-  if (atomic_load(&parked)) syscall(SYS_futex, &park_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  if (atomic_load(&parked)) wake_parked();
 }
 
 void fy_intr_on_watch(void) {
@@ -123,7 +130,7 @@ void fy_intr_on_watch(void) {
   /* (a trigger-only fabric agent, alone, would only park again) */
   if (kind != FY_ASYNC_INTERRUPT && net_trigger && net_no_work()) return;
   atomic_fetch_add(&park_word, 1);
-  if (atomic_load(&parked)) syscall(SYS_futex, &park_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  if (atomic_load(&parked)) wake_parked();
 }
 
 /* One wake-up's work: progress passes while they find something (with
@@ -238,7 +245,7 @@ void fy_net_agent_stop(void) {
   if (!atomic_load(&net_running)) return;
   atomic_store(&net_running, 0);
   atomic_fetch_add(&park_word, 1);
-  syscall(SYS_futex, &park_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  wake_parked();
   pthread_join(net_tid, NULL); /* its poll times out within 100 ms */
   __atomic_store_n(&fy_progress_count_waits, 0, __ATOMIC_RELAXED);
 }
@@ -259,7 +266,7 @@ static void stop(void) {
   if (!atomic_load(&running)) return;
   atomic_store(&running, 0);
   atomic_fetch_add(&park_word, 1);
-  syscall(SYS_futex, &park_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  wake_parked();
   fy_shm_doorbell_ring(fy_shm_local_rank());
   pthread_join(tid, NULL);
 }
