@@ -33,8 +33,11 @@ static int all_done(void *arg) {
   return q->first == q->n;
 }
 
+/* Start one transfer; *out stays NULL for a small send that the ring took
+ * at once (it needs no request, as in MPI_Send). */
 static int start_one(fy_comm_t *c, int kind, const void *buf, MPI_Count n, fy_datatype_t *t, int peer, int tag,
                      fy_request_t **out) {
+  if (kind == FY_REQ_SEND && fy_send_eager_now(buf, n, t, peer, tag, c, 1) == 0) return MPI_SUCCESS;
   fy_request_t *r = fy_req_alloc(kind, 0);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests in a collective");
   fy_req_setup(r, kind, FY_MODE_STD, buf, n, t, peer, tag, c, 1);
@@ -89,18 +92,23 @@ static int rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy_d
   reqs_t q = {rs, 0, 0};
   int err = MPI_SUCCESS;
   if (me != root) {
+    rs[0] = NULL;
     if (gather ? sn : rn)
       err = start_one(c, gather ? FY_REQ_SEND : FY_REQ_RECV, gather ? sbuf : rbuf, gather ? sn : rn,
-                      gather ? st : rt, root, tag, &rs[q.n++]);
+                      gather ? st : rt, root, tag, &rs[q.n]);
+    q.n += rs[q.n] != NULL;
     return finish(&q, err);
   }
   const void *blocks = gather ? rbuf : sbuf;
   MPI_Count n = gather ? rn : sn;
   fy_datatype_t *t = gather ? rt : st;
   for (int i = 0; i < p && !err; i++)
-    if (i != me && n)
+    if (i != me && n) {
+      rs[q.n] = NULL;
       err = start_one(c, gather ? FY_REQ_RECV : FY_REQ_SEND, fy_at(blocks, (MPI_Aint)(i * n), t), n, t, i, tag,
-                      &rs[q.n++]);
+                      &rs[q.n]);
+      q.n += rs[q.n] != NULL;
+    }
   err = finish(&q, err);
   if (err || in_place) return err;
   return gather ? own_copy(sbuf, sn, st, fy_at(rbuf, (MPI_Aint)(me * rn), rt), rn, rt)

@@ -34,7 +34,7 @@ static int start(fy_request_t *r) {
 static int sent_now(int kind, int mode, const void *buf, MPI_Count count, MPI_Datatype dt,
                     int peer, int tag, MPI_Comm comm) {
   return kind == FY_REQ_SEND && (mode == FY_MODE_STD || mode == FY_MODE_READY) &&
-         fy_send_eager_now(buf, count, fy_type_get(dt), peer, tag, fy_comm_get(comm)) == 0;
+         fy_send_eager_now(buf, count, fy_type_get(dt), peer, tag, fy_comm_get(comm), 0) == 0;
 }
 
 static int inonblocking(int kind, int mode, const void *buf, MPI_Count count, MPI_Datatype dt,

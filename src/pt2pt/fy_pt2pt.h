@@ -59,9 +59,11 @@ void fy_req_setup(fy_request_t *r, int kind, int mode, const void *buf, MPI_Coun
 int fy_req_begin(fy_request_t *r);
 int fy_send_start(fy_request_t *r);
 /* A standard or ready send that fits one eager packet, sent at once with no
- * request (the blocking call's fast path): 0 if sent, -1 to take the
- * normal path (nothing was done). */
-int fy_send_eager_now(const void *buf, MPI_Count count, fy_datatype_t *t, int peer, int tag, fy_comm_t *c);
+ * request (the blocking call's fast path; coll: on the communicator's
+ * collective context): 0 if sent, -1 to take the normal path (nothing was
+ * done). */
+int fy_send_eager_now(const void *buf, MPI_Count count, fy_datatype_t *t, int peer, int tag, fy_comm_t *c,
+                      int coll);
 int fy_recv_start(fy_request_t *r);
 /* Internal convenience used by Barrier and friends: start on ctx+1. */
 int fy_isend_internal(const void *buf, MPI_Count count, fy_datatype_t *t, int dest, int tag,

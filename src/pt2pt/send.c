@@ -134,12 +134,13 @@ int fy_send_start(fy_request_t *r) {
   return MPI_SUCCESS;
 }
 
-int fy_send_eager_now(const void *buf, MPI_Count count, fy_datatype_t *t, int peer, int tag, fy_comm_t *c) {
+int fy_send_eager_now(const void *buf, MPI_Count count, fy_datatype_t *t, int peer, int tag, fy_comm_t *c,
+                      int coll) {
   if (peer == MPI_PROC_NULL || !t->is_contig) return -1;
   size_t bytes = (size_t)(count * t->size);
   int dst = fy_local_of(c, peer);
   if (bytes > (dst < 0 ? fy_net_eager_max : fy_eager_max)) return -1;
-  fy_pkt_t h = {.type = FY_PKT_EAGER, .src = c->rank, .tag = tag, .ctx = c->ctx, .len = bytes};
+  fy_pkt_t h = {.type = FY_PKT_EAGER, .src = c->rank, .tag = tag, .ctx = c->ctx + (coll ? 1u : 0u), .len = bytes};
   fy_plock();
   int rc = fy_out_send_now(dst, &h, (const char *)buf + t->true_lb, bytes);
   if (rc == 0) fy_pt2pt_stats.eager_sent++;
