@@ -1,6 +1,6 @@
 /*
- * bench_util.h: helpers shared by the overlap suite, the halo kernel and
- * bench/net/netlat.
+ * bench_util.h: helpers shared by the overlap suite, the halo kernel,
+ * bench/net/netlat and bench/postcost.
  *
  * - A calibrated busy loop ("synthetic work"): a dependent chain of volatile
  *   floating-point updates, no MPI call, no system call. It is calibrated

@@ -13,15 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
+#include "../overlap/bench_util.h"
 
 static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp);
-  return v[n / 2];
+  double med, mean;
+  bu_stats(v, n, &med, &mean);
+  return med;
 }
 
 int main(int argc, char **argv) {

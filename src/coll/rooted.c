@@ -59,14 +59,7 @@ static int finish(reqs_t *q, int err) {
 }
 
 /* The root's own block: checked before anything starts (as the schedule's
- * build does), copied after the transfers. */
-static int own_fits(MPI_Count sn, const fy_datatype_t *st, MPI_Count rn, const fy_datatype_t *rt) {
-  if (sn * st->size > rn * rt->size)
-    return fy_err(MPI_ERR_TRUNCATE, "collective: %lld bytes do not fit a receive buffer of %lld bytes",
-                  (long long)(sn * st->size), (long long)(rn * rt->size));
-  return MPI_SUCCESS;
-}
-
+ * build does, fy_sched_copy_fits), copied after the transfers. */
 static int own_copy(const void *src, MPI_Count sn, fy_datatype_t *st, void *dst, MPI_Count rn,
                     fy_datatype_t *rt) {
   if (sn * st->size == 0) return MPI_SUCCESS;
@@ -86,7 +79,7 @@ static int rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy_d
   int p = c->size, me = c->rank;
   if (c->is_inter || p > ROOTED_MAXP) return FY_COLL_SHM_DECLINED;
   int in_place = gather ? sbuf == MPI_IN_PLACE : rbuf == MPI_IN_PLACE;
-  if (me == root && !in_place) TRY(own_fits(sn, st, rn, rt));
+  if (me == root && !in_place) TRY(fy_sched_copy_fits(sn, st, rn, rt));
   int tag = fy_sched_next_tag(c);
   fy_request_t *rs[ROOTED_MAXP];
   reqs_t q = {rs, 0, 0};

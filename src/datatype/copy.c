@@ -17,13 +17,12 @@ static int cpu_is_amd(void) {
 
 void fy_copy_init(void) {
   const char *v = fy_config.copy_chunk;
-  long n = 0;
-  if (!v || !strcmp(v, "auto"))
-    n = cpu_is_amd() ? 256 * 1024 : 0;
-  else if (fy_config_parse_size(v, &n) != 0 || n < 0) {
+  long n = -1;
+  if (v && strcmp(v, "auto") && (fy_config_parse_size(v, &n) != 0 || n < 0)) {
     fprintf(stderr, "ferry: FERRY_COPY_CHUNK=%s is not auto or a size; using auto\n", v);
-    n = cpu_is_amd() ? 256 * 1024 : 0;
+    n = -1;
   }
+  if (n < 0) n = cpu_is_amd() ? 256 * 1024 : 0; /* auto */
   /* A piece below a few KiB would leave rep movsb's range the other way. */
   if (n > 0 && n < 16384) n = 16384;
   fy_copy_chunk = (size_t)n;

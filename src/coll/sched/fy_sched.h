@@ -57,6 +57,10 @@ int fy_sched_recv_tag(fy_sched_t *s, void *buf, MPI_Count count, fy_datatype_t *
 /* inout = in op inout (count items of t, user layout). */
 int fy_sched_reduce(fy_sched_t *s, const void *in, void *inout, MPI_Count count,
                     fy_datatype_t *t, fy_op_t *op);
+/* MPI_ERR_TRUNCATE (with its message) if scount items of st do not fit
+ * rcount items of rt, else MPI_SUCCESS: the check of a collective's local
+ * copy, here and in rooted.c. */
+int fy_sched_copy_fits(MPI_Count scount, const fy_datatype_t *st, MPI_Count rcount, const fy_datatype_t *rt);
 /* Copy scount items of st at src into dst as rcount items of rt
  * (MPI_ERR_TRUNCATE if they do not fit). */
 int fy_sched_copy(fy_sched_t *s, const void *src, MPI_Count scount, fy_datatype_t *st,

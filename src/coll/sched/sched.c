@@ -163,12 +163,19 @@ int fy_sched_reduce(fy_sched_t *s, const void *in, void *inout, MPI_Count count,
   return MPI_SUCCESS;
 }
 
-int fy_sched_copy(fy_sched_t *s, const void *src, MPI_Count scount, fy_datatype_t *st,
-                  void *dst, MPI_Count rcount, fy_datatype_t *rt) {
+int fy_sched_copy_fits(MPI_Count scount, const fy_datatype_t *st, MPI_Count rcount, const fy_datatype_t *rt) {
   MPI_Count sbytes = scount * st->size, rbytes = rcount * rt->size;
   if (sbytes > rbytes)
     return fy_err(MPI_ERR_TRUNCATE, "collective: %lld bytes do not fit a receive buffer of %lld bytes",
                   (long long)sbytes, (long long)rbytes);
+  return MPI_SUCCESS;
+}
+
+int fy_sched_copy(fy_sched_t *s, const void *src, MPI_Count scount, fy_datatype_t *st,
+                  void *dst, MPI_Count rcount, fy_datatype_t *rt) {
+  MPI_Count sbytes = scount * st->size;
+  int e = fy_sched_copy_fits(scount, st, rcount, rt);
+  if (e) return e;
   if (sbytes == 0) return MPI_SUCCESS;
   step_t *p = add(s, ST_COPY);
   if (!p) return nomem();

@@ -81,12 +81,13 @@ void fy_async_watch(struct fy_request *r) {
   __atomic_store_n(&fy_async_nwatched, fy_async_nwatched + 1, __ATOMIC_RELAXED);
   __atomic_store_n(&r->watch_idx, fy_async_nwatched, __ATOMIC_RELAXED);
   r->watch_turns = 0;
-  r->watch_net = fy_pt2pt_net_may_rndv(r->bytes);
-  if (r->watch_net) __atomic_store_n(&fy_async_nwatched_net, fy_async_nwatched_net + 1, __ATOMIC_RELAXED);
+  /* (counted again at unwatch from the same, unchanging capacity) */
+  int net = fy_pt2pt_net_may_rndv(r->bytes);
+  if (net) __atomic_store_n(&fy_async_nwatched_net, fy_async_nwatched_net + 1, __ATOMIC_RELAXED);
   FY_CTR_ADD(watched, 1);
   if (fy_async_mode == FY_ASYNC_PEF) fy_pef_on_watch();
   /* (a parked agent) */
-  if (fy_async_nwatched == 1 || (r->watch_net && fy_async_nwatched_net == 1)) fy_intr_on_watch();
+  if (fy_async_nwatched == 1 || (net && fy_async_nwatched_net == 1)) fy_intr_on_watch();
 }
 
 void fy_async_unwatch(struct fy_request *r) {
@@ -97,10 +98,8 @@ void fy_async_unwatch(struct fy_request *r) {
   watch[i] = last;
   __atomic_store_n(&last->watch_idx, i + 1, __ATOMIC_RELAXED);
   __atomic_store_n(&r->watch_idx, 0, __ATOMIC_RELAXED);
-  if (r->watch_net) {
+  if (fy_pt2pt_net_may_rndv(r->bytes))
     __atomic_store_n(&fy_async_nwatched_net, fy_async_nwatched_net - 1, __ATOMIC_RELAXED);
-    r->watch_net = 0;
-  }
   if (fy_async_watching() == 0 && fy_async_mode == FY_ASYNC_PEF) fy_pef_on_idle();
 }
 
