@@ -42,6 +42,10 @@ int fy_pt2pt_sleep(uint32_t v, long us);
  * something may have happened, -1 on timeout. */
 int fy_pt2pt_net_wait_fd(void);
 int fy_pt2pt_net_busy(void);   /* fabric transfers in progress */
+int fy_pt2pt_net_paced(void);  /* unattended bulk fabric transfers moving (FERRY_OFI_PACE_*) */
+/* Ranks of the job on this machine (same kernel), counted over the fabric's
+ * address exchange; 0 without the fabric. */
+int fy_pt2pt_net_machine_ranks(void);
 /* A receive of this capacity may be a fabric rendezvous (the fabric is up
  * and it exceeds the fabric's eager limit). */
 int fy_pt2pt_net_may_rndv(size_t bytes);

@@ -63,9 +63,10 @@ typedef struct xfer {
   fy_ofi_mr_t *mr;
   uint64_t peer_xfer;      /* the other side's transfer id */
   int unattended;          /* counted in nxfers */
+  int paced;               /* counted in npaced */
 } xfer_t;
 
-typedef struct net_stats { uint64_t eager, rget, rput, busy, sleeps, woken, timeouts; } net_stats_t;
+typedef struct net_stats { uint64_t eager, rget, rput, paced, busy, sleeps, woken, timeouts; } net_stats_t;
 static net_stats_t st;
 
 static void send_pkt(int world, const fy_pkt_t *h, const void *data, size_t dlen) {
@@ -108,8 +109,26 @@ int fy_net_out_send(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen,
 static int nxfers;
 int fy_pt2pt_net_busy(void) { return __atomic_load_n(&nxfers, __ATOMIC_RELAXED) != 0; } /* any thread */
 
+/* Unattended transfers of at least FERRY_OFI_PACE_MIN bytes whose data is
+ * flowing (our read posted or our clear-to-send sent, or the peer's
+ * clear-to-send taken): over a provider with software progress they stall
+ * once the socket buffers fill unless some thread of ours polls, so a
+ * trigger-only fabric agent drains them at a pace (agent_thread.c). */
+static int npaced;
+static size_t pace_min;
+int fy_pt2pt_net_paced(void) { return __atomic_load_n(&npaced, __ATOMIC_RELAXED) != 0; } /* any thread */
+
+static void pace(xfer_t *x, size_t n) {
+  if (!x->unattended || !pace_min || n < pace_min) return;
+  x->paced = 1;
+  st.paced++;
+  __atomic_store_n(&npaced, npaced + 1, __ATOMIC_RELAXED);
+  if (npaced == 1) fy_intr_on_watch(); /* a parked fabric agent wakes */
+}
+
 static void xfer_done(xfer_t *x) {
   if (x->unattended) __atomic_store_n(&nxfers, nxfers - 1, __ATOMIC_RELAXED);
+  if (x->paced) __atomic_store_n(&npaced, npaced - 1, __ATOMIC_RELAXED);
   fy_ofi_mr_put(x->mr);
   fy_pt2pt_complete(x->r);
   free(x);
@@ -165,10 +184,12 @@ void fy_net_rndv_match(fy_request_t *r, int src, const fy_pkt_t *h) {
     xfer_done(x);
   } else if (mode == RNDV_READ) {
     st.rget++;
+    pace(x, n);
     uint64_t key = (uint64_t)h->slot | ((uint64_t)h->gen << 32);
     fy_ofi_rma(0, x->peer, buf, n, x->mr, h->addr, key, x);
   } else {
     st.rput++;
+    pace(x, n);
     uint64_t key = fy_ofi_mr_key(x->mr);
     fy_pkt_t c = {.type = FY_PKT_NCTS, .sreq = h->sreq, .rreq = (uint64_t)(uintptr_t)x, .len = n,
                   .addr = fy_ofi_mr_raddr(x->mr, buf), .slot = (uint32_t)key, .gen = (uint32_t)(key >> 32)};
@@ -196,6 +217,7 @@ static void on_msg(int src, const void *data, size_t len) {
       size_t n = (size_t)h.len < x->n ? (size_t)h.len : x->n;
       x->peer_xfer = h.rreq;
       uint64_t key = (uint64_t)h.slot | ((uint64_t)h.gen << 32);
+      pace(x, n);
       if (n) fy_ofi_rma(1, x->peer, x->buf, n, x->mr, h.addr, key, x);
       else on_rma(x);
       break;
@@ -232,6 +254,22 @@ static size_t rget_min_for(const char *v, const char *prov) {
 
 static int pmi_get(int rank, const char *key, char *val, size_t len) { return fy_pmi_get(rank, key, val, len); }
 
+/* The running kernel's boot id: hosts that are containers or network
+ * namespaces of one machine have host names of their own but share it, and
+ * with it the CPUs (agent_thread.c counts ranks per machine). "" if it
+ * cannot be read. */
+static const char *machine_id(void) {
+  static char id[64];
+  FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+  if (!f) return "";
+  if (!fgets(id, sizeof id, f)) id[0] = 0;
+  fclose(f);
+  id[strcspn(id, "\n ,")] = 0;
+  return id;
+}
+
+int fy_pt2pt_net_machine_ranks(void) { return fy_net_on ? fy_ofi_machine_ranks() : 0; }
+
 int fy_net_init(void) {
   /* Every rank reaches the same answer (collective PMI below). */
   int need = fy_config.nolocal ? fy_state.world_size > 1 : fy_state.local_size < fy_state.world_size;
@@ -251,12 +289,13 @@ int fy_net_init(void) {
   fy_ofi_boot_t b = {.rank = fy_state.world_rank, .size = fy_state.world_size,
                      .provider = fy_config.ofi_provider, .msg_max = sizeof(fy_pkt_t) + fy_net_eager_max,
                      .mr_cache = (int)fy_config.ofi_mr_cache, .put = fy_pmi_put, .barrier = fy_pmi_barrier,
-                     .get = pmi_get};
+                     .get = pmi_get, .machine = machine_id()};
   fy_ofi_cb_t cb = {.on_msg = on_msg, .on_rma = on_rma, .on_sent = on_sent};
   if (fy_ofi_init(&b, &cb) != 0)
     return fy_err(MPI_ERR_OTHER, "ranks on other hosts%s need the ofi transport: %s",
                   fy_config.nolocal ? " (FERRY_NOLOCAL=1)" : "", fy_ofi_error());
   rget_min = rget_min_for(fy_config.ofi_rget_min, fy_ofi_provider());
+  pace_min = fy_config.ofi_pace_us > 0 ? (size_t)fy_config.ofi_pace_min : 0;
   fy_net_on = 1;
   return MPI_SUCCESS;
 }
@@ -278,7 +317,7 @@ void fy_net_finalize(void) {
     fprintf(stderr,
             "ferry-stats rank=%d ofi: provider=%s eager=%llu rget=%llu rput=%llu sent=%llu recvd=%llu "
             "queued=%llu eagain=%llu (inject %llu send %llu rma %llu) rma_pieces=%llu mr_hits=%llu mr_misses=%llu early=%llu injected=%llu "
-            "wait_busy=%llu fd_sleeps=%llu fd_woken=%llu fd_timeouts=%llu\n",
+            "wait_busy=%llu fd_sleeps=%llu fd_woken=%llu fd_timeouts=%llu paced=%llu machine_ranks=%d\n",
             fy_state.world_rank, fy_ofi_provider(), (unsigned long long)st.eager, (unsigned long long)st.rget,
             (unsigned long long)st.rput, (unsigned long long)fy_ofi_stats.sent,
             (unsigned long long)fy_ofi_stats.recvd, (unsigned long long)fy_ofi_stats.queued,
@@ -289,7 +328,7 @@ void fy_net_finalize(void) {
             (unsigned long long)fy_ofi_stats.mr_hits, (unsigned long long)fy_ofi_stats.mr_misses,
             (unsigned long long)fy_ofi_stats.early, (unsigned long long)fy_ofi_stats.injected,
             (unsigned long long)st.busy, (unsigned long long)st.sleeps, (unsigned long long)st.woken,
-            (unsigned long long)st.timeouts);
+            (unsigned long long)st.timeouts, (unsigned long long)st.paced, fy_ofi_machine_ranks());
   fy_ofi_finalize();
   fy_net_on = 0;
 }

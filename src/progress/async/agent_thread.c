@@ -93,8 +93,8 @@ static int intr_idle(void) {
  * taking turns on the rank's core). */
 static int net_no_work(void) {
   if (net_trigger)
-    return __atomic_load_n(&fy_async_nwatched_net, __ATOMIC_RELAXED) == 0 && !fy_sched_pending() &&
-           !atomic_load(&fy_progress_background);
+    return __atomic_load_n(&fy_async_nwatched_net, __ATOMIC_RELAXED) == 0 && !fy_pt2pt_net_paced() &&
+           !fy_sched_pending() && !atomic_load(&fy_progress_background);
   return fy_config.intr_dynamic && intr_idle() && !fy_pt2pt_net_busy();
 }
 
@@ -188,6 +188,16 @@ static void *net_main(void *arg) {
       park(net_idle);
       continue;
     }
+    if (net_trigger && fy_pt2pt_net_paced()) {
+      /* Drain at a pace, not per arrival: each wake-up on the computation's
+       * core costs a context switch, and one pass copies whatever the
+       * socket holds by then. */
+      struct timespec ts = {0, (long)fy_config.ofi_pace_us * 1000};
+      nanosleep(&ts, NULL);
+      if (!atomic_load(&net_running)) break;
+      if (!net_idle()) agent_turn(NULL);
+      continue;
+    }
     if (fy_pt2pt_net_sleep(100000) != 0) continue; /* timeout */
     if (!atomic_load(&net_running)) break;
     agent_turn(NULL);
@@ -212,12 +222,17 @@ static int spawn(pthread_t *t, void *(*fn)(void *)) {
 
 /* Whether the agent would share its rank's core: no CPU of its own
  * (fy_agent_cpu) and the rank may run on no more CPUs than there are
- * ranks here to run on them. */
+ * ranks here to run on them. "Here" is the machine, not the host name:
+ * test hosts in network namespaces (or containers) of one machine share
+ * its CPUs (measured across two such hosts on 2 cores, late sender at
+ * 64 KiB: -88 % overlap draining, +48 % triggering). */
 static int shares_core(void) {
   if (fy_agent_cpu() >= 0) return 0;
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
   int ranks = fy_state.local_size > 0 ? fy_state.local_size : 1;
+  int machine = fy_pt2pt_net_machine_ranks();
+  if (machine > ranks) ranks = machine;
   return CPU_COUNT(&set) <= ranks;
 }
 

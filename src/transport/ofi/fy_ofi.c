@@ -26,6 +26,7 @@ void fy_ofi_finalize(void) {}
 const char *fy_ofi_provider(void) { return "none"; }
 size_t fy_ofi_msg_max(void) { return 0; }
 size_t fy_ofi_inject_size(void) { return 0; }
+int fy_ofi_machine_ranks(void) { return 0; }
 int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen) { return -1; }
 int fy_ofi_send_ref(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen, void *ctx) { return -1; }
 int fy_ofi_poll(void) { return 0; }
@@ -203,6 +204,8 @@ static early_t **early;                  /* per source: arrivals ahead of rx_seq
 const char *fy_ofi_provider(void) { return prov_name; }
 size_t fy_ofi_msg_max(void) { return msg_max; }
 size_t fy_ofi_inject_size(void) { return inject_size; }
+static int machine_ranks;
+int fy_ofi_machine_ranks(void) { return machine_ranks; }
 int fy_ofi_busy(void) { return inflight || qhead || rhead; }
 int fy_ofi_queued(void) { return qhead || rhead; }
 int fy_ofi_wait_fd(void) { return wait_fd; }
@@ -793,6 +796,14 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
     goto fail;
   }
   hex(name, nlen, val);
+  const char *mine = b->machine && *b->machine ? b->machine : NULL;
+  if (mine && strlen(val) + 1 + strlen(mine) < sizeof val) {
+    strcat(val, ",");
+    strcat(val, mine);
+  } else {
+    mine = NULL;
+  }
+  machine_ranks = 0;
   snprintf(key, sizeof key, "fy-ofi-%d", myrank);
   if (b->put(key, val) != 0 || b->barrier() != 0) {
     seterr("cannot publish the endpoint address through PMI");
@@ -811,7 +822,11 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   }
   for (int r = 0; r < nranks; r++) {
     snprintf(key, sizeof key, "fy-ofi-%d", r);
-    if (b->get(r, key, val, sizeof val) != 0 || unhex(val, all + (size_t)r * nlen, nlen) != (int)nlen) {
+    int got = b->get(r, key, val, sizeof val) == 0;
+    char *m = got ? strchr(val, ',') : NULL; /* the address, then the machine */
+    if (m) *m++ = 0;
+    if (mine && m && !strcmp(m, mine)) machine_ranks++;
+    if (!got || unhex(val, all + (size_t)r * nlen, nlen) != (int)nlen) {
       free(all);
       seterr("cannot read rank %d's endpoint address from PMI", r);
       goto fail;

@@ -7,8 +7,8 @@
  *   has one). Messages between a pair of processes arrive in send order
  *   (FI_ORDER_SAS is required at init).
  * - fy_ofi_init() is collective over the job: it opens the endpoint,
- *   publishes its address with boot->put, runs boot->barrier once and reads
- *   every other rank's address with boot->get. Returns 0, or -1 with a
+ *   publishes its address (and boot->machine) with boot->put, runs
+ *   boot->barrier once and reads every other rank's with boot->get. Returns 0, or -1 with a
  *   message in fy_ofi_error(). Without libfabric at build time (no
  *   FY_HAVE_OFI) it always fails with a message saying so.
  * - fy_ofi_send() copies the message (at most fy_ofi_msg_max() bytes; an
@@ -48,6 +48,10 @@ typedef struct fy_ofi_boot {
   int (*put)(const char *key, const char *val);
   int (*barrier)(void);
   int (*get)(int rank, const char *key, char *val, size_t len);
+  /* Published beside the address ("" or NULL: none): ranks that give the
+   * same one run on the same machine, whatever their host names say
+   * (fy_ofi_machine_ranks). */
+  const char *machine;
 } fy_ofi_boot_t;
 
 typedef struct fy_ofi_cb {
@@ -65,6 +69,9 @@ const char *fy_ofi_error(void);
 const char *fy_ofi_provider(void);
 size_t fy_ofi_msg_max(void);
 size_t fy_ofi_inject_size(void);
+/* Ranks of the job (this one included) that published boot->machine equal
+ * to ours; 0 without one. */
+int fy_ofi_machine_ranks(void);
 
 int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen);
 /* The same message, but dlen bytes go out of the caller's buffer (no copy):

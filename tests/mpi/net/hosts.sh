@@ -6,7 +6,10 @@
 #             fabric peers, split_type by host, windows refused across hosts)
 #   coll      3 hosts, 5 ranks: coll_all, coll_multi
 #   progress  2 hosts, 1 rank each: receiver-first rendezvous without MPI
-#             calls on the receiver (default mode, interrupt)
+#             calls on the receiver (pef and interrupt with a draining
+#             fabric agent); the default agent (auto), which finds both
+#             hosts on this machine's CPUs and so only triggers, with a
+#             receiver that computes, then waits
 set -u
 case=$1 mpiexec=$2 bin=$3
 [ -n "${FY_NETNS_HOSTS:-}" ] || { echo "hosts.sh: needs fy_netns.sh"; exit 2; }
@@ -38,8 +41,12 @@ coll)
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/coll/coll_multi"
   ;;
 progress)
-  run $M -hosts "$H1,$H2" -n 2 "$bin/progress/progress_async" 12
-  run env FERRY_PROGRESS=interrupt $M -hosts "$H1,$H2" -n 2 "$bin/progress/progress_async" 12
+  run env FERRY_OFI_AGENT=drain $M -hosts "$H1,$H2" -n 2 "$bin/progress/progress_async" 12
+  run env FERRY_OFI_AGENT=drain FERRY_PROGRESS=interrupt $M -hosts "$H1,$H2" -n 2 "$bin/progress/progress_async" 12
+  run env FERRY_STATS=1 $M -hosts "$H1,$H2" -n 2 "$bin/progress/progress_async" 6 compute
+  # (two hosts of one machine: each rank counts both on its machine)
+  n=$(echo "$out" | grep -c 'ofi:.* machine_ranks=2')
+  [ "$n" -eq 2 ] || { echo "FAIL: $n of 2 ranks counted 2 ranks on their machine"; fail=1; }
   ;;
 *) echo "hosts.sh: unknown case $case"; exit 2 ;;
 esac
