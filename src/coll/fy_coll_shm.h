@@ -1,6 +1,6 @@
 /* Shared-memory path of the blocking Barrier, Bcast, Reduce, Allreduce,
- * Allgather and Alltoall (small messages, every rank of the communicator on
- * this node).
+ * Allgather, Alltoall, Gather and Scatter (small messages, every rank of the
+ * communicator on this node).
  *
  * Contract
  * - Each call returns MPI_SUCCESS, an MPI error, or FY_COLL_SHM_DECLINED
@@ -44,4 +44,8 @@ int fy_coll_shm_alltoall(fy_comm_t *c, const void *sbuf, MPI_Count scount, fy_da
                          void *rbuf, MPI_Count rcount, fy_datatype_t *rt);
 int fy_coll_shm_allgather(fy_comm_t *c, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
                           void *rbuf, MPI_Count rcount, fy_datatype_t *rt);
+/* Gather (gather = 1) or Scatter of small blocks, except the root's own
+ * block (the caller copies it, or not when in place). */
+int fy_coll_shm_rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy_datatype_t *st,
+                       void *rbuf, MPI_Count rn, fy_datatype_t *rt, int root);
 #endif

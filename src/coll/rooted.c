@@ -79,11 +79,21 @@ static int rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy_d
   int p = c->size, me = c->rank;
   if (c->is_inter || p > ROOTED_MAXP) return FY_COLL_SHM_DECLINED;
   int in_place = gather ? sbuf == MPI_IN_PLACE : rbuf == MPI_IN_PLACE;
-  if (me == root && !in_place) TRY(fy_sched_copy_fits(sn, st, rn, rt));
+  /* A root whose own block does not fit still takes part (the others'
+   * transfers complete, nobody hangs), copies nothing of its own and
+   * reports it. */
+  int own_err = me == root && !in_place ? fy_sched_copy_fits(sn, st, rn, rt) : MPI_SUCCESS;
+  int err = fy_coll_shm_rooted(c, gather, sbuf, sn, st, rbuf, rn, rt, root);
+  if (err != FY_COLL_SHM_DECLINED) {
+    if (err || me != root || in_place) return err;
+    if (own_err) return own_err;
+    return gather ? own_copy(sbuf, sn, st, fy_at(rbuf, (MPI_Aint)(me * rn), rt), rn, rt)
+                  : own_copy(fy_at(sbuf, (MPI_Aint)(me * sn), st), sn, st, rbuf, rn, rt);
+  }
+  err = MPI_SUCCESS;
   int tag = fy_sched_next_tag(c);
   fy_request_t *rs[ROOTED_MAXP];
   reqs_t q = {rs, 0, 0};
-  int err = MPI_SUCCESS;
   if (me != root) {
     rs[0] = NULL;
     if (gather ? sn : rn)
@@ -104,6 +114,7 @@ static int rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy_d
     }
   err = finish(&q, err);
   if (err || in_place) return err;
+  if (own_err) return own_err;
   return gather ? own_copy(sbuf, sn, st, fy_at(rbuf, (MPI_Aint)(me * rn), rt), rn, rt)
                 : own_copy(fy_at(sbuf, (MPI_Aint)(me * sn), st), sn, st, rbuf, rn, rt);
 }

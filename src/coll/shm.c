@@ -517,6 +517,60 @@ int fy_coll_shm_allgather(fy_comm_t *c, const void *sbuf, MPI_Count scount, fy_d
   return MPI_SUCCESS;
 }
 
+/* Gather and Scatter of small blocks: rank j's block travels in rank j's
+ * slot of the operation, behind its byte count (a Scatter's root fills
+ * every slot, a Gather's root reads every slot), with no message at all.
+ * The count lets a receive smaller than what was sent fail with
+ * MPI_ERR_TRUNCATE, as the point-to-point transfer would; it sits in the
+ * slot, not in the control line, because a writer may run up to
+ * SMALL_DEPTH operations ahead of the reader. The root's own block is the
+ * caller's (rooted.c). */
+#define ROOTED_HDR ((size_t)16)
+int fy_coll_shm_rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy_datatype_t *st,
+                       void *rbuf, MPI_Count rn, fy_datatype_t *rt, int root) {
+  int is_root = c->rank == root;
+  /* Each rank's view of one block (the same on every rank of a correct
+   * program, like every size decision of this file). */
+  size_t B = gather == is_root ? (size_t)(rn * rt->size) : (size_t)(sn * st->size);
+  if (B == 0 || B > SMALL_SLOT - ROOTED_HDR || B > (size_t)fy_config.coll_shm_max) return FY_COLL_SHM_DECLINED;
+  shm_t *S = shm_of(c);
+  if (!S) return FY_COLL_SHM_DECLINED;
+  begin(S, B + ROOTED_HDR);
+  int err = MPI_SUCCESS;
+  if (gather != is_root) { /* a writer: a Gather's sender, a Scatter's root */
+    for (int j = is_root ? 0 : S->me; j < (is_root ? S->p : S->me + 1); j++) {
+      if (is_root && j == S->me) continue;
+      char *slot = slot_of(S, j);
+      const void *src = is_root ? fy_at(sbuf, (MPI_Aint)(j * sn), st) : sbuf;
+      memcpy(slot, &B, sizeof B);
+      if (st->is_contig)
+        memcpy(slot + ROOTED_HDR, (const char *)src + st->true_lb, B);
+      else
+        fy_type_pack_range(st, sn, src, 0, B, slot + ROOTED_HDR);
+    }
+    /* nothing to read: arrived and done at once, one ring */
+    atomic_store_explicit(&S->ctl[S->me].arrive, S->g, memory_order_release);
+    set_done(S);
+    return MPI_SUCCESS;
+  }
+  size_t cap = (size_t)(rn * rt->size);
+  for (int k = 0; k < S->p; k++) {
+    int j = gather ? k : S->me, from = gather ? k : root;
+    if (gather && j == S->me) continue;
+    wait_for(S, from, 0, S->g);
+    const char *slot = slot_of(S, j);
+    size_t n;
+    memcpy(&n, slot, sizeof n);
+    get(slot + ROOTED_HDR, gather ? fy_at(rbuf, (MPI_Aint)(j * rn), rt) : rbuf, rn, rt, 0, n < cap ? n : cap);
+    if (n > cap && !err)
+      err = fy_err(MPI_ERR_TRUNCATE, "%s: %zu bytes sent by rank %d, the receive block holds %zu",
+                   gather ? "gather" : "scatter", n, from, cap);
+    if (!gather) break;
+  }
+  set_done(S);
+  return err;
+}
+
 /* Alltoall of large blocks by cross-memory attach: every rank publishes
  * where its send blocks are (base and stride in its control line, with a
  * flag: contiguous send and receive blocks, not in place), then reads its

@@ -1,5 +1,5 @@
 /* The shared-memory path of the blocking Barrier, Bcast, Reduce,
- * Allreduce, Allgather and Alltoall (src/coll/shm.c), and its fallbacks: many calls in a row (each
+ * Allreduce, Allgather, Alltoall, Gather and Scatter (src/coll/shm.c), and its fallbacks: many calls in a row (each
  * rank's two data slots are reused, so a fast rank must wait for slow
  * readers), every root, MPI_IN_PLACE, a strided vector type (packed into
  * the segment, gaps left untouched), contiguous ints and longs, sizes on
@@ -151,6 +151,100 @@ static void round_alltoall(MPI_Comm comm, int n, int it) {
   free(b);
 }
 
+/* Gather and Scatter of n ints at every root: plain, in place at the root,
+ * and with a strided vector type on the root's side (gaps untouched);
+ * then a fixed root many times in a row (the others run ahead through the
+ * ring of small slots, their counts travelling with the blocks), and a
+ * receive block smaller than the sent one (MPI_ERR_TRUNCATE where it is
+ * received, on every path). */
+static void round_rooted(MPI_Comm comm, int n, int it) {
+  int me, p;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &p);
+  size_t tot = (size_t)p * n;
+  int *a = malloc(sizeof(int) * (n + 1)), *b = malloc(sizeof(int) * 2 * tot + 4);
+  MPI_Datatype vec, vecr;
+  MPI_Type_vector(n, 1, 2, MPI_INT, &vec);
+  MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * n * sizeof(int)), &vecr);
+  MPI_Type_commit(&vecr);
+  for (int root = 0; root < p; root++) {
+    for (int i = 0; i < n; i++) a[i] = w(me, root, i, it);
+    for (size_t i = 0; i < tot; i++) b[i] = -1;
+    CHECK_OK(MPI_Gather(a, n, MPI_INT, b, n, MPI_INT, root, comm));
+    if (me == root)
+      for (int q = 0; q < p; q++)
+        for (int i = 0; i < n; i++)
+          CHECK(b[q * n + i] == w(q, root, i, it), "gather n=%d root %d [%d][%d] = %d", n, root, q, i, b[q * n + i]);
+    if (me == root) /* in place: the root's block is already there */
+      for (int i = 0; i < n; i++) b[me * n + i] = w(me, root, i, it + 1);
+    for (int i = 0; i < n; i++) a[i] = w(me, root, i, it + 1);
+    CHECK_OK(MPI_Gather(me == root ? MPI_IN_PLACE : a, n, MPI_INT, b, n, MPI_INT, root, comm));
+    if (me == root)
+      for (int q = 0; q < p; q++)
+        for (int i = 0; i < n; i++)
+          CHECK(b[q * n + i] == w(q, root, i, it + 1), "gather in place n=%d [%d][%d] = %d", n, q, i, b[q * n + i]);
+    for (size_t i = 0; i < 2 * tot; i++) b[i] = -7;
+    CHECK_OK(MPI_Gather(a, n, MPI_INT, b, 1, vecr, root, comm));
+    if (me == root)
+      for (int q = 0; q < p; q++)
+        for (int i = 0; i < 2 * n; i++)
+          CHECK(b[q * 2 * n + i] == (i % 2 == 0 ? w(q, root, i / 2, it + 1) : -7), "gather vector n=%d [%d][%d] = %d",
+                n, q, i, b[q * 2 * n + i]);
+    /* scatter from the vector-typed blocks just gathered (root), then plain */
+    for (int i = 0; i < n; i++) a[i] = -1;
+    CHECK_OK(MPI_Scatter(b, 1, vecr, a, n, MPI_INT, root, comm));
+    for (int i = 0; i < n; i++) CHECK(a[i] == w(me, root, i, it + 1), "scatter vector n=%d root %d [%d] = %d", n, root, i, a[i]);
+    for (int q = 0; q < p; q++)
+      for (int i = 0; i < n; i++) b[q * n + i] = me == root ? w(q, root, i, it + 2) : -1;
+    for (int i = 0; i < n; i++) a[i] = -1;
+    CHECK_OK(MPI_Scatter(b, n, MPI_INT, a, n, MPI_INT, root, comm));
+    for (int i = 0; i < n; i++) CHECK(a[i] == w(me, root, i, it + 2), "scatter n=%d root %d [%d] = %d", n, root, i, a[i]);
+    for (int i = 0; i < n; i++) a[i] = -1;
+    CHECK_OK(MPI_Scatter(b, n, MPI_INT, me == root ? MPI_IN_PLACE : a, n, MPI_INT, root, comm));
+    if (me != root)
+      for (int i = 0; i < n; i++) CHECK(a[i] == w(me, root, i, it + 2), "scatter in place n=%d [%d] = %d", n, i, a[i]);
+  }
+  for (int k = 0; k < 70; k++) { /* a fixed root, back to back */
+    int x = me * 1000 + k, y = -1;
+    CHECK_OK(MPI_Gather(&x, 1, MPI_INT, b, 1, MPI_INT, 0, comm));
+    if (me == 0)
+      for (int q = 0; q < p; q++) CHECK(b[q] == q * 1000 + k, "gather loop %d [%d] = %d", k, q, b[q]);
+    if (me == 0)
+      for (int q = 0; q < p; q++) b[q] = q * 7 + k;
+    CHECK_OK(MPI_Scatter(b, 1, MPI_INT, &y, 1, MPI_INT, 0, comm));
+    CHECK(y == me * 7 + k, "scatter loop %d got %d", k, y);
+  }
+  if (n >= 2 && p > 1) { /* one int fewer received than sent */
+    MPI_Comm e;
+    MPI_Comm_dup(comm, &e);
+    MPI_Comm_set_errhandler(e, MPI_ERRORS_RETURN);
+    int root = p - 1, rc, cls;
+    /* the others' blocks (the root's own is in place) ... */
+    rc = MPI_Gather(me == root ? MPI_IN_PLACE : a, n, MPI_INT, b, n - 1, MPI_INT, root, e);
+    MPI_Error_class(rc, &cls);
+    CHECK(me == root ? cls == MPI_ERR_TRUNCATE : rc == MPI_SUCCESS, "gather truncated n=%d: rank %d class %d", n, me,
+          cls);
+    rc = MPI_Scatter(b, n, MPI_INT, me == root ? MPI_IN_PLACE : a, n - 1, MPI_INT, root, e);
+    MPI_Error_class(rc, &cls);
+    CHECK(me != root ? cls == MPI_ERR_TRUNCATE : rc == MPI_SUCCESS, "scatter truncated n=%d: rank %d class %d", n, me,
+          cls);
+    /* ... and the root's own: it still takes part, then reports it */
+    rc = MPI_Gather(a, n, MPI_INT, b, n - 1, MPI_INT, root, e);
+    MPI_Error_class(rc, &cls);
+    CHECK(me == root ? cls == MPI_ERR_TRUNCATE : rc == MPI_SUCCESS, "gather own truncated n=%d: rank %d class %d", n,
+          me, cls);
+    rc = MPI_Scatter(b, n, MPI_INT, a, n - 1, MPI_INT, root, e);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_TRUNCATE, "scatter own truncated n=%d: rank %d class %d", n, me, cls);
+    CHECK_OK(MPI_Barrier(e)); /* nothing left behind on the communicator */
+    MPI_Comm_free(&e);
+  }
+  MPI_Type_free(&vecr);
+  MPI_Type_free(&vec);
+  free(a);
+  free(b);
+}
+
 /* Declined calls: a pair type (MAXLOC) and a user operation. */
 static void declined(MPI_Comm comm) {
   int me, p;
@@ -246,6 +340,7 @@ int main(int argc, char **argv) {
       round_ints(MPI_COMM_WORLD, ns[k], it);
       round_allgather(MPI_COMM_WORLD, ns[k], it);
       if (ns[k] <= 9000) round_alltoall(MPI_COMM_WORLD, ns[k], it);
+      if (ns[k] <= 3000) round_rooted(MPI_COMM_WORLD, ns[k], it);
     }
   declined(MPI_COMM_WORLD);
   run_ahead();
@@ -278,6 +373,7 @@ int main(int argc, char **argv) {
     round_ints(half, 7, rep);
     round_allgather(half, 9, rep);
     round_alltoall(dup, 3, rep);
+    round_rooted(half, 5, rep);
     round_ints(dup, 33, rep);
     round_ints(MPI_COMM_WORLD, 5, rep);
     CHECK_OK(MPI_Barrier(half));
