@@ -253,7 +253,11 @@ static void rule7(void)
             CHECK_OK(MPIX_Win_iwait(w, &r[2 * k + 1]));
         }
         CHECK_OK(MPI_Waitall(8, r, MPI_STATUSES_IGNORE));
-        CHECK(b[0] == 13, "rule 7: last write %d", b[0]);
+        /* The last epoch's write wins, unless the reorder keys let the
+         * epochs toward one target be active at once: the user must then
+         * keep their regions disjoint (seed 002, "Reorder flags"), and b[0]
+         * is not (seen: 11 in one run of 4 ranks with all four keys). */
+        if (!(ro & (AAA | EAE))) CHECK(b[0] == 13, "rule 7: last write %d", b[0]);
         for (int k = 0; k < 4; k++) CHECK(b[1 + k] == 10 + k, "rule 7: epoch %d wrote %d", k, b[1 + k]);
     }
     MPI_Group_free(&g);
