@@ -58,8 +58,9 @@ static int finish(reqs_t *q, int err) {
   return err;
 }
 
-/* The root's own block: checked before anything starts (as the schedule's
- * build does, fy_sched_copy_fits), copied after the transfers. */
+/* The root's own block: checked before anything starts (fy_sched_copy_fits,
+ * as a schedule's build does), copied after the transfers; one that does
+ * not fit is reported after them, as a schedule reports it. */
 static int own_copy(const void *src, MPI_Count sn, fy_datatype_t *st, void *dst, MPI_Count rn,
                     fy_datatype_t *rt) {
   if (sn * st->size == 0) return MPI_SUCCESS;

@@ -61,8 +61,10 @@ int fy_sched_reduce(fy_sched_t *s, const void *in, void *inout, MPI_Count count,
  * rcount items of rt, else MPI_SUCCESS: the check of a collective's local
  * copy, here and in rooted.c. */
 int fy_sched_copy_fits(MPI_Count scount, const fy_datatype_t *st, MPI_Count rcount, const fy_datatype_t *rt);
-/* Copy scount items of st at src into dst as rcount items of rt
- * (MPI_ERR_TRUNCATE if they do not fit). */
+/* Copy scount items of st at src into dst as rcount items of rt. If they
+ * do not fit, no copy: the schedule still runs its transfers and completes
+ * with MPI_ERR_TRUNCATE (a process that returned at once would leave the
+ * others waiting for its messages). */
 int fy_sched_copy(fy_sched_t *s, const void *src, MPI_Count scount, fy_datatype_t *st,
                   void *dst, MPI_Count rcount, fy_datatype_t *rt);
 /* End the current stage. */

@@ -34,6 +34,7 @@ struct fy_sched {
   int finishing;       /* last stage done in a signal turn: complete later */
   atomic_int done;
   int err;
+  int copy_err;        /* a local copy that does not fit (fy_sched_copy): reported at completion */
   int how;
   void **tmps;
   size_t *tmpsz;
@@ -175,7 +176,11 @@ int fy_sched_copy(fy_sched_t *s, const void *src, MPI_Count scount, fy_datatype_
                   void *dst, MPI_Count rcount, fy_datatype_t *rt) {
   MPI_Count sbytes = scount * st->size;
   int e = fy_sched_copy_fits(scount, st, rcount, rt);
-  if (e) return e;
+  if (e) { /* no copy; the transfers still run (the others must not wait
+            * for a process that left), and the completion reports it */
+    if (!s->copy_err) s->copy_err = e;
+    return MPI_SUCCESS;
+  }
   if (sbytes == 0) return MPI_SUCCESS;
   step_t *p = add(s, ST_COPY);
   if (!p) return nomem();
@@ -476,7 +481,7 @@ static int start(fy_sched_t *s) {
   }
   s->cur = 0;
   s->finishing = 0;
-  s->err = MPI_SUCCESS;
+  s->err = s->copy_err;
   if (s->how != FY_SCHED_BLOCKING) /* a restart is not waited on until its request is */
     for (int i = 0; i < s->n; i++)
       if (s->steps[i].req) __atomic_store_n(&s->steps[i].req->waited, 0, __ATOMIC_RELAXED);

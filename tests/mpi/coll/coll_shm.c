@@ -236,6 +236,22 @@ static void round_rooted(MPI_Comm comm, int n, int it) {
     rc = MPI_Scatter(b, n, MPI_INT, a, n - 1, MPI_INT, root, e);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_TRUNCATE, "scatter own truncated n=%d: rank %d class %d", n, me, cls);
+    /* nonblocking: the root's own block alone does not fit; it still
+     * sends the others theirs, and its wait reports it */
+    MPI_Request q;
+    for (int i = 0; i < p * n; i++) b[i] = i;
+    CHECK_OK(MPI_Iscatter(b, n, MPI_INT, a, me == root ? n - 1 : n, MPI_INT, root, e, &q));
+    rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
+    MPI_Error_class(rc, &cls);
+    CHECK(me == root ? cls == MPI_ERR_TRUNCATE : rc == MPI_SUCCESS, "iscatter own truncated n=%d: rank %d class %d",
+          n, me, cls);
+    if (me != root)
+      for (int i = 0; i < n; i++) CHECK(a[i] == me * n + i, "iscatter own truncated n=%d [%d] = %d", n, i, a[i]);
+    CHECK_OK(MPI_Igather(a, me == root ? n : n - 1, MPI_INT, b, n - 1, MPI_INT, root, e, &q));
+    rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
+    MPI_Error_class(rc, &cls);
+    CHECK(me == root ? cls == MPI_ERR_TRUNCATE : rc == MPI_SUCCESS, "igather own truncated n=%d: rank %d class %d",
+          n, me, cls);
     CHECK_OK(MPI_Barrier(e)); /* nothing left behind on the communicator */
     MPI_Comm_free(&e);
   }
