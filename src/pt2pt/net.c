@@ -66,7 +66,7 @@ typedef struct xfer {
   int paced;               /* counted in npaced */
 } xfer_t;
 
-typedef struct net_stats { uint64_t eager, rget, rput, paced, busy, sleeps, woken, timeouts; } net_stats_t;
+typedef struct net_stats { uint64_t eager, rget, rput, paced, busy, sleeps, woken, timeouts, naps; } net_stats_t;
 static net_stats_t st;
 
 static void send_pkt(int world, const fy_pkt_t *h, const void *data, size_t dlen) {
@@ -233,7 +233,13 @@ static void on_msg(int src, const void *data, size_t len) {
  * polls, and the peer's answer waits for them: while any are queued the
  * pass counts as work, so a blocking wait keeps polling instead of yielding
  * its core (on a loaded machine one yield can cost a time slice). */
-int fy_net_progress(void) { return fy_ofi_poll() + fy_ofi_queued(); }
+#define FUTILE_MAX 16
+static uint64_t net_events; /* events our polls handled (fy_pt2pt_sleep's futile count) */
+int fy_net_progress(void) {
+  int n = fy_ofi_poll();
+  if (n > 0) __atomic_store_n(&net_events, net_events + (uint64_t)n, __ATOMIC_RELAXED); /* (read unlocked) */
+  return n + fy_ofi_queued();
+}
 
 /* FERRY_OFI_RGET_MIN: a size, or auto. Over the TCP providers RMA is
  * software: an RGET receiver sends its NFIN_S (a system call, which on
@@ -317,7 +323,7 @@ void fy_net_finalize(void) {
     fprintf(stderr,
             "ferry-stats rank=%d ofi: provider=%s eager=%llu rget=%llu rput=%llu sent=%llu recvd=%llu "
             "queued=%llu eagain=%llu (inject %llu send %llu rma %llu) rma_pieces=%llu mr_hits=%llu mr_misses=%llu early=%llu injected=%llu "
-            "wait_busy=%llu fd_sleeps=%llu fd_woken=%llu fd_timeouts=%llu paced=%llu machine_ranks=%d\n",
+            "wait_busy=%llu fd_sleeps=%llu fd_woken=%llu fd_timeouts=%llu naps=%llu paced=%llu machine_ranks=%d\n",
             fy_state.world_rank, fy_ofi_provider(), (unsigned long long)st.eager, (unsigned long long)st.rget,
             (unsigned long long)st.rput, (unsigned long long)fy_ofi_stats.sent,
             (unsigned long long)fy_ofi_stats.recvd, (unsigned long long)fy_ofi_stats.queued,
@@ -328,7 +334,8 @@ void fy_net_finalize(void) {
             (unsigned long long)fy_ofi_stats.mr_hits, (unsigned long long)fy_ofi_stats.mr_misses,
             (unsigned long long)fy_ofi_stats.early, (unsigned long long)fy_ofi_stats.injected,
             (unsigned long long)st.busy, (unsigned long long)st.sleeps, (unsigned long long)st.woken,
-            (unsigned long long)st.timeouts, (unsigned long long)st.paced, fy_ofi_machine_ranks());
+            (unsigned long long)st.timeouts, (unsigned long long)st.naps, (unsigned long long)st.paced,
+            fy_ofi_machine_ranks());
   fy_ofi_finalize();
   fy_net_on = 0;
 }
@@ -375,9 +382,35 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
     st.busy++;
     return -1;
   }
+  /* The wait fd of net (libfabric 1.17) can stay readable with nothing to
+   * take: fi_trywait says block, poll returns at once, the next poll of
+   * the queue finds nothing (seen: a rank in MPI_Barrier while its peer
+   * computed 20 ms woke about once a microsecond, 140 000 times in 6
+   * such waits). After FUTILE_MAX such wake-ups in a row the wait naps
+   * instead (FERRY_OFI_MIXED_SLEEP_US), so it stops taking a core; any
+   * event handled ends it. */
+  static _Thread_local uint64_t seen; /* (each waiting thread its own) */
+  static _Thread_local int futile, woke;
+  uint64_t ev = __atomic_load_n(&net_events, __ATOMIC_RELAXED);
+  if (woke) futile = ev == seen ? futile + 1 : 0;
+  else if (ev != seen) futile = 0; /* (a timeout says nothing) */
+  woke = 0;
+  seen = ev;
+  if (futile > FUTILE_MAX && !busy) {
+    st.naps++;
+    long nap = fy_config.ofi_mixed_sleep_us;
+    struct timespec ts = {0, (us < nap ? us : nap) * 1000};
+    nanosleep(&ts, NULL);
+    return -1;
+  }
   st.sleeps++;
   struct pollfd p = {.fd = fy_ofi_wait_fd(), .events = POLLIN};
   int rc = poll(&p, 1, (int)((us + 999) / 1000));
-  if (rc > 0) st.woken++; else st.timeouts++;
+  if (rc > 0) {
+    st.woken++;
+    woke = 1;
+  } else {
+    st.timeouts++;
+  }
   return rc > 0 ? 0 : -1;
 }
