@@ -1,4 +1,6 @@
 /* Blocking Gather and Scatter on an intracommunicator without a schedule.
+ * Small blocks go through the communicator's shared segment when it takes
+ * them (fy_coll_shm_rooted); otherwise as messages:
  *
  * The messages are exactly those of the linear schedules in gather.c: the
  * tag of the communicator's next schedule (fy_sched_next_tag, taken here
@@ -72,26 +74,13 @@ static int own_copy(const void *src, MPI_Count sn, fy_datatype_t *st, void *dst,
   return MPI_SUCCESS;
 }
 
-/* The root exchanges with every other process (receives for a gather,
- * sends for a scatter) the blocks of `blocks` (n items of t each); the
- * others make the one matching transfer. */
-static int rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
-                  MPI_Count rn, fy_datatype_t *rt, int root) {
-  int p = c->size, me = c->rank;
-  if (c->is_inter || p > ROOTED_MAXP) return FY_COLL_SHM_DECLINED;
-  int in_place = gather ? sbuf == MPI_IN_PLACE : rbuf == MPI_IN_PLACE;
-  /* A root whose own block does not fit still takes part (the others'
-   * transfers complete, nobody hangs), copies nothing of its own and
-   * reports it. */
-  int own_err = me == root && !in_place ? fy_sched_copy_fits(sn, st, rn, rt) : MPI_SUCCESS;
-  int err = fy_coll_shm_rooted(c, gather, sbuf, sn, st, rbuf, rn, rt, root);
-  if (err != FY_COLL_SHM_DECLINED) {
-    if (err || me != root || in_place) return err;
-    if (own_err) return own_err;
-    return gather ? own_copy(sbuf, sn, st, fy_at(rbuf, (MPI_Aint)(me * rn), rt), rn, rt)
-                  : own_copy(fy_at(sbuf, (MPI_Aint)(me * sn), st), sn, st, rbuf, rn, rt);
-  }
-  err = MPI_SUCCESS;
+/* The linear schedule's messages: the root exchanges with every other
+ * process (receives for a gather, sends for a scatter) the blocks of
+ * `blocks` (n items of t each); the others make the one matching
+ * transfer. */
+static int messages(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
+                    MPI_Count rn, fy_datatype_t *rt, int root) {
+  int p = c->size, me = c->rank, err = MPI_SUCCESS;
   int tag = fy_sched_next_tag(c);
   fy_request_t *rs[ROOTED_MAXP];
   reqs_t q = {rs, 0, 0};
@@ -113,8 +102,23 @@ static int rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy_d
                       &rs[q.n]);
       q.n += rs[q.n] != NULL;
     }
-  err = finish(&q, err);
-  if (err || in_place) return err;
+  return finish(&q, err);
+}
+
+/* The others' blocks through the shared segment when it takes them, else
+ * as messages; then the root's own block. */
+static int rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
+                  MPI_Count rn, fy_datatype_t *rt, int root) {
+  int me = c->rank;
+  if (c->is_inter || c->size > ROOTED_MAXP) return FY_COLL_SHM_DECLINED;
+  int in_place = gather ? sbuf == MPI_IN_PLACE : rbuf == MPI_IN_PLACE;
+  /* A root whose own block does not fit still takes part (the others'
+   * transfers complete, nobody hangs), copies nothing of its own and
+   * reports it. */
+  int own_err = me == root && !in_place ? fy_sched_copy_fits(sn, st, rn, rt) : MPI_SUCCESS;
+  int err = fy_coll_shm_rooted(c, gather, sbuf, sn, st, rbuf, rn, rt, root);
+  if (err == FY_COLL_SHM_DECLINED) err = messages(c, gather, sbuf, sn, st, rbuf, rn, rt, root);
+  if (err || me != root || in_place) return err;
   if (own_err) return own_err;
   return gather ? own_copy(sbuf, sn, st, fy_at(rbuf, (MPI_Aint)(me * rn), rt), rn, rt)
                 : own_copy(fy_at(sbuf, (MPI_Aint)(me * sn), st), sn, st, rbuf, rn, rt);

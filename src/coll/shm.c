@@ -268,13 +268,16 @@ static void begin(shm_t *S, size_t need) {
   }
 }
 
-/* Packed bytes [off, off+len) of count items at buf into this rank's slot. */
-static void put(shm_t *S, const void *buf, MPI_Count count, fy_datatype_t *t, size_t off, size_t len) {
-  char *dst = slot_of(S, S->me);
+/* Packed bytes [off, off+len) of count items at buf into dst (put: into
+ * this rank's slot). */
+static void put_at(char *dst, const void *buf, MPI_Count count, fy_datatype_t *t, size_t off, size_t len) {
   if (t->is_contig)
     memcpy(dst, (const char *)buf + t->true_lb + off, len);
   else
     fy_type_pack_range(t, count, buf, off, len, dst);
+}
+static void put(shm_t *S, const void *buf, MPI_Count count, fy_datatype_t *t, size_t off, size_t len) {
+  put_at(slot_of(S, S->me), buf, count, t, off, len);
 }
 
 static void get(const char *src, void *buf, MPI_Count count, fy_datatype_t *t, size_t off, size_t len) {
@@ -543,10 +546,7 @@ int fy_coll_shm_rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn,
       char *slot = slot_of(S, j);
       const void *src = is_root ? fy_at(sbuf, (MPI_Aint)(j * sn), st) : sbuf;
       memcpy(slot, &B, sizeof B);
-      if (st->is_contig)
-        memcpy(slot + ROOTED_HDR, (const char *)src + st->true_lb, B);
-      else
-        fy_type_pack_range(st, sn, src, 0, B, slot + ROOTED_HDR);
+      put_at(slot + ROOTED_HDR, src, sn, st, 0, B);
     }
     /* nothing to read: arrived and done at once, one ring */
     atomic_store_explicit(&S->ctl[S->me].arrive, S->g, memory_order_release);
