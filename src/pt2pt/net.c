@@ -233,7 +233,6 @@ static void on_msg(int src, const void *data, size_t len) {
  * polls, and the peer's answer waits for them: while any are queued the
  * pass counts as work, so a blocking wait keeps polling instead of yielding
  * its core (on a loaded machine one yield can cost a time slice). */
-#define FUTILE_MAX 16
 static uint64_t net_events; /* events our polls handled (fy_pt2pt_sleep's futile count) */
 int fy_net_progress(void) {
   int n = fy_ofi_poll();
@@ -365,6 +364,7 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
     sched_yield();
     return -1;
   }
+  long nap = us < fy_config.ofi_mixed_sleep_us ? us : fy_config.ofi_mixed_sleep_us;
   int busy = fy_ofi_busy(), ok = fy_ofi_trywait();
   fy_punlock();
   if (fy_state.local_size > 1 || fy_ofi_wait_fd() < 0) {
@@ -375,8 +375,7 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
       sched_yield();
       return -1;
     }
-    long nap = fy_config.ofi_mixed_sleep_us;
-    return fy_shm_doorbell_sleep(v, us < nap ? us : nap);
+    return fy_shm_doorbell_sleep(v, nap);
   }
   if (!ok) {
     st.busy++;
@@ -389,6 +388,7 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
    * such waits). After FUTILE_MAX such wake-ups in a row the wait naps
    * instead (FERRY_OFI_MIXED_SLEEP_US), so it stops taking a core; any
    * event handled ends it. */
+  enum { FUTILE_MAX = 16 };
   static _Thread_local uint64_t seen; /* (each waiting thread its own) */
   static _Thread_local int futile, woke;
   uint64_t ev = __atomic_load_n(&net_events, __ATOMIC_RELAXED);
@@ -398,8 +398,7 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
   seen = ev;
   if (futile > FUTILE_MAX && !busy) {
     st.naps++;
-    long nap = fy_config.ofi_mixed_sleep_us;
-    struct timespec ts = {0, (us < nap ? us : nap) * 1000};
+    struct timespec ts = {nap / 1000000, nap % 1000000 * 1000};
     nanosleep(&ts, NULL);
     return -1;
   }

@@ -192,7 +192,8 @@ static void *net_main(void *arg) {
       /* Drain at a pace, not per arrival: each wake-up on the computation's
        * core costs a context switch, and one pass copies whatever the
        * socket holds by then. */
-      struct timespec ts = {0, (long)fy_config.ofi_pace_us * 1000};
+      long us = fy_config.ofi_pace_us;
+      struct timespec ts = {us / 1000000, us % 1000000 * 1000};
       nanosleep(&ts, NULL);
       if (!atomic_load(&net_running)) break;
       if (!net_idle()) agent_turn(NULL);

@@ -9,8 +9,9 @@
  * - fy_ofi_init() is collective over the job: it opens the endpoint,
  *   publishes its address (and boot->machine) with boot->put, runs
  *   boot->barrier once and reads every other rank's with boot->get.
- *   Returns 0, or -1 with a message in fy_ofi_error(). Without libfabric at build time (no
- *   FY_HAVE_OFI) it always fails with a message saying so.
+ *   Returns 0, or -1 with a message in fy_ofi_error(). Without libfabric
+ *   at build time (no FY_HAVE_OFI) it always fails with a message saying
+ *   so.
  * - fy_ofi_send() copies the message (at most fy_ofi_msg_max() bytes; an
  *   empty one is a marker the receiver does not deliver; fy_ofi_send_ref()
  *   sends the data part from the caller's buffer instead) and
