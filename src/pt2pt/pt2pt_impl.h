@@ -107,6 +107,10 @@ void fy_recv_set_status(fy_request_t *r, int src, int tag, size_t bytes, size_t 
 const void *fy_send_data(fy_request_t *r);
 extern size_t fy_eager_max;
 extern size_t fy_eager_pipe_max; /* FERRY_EAGER_PIPE_MAX when above fy_eager_max, else 0 */
+/* Receives above it are published for the direct write (direct.c);
+ * eager sends above it try that write first: min(FERRY_DIRECT_MIN,
+ * fy_eager_max). */
+extern size_t fy_direct_min;
 
 /* Zero-copy rendezvous of derived types (zcopy.c): each side of a
  * transfer publishes its layout (a fy_zdesc_t in the sender's rank area,

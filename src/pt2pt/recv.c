@@ -298,21 +298,25 @@ int fy_recv_start(fy_request_t *r) {
   r->mqi.owner = r;
   fy_plock();
   /* A large nonblocking receive may be a rendezvous whose start has not
-   * come: it is published for the sender (direct.c) and watched by the
-   * agent. */
+   * come: it is watched by the agent. It and a medium one (an eager
+   * message above FERRY_DIRECT_MIN) are published for the sender
+   * (direct.c), which writes into them while this process computes. */
   int large = r->bytes > fy_eager_max && !r->blocking;
+  int publish = r->bytes > fy_direct_min && !r->blocking;
   /* A rendezvous start already in the ring is "sender first": take it in
    * before posting, so that no agent is armed for nothing (seed 002 3.2). */
   if (large && fy_config.irecv_poll && fy_shm_pending()) fy_progress_poll_locked();
   fy_mq_item_t *m = fy_mq_post(fy_mq, &r->mqi);
   if (m) {
     fy_unexp_consume(r, m->owner);
-  } else if (large) {
+  } else if (publish) {
     fy_direct_publish(r);
-    fy_async_watch(r);
-    /* A start that arrived while the agent was being armed was not
-     * announced to it: take it in now. */
-    if (r->watch_idx && fy_shm_pending()) fy_progress_poll_locked();
+    if (large) {
+      fy_async_watch(r);
+      /* A start that arrived while the agent was being armed was not
+       * announced to it: take it in now. */
+      if (r->watch_idx && fy_shm_pending()) fy_progress_poll_locked();
+    }
   }
   fy_punlock();
   return MPI_SUCCESS;
@@ -387,6 +391,7 @@ int fy_pt2pt_init(void) {
   fy_mq = fy_mq_create(kind, adj);
   fy_eager_max = (size_t)fy_config.eager_threshold;
   fy_eager_pipe_max = (size_t)fy_config.eager_pipe_max > fy_eager_max ? (size_t)fy_config.eager_pipe_max : 0;
+  fy_direct_min = (size_t)fy_config.direct_min < fy_eager_max ? (size_t)fy_config.direct_min : fy_eager_max;
   size_t smax = fy_pt2pt_cell_bytes(fy_eager_max);
   fy_salloc_init(smax > fy_eager_pipe_max ? smax : fy_eager_pipe_max);
   spare = unexp_new();

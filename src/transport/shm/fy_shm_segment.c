@@ -91,7 +91,8 @@ static void set_no_room(const char *name, size_t total, int e, int local_size) {
   double f = shm_free_bytes();
   if (f >= 0) snprintf(free_text, sizeof free_text, "%.1f MiB", f / 1048576.0);
   set_err("shm: no room for the %zu-byte segment /dev/shm%s (%s): %s free in /dev/shm for %d "
-          "local processes (a container's default is 64 MiB: docker run --shm-size)",
+          "local processes (a container's default is 64 MiB: docker run --shm-size; or shrink the "
+          "receive rings' cells with a smaller FERRY_EAGER_THRESHOLD, e.g. 16384)",
           total, name, strerror(e), free_text, local_size);
 }
 

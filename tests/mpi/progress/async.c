@@ -2,7 +2,7 @@
  * makes no MPI call at all.
  *
  * Ranks pair up (even r receives, r+1 sends). Each iteration the receiver
- * posts MPI_Irecv of 64 KiB..4 MiB (above the eager threshold), both sides
+ * posts MPI_Irecv of 100 KiB..4 MiB (above the eager threshold), both sides
  * meet in MPI_Barrier, then the receiver spins on the last byte of its
  * buffer WITHOUT calling MPI until the expected marker shows up; only an
  * asynchronous progress agent (thread, interrupt, pef) can make that
@@ -21,6 +21,10 @@
  *   crowd: with an odd number of ranks, the last rank sends a small eager
  *   message to rank 0 right after each barrier and rank 0's partner sends
  *   3 ms late, so the rendezvous start queues behind another message.
+ *   medium: 20000- and 65536-byte messages (above FERRY_DIRECT_MIN, at most
+ *   the eager threshold), the sender 3 ms late, the receiver computing as
+ *   in compute: the sender writes them into the published receive (the
+ *   test's FERRY_STATS check) where it would otherwise send them eagerly.
  * Under ThreadSanitizer the receiver computes instead of reading its
  * buffer: the read races by design with a progress thread that copies an
  * eager message in (FERRY_EAGER_PIPE_MAX), which TSan rightly reports. */
@@ -45,14 +49,17 @@ int main(int argc, char **argv) {
   fy_init("progress_async");
   int rank = fy_rank_, size = fy_size_;
   int iters = argc > 1 ? atoi(argv[1]) : 20;
-  int compute_only = argc > 2 && !strcmp(argv[2], "compute");
+  int medium = argc > 2 && !strcmp(argv[2], "medium");
+  int compute_only = medium || (argc > 2 && !strcmp(argv[2], "compute"));
 #ifdef __SANITIZE_THREAD__
   compute_only = 1;
 #endif
   int crowd = argc > 2 && !strcmp(argv[2], "crowd");
   CHECK(!crowd || size % 2 == 1, "crowd needs an odd number of ranks");
-  static const size_t sizes[] = {64 << 10, 100 << 10, 256 << 10, 1 << 20, (1 << 20) + 3, 4 << 20};
-  const int nsizes = (int)(sizeof sizes / sizeof sizes[0]);
+  static const size_t large[] = {100 << 10, 160 << 10, 256 << 10, 1 << 20, (1 << 20) + 3, 4 << 20};
+  static const size_t med[] = {20000, 65536};
+  const size_t *sizes = medium ? med : large;
+  const int nsizes = medium ? 2 : (int)(sizeof large / sizeof large[0]);
   size_t maxb = 4 << 20;
   unsigned char *buf = malloc(maxb);
   CHECK(buf != NULL, "malloc");
@@ -104,7 +111,7 @@ int main(int argc, char **argv) {
     } else if (partner >= 0) {
       fy_fill(buf, n, seed);
       CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
-      if (it % 3 == 1 || crowd) sleep_ms(3); /* late sender: PEF turns miss first */
+      if (it % 3 == 1 || crowd || medium) sleep_ms(3); /* late sender: PEF turns miss first */
       MPI_Request rq;
       CHECK_OK(MPI_Isend(buf, (int)n, MPI_BYTE, partner, 7, MPI_COMM_WORLD, &rq));
       CHECK_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));

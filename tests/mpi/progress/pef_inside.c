@@ -57,7 +57,7 @@ static int spin_for(volatile unsigned char *p, unsigned char want) {
 
 static void busy(int rank, int partner) {
   int stalled = 0; /* after one stall, stop spinning: one hang guard per job */
-  static const size_t sizes[K] = {64 << 10, 300 << 10, 1 << 20, 2 << 20};
+  static const size_t sizes[K] = {100 << 10, 300 << 10, 1 << 20, 2 << 20};
   unsigned char *big[K];
   for (int i = 0; i < K; i++) {
     big[i] = malloc(sizes[i]);

@@ -1,5 +1,6 @@
-/* Messages between the eager threshold (16 KiB) and FERRY_EAGER_PIPE_MAX
- * (64 KiB), which go eagerly through the sender's pipe slots while they
+/* Messages between the eager threshold (16 KiB: CMakeLists.txt sets it,
+ * the default being 64 KiB) and FERRY_EAGER_PIPE_MAX (64 KiB), which go
+ * eagerly through the sender's pipe slots while they
  * have room and by rendezvous otherwise (src/pt2pt/send.c eager_piped,
  * recv.c piped_deliver): received into a posted buffer, unexpected (the
  * receive posted later, and found by MPI_Probe and MPI_Mprobe first), into
