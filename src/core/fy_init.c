@@ -96,6 +96,9 @@ void fy_runtime_start(int required, const char *caller) {
     .barrier = barrier_pmi,
     .ring_cells = fy_config.shm_cells,
     .cell_payload = fy_pt2pt_cell_bytes((size_t)fy_config.eager_threshold),
+    /* (the former default's 16 KiB cells, if /dev/shm lacks room for the
+     * threshold's: fy_pt2pt_init then takes its eager limit from them) */
+    .cell_payload_min = fy_pt2pt_cell_bytes(16384),
     .rank_area = fy_pt2pt_area_bytes(fy_state.local_size),
     .pipe_slots = (int)fy_config.shm_pipe_slots,
     .pipe_chunk = (size_t)fy_config.shm_pipe_chunk,

@@ -390,6 +390,9 @@ int fy_pt2pt_init(void) {
   double adj = fy_config.mq_adjustment < 1.0 ? 1.0 : fy_config.mq_adjustment;
   fy_mq = fy_mq_create(kind, adj);
   fy_eager_max = (size_t)fy_config.eager_threshold;
+  /* the segment's cells, if local rank 0 made them smaller to fit /dev/shm */
+  size_t cell = fy_shm_max_packet() > FY_PKT_SHORT ? fy_shm_max_packet() - FY_PKT_SHORT : 0;
+  if (cell < fy_eager_max) fy_eager_max = cell;
   fy_eager_pipe_max = (size_t)fy_config.eager_pipe_max > fy_eager_max ? (size_t)fy_config.eager_pipe_max : 0;
   fy_direct_min = (size_t)fy_config.direct_min < fy_eager_max ? (size_t)fy_config.direct_min : fy_eager_max;
   size_t smax = fy_pt2pt_cell_bytes(fy_eager_max);

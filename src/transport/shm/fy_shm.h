@@ -44,6 +44,11 @@ typedef struct fy_shm_boot {
   int (*barrier)(void);   /* job-wide barrier (PMI) used twice during init */
   long ring_cells;        /* cells per receive ring (power of two) */
   size_t cell_payload;    /* bytes of header+data a cell carries */
+  size_t cell_payload_min; /* when /dev/shm has no room for the segment with
+                              cell_payload, local rank 0 lays it out with
+                              cells of this size if smaller (0: never); the
+                              others read the size off the segment
+                              (fy_shm_max_packet) */
   size_t rank_area;       /* bytes per rank reserved for the layers above
                              (zeroed, 64-byte aligned; see fy_shm_rank_area) */
   int pipe_slots;         /* slots per sender of the pipelined copy (0: 64 up to 16

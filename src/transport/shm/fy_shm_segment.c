@@ -102,6 +102,25 @@ static bool shm_lacks(size_t len) {
   return f >= 0 && f < (double)len;
 }
 
+/* A /dev/shm without room for the segment (a container's 64 MiB with a
+ * dozen ranks): smaller ring cells, said once, where the job would
+ * otherwise not start. If even those do not fit, creation fails as usual
+ * with set_no_room's message. */
+static void fit_cells(fy_shm_hdr_t *geo, const fy_shm_boot_t *b, bool say) {
+  if (!b->cell_payload_min || b->cell_payload_min >= geo->cell_payload || !shm_lacks((size_t)geo->total)) return;
+  fy_shm_boot_t small = *b;
+  size_t want = (size_t)geo->total, from = (size_t)geo->cell_payload;
+  small.cell_payload = b->cell_payload_min;
+  layout(geo, &small);
+  if (!say) return;
+  fprintf(stderr,
+          "ferry: /dev/shm has %.1f MiB free, too little for the %zu-byte segment of %d local "
+          "processes with ring cells of %zu bytes; using cells of %zu bytes (%zu-byte segment), "
+          "so messages above them no longer go eagerly (docker run --shm-size gives more room)\n",
+          shm_free_bytes() / 1048576.0, want, b->local_size, from, (size_t)geo->cell_payload,
+          (size_t)geo->total);
+}
+
 int fy_shm_init(const fy_shm_boot_t *b) {
   char name[300];
   int fd = -1, rc = -1, created = 0;
@@ -129,6 +148,7 @@ int fy_shm_init(const fy_shm_boot_t *b) {
     fy_shm_hdr_t geo;
     memset(&geo, 0, sizeof geo);
     layout(&geo, b);
+    fit_cells(&geo, b, true);
     fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0 && errno == EEXIST) {
       set_err("shm: stale segment /dev/shm%s exists (a job with the same id died?); "
@@ -192,6 +212,7 @@ int fy_shm_init(const fy_shm_boot_t *b) {
       fy_shm_hdr_t geo; /* what local rank 0 tried to create (the same boot values) */
       memset(&geo, 0, sizeof geo);
       layout(&geo, b);
+      fit_cells(&geo, b, false);
       if (e == ENOENT && shm_lacks((size_t)geo.total))
         set_no_room(name, (size_t)geo.total, ENOSPC, b->local_size);
       else
