@@ -27,6 +27,10 @@ void fy_plock(void);
 void fy_punlock(void);
 int fy_ptrylock(void);
 
+/* Sleep us microseconds (any length: a second or more is split into
+ * seconds, which nanosleep requires). For the naps of waits and agents. */
+void fy_sleep_us(long us);
+
 int fy_progress_poll(void);
 int fy_progress_poll_locked(void);   /* caller holds the progress lock */
 int fy_progress_try_poll(void);      /* -1 if the lock was busy */

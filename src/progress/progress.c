@@ -7,9 +7,15 @@
 #include "progress/async/fy_async.h"
 #include "core/fy_init.h"
 #include <sched.h>
+#include <time.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+void fy_sleep_us(long us) {
+  struct timespec ts = {us / 1000000, us % 1000000 * 1000};
+  nanosleep(&ts, NULL);
+}
 
 fy_progress_counters_t fy_progress_stats;
 

@@ -347,8 +347,7 @@ int fy_pt2pt_net_wait_fd(void) { return fy_net_on ? fy_ofi_wait_fd() : -1; }
 
 int fy_pt2pt_net_sleep(long us) {
   if (!fy_ptrylock()) { /* someone is progressing */
-    struct timespec ts = {0, 20 * 1000};
-    nanosleep(&ts, NULL);
+    fy_sleep_us(20);
     return -1;
   }
   int ok = fy_ofi_trywait();
@@ -398,8 +397,7 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
   seen = ev;
   if (futile > FUTILE_MAX && !busy) {
     st.naps++;
-    struct timespec ts = {nap / 1000000, nap % 1000000 * 1000};
-    nanosleep(&ts, NULL);
+    fy_sleep_us(nap);
     return -1;
   }
   st.sleeps++;

@@ -148,8 +148,7 @@ static void agent_turn(int (*more_pending)(void)) {
   FY_CTR_ADD(turns, 1);
   if (total <= 0) {
     FY_CTR_ADD(futile, 1);
-    struct timespec ts = {0, 20 * 1000};
-    nanosleep(&ts, NULL);
+    fy_sleep_us(20);
   }
   FY_CTR_ADD(time_ns, fy_async_now_ns() - t0);
 }
@@ -192,9 +191,7 @@ static void *net_main(void *arg) {
       /* Drain at a pace, not per arrival: each wake-up on the computation's
        * core costs a context switch, and one pass copies whatever the
        * socket holds by then. */
-      long us = fy_config.ofi_pace_us;
-      struct timespec ts = {us / 1000000, us % 1000000 * 1000};
-      nanosleep(&ts, NULL);
+      fy_sleep_us(fy_config.ofi_pace_us);
       if (!atomic_load(&net_running)) break;
       if (!net_idle()) agent_turn(NULL);
       continue;
