@@ -118,6 +118,12 @@ static int npaced;
 static size_t pace_min;
 int fy_pt2pt_net_paced(void) { return __atomic_load_n(&npaced, __ATOMIC_RELAXED) != 0; } /* any thread */
 
+/* Rendezvous transfers alive here, attended or not: while one is, data may
+ * be moving through our endpoint (the peer's write into our buffer, its
+ * read of ours) with no completion of ours until the end, so a wake-up of
+ * the wait that yields no event is not futile (fy_pt2pt_sleep). */
+static int nlive;
+
 static void pace(xfer_t *x, size_t n) {
   if (!x->unattended || !pace_min || n < pace_min) return;
   x->paced = 1;
@@ -127,6 +133,7 @@ static void pace(xfer_t *x, size_t n) {
 }
 
 static void xfer_done(xfer_t *x) {
+  __atomic_store_n(&nlive, nlive - 1, __ATOMIC_RELAXED); /* (read unlocked) */
   if (x->unattended) __atomic_store_n(&nxfers, nxfers - 1, __ATOMIC_RELAXED);
   if (x->paced) __atomic_store_n(&npaced, npaced - 1, __ATOMIC_RELAXED);
   fy_ofi_mr_put(x->mr);
@@ -137,6 +144,7 @@ static void xfer_done(xfer_t *x) {
 static xfer_t *xfer_new(fy_request_t *r, int peer, int sender, void *buf, size_t n) {
   xfer_t *x = calloc(1, sizeof *x);
   if (!x) fy_abort(MPI_ERR_NO_MEM, "out of memory for a fabric rendezvous");
+  __atomic_store_n(&nlive, nlive + 1, __ATOMIC_RELAXED);
   x->unattended = !(r->blocking || fy_req_waited(r));
   if (x->unattended) {
     __atomic_store_n(&nxfers, nxfers + 1, __ATOMIC_RELAXED);
@@ -380,14 +388,20 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
     st.busy++;
     return -1;
   }
-  /* The wait fd of net (libfabric 1.17) can stay readable with nothing to
-   * take: fi_trywait says block, poll returns at once, the next poll of
-   * the queue finds nothing (seen: a rank in MPI_Barrier while its peer
-   * computed 20 ms woke about once a microsecond, 140 000 times in 6
-   * such waits). After FUTILE_MAX such wake-ups in a row the wait naps
+  /* The wait fd can stay readable with nothing to take: fi_trywait says
+   * block, poll returns at once, the next poll of the queue finds nothing
+   * (seen with net of libfabric 1.17, whose completion signal is never
+   * reset, before fy_ofi slept on the provider's sockets instead: a rank
+   * in MPI_Barrier while its peer computed 20 ms woke about once a
+   * microsecond). Where that still happens (a provider whose wait fd
+   * fy_ofi keeps), after FUTILE_MAX such wake-ups in a row the wait naps
    * instead (FERRY_OFI_MIXED_SLEEP_US), so it stops taking a core; any
-   * event handled ends it. */
-  enum { FUTILE_MAX = 16 };
+   * event handled ends it. While a rendezvous is alive, a wake-up with no
+   * event is mostly the peer's data arriving, or its read requests that
+   * our poll serves, none of which completes anything before the last
+   * byte: napping then stalled the transfer, so the streak allowed is
+   * longer, and still bounded. */
+  enum { FUTILE_MAX = 16, FUTILE_XFER_MAX = 1024 };
   static _Thread_local uint64_t seen; /* (each waiting thread its own) */
   static _Thread_local int futile, woke;
   uint64_t ev = __atomic_load_n(&net_events, __ATOMIC_RELAXED);
@@ -395,7 +409,8 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
   else if (ev != seen) futile = 0; /* (a timeout says nothing) */
   woke = 0;
   seen = ev;
-  if (futile > FUTILE_MAX && !busy) {
+  int live = __atomic_load_n(&nlive, __ATOMIC_RELAXED);
+  if (futile > (live ? FUTILE_XFER_MAX : FUTILE_MAX) && !busy) {
     st.naps++;
     fy_sleep_us(nap);
     return -1;

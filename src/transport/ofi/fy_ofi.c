@@ -66,6 +66,8 @@ const char *fy_ofi_version(void) { return NULL; }
 #include <rdma/fi_errno.h>
 #include <rdma/fi_eq.h>
 #include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static struct {
   int (*getinfo)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *, struct fi_info **);
@@ -209,6 +211,43 @@ int fy_ofi_machine_ranks(void) { return machine_ranks; }
 int fy_ofi_busy(void) { return inflight || qhead || rhead; }
 int fy_ofi_queued(void) { return qhead || rhead; }
 int fy_ofi_wait_fd(void) { return wait_fd; }
+
+/* The fd to sleep on. The completion queue's wait fd (FI_GETWAIT) is an
+ * epoll set; libfabric's util wait set puts in it a socketpair that signals
+ * each completion written to the queue, next to the epoll set of the
+ * provider's sockets. The net provider of libfabric 1.17 never resets that
+ * signal (its fi_trywait returns at once), so after the first completion
+ * the wait fd stays readable for good and a wait that polls it never
+ * sleeps (strace: poll returns at once, the provider's epoll_wait finds
+ * nothing). Completions only appear while we poll (manual progress), so
+ * the signal tells a waiting thread nothing the sockets do not: when the
+ * set holds exactly one epoll set besides sockets, sleep on that one.
+ * Only for net and tcp (the same code); anything else there (another
+ * layout, no /proc) keeps the wait fd, as do the other providers.
+ * Read-only: nothing of the provider's is read or changed. */
+static int sockets_fd(int fd) {
+  char path[64], line[256], link[64];
+  snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+  FILE *f = fopen(path, "r");
+  if (!f) return fd;
+  int inner = -1, epolls = 0, others = 0;
+  while (fgets(line, sizeof line, f)) {
+    int t;
+    if (sscanf(line, "tfd: %d", &t) != 1) continue;
+    snprintf(path, sizeof path, "/proc/self/fd/%d", t);
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    link[n > 0 ? n : 0] = 0;
+    struct stat sb;
+    if (!strcmp(link, "anon_inode:[eventpoll]")) {
+      epolls++;
+      inner = t;
+    } else if (fstat(t, &sb) != 0 || !S_ISSOCK(sb.st_mode)) {
+      others++;
+    }
+  }
+  fclose(f);
+  return epolls == 1 && !others ? inner : fd;
+}
 
 #define CHECK(call, what)                                                        \
   do {                                                                           \
@@ -748,6 +787,8 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
     CHECK(fi_cq_open(domain, &cqa, &cq, NULL), "fi_cq_open");
   } else if (fi_control(&cq->fid, FI_GETWAIT, &wait_fd) != 0) {
     wait_fd = -1;
+  } else if (!strcmp(prov_name, "net") || !strcmp(prov_name, "tcp")) {
+    wait_fd = sockets_fd(wait_fd);
   }
   struct fi_av_attr ava = {.type = FI_AV_TABLE, .count = (size_t)nranks};
   CHECK(fi_av_open(domain, &ava, &av, NULL), "fi_av_open");
