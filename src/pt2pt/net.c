@@ -240,12 +240,24 @@ static void on_msg(int src, const void *data, size_t len) {
 /* Sends the provider refused for now (-FI_EAGAIN) go out only through our
  * polls, and the peer's answer waits for them: while any are queued the
  * pass counts as work, so a blocking wait keeps polling instead of yielding
- * its core (on a loaded machine one yield can cost a time slice). */
+ * its core (on a loaded machine one yield can cost a time slice). But not
+ * for ever: a peer that computes does not read its socket, ours stays full
+ * and the provider refuses until the peer's next MPI call (a sender whose
+ * receiver computed 20 ms retried 20 000 times, never sleeping). After
+ * QUEUED_SPIN passes in a row with no event the queue no longer counts,
+ * so the wait yields and then sleeps on the provider's sockets, which wake
+ * it when ours drains (fy_pt2pt_sleep). */
+enum { QUEUED_SPIN = 1000 };
 static uint64_t net_events; /* events our polls handled (fy_pt2pt_sleep's futile count) */
+static int queued_idle;     /* passes in a row with sends queued and no event */
 int fy_net_progress(void) {
   int n = fy_ofi_poll();
   if (n > 0) __atomic_store_n(&net_events, net_events + (uint64_t)n, __ATOMIC_RELAXED); /* (read unlocked) */
-  return n + fy_ofi_queued();
+  if (n > 0 || !fy_ofi_queued()) {
+    queued_idle = 0;
+    return n;
+  }
+  return ++queued_idle <= QUEUED_SPIN;
 }
 
 /* FERRY_OFI_RGET_MIN: a size, or auto. Over the TCP providers RMA is
