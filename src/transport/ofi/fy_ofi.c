@@ -224,7 +224,9 @@ int fy_ofi_wait_fd(void) { return wait_fd; }
  * set holds exactly one epoll set besides sockets, sleep on that one.
  * Only for net and tcp (the same code); anything else there (another
  * layout, no /proc) keeps the wait fd, as do the other providers.
- * Read-only: nothing of the provider's is read or changed. */
+ * Read-only: nothing of the provider's is read or changed. Should the
+ * provider later add an fd to the outer set only, a wait would miss its
+ * wake-up for at most one sleep (FERRY_SLEEP_US): late, never hung. */
 static int sockets_fd(int fd) {
   char path[64], line[256], link[64];
   snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
