@@ -10,12 +10,6 @@
  * the barriers. */
 #include "fytest.h"
 
-static void compute_ms(double ms) {
-  double t0 = MPI_Wtime();
-  volatile double x = 0;
-  while ((MPI_Wtime() - t0) * 1e3 < ms) x += 1.0;
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   fy_init("pt2pt_medium");
@@ -40,7 +34,7 @@ int main(int argc, char **argv) {
             MPI_Request rq;
             CHECK_OK(MPI_Irecv(buf, cap, MPI_BYTE, partner, 5, MPI_COMM_WORLD, &rq));
             CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
-            compute_ms(5);
+            fy_spin_us(5000);
             rc = MPI_Wait(&rq, &st);
           } else if (path == 1) { /* waiting in MPI */
             MPI_Request rq;
@@ -72,7 +66,7 @@ int main(int argc, char **argv) {
           if (path == 2) {
             CHECK_OK(MPI_Send(buf, n, MPI_BYTE, partner, 5, MPI_COMM_WORLD));
           } else {
-            if (path == 0) compute_ms(1); /* the receiver computes by now */
+            if (path == 0) fy_spin_us(1000); /* the receiver computes by now */
             MPI_Request rq;
             CHECK_OK(MPI_Isend(buf, n, MPI_BYTE, partner, 5, MPI_COMM_WORLD, &rq));
             CHECK_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
