@@ -9,8 +9,10 @@
  *   file (MPI_FILE_NULL included).
  * - Every process of the group opens the file itself (open(2)); the file
  *   keeps a private intracommunicator over the group (its own contexts) for
- *   the synchronisation collective calls need, and a one-word RMA window at
- *   its rank 0 holding the shared file pointer (etype units).
+ *   the synchronisation collective calls need, and the shared file pointer
+ *   (etype units): a one-word RMA window at its rank 0 when the group is on
+ *   one node, else 8 bytes of a hidden pointer file beside the file, moved
+ *   under a POSIX record lock (shared.c).
  * - Data moves by preadv/pwritev: the view's filetype and the memory
  *   datatype are both walked as flattened segment lists (fy_flat_iov), the
  *   file one with the view's displacement as base, so each contiguous file
@@ -69,9 +71,14 @@ typedef struct fy_file {
   char datarep[MPI_MAX_DATAREP_STRING];
   int ext32;                  /* datarep "external32": data converted on the way */
   MPI_Offset fp;              /* individual file pointer, etypes */
-  /* shared file pointer: an int64 at rank 0 of sp_win */
+  /* shared file pointer: an int64 at rank 0 of sp_win (one node), else in
+   * the pointer file sp_fd (several nodes; sp_path: rank 0's copy of its
+   * name, which it removes at close); neither: sp_errno says why */
   MPI_Win sp_win;
   int64_t *sp_mem;
+  int sp_fd;
+  char *sp_path;
+  int sp_errno;
   /* split collective in progress (one per file) */
   int split;                  /* 0 none, else the kind that began it */
   MPI_Status split_status;

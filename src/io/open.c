@@ -153,6 +153,7 @@ int fy_mpi_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info in
   f->comm = MPI_COMM_NULL;
   f->hints = MPI_INFO_NULL;
   f->sp_win = MPI_WIN_NULL;
+  f->sp_fd = -1;
   f->amode = amode;
   f->eh = fy_io_default_errhandler();
   fy_errhandler_retain(f->eh);

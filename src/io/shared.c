@@ -1,12 +1,84 @@
-/* The shared file pointer: one int64 (etypes) in an RMA window at rank 0 of
- * the file's communicator, read and advanced by MPI_Fetch_and_op, so a
- * process moves it without the others taking part. MPI_File_read/write_shared,
- * the ordered collectives, seek_shared and get_position_shared live here.
- * See fy_io.h. */
+/* The shared file pointer: one int64 (etypes) that any process reads and
+ * advances without the others taking part.
+ * - One node: an RMA window at rank 0 of the file's communicator, moved by
+ *   MPI_Fetch_and_op.
+ * - Several nodes (windows span one node): 8 bytes of a hidden pointer file
+ *   beside the data file, ".<name>.fyshfp.<pid>.<n>", read and written under
+ *   a POSIX record lock, as ROMIO does. Every node reaches it, since every
+ *   node opened the data file in that directory; record locks are what the
+ *   data path takes already. Rank 0 creates it and removes it at close (not
+ *   sooner: on NFS a file removed while other clients hold it open turns
+ *   stale for them).
+ * MPI_File_read/write_shared, the ordered collectives, seek_shared and
+ * get_position_shared live here. See fy_io.h. */
 #include "io/fy_io.h"
 #include "core/fy_error.h"
 #include "binding/fy_impl.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SP_NAME_MAX 4096
+
+/* The record lock over the pointer's 8 bytes (lock = 0: its release). */
+static int sp_lock(int fd, int lock) {
+  struct flock fl = {.l_type = (short)(lock ? F_WRLCK : F_UNLCK), .l_whence = SEEK_SET, .l_start = 0,
+                     .l_len = (off_t)sizeof(int64_t)};
+  while (fcntl(fd, F_SETLKW, &fl) < 0)
+    if (errno != EINTR) return -1;
+  return 0;
+}
+
+/* Rank 0: a fresh pointer file holding 0, its lock tried once; errno value
+ * on failure (nothing left behind). */
+static int sp_file_make(fy_file_t *f, char *name) {
+  static unsigned seq;
+  const char *slash = strrchr(f->name, '/');
+  int dlen = slash ? (int)(slash - f->name) + 1 : 0;
+  const char *base = slash ? slash + 1 : f->name;
+  int e = 0;
+  for (int tries = 0; tries < 64; tries++) {
+    if (snprintf(name, SP_NAME_MAX, "%.*s.%s.fyshfp.%ld.%u", dlen, f->name, base, (long)getpid(), seq++) >=
+        SP_NAME_MAX)
+      return ENAMETOOLONG;
+    f->sp_fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (f->sp_fd >= 0 || errno != EEXIST) break;
+  }
+  if (f->sp_fd < 0) return errno;
+  int64_t zero = 0;
+  if (pwrite(f->sp_fd, &zero, sizeof zero, 0) != (ssize_t)sizeof zero) e = errno ? errno : EIO;
+  else if (sp_lock(f->sp_fd, 1) || sp_lock(f->sp_fd, 0)) e = errno;
+  else if (!(f->sp_path = strdup(name))) e = ENOMEM;
+  if (e) {
+    close(f->sp_fd);
+    f->sp_fd = -1;
+    unlink(name);
+  }
+  return e;
+}
+
+/* Collective: every process opens rank 0's pointer file, or none keeps it
+ * (then the file works without a shared pointer and sp_errno says why). */
+static int sp_file_create(fy_file_t *f) {
+  char *name = calloc(1, SP_NAME_MAX);
+  int e = 0, eall = 0, err;
+  if (!name) return fy_err(MPI_ERR_NO_MEM, "out of memory opening %s", f->name);
+  if (f->rank == 0) e = sp_file_make(f, name);
+  if ((err = fy_mpi_bcast(&e, 1, MPI_INT, 0, f->comm))) goto out;
+  if (!e && (err = fy_mpi_bcast(name, SP_NAME_MAX, MPI_CHAR, 0, f->comm))) goto out;
+  if (!e && f->rank != 0 && (f->sp_fd = open(name, O_RDWR | O_CLOEXEC)) < 0) e = errno;
+  if ((err = fy_mpi_allreduce(&e, &eall, 1, MPI_INT, MPI_MAX, f->comm))) goto out;
+  if (eall) {
+    fy_io_shared_free(f);
+    f->sp_errno = eall;
+  }
+out:
+  free(name);
+  return err;
+}
 
 int fy_io_shared_create(fy_file_t *f) {
   int err = fy_mpi_win_allocate(f->rank == 0 ? (MPI_Aint)sizeof(int64_t) : 0, (int)sizeof(int64_t),
@@ -14,8 +86,8 @@ int fy_io_shared_create(fy_file_t *f) {
   if (err) {
     f->sp_win = MPI_WIN_NULL;
     /* processes on several nodes (windows are node-local): every process
-     * learns it alike, the file works without a shared pointer */
-    return fy_err_class_of(err) == MPI_ERR_UNSUPPORTED_OPERATION ? MPI_SUCCESS : err;
+     * learns it alike and goes to the pointer file */
+    return fy_err_class_of(err) == MPI_ERR_UNSUPPORTED_OPERATION ? sp_file_create(f) : err;
   }
   if (f->rank == 0) *f->sp_mem = 0;
   return fy_mpi_barrier(f->comm); /* the counter is 0 before anyone moves it */
@@ -24,19 +96,45 @@ int fy_io_shared_create(fy_file_t *f) {
 void fy_io_shared_free(fy_file_t *f) {
   if (f->sp_win != MPI_WIN_NULL) fy_mpi_win_free(&f->sp_win);
   f->sp_win = MPI_WIN_NULL;
+  if (f->sp_fd >= 0) close(f->sp_fd);
+  f->sp_fd = -1;
+  if (f->sp_path) unlink(f->sp_path); /* rank 0, once every process is done with it */
+  free(f->sp_path);
+  f->sp_path = NULL;
 }
 
-/* Every process of a file has the window or none has: the check is
+/* Every process of a file has the pointer or none has: the check is
  * consistent, so collective callers may return before communicating. */
 static int no_shared(fy_file_t *f) {
-  if (f->sp_win != MPI_WIN_NULL) return MPI_SUCCESS;
+  if (f->sp_win != MPI_WIN_NULL || f->sp_fd >= 0) return MPI_SUCCESS;
   return fy_err(MPI_ERR_UNSUPPORTED_OPERATION, "%s has no shared file pointer: its processes are on more than "
-                "one node", f->name);
+                "one node and its pointer file could not be made beside it (%s)", f->name,
+                strerror(f->sp_errno));
+}
+
+/* The pointer file's fetch-and-op: read, change, write under the lock. */
+static int sp_file_op(fy_file_t *f, int64_t in, int64_t *out, MPI_Op op) {
+  int64_t cur = 0, next;
+  int e = 0;
+  if (sp_lock(f->sp_fd, 1)) return fy_io_errno(errno, "cannot lock the shared file pointer of", f->name);
+  ssize_t got = pread(f->sp_fd, &cur, sizeof cur, 0);
+  if (got != (ssize_t)sizeof cur) {
+    e = got < 0 ? errno : EIO;
+    goto unlock;
+  }
+  next = op == MPI_SUM ? cur + in : op == MPI_REPLACE ? in : cur;
+  if (next != cur && pwrite(f->sp_fd, &next, sizeof next, 0) != (ssize_t)sizeof next) e = errno ? errno : EIO;
+unlock:
+  if (sp_lock(f->sp_fd, 0) && !e) e = errno;
+  if (e) return fy_io_errno(e, "cannot move the shared file pointer of", f->name);
+  *out = cur;
+  return MPI_SUCCESS;
 }
 
 static int fop(fy_file_t *f, int64_t in, int64_t *out, MPI_Op op) {
   int err = no_shared(f);
   if (err) return err;
+  if (f->sp_win == MPI_WIN_NULL) return sp_file_op(f, in, out, op);
   err = fy_mpi_win_lock(MPI_LOCK_SHARED, 0, 0, f->sp_win);
   if (err) return err;
   err = fy_mpi_fetch_and_op(&in, out, MPI_INT64_T, 0, 0, op, f->sp_win);
@@ -53,7 +151,7 @@ int fy_io_shared_fetch_add(fy_file_t *f, MPI_Offset delta, MPI_Offset *old) {
 
 int fy_io_shared_set(fy_file_t *f, MPI_Offset v) {
   int64_t o;
-  if (f->sp_win == MPI_WIN_NULL) return MPI_SUCCESS; /* nothing to reset */
+  if (f->sp_win == MPI_WIN_NULL && f->sp_fd < 0) return MPI_SUCCESS; /* nothing to reset */
   return fop(f, (int64_t)v, &o, MPI_REPLACE);
 }
 

@@ -1,7 +1,9 @@
 /* The shared file pointer: concurrent write_shared/read_shared take
  * disjoint places, write_ordered/read_ordered go in rank order (also split
  * and through a view), seek_shared/get_position_shared, the nonblocking
- * forms, MPI_MODE_SEQUENTIAL and MPI_MODE_APPEND. */
+ * forms, MPI_MODE_SEQUENTIAL and MPI_MODE_APPEND. With FERRY_NOLOCAL=1
+ * (mpi.net.nolocal.io_shared) the processes count as on different nodes
+ * and the pointer lives in a hidden pointer file instead of a window. */
 #include "iotest.h"
 
 #define N 20
@@ -143,6 +145,17 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK_OK(MPI_File_close(&fh));
 
+  /* nothing of the shared pointers is left behind (over several nodes it
+   * is a hidden file beside the data file, removed at close) */
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    DIR *d = opendir(io_dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+      CHECK(!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "shared.dat"),
+            "%s left in the directory after every close", e->d_name);
+    if (d) closedir(d);
+  }
   io_dir_done(MPI_COMM_WORLD);
   return fy_finish();
 }
