@@ -27,7 +27,7 @@ install: build
 	@echo "Ferry installed in $(PREFIX)"
 
 check: install
-	@scripts/deps.sh --python --mpich
+	@scripts/deps.sh --python --mpich --slurm
 	@cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 600
 	@$(MAKE) --no-print-directory check-asan
 

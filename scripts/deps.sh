@@ -4,6 +4,8 @@
 #   scripts/deps.sh --python   also the project-local venv with pympistandard
 #   scripts/deps.sh --mpich    also MPICH (the ABI and Hydra launch tests)
 #   scripts/deps.sh --peers    also MPICH and Open MPI, the benchmark peers
+#   scripts/deps.sh --slurm    also Slurm and munge (the srun launch test sets
+#                              up a cluster of its own; no daemon is started)
 #   scripts/deps.sh --pkg=NAME also the Debian package NAME (repeatable; the
 #                              client scripts' own packages: scalapack, netpipe)
 set -euo pipefail
@@ -13,6 +15,7 @@ for a in "$@"; do
   case "$a" in
     --mpich) want+=(mpich libmpich-dev) ;;
     --peers) want+=(mpich libmpich-dev openmpi-bin libopenmpi-dev) ;;
+    --slurm) want+=(slurmctld slurmd slurm-client munge) ;;
     --pkg=*) want+=("${a#--pkg=}") ;;
   esac
 done

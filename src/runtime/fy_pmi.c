@@ -168,6 +168,25 @@ static int connect_port(const char *port) {
 
 /* ---- API ---------------------------------------------------------------- */
 
+/* No PMI-1 server in the environment, yet a launcher started this process
+ * as one of several: srun without --mpi=pmi2 (Slurm's pmi2 plugin also
+ * speaks PMI-1), or a PMIx launcher. Running on as a singleton would give
+ * N jobs of size 1 that each compute the whole problem; refuse instead,
+ * and say what works. A batch script (no SLURM_STEP_NUM_TASKS) and a
+ * one-task step still start singletons. */
+static int direct_launch_refused(void) {
+  const char *nt = getenv("SLURM_STEP_NUM_TASKS"), *pmix = getenv("PMIX_RANK");
+  const char *ompi = getenv("OMPI_COMM_WORLD_SIZE");
+  if (nt && atoi(nt) > 1)
+    return fail("PMI: this process is one of the %s tasks of a Slurm step, started without a PMI server "
+                "that Ferry speaks (%s); run srun --mpi=pmi2, or launch with mpiexec or mpiexec.hydra",
+                nt, pmix ? "PMIx: srun --mpi=pmix" : "srun --mpi=none, or a plugin without PMI-1");
+  if (pmix && ompi && atoi(ompi) > 1)
+    return fail("PMI: this process is one of %s started by a PMIx launcher (Open MPI's mpirun or prterun); "
+                "Ferry speaks PMI-1: launch with Ferry's mpiexec, mpiexec.hydra or srun --mpi=pmi2", ompi);
+  return 0;
+}
+
 int fy_pmi_init(int *rank, int *size, int *appnum) {
   if (pmi.inited) goto done;
   pmi.err[0] = '\0';
@@ -193,6 +212,7 @@ int fy_pmi_init(int *rank, int *size, int *appnum) {
   } else if (port && *port) {
     if (connect_port(port) < 0) goto fail_fd;
   } else {
+    if (direct_launch_refused() < 0) return -1;
     pmi.singleton = 1;
     snprintf(pmi.kvsname, sizeof pmi.kvsname, "singleton-%d", (int)getpid());
     pmi.inited = 1;

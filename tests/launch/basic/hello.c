@@ -1,5 +1,6 @@
 /* Launch probe: prints "hello <rank> of <size>", passes a token around the
- * ring, and checks the size against argv[1] when given. Exit 0 on success. */
+ * ring, and checks the size against argv[1] when given; with FY_HELLO_HOST
+ * set also "host <rank> <processor name>". Exit 0 on success. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,12 @@ int main(int argc, char **argv)
         }
     }
     printf("hello %d of %d\n", rank, size);
+    if (getenv("FY_HELLO_HOST")) {
+        char name[MPI_MAX_PROCESSOR_NAME];
+        int len;
+        MPI_Get_processor_name(name, &len);
+        printf("host %d %s\n", rank, name);
+    }
     fflush(stdout);
     MPI_Finalize();
     return bad;

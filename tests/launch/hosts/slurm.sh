@@ -1,0 +1,102 @@
+#!/bin/sh
+# Slurm launches Ferry (srun's pmi2 plugin, which also speaks the PMI-1 wire
+# protocol Ferry's client uses). Run inside fy_netns.sh 2:
+#   slurm.sh HELLO
+# sets up a throwaway Slurm cluster of the two test hosts: a munged of its
+# own (own key and socket), slurmctld on this machine, one slurmd per test
+# host; all of it in a temporary directory, stopped and removed at the end
+# (the test hosts' processes end with their namespaces). Then, judged by
+# ../basic/job.sh:
+#   - srun --mpi=pmi2 -N 2 -n 4: a job spanning both hosts (the ring of
+#     HELLO goes through the fabric between them), every rank on the host
+#     Slurm placed it on;
+#   - srun --mpi=pmi2 -N 1 -n 2: one host (shared memory);
+#   - srun --mpi=none -n 2: no PMI Ferry speaks; Ferry refuses (MPI_Init
+#     names srun --mpi=pmi2) instead of starting 2 singletons.
+# Exit 0 pass, 1 fail, 77 skip (Slurm or munge not installed).
+set -u
+hello=$1
+here=$(cd "$(dirname "$0")" && pwd)
+job="sh $here/../basic/job.sh"
+[ -n "${FY_NETNS_HOSTS:-}" ] || { echo "slurm.sh: needs fy_netns.sh"; exit 2; }
+for c in slurmctld slurmd srun sinfo munged; do
+  command -v $c >/dev/null 2>&1 || { echo "SKIP: $c not installed (Debian: slurmctld slurmd slurm-client munge)"; exit 77; }
+done
+found=0
+for f in /usr/lib/*/slurm-wlm/mpi_pmi2.so /usr/lib*/slurm*/mpi_pmi2.so; do [ -e "$f" ] && found=1; done
+[ $found = 1 ] || { echo "SKIP: Slurm's mpi_pmi2 plugin not found"; exit 77; }
+IFS=, read -r H1 H2 <<EOT
+$FY_NETNS_HOSTS
+EOT
+IFS=, read -r A1 A2 <<EOT
+$FY_NETNS_ADDRS
+EOT
+
+D=$(mktemp -d /tmp/fyslurm.XXXXXX) || exit 1
+chmod 700 "$D"
+cleanup() {
+  for p in "$D"/ctld.pid "$D"/munged.pid; do [ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null; done
+  sleep 0.5
+  rm -rf "$D"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# munge: a key of our own and a socket in $D (nothing of the system's used)
+dd if=/dev/urandom of="$D/munge.key" bs=1024 count=1 2>/dev/null && chmod 400 "$D/munge.key"
+munged --force --key-file="$D/munge.key" --socket="$D/munge.sock" --pid-file="$D/munged.pid" \
+  --log-file="$D/munged.log" --seed-file="$D/munged.seed" || { echo "FAIL: munged did not start"; exit 1; }
+
+port=$((20000 + $$ % 20000))
+cat >"$D/slurm.conf" <<EOC
+ClusterName=ferrytest
+SlurmctldHost=$(hostname)($FY_NETNS_GW)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$D/munge.sock
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+StateSaveLocation=$D/ctld
+SlurmdSpoolDir=$D/d-%n
+SlurmctldPidFile=$D/ctld.pid
+SlurmdPidFile=$D/d-%n.pid
+SlurmctldLogFile=$D/ctld.log
+SlurmdLogFile=$D/d-%n.log
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+MpiDefault=none
+SwitchType=switch/none
+ReturnToService=2
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+NodeName=$H1 NodeAddr=$A1 CPUs=2 State=UNKNOWN
+NodeName=$H2 NodeAddr=$A2 CPUs=2 State=UNKNOWN
+PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
+EOC
+mkdir -p "$D/ctld" "$D/d-$H1" "$D/d-$H2"
+export SLURM_CONF="$D/slurm.conf"
+slurmctld || { echo "FAIL: slurmctld did not start"; cat "$D/ctld.log"; exit 1; }
+for h in $H1 $H2; do
+  "$FY_NETNS_EXEC" "$h" sh "$here/slurmd_host.sh" "$SLURM_CONF" "$h" ||
+    { echo "FAIL: slurmd on $h did not start"; cat "$D/d-$h.log"; exit 1; }
+done
+try=0
+until [ "$(sinfo -h -o %t | sort -u)" = idle ]; do
+  try=$((try + 1))
+  [ $try -ge 100 ] && { echo "FAIL: the test hosts never became idle Slurm nodes:"; sinfo; tail -n 5 "$D"/*.log; exit 1; }
+  sleep 0.2
+done
+echo "slurm.sh: Slurm $(srun --version | cut -d' ' -f2) on $H1 and $H2"
+
+fail=0
+FY_HELLO_HOST=1 $job --timeout 90 --count '^hello [0-9] of 4$' 4 --match "^host [0-9] $H1\$" --match "^host [0-9] $H2\$" \
+  -- srun --mpi=pmi2 -N 2 -n 4 "$hello" 4 || fail=1
+FY_HELLO_HOST=1 $job --timeout 90 --count '^hello [0-9] of 2$' 2 --count "^host [0-9] $H1\$" 2 \
+  -- srun --mpi=pmi2 -w "$H1" -N 1 -n 2 "$hello" 2 || fail=1
+$job --timeout 90 --rc nonzero --match 'srun --mpi=pmi2' -- srun --mpi=none -N 1 -n 2 "$hello" 2 || fail=1
+[ $fail = 0 ] || tail -n 20 "$D"/*.log
+exit $fail
