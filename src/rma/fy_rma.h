@@ -186,6 +186,8 @@ struct fy_win {
   uint8_t *scratch;        /* [n] replay bookkeeping */
   int freeing;
   int bg;                  /* counted in fy_progress_background (epochs pending) */
+  struct fy_rma_am *am;    /* the group spans nodes: operations are messages (am.c) */
+  int own_base;            /* base was allocated here (Win_allocate over am.c) */
 };
 
 extern fy_win_t *fy_win_list;
@@ -220,5 +222,24 @@ fy_epoch_t *fy_rma_ready(fy_win_t *w, int t);
  * is pending, else record it (it is copied). Completes op->req when run. */
 int fy_rma_issue(fy_win_t *w, fy_epoch_t *e, fy_rmaop_t *op);
 int fy_rma_win_quiesce(fy_win_t *w);  /* Win_free: every epoch completed */
+
+/* ---- windows whose group spans nodes (am.c) ----
+ * No segment: operations travel to their target as messages over a
+ * private communicator and the target applies them in its progress hook;
+ * synchronization is messages too. w->am is set for such windows only. */
+typedef struct fy_rma_am fy_rma_am_t;
+struct fy_comm;
+/* Collective over c: the communicator, Win_allocate's memory, every rank's
+ * size and displacement unit (w->peer). */
+int fy_rma_am_setup(fy_win_t *w, struct fy_comm *c, MPI_Aint size, void *user_base);
+void fy_rma_am_destroy(fy_win_t *w);
+int fy_rma_am_free(fy_win_t *w);           /* Win_free's collective part */
+int fy_rma_am_poll(fy_win_t *w);           /* the target's hook: apply what arrived */
+int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *request);
+enum { FY_AMS_FENCE = 1, FY_AMS_LOCK, FY_AMS_LOCK_ALL, FY_AMS_UNLOCK, FY_AMS_UNLOCK_ALL, FY_AMS_FLUSH,
+       FY_AMS_FLUSH_LOCAL, FY_AMS_POST, FY_AMS_START, FY_AMS_COMPLETE, FY_AMS_WAIT, FY_AMS_TEST };
+/* A blocking synchronization call (rank: lock/unlock/flush target, -1 for
+ * every one; arg: assert or lock type; group: post/start; flag: test). */
+int fy_rma_am_sync(fy_win_t *w, int call, int rank, int arg, MPI_Group group, int *flag, const char *fname);
 void fy_rma_wake(fy_win_t *w, int r);  /* ring rank r's doorbell */
 #endif

@@ -333,6 +333,7 @@ static void rmaop_init(fy_rmaop_t *o, int kind, int t, MPI_Count oc, fy_datatype
 
 /* Common path: bind, validate, issue (or complete at once for PROC_NULL). */
 static int start_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *request) {
+  if (w->am) return fy_rma_am_op(w, op, passive_only, request);
   if (!request) {
     /* the window's only epoch holds the grant: run it now (fy_rma_issue's
      * immediate case, without the binding search) */

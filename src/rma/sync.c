@@ -599,9 +599,22 @@ static int advance(fy_win_t *w) {
 int fy_rma_progress(void) {
   int ev = 0;
   for (fy_win_t *w = fy_win_list; w; w = w->next)
-    if (w->q) ev += advance(w);
+    if (w->am) ev += fy_rma_am_poll(w);
+    else if (w->q) ev += advance(w);
   return ev;
 }
+
+/* Windows over several nodes (am.c) take the blocking calls; the
+ * nonblocking MPIX_Win_i* forms are refused there. */
+#define AM_SYNC(w, user, fname, ...)                                                             \
+  do {                                                                                            \
+    if ((w)->am) {                                                                                \
+      if (user)                                                                                   \
+        return fy_err(MPI_ERR_UNSUPPORTED_OPERATION, "%s: the window spans more than one node, " \
+                      "where only the blocking synchronization calls are implemented", fname);   \
+      return fy_rma_am_sync((w), __VA_ARGS__, fname);                                             \
+    }                                                                                             \
+  } while (0)
 
 /* ---- opening and closing ---- */
 
@@ -784,6 +797,7 @@ static int do_fence(int assert_, MPI_Win win, MPI_Request *user) {
   fy_win_t *w = fy_win_get(win);
   int err = check_assert(assert_, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED);
   if (err) return err;
+  AM_SYNC(w, user, user ? "MPIX_Win_ifence" : "MPI_Win_fence", FY_AMS_FENCE, -1, assert_, MPI_GROUP_NULL, NULL);
   if (!user && !(assert_ & MPI_MODE_NOSUCCEED)) {
     /* Blocking fence when the queue holds at most the fence epoch before,
      * complete with nothing recorded: end it and publish this fence call
@@ -845,6 +859,7 @@ static int do_start_post(int kind, MPI_Group group, int assert_, MPI_Win win, MP
   int err = check_assert(assert_, kind == FY_EP_START ? MPI_MODE_NOCHECK
                                                       : MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT);
   if (err) return err;
+  AM_SYNC(w, user, fname, kind == FY_EP_START ? FY_AMS_START : FY_AMS_POST, -1, assert_, group, NULL);
   fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
   fy_plock();
@@ -905,6 +920,7 @@ static int is_live(fy_win_t *w, fy_epoch_t *e) {
 
 static int do_close_inner(int kind, MPI_Win win, MPI_Request *user, const char *fname) {
   fy_win_t *w = fy_win_get(win);
+  AM_SYNC(w, user, fname, kind == FY_EP_START ? FY_AMS_COMPLETE : FY_AMS_WAIT, -1, 0, MPI_GROUP_NULL, NULL);
   fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
   fy_plock();
@@ -933,6 +949,8 @@ static int do_lock(int kind, int lock_type, int rank, int assert_, MPI_Win win, 
     if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size))
       return fy_err(MPI_ERR_RANK, "rank = %d is not a rank of the window (size %d)", rank, w->size);
   }
+  AM_SYNC(w, user, kind == FY_EP_LOCK ? "MPI_Win_lock" : "MPI_Win_lock_all",
+          kind == FY_EP_LOCK ? FY_AMS_LOCK : FY_AMS_LOCK_ALL, rank, lock_type, MPI_GROUP_NULL, NULL);
   if (w->no_locks) return fy_err(MPI_ERR_RMA_SYNC, "the window was created with no_locks = true");
   if (!user && kind == FY_EP_LOCK && rank != MPI_PROC_NULL) {
     /* Blocking lock on a window with nothing queued (no epoch to check
@@ -1019,6 +1037,8 @@ static int do_unlock(int kind, int rank, MPI_Win win, MPI_Request *user) {
   fy_win_t *w = fy_win_get(win);
   if (kind == FY_EP_LOCK && rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size))
     return fy_err(MPI_ERR_RANK, "rank = %d is not a rank of the window (size %d)", rank, w->size);
+  AM_SYNC(w, user, kind == FY_EP_LOCK ? "MPI_Win_unlock" : "MPI_Win_unlock_all",
+          kind == FY_EP_LOCK ? FY_AMS_UNLOCK : FY_AMS_UNLOCK_ALL, rank, 0, MPI_GROUP_NULL, NULL);
   if (!user && kind == FY_EP_LOCK) {
     /* Blocking unlock of the window's only epoch, with nothing recorded:
      * complete it here, no request. */
@@ -1069,6 +1089,7 @@ static int do_flush(int rank, MPI_Win win, MPI_Request *user, const char *fname)
   fy_win_t *w = fy_win_get(win);
   if (rank >= w->size || (rank < 0 && rank != -1))
     return fy_err(MPI_ERR_RANK, "rank = %d is not a rank of the window (size %d)", rank, w->size);
+  AM_SYNC(w, user, fname, strstr(fname, "local") ? FY_AMS_FLUSH_LOCAL : FY_AMS_FLUSH, rank, 0, MPI_GROUP_NULL, NULL);
   fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
   fy_plock();
@@ -1160,6 +1181,7 @@ int fy_mpix_win_iflush_local_all(MPI_Win win, MPI_Request *r) { return do_flush(
 int fy_mpi_win_test(MPI_Win win, int *flag) {
   fy_win_t *w = fy_win_get(win);
   if (!flag) return fy_err(MPI_ERR_ARG, "flag = NULL");
+  if (w->am) return fy_rma_am_sync(w, FY_AMS_TEST, -1, 0, MPI_GROUP_NULL, flag, "MPI_Win_test");
   fy_progress_poll();
   fy_plock();
   fy_epoch_t *e = open_of(w, FY_EP_POST, -2);

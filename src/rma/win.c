@@ -86,6 +86,7 @@ static int local_of(const fy_win_t *w, int r) {
 
 static void win_destroy(fy_win_t *w) {
   if (!w) return;
+  fy_rma_am_destroy(w);
   if (w->seg) munmap(w->seg, w->seg_len);
   if (w->group) fy_group_release(w->group);
   free(w->world_of);
@@ -116,7 +117,7 @@ static int win_build(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
   w->disp_unit = disp_unit;
   w->errhandler = MPI_ERRORS_ARE_FATAL;
   w->mapped = flavor == FY_WIN_ALLOCATE || flavor == FY_WIN_SHARED;
-  w->world_of = malloc(sizeof(int) * (size_t)n);
+  w->world_of = calloc((size_t)n, sizeof(int));
   w->peer = calloc((size_t)n, sizeof *w->peer);
   w->acc_issued = calloc((size_t)n, sizeof(uint64_t));
   w->exp_issued = calloc((size_t)n, sizeof(uint64_t));
@@ -125,13 +126,10 @@ static int win_build(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
     err = fy_err(MPI_ERR_NO_MEM, "out of memory creating a window");
     goto fail_local;
   }
+  int remote = -1; /* a rank on another node: the window goes through am.c */
   for (int r = 0; r < n; r++) {
     w->world_of[r] = fy_comm_world_rank(c, r);
-    if (fy_state.local_of_world[w->world_of[r]] < 0) {
-      err = fy_err(MPI_ERR_UNSUPPORTED_OPERATION,
-                   "comm: rank %d is on another node; windows span one node only", r);
-      goto fail_local;
-    }
+    if (fy_state.local_of_world[w->world_of[r]] < 0) remote = r;
   }
   w->group = fy_group_new(n, w->world_of);
   if (!w->group) {
@@ -140,6 +138,17 @@ static int win_build(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
   }
   apply_info(w, info);
   w->reorder |= (unsigned)fy_config.rma_reorder & 15u;
+  if (remote >= 0) {
+    /* every rank sees a rank on another node alike, so all take this path */
+    if (flavor == FY_WIN_SHARED) {
+      err = fy_err(MPI_ERR_RMA_SHARED, "MPI_Win_allocate_shared: rank %d of comm is on another node; "
+                   "shared memory spans one node", remote);
+      goto fail_local;
+    }
+    w->mapped = 0;
+    if ((err = fy_rma_am_setup(w, c, size, user_base))) goto fail_local;
+    goto publish;
+  }
   if (!w->mapped && flavor != FY_WIN_DYNAMIC && size > 0 && n > 1 && !fy_shm_cma_available()) {
     /* Without cross-memory attach a Win_create window could only be reached
      * through the target's CPU, which this design never uses. */
@@ -285,6 +294,7 @@ static int win_build(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
     shm_unlink(si.name);
   }
   if (err) goto fail_local;
+publish:
   w->handle = fy_htab_add(&win_tab, w);
   if (!w->handle) {
     err = fy_err(MPI_ERR_NO_MEM, "out of window handles");
@@ -380,6 +390,13 @@ int fy_mpi_win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *d
   }
   if (rank < 0 || rank >= w->size)
     return fy_err(MPI_ERR_RANK, "rank = %d is not a rank of the window (size %d)", rank, w->size);
+  if (w->am && rank != w->rank) {
+    /* on another node, or reached by messages: no memory to share */
+    *size = 0;
+    *disp_unit = w->peer[rank].disp_unit;
+    *(void **)baseptr = NULL;
+    return MPI_SUCCESS;
+  }
   *size = (MPI_Aint)w->peer[rank].size;
   *disp_unit = w->peer[rank].disp_unit;
   *(void **)baseptr = w->peer[rank].size ? w->peer[rank].addr : NULL;
@@ -400,7 +417,7 @@ int fy_mpi_win_attach(MPI_Win win, void *base, MPI_Aint size) {
     return fy_err(MPI_ERR_RMA_FLAVOR, "MPI_Win_attach: the window is not dynamic");
   if (size < 0) return fy_err(MPI_ERR_SIZE, "size = %ld is negative", (long)size);
   if (size > 0 && !base) return fy_err(MPI_ERR_ARG, "base = NULL with size %ld", (long)size);
-  if (size > 0 && !fy_shm_cma_available() && w->size > 1)
+  if (size > 0 && !w->am && !fy_shm_cma_available() && w->size > 1)
     return fy_err(MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Win_attach: cross-memory attach is not available");
   fy_win_rankblk_t *b = &w->blk[w->rank];
   uintptr_t lo = (uintptr_t)base, hi = lo + (uintptr_t)size;
@@ -438,15 +455,19 @@ int fy_mpi_win_detach(MPI_Win win, const void *base) {
 
 int fy_mpi_win_free(MPI_Win *win) {
   fy_win_t *w = fy_win_get(*win);
-  int err = fy_rma_win_quiesce(w);
-  if (err) return err;
-  /* Nobody may still be reading or writing my memory: every rank's own
-   * epochs are complete once it gets here, so a counter barrier suffices. */
-  atomic_fetch_add_explicit(&w->hdr->freeing, 1, memory_order_acq_rel);
-  for (int r = 0; r < w->size; r++) fy_rma_wake(w, r);
-  while (atomic_load_explicit(&w->hdr->freeing, memory_order_acquire) < (uint32_t)w->size) {
-    fy_progress_poll();
-    sched_yield();
+  int err;
+  if (w->am) {
+    if ((err = fy_rma_am_free(w))) return err;
+  } else {
+    if ((err = fy_rma_win_quiesce(w))) return err;
+    /* Nobody may still be reading or writing my memory: every rank's own
+     * epochs are complete once it gets here, so a counter barrier suffices. */
+    atomic_fetch_add_explicit(&w->hdr->freeing, 1, memory_order_acq_rel);
+    for (int r = 0; r < w->size; r++) fy_rma_wake(w, r);
+    while (atomic_load_explicit(&w->hdr->freeing, memory_order_acquire) < (uint32_t)w->size) {
+      fy_progress_poll();
+      sched_yield();
+    }
   }
   if (w->attrs) {
     err = fy_attr_delete_all(FY_OK_WIN, w->handle, (fy_attr_t **)&w->attrs);

@@ -3,7 +3,8 @@
 # which sets FY_NETNS_*). Each run has a time limit; exit 0 pass, 1 fail.
 #   pt2pt     2 hosts x 2 ranks: sendrecv ring, order, probe, cancel
 #   mix       3 hosts (2+2+1 ranks): net_mix (ANY_SOURCE from shm and
-#             fabric peers, split_type by host, windows refused across hosts)
+#             fabric peers, split_type by host, a window across hosts and one on a host);
+#             rma_nodes (one-sided communication across hosts, src/rma/am.c)
 #   coll      3 hosts, 5 ranks: coll_all, coll_multi
 #   progress  2 hosts, 1 rank each: receiver-first rendezvous without MPI
 #             calls on the receiver (pef and interrupt with a draining
@@ -35,6 +36,7 @@ pt2pt)
 mix)
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/net/net_mix"
   run env FERRY_PROGRESS=interrupt $M -hosts "$H1:2,$H2" -n 3 "$bin/net/net_mix"
+  run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/rma/rma_nodes"
   ;;
 coll)
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/coll/coll_all"

@@ -1,0 +1,841 @@
+/* One-sided communication for windows whose group spans nodes.
+ *
+ * The node-local engine (sync.c, ops.c) works on a segment that every
+ * process of the window maps; processes on different nodes cannot. A window
+ * with a rank on another node (every window of more than one process under
+ * FERRY_NOLOCAL=1) takes this path instead: each operation travels as a
+ * message to its target, which applies it to its own memory, and
+ * synchronization is messages too. See fy_rma.h (fy_rma_am_*) and
+ * docs/rma.md.
+ *
+ * - Messages go over a private communicator of the window (its
+ *   point-to-point context): AM_TAG from origin to target, AM_REPLY back.
+ *   MPI ordering keeps each pair's messages in order and the target handles
+ *   one message at a time, so an origin's operations apply in the order it
+ *   issued them (accumulate_ordering rar,raw,war,waw) and the reply to a
+ *   flush or unlock means that everything before it was applied.
+ * - A request: am_hdr_t, then npieces (offset, length) pairs that lay out
+ *   the target datatype from hdr.addr, then the origin's packed data.
+ *   Replies carry the data read (Get, Get_accumulate, Fetch_and_op,
+ *   Compare_and_swap) straight into the origin's buffer and datatype, or an
+ *   int32 error class (lock grant, flush, unlock).
+ * - The target handles its messages in the progress hook (fy_rma_progress),
+ *   from the application thread or an agent thread, never in a signal
+ *   handler: it allocates. A target that computes outside MPI handles them
+ *   at its next MPI call (weak progress), unless an agent thread runs.
+ * - Accumulates are atomic per element because the target applies every
+ *   operation on its window itself, one at a time, its own too (an origin
+ *   sends to itself like to any rank).
+ * - Errors the target finds (a range outside an attached region of a
+ *   dynamic window) are kept per origin and returned by that origin's next
+ *   flush, unlock or fence.
+ * - Synchronization: fence = flush every target this process touched, then
+ *   a barrier; lock = a request the target grants (shared/exclusive, FIFO);
+ *   unlock and flush = a request the target answers after everything
+ *   before it; PSCW = post and complete messages counted per peer. The
+ *   MPIX_Win_i* calls return MPI_ERR_UNSUPPORTED_OPERATION on such windows. */
+#include "rma/fy_rma.h"
+#include "core/fy_error.h"
+#include "core/fy_comm.h"
+#include "core/fy_op.h"
+#include "comm/fy_commc.h"
+#include "progress/fy_progress.h"
+#include "pt2pt/fy_pt2pt.h"
+#include "binding/fy_impl.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AM_TAG 20
+#define AM_REPLY 21
+#define AM_IOV 64 /* pieces computed per fy_flat_iov call */
+#define AM_BASE ((uintptr_t)1 << 46) /* fy_flat_iov base: offsets may be negative */
+
+enum { AM_PUT = 1, AM_GET, AM_ACC, AM_GACC, AM_CAS, AM_LOCK, AM_UNLOCK, AM_FLUSH, AM_POST, AM_COMPLETE };
+
+typedef struct am_hdr {
+  int32_t kind, arg;          /* arg: lock type (LOCK), op (ACC, GACC) */
+  int32_t basic;              /* ACC/GACC/CAS: the basic type's handle */
+  int32_t pad;
+  int64_t addr;               /* byte offset in the window (absolute address: dynamic) */
+  uint64_t npieces, nbytes;   /* then the pieces, then nbytes of data */
+} am_hdr_t;
+
+typedef struct am_pend am_pend_t;
+struct am_pend {              /* a send in flight, or an origin's reply receive */
+  fy_request_t *r;
+  void *buf;                  /* freed when r completes */
+  int target;                 /* reply receives: the target */
+  fy_request_t *user;         /* Rget/Rget_accumulate: completed with r */
+  am_pend_t *next;
+};
+
+typedef struct am_waiter { int src, type; struct am_waiter *next; } am_waiter_t;
+
+struct fy_rma_am {
+  fy_comm_t *comm;            /* private communicator over the window's group */
+  MPI_Comm comm_h;
+  /* origin side */
+  uint8_t *touched;           /* per target: requests sent since its last flush */
+  uint8_t *locked;            /* per target: 0, or 1 + lock type held */
+  int lock_all, fence_open;
+  int *access, naccess;       /* Win_start's group (window ranks), naccess < 0: none */
+  int *expo, nexpo;           /* Win_post's group, nexpo < 0: none */
+  uint64_t *posts_seen, *posts_used;       /* per target: its Win_post toward me */
+  uint64_t *completes_seen, *completes_used; /* per origin: its Win_complete toward me */
+  am_pend_t *sends, *recvs;
+  /* target side */
+  int excl, shared;           /* lock holders: exclusive rank or -1, shared count */
+  am_waiter_t *wq, *wq_tail;  /* lock requests not granted yet, in arrival order */
+  int *err_of;                /* per origin: first error class found since it last asked */
+  fy_request_t *in;           /* the message being received, or NULL */
+  char *in_buf;
+  int in_src;
+};
+
+static int in_poll; /* fy_rma_am_poll is not reentered (its sends poll) */
+
+static fy_datatype_t *byte_type(void) { return fy_type_get(MPI_BYTE); }
+
+static int am_pend_add(am_pend_t **list, fy_request_t *r, void *buf, int target, fy_request_t *user) {
+  am_pend_t *p = malloc(sizeof *p);
+  if (!p) return fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
+  *p = (am_pend_t){.r = r, .buf = buf, .target = target, .user = user, .next = *list};
+  *list = p;
+  return MPI_SUCCESS;
+}
+
+/* Release what completed (target < 0: every entry); the number left
+ * toward target. */
+static int am_reap(am_pend_t **list, int target) {
+  int left = 0;
+  for (am_pend_t **pp = list; *pp;) {
+    am_pend_t *p = *pp;
+    if (fy_req_done(p->r)) {
+      if (p->user) fy_req_complete(p->user);
+      fy_req_release(p->r);
+      free(p->buf);
+      *pp = p->next;
+      free(p);
+      continue;
+    }
+    if (target < 0 || p->target == target) left++;
+    pp = &p->next;
+  }
+  return left;
+}
+
+/* Send len bytes of buf (owned from now on, freed when sent) to dest. */
+static int am_send(fy_rma_am_t *a, int dest, int tag, void *buf, size_t len) {
+  fy_request_t *r = fy_req_alloc(FY_REQ_SEND, 0);
+  if (!r) {
+    free(buf);
+    return fy_err(MPI_ERR_NO_MEM, "out of requests");
+  }
+  fy_req_setup(r, FY_REQ_SEND, FY_MODE_STD, buf, (MPI_Count)len, byte_type(), dest, tag, a->comm, 0);
+  int err = fy_send_start(r);
+  if (err) {
+    fy_req_release(r);
+    free(buf);
+    return err;
+  }
+  return am_pend_add(&a->sends, r, buf, dest, NULL);
+}
+
+/* Post the receive of a reply from t into count items of dt at buf. */
+static int am_post_reply(fy_rma_am_t *a, int t, void *buf, MPI_Count count, fy_datatype_t *dt, void *own,
+                         fy_request_t *user, fy_request_t **out) {
+  fy_request_t *r = fy_req_alloc(FY_REQ_RECV, 0);
+  if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
+  fy_req_setup(r, FY_REQ_RECV, FY_MODE_STD, buf, count, dt, t, AM_REPLY, a->comm, 0);
+  int err = fy_recv_start(r);
+  if (err) {
+    fy_req_release(r);
+    return err;
+  }
+  if (out) {
+    *out = r;
+    return MPI_SUCCESS;
+  }
+  return am_pend_add(&a->recvs, r, own, t, user);
+}
+
+static void *am_msg(int kind, int arg, size_t npieces, size_t nbytes, size_t *len) {
+  *len = sizeof(am_hdr_t) + npieces * 2 * sizeof(int64_t) + nbytes;
+  am_hdr_t *h = calloc(1, *len);
+  if (!h) return NULL;
+  h->kind = kind;
+  h->arg = arg;
+  h->npieces = npieces;
+  h->nbytes = nbytes;
+  return h;
+}
+
+/* A control message (lock, unlock, flush) to t and its int32 answer;
+ * posted with its receive, waited for by the caller. */
+typedef struct { fy_request_t *r; int32_t ans; } am_ctl_t;
+
+static int am_ctl_start(fy_rma_am_t *a, int t, int kind, int arg, am_ctl_t *c) {
+  size_t len;
+  void *m = am_msg(kind, arg, 0, 0, &len);
+  if (!m) return fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided synchronization");
+  c->ans = 0;
+  int err = am_post_reply(a, t, &c->ans, 1, fy_type_get(MPI_INT32_T), NULL, NULL, &c->r);
+  if (err) {
+    free(m);
+    return err;
+  }
+  return am_send(a, t, AM_TAG, m, len);
+}
+
+static int am_ctl_finish(am_ctl_t *c, int t, const char *fname) {
+  fy_req_wait_done(c->r);
+  fy_req_release(c->r);
+  if (c->ans == MPI_ERR_RMA_RANGE)
+    return fy_err(c->ans, "%s: an earlier operation toward rank %d reached outside every region the target "
+                  "attached", fname, t);
+  if (c->ans)
+    return fy_err(c->ans, "%s: an earlier operation toward rank %d failed at the target (error class %d)",
+                  fname, t, (int)c->ans);
+  return MPI_SUCCESS;
+}
+
+/* ---- the target side ---- */
+
+/* [off, off+len) of my window (addr is an absolute address for a dynamic
+ * window); NULL when outside it. */
+static char *am_target_ptr(fy_win_t *w, int64_t addr, int64_t off, int64_t len) {
+  if (len < 0) return NULL;
+  if (w->flavor == FY_WIN_DYNAMIC) {
+    uint64_t lo = (uint64_t)(addr + off);
+    fy_win_rankblk_t *b = &w->blk[w->rank];
+    for (uint32_t i = 0; i < b->ndyn; i++)
+      if (lo >= b->dyn[i].base && lo + (uint64_t)len <= b->dyn[i].base + b->dyn[i].size)
+        return (char *)(uintptr_t)lo;
+    return len == 0 ? (char *)(uintptr_t)lo : NULL;
+  }
+  int64_t o = addr + off;
+  if (o < 0 || o + len > (int64_t)w->bytes) return len == 0 ? (char *)w->base : NULL;
+  return (char *)w->base + o;
+}
+
+/* Gather (write = 0) or scatter (1) the pieces of a request with buf. */
+static int am_pieces(fy_win_t *w, const am_hdr_t *h, char *buf, int write) {
+  const int64_t *pc = (const int64_t *)(h + 1);
+  size_t pos = 0;
+  for (uint64_t i = 0; i < h->npieces; i++) {
+    char *p = am_target_ptr(w, h->addr, pc[2 * i], pc[2 * i + 1]);
+    if (!p) return MPI_ERR_RMA_RANGE;
+    if (write) memcpy(p, buf + pos, (size_t)pc[2 * i + 1]);
+    else memcpy(buf + pos, p, (size_t)pc[2 * i + 1]);
+    pos += (size_t)pc[2 * i + 1];
+  }
+  return MPI_SUCCESS;
+}
+
+static size_t am_span(const am_hdr_t *h) {
+  const int64_t *pc = (const int64_t *)(h + 1);
+  size_t n = 0;
+  for (uint64_t i = 0; i < h->npieces; i++) n += (size_t)pc[2 * i + 1];
+  return n;
+}
+
+static int am_answer(fy_rma_am_t *a, int src, int32_t v) {
+  int32_t *m = malloc(sizeof *m);
+  if (!m) return MPI_ERR_NO_MEM;
+  *m = v;
+  return am_send(a, src, AM_REPLY, m, sizeof *m);
+}
+
+static int am_grantable(fy_rma_am_t *a, int type) {
+  return a->excl < 0 && (type == MPI_LOCK_SHARED || a->shared == 0);
+}
+
+static void am_grant_waiters(fy_rma_am_t *a) {
+  while (a->wq && am_grantable(a, a->wq->type)) {
+    am_waiter_t *q = a->wq;
+    a->wq = q->next;
+    if (!a->wq) a->wq_tail = NULL;
+    if (q->type == MPI_LOCK_SHARED) a->shared++;
+    else a->excl = q->src;
+    am_answer(a, q->src, 0);
+    free(q);
+  }
+}
+
+/* Apply one request from src (the progress lock is held). */
+static void am_handle(fy_win_t *w, int src, am_hdr_t *h) {
+  fy_rma_am_t *a = w->am;
+  int err = MPI_SUCCESS;
+  char *data = (char *)(h + 1) + h->npieces * 2 * sizeof(int64_t);
+  size_t span = am_span(h);
+  switch (h->kind) {
+    case AM_PUT: err = am_pieces(w, h, data, 1); break;
+    case AM_GET: {
+      char *out = malloc(span ? span : 1);
+      if (!out) {
+        err = MPI_ERR_NO_MEM;
+        break;
+      }
+      err = am_pieces(w, h, out, 0);
+      am_send(a, src, AM_REPLY, out, err ? 0 : span); /* the origin waits for an answer either way */
+      break;
+    }
+    case AM_ACC:
+    case AM_GACC:
+    case AM_CAS: {
+      fy_datatype_t *b = fy_type_get(h->basic);
+      char *cur = malloc(span ? span : 1);
+      if (!cur || !b) {
+        free(cur);
+        err = MPI_ERR_NO_MEM;
+        if (h->kind != AM_ACC) am_send(a, src, AM_REPLY, malloc(1), 0);
+        break;
+      }
+      err = am_pieces(w, h, cur, 0);
+      char *res = NULL;
+      if (!err && h->kind != AM_ACC && (res = malloc(span ? span : 1))) memcpy(res, cur, span);
+      if (!err && h->kind == AM_CAS) {
+        /* data: the origin value, then the compare value */
+        if (memcmp(cur, data + span, span) == 0) err = am_pieces(w, h, data, 1);
+      } else if (!err && span && h->arg != (int32_t)MPI_NO_OP) { /* (nothing moved: no op to check) */
+        fy_op_kernel_t k;
+        if (fy_rma_kernel(h->arg, b, &k) == MPI_SUCCESS) {
+          fy_op_kernel_run(&k, data, cur, (MPI_Count)(span / (size_t)b->size));
+          err = am_pieces(w, h, cur, 1);
+        } else {
+          err = MPI_ERR_OP;
+        }
+      }
+      if (h->kind != AM_ACC) am_send(a, src, AM_REPLY, res ? res : malloc(1), res && !err ? span : 0);
+      free(cur);
+      break;
+    }
+    case AM_LOCK:
+      if (!a->wq && am_grantable(a, h->arg)) {
+        if (h->arg == MPI_LOCK_SHARED) a->shared++;
+        else a->excl = src;
+        am_answer(a, src, 0);
+      } else {
+        am_waiter_t *q = malloc(sizeof *q);
+        if (q) {
+          *q = (am_waiter_t){.src = src, .type = h->arg};
+          if (a->wq_tail) a->wq_tail->next = q;
+          else a->wq = q;
+          a->wq_tail = q;
+        } else {
+          am_answer(a, src, MPI_ERR_NO_MEM);
+        }
+      }
+      return;
+    case AM_UNLOCK:
+      if (a->excl == src) a->excl = -1;
+      else if (a->shared > 0) a->shared--;
+      am_answer(a, src, a->err_of[src]);
+      a->err_of[src] = 0;
+      am_grant_waiters(a);
+      return;
+    case AM_FLUSH:
+      am_answer(a, src, a->err_of[src]);
+      a->err_of[src] = 0;
+      return;
+    case AM_POST: a->posts_seen[src]++; return;
+    case AM_COMPLETE: a->completes_seen[src]++; return;
+  }
+  if (err && !a->err_of[src]) a->err_of[src] = err;
+}
+
+int fy_rma_am_poll(fy_win_t *w) {
+  fy_rma_am_t *a = w->am;
+  if (in_poll || fy_pt2pt_in_signal) return 0;
+  in_poll = 1;
+  int ev = 0;
+  am_reap(&a->sends, -1);
+  am_reap(&a->recvs, -1);
+  for (;;) {
+    if (!a->in) {
+      MPI_Status st;
+      if (!fy_probe_peek(a->comm, MPI_ANY_SOURCE, AM_TAG, &st)) break;
+      size_t len = (size_t)fy_status_get_count(&st);
+      char *buf = malloc(len < sizeof(am_hdr_t) ? sizeof(am_hdr_t) : len);
+      if (!buf) break; /* taken at a later pass */
+      fy_request_t *msg = fy_probe_take(a->comm, MPI_ANY_SOURCE, AM_TAG, &st);
+      fy_request_t *r = msg ? fy_req_alloc(FY_REQ_RECV, 0) : NULL;
+      if (!r) {
+        if (msg) fy_req_release(msg); /* (out of requests: the message is lost) */
+        free(buf);
+        break;
+      }
+      fy_msg_recv_start(msg, buf, (MPI_Count)len, byte_type(), r);
+      fy_req_release(msg);
+      a->in = r;
+      a->in_buf = buf;
+      a->in_src = st.MPI_SOURCE;
+    }
+    if (!fy_req_done(a->in)) break; /* a large one still arriving */
+    fy_req_release(a->in);
+    a->in = NULL;
+    am_handle(w, a->in_src, (am_hdr_t *)a->in_buf);
+    free(a->in_buf);
+    a->in_buf = NULL;
+    ev++;
+  }
+  in_poll = 0;
+  return ev;
+}
+
+/* ---- window creation and free ---- */
+
+int fy_rma_am_setup(fy_win_t *w, fy_comm_t *c, MPI_Aint size, void *user_base) {
+  int n = c->size, err;
+  fy_rma_am_t *a = calloc(1, sizeof *a);
+  if (!a) return fy_err(MPI_ERR_NO_MEM, "out of memory creating a window");
+  w->am = a;
+  a->excl = -1;
+  a->naccess = a->nexpo = -1;
+  a->touched = calloc((size_t)n, 1);
+  a->locked = calloc((size_t)n, 1);
+  a->posts_seen = calloc((size_t)n, sizeof(uint64_t));
+  a->posts_used = calloc((size_t)n, sizeof(uint64_t));
+  a->completes_seen = calloc((size_t)n, sizeof(uint64_t));
+  a->completes_used = calloc((size_t)n, sizeof(uint64_t));
+  a->err_of = calloc((size_t)n, sizeof(int));
+  w->blk = calloc((size_t)n, sizeof *w->blk); /* only mine is used: the dynamic regions */
+  if (!a->touched || !a->locked || !a->posts_seen || !a->posts_used || !a->completes_seen ||
+      !a->completes_used || !a->err_of || !w->blk)
+    return fy_err(MPI_ERR_NO_MEM, "out of memory creating a window");
+  if (w->flavor == FY_WIN_ALLOCATE && size > 0) {
+    if (posix_memalign(&w->base, 64, (size_t)size)) return fy_err(MPI_ERR_NO_MEM, "out of memory: a window of %ld bytes", (long)size);
+    memset(w->base, 0, (size_t)size);
+    w->own_base = 1;
+  } else {
+    w->base = w->flavor == FY_WIN_ALLOCATE ? NULL : user_base;
+  }
+  w->bytes = size;
+  if ((err = fy_commc_local(c, &a->comm))) {
+    a->comm = NULL;
+    return err;
+  }
+  if ((err = fy_comm_publish(a->comm))) return err;
+  snprintf(a->comm->name, sizeof a->comm->name, "%s", "MPI RMA window communicator");
+  a->comm_h = a->comm->handle;
+  /* every rank's size and displacement unit, for the origins' range checks */
+  int64_t mine[2] = {(int64_t)size, (int64_t)w->disp_unit}, *all = malloc(sizeof(int64_t) * 2 * (size_t)n);
+  if (!all) return fy_err(MPI_ERR_NO_MEM, "out of memory creating a window");
+  err = fy_mpi_allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, a->comm_h);
+  for (int r = 0; !err && r < n; r++) {
+    w->peer[r].size = (uint64_t)all[2 * r];
+    w->peer[r].disp_unit = (MPI_Aint)all[2 * r + 1];
+    w->peer[r].local = -1;
+  }
+  free(all);
+  if (!err) w->peer[w->rank].addr = w->base;
+  return err;
+}
+
+void fy_rma_am_destroy(fy_win_t *w) {
+  fy_rma_am_t *a = w->am;
+  if (!a) return;
+  for (am_pend_t *p = a->sends, *nx; p; p = nx) {
+    nx = p->next;
+    fy_req_release(p->r);
+    free(p->buf);
+    free(p);
+  }
+  for (am_waiter_t *q = a->wq, *nx; q; q = nx) {
+    nx = q->next;
+    free(q);
+  }
+  if (a->comm) fy_commc_release(a->comm);
+  free(a->in_buf);
+  free(a->touched);
+  free(a->locked);
+  free(a->access);
+  free(a->expo);
+  free(a->posts_seen);
+  free(a->posts_used);
+  free(a->completes_seen);
+  free(a->completes_used);
+  free(a->err_of);
+  free(a);
+  w->am = NULL;
+  free(w->blk);
+  w->blk = NULL;
+  if (w->own_base) free(w->base);
+}
+
+static int sends_done(void *arg) {
+  fy_rma_am_t *a = arg;
+  fy_plock();
+  int left = am_reap(&a->sends, -1) + am_reap(&a->recvs, -1);
+  fy_punlock();
+  return left == 0;
+}
+
+static int am_flush_targets(fy_win_t *w, int only, const char *fname);
+
+int fy_rma_am_free(fy_win_t *w) {
+  fy_rma_am_t *a = w->am;
+  if (a->lock_all || a->naccess >= 0 || a->nexpo >= 0)
+    return fy_err(MPI_ERR_RMA_SYNC, "MPI_Win_free: an epoch is still open on the window");
+  for (int r = 0; r < w->size; r++)
+    if (a->locked[r]) return fy_err(MPI_ERR_RMA_SYNC, "MPI_Win_free: rank %d is still locked", r);
+  /* a fence epoch left open ends here; then nobody sends to me any more */
+  int err = am_flush_targets(w, -1, "MPI_Win_free");
+  int e = fy_mpi_barrier(a->comm_h);
+  if (!err) err = e;
+  fy_progress_wait(sends_done, a);
+  return err;
+}
+
+/* ---- the origin side: operations ---- */
+
+static int covers(fy_rma_am_t *a, int t, int passive_only) {
+  if (a->lock_all || a->locked[t]) return 1;
+  if (passive_only) return 0;
+  if (a->fence_open) return 1;
+  for (int i = 0; i < a->naccess; i++)
+    if (a->access[i] == t) return 1;
+  return 0;
+}
+
+/* The pieces of count items of type tt, as (offset, length) pairs. */
+static int am_layout(fy_datatype_t *tt, MPI_Count count, int64_t **out, size_t *np) {
+  size_t cap = 0, n = 0, total = (size_t)(count * tt->size), off = 0;
+  int64_t *pc = NULL;
+  *out = NULL;
+  *np = 0;
+  if (!total) return MPI_SUCCESS;
+  if (tt->is_contig) {
+    if (!(pc = malloc(2 * sizeof *pc))) return MPI_ERR_NO_MEM;
+    pc[0] = (int64_t)tt->true_lb;
+    pc[1] = (int64_t)total;
+    *out = pc;
+    *np = 1;
+    return MPI_SUCCESS;
+  }
+  struct iovec iov[AM_IOV];
+  while (off < total) {
+    size_t got = 0;
+    int k = fy_flat_iov(&tt->pk, count, AM_BASE, off, iov, AM_IOV, total - off, &got);
+    if (k <= 0 || !got) break;
+    if (n + (size_t)k > cap) {
+      cap = (n + (size_t)k) * 2;
+      int64_t *x = realloc(pc, cap * 2 * sizeof *pc);
+      if (!x) {
+        free(pc);
+        return MPI_ERR_NO_MEM;
+      }
+      pc = x;
+    }
+    for (int i = 0; i < k; i++) {
+      pc[2 * n] = (int64_t)((uintptr_t)iov[i].iov_base - AM_BASE);
+      pc[2 * n + 1] = (int64_t)iov[i].iov_len;
+      n++;
+    }
+    off += got;
+  }
+  *out = pc;
+  *np = n;
+  return MPI_SUCCESS;
+}
+
+int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *request) {
+  fy_rma_am_t *a = w->am;
+  int t = op->target, err = MPI_SUCCESS;
+  fy_request_t *user = NULL;
+  if (t != MPI_PROC_NULL && (t < 0 || t >= w->size))
+    return fy_err(MPI_ERR_RANK, "target_rank = %d is not a rank of the window (size %d)", t, w->size);
+  if (request) {
+    if (!(user = fy_req_alloc(FY_REQ_RMA, 1))) return fy_err(MPI_ERR_NO_MEM, "out of requests");
+    fy_status_empty(&user->status);
+  }
+  fy_plock();
+  if (t != MPI_PROC_NULL && !covers(a, t, passive_only)) {
+    err = fy_err(MPI_ERR_RMA_SYNC, passive_only ? "request-based operations need a passive target epoch "
+                 "(MPI_Win_lock or MPI_Win_lock_all) toward rank %d" : "no access epoch toward rank %d is open "
+                 "on the window", t);
+    goto fail;
+  }
+  if (t == MPI_PROC_NULL) {
+    if (user) fy_req_complete(user);
+    goto done;
+  }
+  uint64_t addr = (uint64_t)op->tdisp; /* dynamic: an address, checked by the target (its regions) */
+  if (w->flavor != FY_WIN_DYNAMIC && (err = fy_rma_target_range(w, t, op->tdisp, op->tcount, op->ttype, &addr)))
+    goto fail;
+  int64_t *pc;
+  size_t np;
+  if (am_layout(op->ttype, op->tcount, &pc, &np)) {
+    err = fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
+    goto fail;
+  }
+  int kind = op->kind == FY_OP_PUT ? AM_PUT : op->kind == FY_OP_GET ? AM_GET : op->kind == FY_OP_ACC ? AM_ACC
+             : op->kind == FY_OP_CAS ? AM_CAS : AM_GACC;
+  fy_datatype_t *basic = NULL;
+  MPI_Count per;
+  if (kind >= AM_ACC && (!fy_type_reduce_basic(op->ttype, &basic, &per) || !basic)) {
+    free(pc);
+    err = fy_err(MPI_ERR_TYPE, "accumulate: the target datatype is not of one predefined type");
+    goto fail;
+  }
+  size_t tbytes = (size_t)(op->tcount * op->ttype->size);
+  int sends_data = kind == AM_PUT || kind == AM_ACC || kind == AM_CAS || (kind == AM_GACC && op->op != MPI_NO_OP);
+  size_t nbytes = !sends_data ? 0 : kind == AM_CAS ? 2 * tbytes : tbytes, len;
+  am_hdr_t *h = am_msg(kind, (int32_t)op->op, np, nbytes, &len);
+  if (!h) {
+    free(pc);
+    err = fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
+    goto fail;
+  }
+  h->addr = (int64_t)addr;
+  h->basic = basic ? basic->handle : 0;
+  if (np) memcpy(h + 1, pc, np * 2 * sizeof *pc);
+  free(pc);
+  char *data = (char *)(h + 1) + np * 2 * sizeof(int64_t);
+  if (sends_data) {
+    fy_type_pack(op->otype, op->ocount, op->oaddr, data);
+    if (kind == AM_CAS) memcpy(data + tbytes, op->caddr, tbytes);
+  }
+  if (kind == AM_GET) err = am_post_reply(a, t, op->raddr, op->ocount, op->otype, NULL, user, NULL);
+  else if (kind != AM_PUT && kind != AM_ACC) err = am_post_reply(a, t, op->raddr, op->rcount, op->rtype, NULL, user, NULL);
+  if (err) {
+    free(h);
+    goto fail;
+  }
+  err = am_send(a, t, AM_TAG, h, len);
+  if (err) goto fail;
+  a->touched[t] = 1;
+  if (user && (kind == AM_PUT || kind == AM_ACC)) fy_req_complete(user); /* the data is copied out */
+done:
+  fy_punlock();
+  if (request) *request = user->handle;
+  return MPI_SUCCESS;
+fail:
+  fy_punlock();
+  if (user) fy_req_release(user);
+  return err;
+}
+
+/* ---- the origin side: synchronization ---- */
+
+typedef struct { fy_rma_am_t *a; int t; } am_wait_arg_t;
+
+static int recvs_done(void *arg) {
+  am_wait_arg_t *x = arg;
+  fy_plock();
+  int left = am_reap(&x->a->recvs, x->t);
+  fy_punlock();
+  return left == 0;
+}
+
+/* Local completion toward t (-1: all): the replies of gets have arrived. */
+static void am_wait_local(fy_rma_am_t *a, int t) {
+  am_wait_arg_t x = {a, t};
+  fy_progress_wait(recvs_done, &x);
+}
+
+/* Remote completion toward `only` (-1: every target touched). */
+static int am_flush_targets(fy_win_t *w, int only, const char *fname) {
+  fy_rma_am_t *a = w->am;
+  int n = w->size, err = MPI_SUCCESS;
+  am_ctl_t *c = calloc((size_t)n, sizeof *c);
+  if (!c) return fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
+  fy_plock();
+  for (int t = 0; t < n; t++)
+    if ((only < 0 || t == only) && a->touched[t]) {
+      int e = am_ctl_start(a, t, AM_FLUSH, 0, &c[t]);
+      if (e && !err) err = e;
+      if (!e) a->touched[t] = 0;
+    }
+  fy_punlock();
+  for (int t = 0; t < n; t++)
+    if (c[t].r) {
+      int e = am_ctl_finish(&c[t], t, fname);
+      if (e && !err) err = e;
+    }
+  free(c);
+  am_wait_local(a, only);
+  return err;
+}
+
+static int am_group(fy_win_t *w, MPI_Group group, int **out, int *nout) {
+  fy_group_t *g = fy_group_get(group);
+  if (!g) return fy_err(MPI_ERR_GROUP, "group = %#x is not a valid group", (unsigned)group);
+  int *r = malloc(sizeof(int) * (size_t)(g->size + 1));
+  if (!r) return fy_err(MPI_ERR_NO_MEM, "out of memory");
+  for (int i = 0; i < g->size; i++) {
+    r[i] = fy_group_rank_of(w->group, g->world_of[i]);
+    if (r[i] < 0) {
+      free(r);
+      return fy_err(MPI_ERR_RANK, "group member %d is not a process of the window", i);
+    }
+  }
+  *out = r;
+  *nout = g->size;
+  return MPI_SUCCESS;
+}
+
+typedef struct { fy_rma_am_t *a; int *ranks, n; uint64_t *seen, *used; } am_count_arg_t;
+
+static int counts_ready(void *arg) {
+  am_count_arg_t *x = arg;
+  fy_plock();
+  fy_rma_progress(); /* (fy_progress_wait polls too; this makes the check current) */
+  int ok = 1;
+  for (int i = 0; i < x->n && ok; i++)
+    if (x->seen[x->ranks[i]] <= x->used[x->ranks[i]]) ok = 0;
+  fy_punlock();
+  return ok;
+}
+
+static void counts_take(am_count_arg_t *x) {
+  for (int i = 0; i < x->n; i++) x->used[x->ranks[i]]++;
+}
+
+int fy_rma_am_sync(fy_win_t *w, int call, int rank, int arg, MPI_Group group, int *flag, const char *fname) {
+  fy_rma_am_t *a = w->am;
+  int err = MPI_SUCCESS, n = w->size;
+  switch (call) {
+    case FY_AMS_FENCE:
+      if (a->lock_all || a->naccess >= 0 || a->nexpo >= 0)
+        return fy_err(MPI_ERR_RMA_SYNC, "%s: another epoch is open on the window", fname);
+      err = am_flush_targets(w, -1, fname);
+      if (!(arg & MPI_MODE_NOPRECEDE) || !(arg & MPI_MODE_NOSUCCEED)) {
+        int e = fy_mpi_barrier(a->comm_h);
+        if (!err) err = e;
+      }
+      a->fence_open = !(arg & MPI_MODE_NOSUCCEED);
+      return err;
+    case FY_AMS_LOCK:
+    case FY_AMS_LOCK_ALL: {
+      if (a->lock_all || (call == FY_AMS_LOCK && rank != MPI_PROC_NULL && a->locked[rank]))
+        return fy_err(MPI_ERR_RMA_SYNC, "%s: %s is already locked by this process", fname,
+                      call == FY_AMS_LOCK_ALL ? "the window" : "that rank");
+      if (call == FY_AMS_LOCK_ALL)
+        for (int t = 0; t < n; t++)
+          if (a->locked[t]) return fy_err(MPI_ERR_RMA_SYNC, "%s: rank %d is already locked", fname, t);
+      if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
+      int type = call == FY_AMS_LOCK ? arg : MPI_LOCK_SHARED;
+      am_ctl_t *c = calloc((size_t)n, sizeof *c);
+      if (!c) return fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
+      fy_plock();
+      for (int t = 0; t < n && !err; t++)
+        if (call == FY_AMS_LOCK_ALL || t == rank) err = am_ctl_start(a, t, AM_LOCK, type, &c[t]);
+      fy_punlock();
+      for (int t = 0; t < n; t++)
+        if (c[t].r) {
+          int e = am_ctl_finish(&c[t], t, fname);
+          if (e && !err) err = e;
+        }
+      free(c);
+      if (!err) {
+        if (call == FY_AMS_LOCK_ALL) a->lock_all = 1;
+        else a->locked[rank] = (uint8_t)(1 + type);
+      }
+      return err;
+    }
+    case FY_AMS_UNLOCK:
+    case FY_AMS_UNLOCK_ALL: {
+      if (call == FY_AMS_UNLOCK && rank == MPI_PROC_NULL) return MPI_SUCCESS;
+      if (call == FY_AMS_UNLOCK_ALL ? !a->lock_all : !a->locked[rank])
+        return fy_err(MPI_ERR_RMA_SYNC, "%s: %s", fname, call == FY_AMS_UNLOCK_ALL ? "no MPI_Win_lock_all epoch is open"
+                      : "the rank is not locked by this process");
+      am_ctl_t *c = calloc((size_t)n, sizeof *c);
+      if (!c) return fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
+      fy_plock();
+      for (int t = 0; t < n; t++)
+        if (call == FY_AMS_UNLOCK_ALL || t == rank) {
+          int e = am_ctl_start(a, t, AM_UNLOCK, 0, &c[t]);
+          if (e && !err) err = e;
+          a->touched[t] = 0;
+        }
+      fy_punlock();
+      for (int t = 0; t < n; t++)
+        if (c[t].r) {
+          int e = am_ctl_finish(&c[t], t, fname);
+          if (e && !err) err = e;
+        }
+      free(c);
+      am_wait_local(a, call == FY_AMS_UNLOCK ? rank : -1);
+      if (call == FY_AMS_UNLOCK_ALL) a->lock_all = 0;
+      else a->locked[rank] = 0;
+      return err;
+    }
+    case FY_AMS_FLUSH:
+    case FY_AMS_FLUSH_LOCAL:
+      if (rank >= 0 && !a->lock_all && !a->locked[rank])
+        return fy_err(MPI_ERR_RMA_SYNC, "%s: no passive target epoch toward rank %d", fname, rank);
+      if (rank < 0 && !a->lock_all) {
+        int any = 0;
+        for (int t = 0; t < n; t++) any |= a->locked[t];
+        if (!any) return fy_err(MPI_ERR_RMA_SYNC, "%s: no passive target epoch is open", fname);
+      }
+      if (call == FY_AMS_FLUSH_LOCAL) {
+        am_wait_local(a, rank); /* puts and accumulates were copied out when issued */
+        return MPI_SUCCESS;
+      }
+      return am_flush_targets(w, rank, fname);
+    case FY_AMS_POST: {
+      if (a->nexpo >= 0) return fy_err(MPI_ERR_RMA_SYNC, "%s: an exposure epoch is already open", fname);
+      int *r, k;
+      if ((err = am_group(w, group, &r, &k))) return err;
+      fy_plock();
+      for (int i = 0; i < k && !err; i++) {
+        size_t len;
+        void *m = am_msg(AM_POST, 0, 0, 0, &len);
+        err = m ? am_send(a, r[i], AM_TAG, m, len) : fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
+      }
+      fy_punlock();
+      a->expo = r;
+      a->nexpo = k;
+      return err;
+    }
+    case FY_AMS_START: {
+      if (a->naccess >= 0) return fy_err(MPI_ERR_RMA_SYNC, "%s: an access epoch is already open", fname);
+      int *r, k;
+      if ((err = am_group(w, group, &r, &k))) return err;
+      am_count_arg_t x = {a, r, k, a->posts_seen, a->posts_used};
+      fy_progress_wait(counts_ready, &x); /* each target has posted toward me */
+      counts_take(&x);
+      a->access = r;
+      a->naccess = k;
+      return MPI_SUCCESS;
+    }
+    case FY_AMS_COMPLETE: {
+      if (a->naccess < 0) return fy_err(MPI_ERR_RMA_SYNC, "%s: no access (start) epoch is open on this window", fname);
+      fy_plock();
+      for (int i = 0; i < a->naccess && !err; i++) {
+        size_t len;
+        void *m = am_msg(AM_COMPLETE, 0, 0, 0, &len);
+        err = m ? am_send(a, a->access[i], AM_TAG, m, len) : fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
+        a->touched[a->access[i]] = 0; /* the target counts the complete after them */
+      }
+      fy_punlock();
+      am_wait_local(a, -1);
+      free(a->access);
+      a->access = NULL;
+      a->naccess = -1;
+      return err;
+    }
+    case FY_AMS_WAIT:
+    case FY_AMS_TEST: {
+      if (a->nexpo < 0)
+        return fy_err(MPI_ERR_RMA_SYNC, "%s: no exposure (post) epoch is open on this window", fname);
+      am_count_arg_t x = {a, a->expo, a->nexpo, a->completes_seen, a->completes_used};
+      if (call == FY_AMS_TEST) {
+        fy_progress_poll();
+        *flag = counts_ready(&x);
+        if (!*flag) return MPI_SUCCESS;
+      } else {
+        fy_progress_wait(counts_ready, &x);
+      }
+      counts_take(&x);
+      free(a->expo);
+      a->expo = NULL;
+      a->nexpo = -1;
+      return MPI_SUCCESS;
+    }
+  }
+  return fy_err(MPI_ERR_INTERN, "%s: unknown synchronization", fname);
+}

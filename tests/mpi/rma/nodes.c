@@ -1,0 +1,219 @@
+/* One-sided communication with the standard's blocking synchronization
+ * only, as a window that spans nodes runs it (src/rma/am.c: operations are
+ * messages its target applies). Run on one node it checks the same results
+ * through the node-local engine; with FERRY_NOLOCAL=1 (mpi.net.nolocal.
+ * rma_nodes) or across hosts every window spans nodes.
+ * - fence: puts with a strided target type, gets into a strided origin
+ *   type, accumulates from every rank onto the same words (atomic per
+ *   element), get_accumulate with MPI_NO_OP and MPI_REPLACE;
+ * - lock: a fetch_and_op counter under shared locks, compare_and_swap
+ *   under exclusive ones, lock_all with flush, flush_local, Rput/Rget;
+ * - PSCW around a ring, MPI_Win_test until the exposure ends;
+ * - a dynamic window with an attached region, and an address outside it
+ *   (MPI_ERR_RMA_RANGE, from the origin's next flush when the window
+ *   spans nodes);
+ * - spanning nodes only: MPI_Win_allocate_shared is MPI_ERR_RMA_SHARED and
+ *   the MPIX_Win_i* calls are MPI_ERR_UNSUPPORTED_OPERATION. */
+#include "rma_test.h"
+
+#define N 64
+
+static int rank, size, spans;
+
+static void fence_ops(int flavor) {
+  void *base;
+  MPI_Win w = make_win(flavor, (MPI_Aint)(4 * N * sizeof(int)), sizeof(int), &base);
+  int *mem = base, right = (rank + 1) % size, left = (rank + size - 1) % size;
+  MPI_Datatype every2;
+  MPI_Type_vector(N, 1, 2, MPI_INT, &every2);
+  MPI_Type_commit(&every2);
+  int src[N], got[2 * N];
+  for (int i = 0; i < N; i++) src[i] = 1000 * rank + i;
+  CHECK_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, w));
+  /* my N ints into every second int of my right neighbour's first 2N */
+  CHECK_OK(MPI_Put(src, N, MPI_INT, right, 0, 1, every2, w));
+  /* everyone adds rank+1 to word 3N of rank 0, 10 times */
+  for (int k = 0; k < 10; k++) {
+    int v = rank + 1;
+    CHECK_OK(MPI_Accumulate(&v, 1, MPI_INT, 0, 3 * N, 1, MPI_INT, MPI_SUM, w));
+  }
+  CHECK_OK(MPI_Win_fence(0, w));
+  for (int i = 0; i < N; i++) {
+    CHECK(mem[2 * i] == 1000 * left + i, "flavor %d: put: int %d = %d, expected %d", flavor, 2 * i, mem[2 * i],
+          1000 * left + i);
+    CHECK(mem[2 * i + 1] == 0, "flavor %d: put wrote the gap at %d", flavor, 2 * i + 1);
+  }
+  if (rank == 0)
+    CHECK(mem[3 * N] == 10 * size * (size + 1) / 2, "flavor %d: accumulated %d, expected %d", flavor, mem[3 * N],
+          10 * size * (size + 1) / 2);
+  CHECK_OK(MPI_Win_fence(0, w));
+  /* get the left neighbour's strided ints back into a strided buffer */
+  for (int i = 0; i < 2 * N; i++) got[i] = -1;
+  CHECK_OK(MPI_Get(got, 1, every2, left, 0, 1, every2, w));
+  /* fetch word 3N of rank 0 without changing it, then replace word 3N+1 */
+  int old = -1, mine = rank + 7, prev = -1;
+  CHECK_OK(MPI_Get_accumulate(NULL, 0, MPI_INT, &old, 1, MPI_INT, 0, 3 * N, 1, MPI_INT, MPI_NO_OP, w));
+  CHECK_OK(MPI_Win_fence(0, w));
+  int lleft = (left + size - 1) % size;
+  for (int i = 0; i < N; i++) CHECK(got[2 * i] == 1000 * lleft + i, "flavor %d: get: int %d = %d", flavor, 2 * i, got[2 * i]);
+  for (int i = 0; i < N; i++) CHECK(got[2 * i + 1] == -1, "flavor %d: get wrote the gap at %d", flavor, 2 * i + 1);
+  CHECK(old == 10 * size * (size + 1) / 2, "flavor %d: get_accumulate(NO_OP) gave %d", flavor, old);
+  if (rank == 0) CHECK_OK(MPI_Get_accumulate(&mine, 1, MPI_INT, &prev, 1, MPI_INT, 0, 3 * N + 1, 1, MPI_INT, MPI_REPLACE, w));
+  CHECK_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w));
+  if (rank == 0) {
+    CHECK(prev == 0, "get_accumulate(REPLACE) fetched %d", prev);
+    CHECK(mem[3 * N + 1] == 7, "get_accumulate(REPLACE) left %d", mem[3 * N + 1]);
+  }
+  MPI_Type_free(&every2);
+  free_win(flavor, &w, base);
+}
+
+static void lock_ops(void) {
+  int64_t *mem;
+  MPI_Win w;
+  CHECK_OK(MPI_Win_allocate(4 * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &w));
+  CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, w));
+  memset(mem, 0, 4 * sizeof(int64_t));
+  CHECK_OK(MPI_Win_unlock(rank, w));
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* a counter at rank size-1: every rank takes 20 tickets, all distinct */
+  int64_t one = 1, ticket, sum = 0, total = 0;
+  int last = size - 1;
+  for (int k = 0; k < 20; k++) {
+    CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, last, 0, w));
+    CHECK_OK(MPI_Fetch_and_op(&one, &ticket, MPI_INT64_T, last, 0, MPI_SUM, w));
+    CHECK_OK(MPI_Win_unlock(last, w));
+    sum += ticket;
+  }
+  MPI_Allreduce(&sum, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  int64_t n = 20 * (int64_t)size;
+  CHECK(total == n * (n - 1) / 2, "fetch_and_op tickets sum to %lld, expected %lld", (long long)total,
+        (long long)(n * (n - 1) / 2));
+  /* compare_and_swap: each rank claims word 1 of rank 0 once, in turn */
+  for (int turn = 0; turn < size; turn++) {
+    if (turn == rank) {
+      int64_t expect = turn, next = turn + 1, was = -1;
+      CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w));
+      CHECK_OK(MPI_Compare_and_swap(&next, &expect, &was, MPI_INT64_T, 0, 1, w));
+      CHECK_OK(MPI_Win_unlock(0, w));
+      CHECK(was == turn, "compare_and_swap found %lld, expected %d", (long long)was, turn);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  /* lock_all: Rput my rank into word 2 of my right neighbour, flush, Rget it back */
+  int right = (rank + 1) % size;
+  int64_t v = 100 + rank, back = -1;
+  MPI_Request rq[2];
+  CHECK_OK(MPI_Win_lock_all(0, w));
+  CHECK_OK(MPI_Rput(&v, 1, MPI_INT64_T, right, 2, 1, MPI_INT64_T, w, &rq[0]));
+  CHECK_OK(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+  CHECK_OK(MPI_Win_flush(right, w));
+  CHECK_OK(MPI_Rget(&back, 1, MPI_INT64_T, right, 2, 1, MPI_INT64_T, w, &rq[1]));
+  CHECK_OK(MPI_Wait(&rq[1], MPI_STATUS_IGNORE));
+  CHECK(back == 100 + rank, "Rget after flush read %lld", (long long)back);
+  back = -1;
+  CHECK_OK(MPI_Get(&back, 1, MPI_INT64_T, right, 2, 1, MPI_INT64_T, w));
+  CHECK_OK(MPI_Win_flush_local(right, w));
+  CHECK(back == 100 + rank, "get after flush_local read %lld", (long long)back);
+  CHECK_OK(MPI_Win_flush_all(w));
+  CHECK_OK(MPI_Win_unlock_all(w));
+  /* errors of the passive calls */
+  MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
+  CHECK_CLASS(MPI_Win_unlock(right, w), MPI_ERR_RMA_SYNC);
+  CHECK_CLASS(MPI_Put(&v, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, w), MPI_ERR_RMA_SYNC);
+  CHECK_OK(MPI_Win_fence(0, w));
+  CHECK_CLASS(MPI_Rput(&v, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, w, &rq[0]), MPI_ERR_RMA_SYNC);
+  CHECK_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w));
+  if (spans) {
+    CHECK_CLASS(MPIX_Win_ifence(0, w, &rq[0]), MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK_CLASS(MPIX_Win_ilock_all(0, w, &rq[0]), MPI_ERR_UNSUPPORTED_OPERATION);
+  }
+  CHECK_OK(MPI_Win_free(&w));
+}
+
+static void pscw(void) {
+  int *mem;
+  MPI_Win w;
+  CHECK_OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &w));
+  *mem = -1;
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Group world, from, to;
+  MPI_Win_get_group(w, &world);
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  MPI_Group_incl(world, 1, &left, &from);
+  MPI_Group_incl(world, 1, &right, &to);
+  for (int round = 0; round < 3; round++) {
+    CHECK_OK(MPI_Win_post(from, 0, w));
+    CHECK_OK(MPI_Win_start(to, 0, w));
+    int v = 10 * round + rank;
+    CHECK_OK(MPI_Put(&v, 1, MPI_INT, right, 0, 1, MPI_INT, w));
+    CHECK_OK(MPI_Win_complete(w));
+    if (round == 1) {
+      int flag = 0;
+      while (!flag) CHECK_OK(MPI_Win_test(w, &flag));
+    } else {
+      CHECK_OK(MPI_Win_wait(w));
+    }
+    CHECK(*mem == 10 * round + left, "round %d: PSCW put left %d, expected %d", round, *mem, 10 * round + left);
+  }
+  MPI_Group_free(&from);
+  MPI_Group_free(&to);
+  MPI_Group_free(&world);
+  CHECK_OK(MPI_Win_free(&w));
+}
+
+static void dynamic(void) {
+  MPI_Win w;
+  CHECK_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+  MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
+  int *region = calloc(N, sizeof(int));
+  CHECK_OK(MPI_Win_attach(w, region, N * sizeof(int)));
+  MPI_Aint mine, *addr = malloc(sizeof(MPI_Aint) * (size_t)size);
+  MPI_Get_address(region, &mine);
+  MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
+  int right = (rank + 1) % size, v = 50 + rank;
+  CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, w));
+  CHECK_OK(MPI_Put(&v, 1, MPI_INT, right, addr[right] + 5 * (MPI_Aint)sizeof(int), 1, MPI_INT, w));
+  CHECK_OK(MPI_Win_unlock(right, w));
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(region[5] == 50 + (rank + size - 1) % size, "dynamic window: put left %d", region[5]);
+  /* past the end of the region: refused by the origin (one node) or by
+   * the target, reported at the next flush (spanning nodes) */
+  CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, w));
+  int e = MPI_Put(&v, 1, MPI_INT, right, addr[right] + N * (MPI_Aint)sizeof(int), 1, MPI_INT, w);
+  if (e == MPI_SUCCESS) e = MPI_Win_flush(right, w);
+  int cls;
+  MPI_Error_class(e, &cls);
+  CHECK(cls == MPI_ERR_RMA_RANGE, "a put past the attached region gave class %d, expected MPI_ERR_RMA_RANGE", cls);
+  CHECK_OK(MPI_Win_unlock(right, w));
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_OK(MPI_Win_detach(w, region));
+  CHECK_OK(MPI_Win_free(&w));
+  free(region);
+  free(addr);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  fy_init("rma_nodes");
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm node;
+  int nsize;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &nsize);
+  MPI_Comm_free(&node);
+  spans = nsize < size;
+  for (int flavor = 0; flavor <= 3; flavor++)
+    if (flavor != 2 || !spans) fence_ops(flavor);
+  lock_ops();
+  pscw();
+  dynamic();
+  if (spans) {
+    void *b;
+    MPI_Win w;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK_CLASS(MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &b, &w), MPI_ERR_RMA_SHARED);
+  }
+  return fy_finish();
+}
