@@ -1,19 +1,22 @@
 /* The shared file pointer: one int64 (etypes) that any process reads and
  * advances without the others taking part.
  * - One node: an RMA window at rank 0 of the file's communicator, moved by
- *   MPI_Fetch_and_op.
- * - Several nodes (windows span one node): 8 bytes of a hidden pointer file
- *   beside the data file, ".<name>.fyshfp.<pid>.<n>", read and written under
- *   a POSIX record lock, as ROMIO does. Every node reaches it, since every
- *   node opened the data file in that directory; record locks are what the
- *   data path takes already. Rank 0 creates it and removes it at close (not
- *   sooner: on NFS a file removed while other clients hold it open turns
- *   stale for them).
+ *   MPI_Fetch_and_op on the shared segment.
+ * - Several nodes: 8 bytes of a hidden pointer file beside the data file,
+ *   ".<name>.fyshfp.<pid>.<n>", read and written under a POSIX record lock,
+ *   as ROMIO does: a window across nodes would need rank 0 to poll for every
+ *   access (src/rma/am.c), the file needs nobody. Every node reaches it,
+ *   since every node opened the data file in that directory; record locks
+ *   are what the data path takes already. Rank 0 creates it and removes it
+ *   at close (not sooner: on NFS a file removed while other clients hold it
+ *   open turns stale for them). Where it cannot be made, the window again.
  * MPI_File_read/write_shared, the ordered collectives, seek_shared and
  * get_position_shared live here. See fy_io.h. */
 #include "io/fy_io.h"
 #include "core/fy_error.h"
 #include "binding/fy_impl.h"
+#include "core/fy_comm.h"
+#include "core/fy_init.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -80,14 +83,25 @@ out:
   return err;
 }
 
+/* A process of the file on another node (every process finds the same). */
+static int spans_nodes(fy_file_t *f) {
+  fy_comm_t *c = fy_comm_get(f->comm);
+  for (int r = 0; r < c->size; r++)
+    if (fy_state.local_of_world[fy_comm_world_rank(c, r)] < 0) return 1;
+  return 0;
+}
+
 int fy_io_shared_create(fy_file_t *f) {
-  int err = fy_mpi_win_allocate(f->rank == 0 ? (MPI_Aint)sizeof(int64_t) : 0, (int)sizeof(int64_t),
-                                MPI_INFO_NULL, f->comm, &f->sp_mem, &f->sp_win);
+  int err;
+  if (spans_nodes(f)) {
+    if ((err = sp_file_create(f)) || f->sp_fd >= 0) return err;
+  }
+  err = fy_mpi_win_allocate(f->rank == 0 ? (MPI_Aint)sizeof(int64_t) : 0, (int)sizeof(int64_t), MPI_INFO_NULL,
+                            f->comm, &f->sp_mem, &f->sp_win);
   if (err) {
     f->sp_win = MPI_WIN_NULL;
-    /* processes on several nodes (windows are node-local): every process
-     * learns it alike and goes to the pointer file */
-    return fy_err_class_of(err) == MPI_ERR_UNSUPPORTED_OPERATION ? sp_file_create(f) : err;
+    /* (no window either: the file works without a shared pointer) */
+    return fy_err_class_of(err) == MPI_ERR_UNSUPPORTED_OPERATION ? MPI_SUCCESS : err;
   }
   if (f->rank == 0) *f->sp_mem = 0;
   return fy_mpi_barrier(f->comm); /* the counter is 0 before anyone moves it */
@@ -108,7 +122,7 @@ void fy_io_shared_free(fy_file_t *f) {
 static int no_shared(fy_file_t *f) {
   if (f->sp_win != MPI_WIN_NULL || f->sp_fd >= 0) return MPI_SUCCESS;
   return fy_err(MPI_ERR_UNSUPPORTED_OPERATION, "%s has no shared file pointer: its processes are on more than "
-                "one node and its pointer file could not be made beside it (%s)", f->name,
+                "one node, its pointer file could not be made beside it (%s) and no window either", f->name,
                 strerror(f->sp_errno));
 }
 
