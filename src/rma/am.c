@@ -105,11 +105,13 @@ static int am_pend_add(am_pend_t **list, fy_request_t *r, void *buf, int target,
   return MPI_SUCCESS;
 }
 
-/* Release what completed (target < 0: every entry); the number left
- * toward target. */
-static int am_reap(am_pend_t **list, int target) {
+/* Release what completed; the number left toward target (< 0: any).
+ * Entries are newest first; a quick pass (quick = 1, the progress hook)
+ * stops after 16 entries still in flight, so that an epoch of many
+ * operations does not cost every poll a walk of all of them. */
+static int am_reap(am_pend_t **list, int target, int quick) {
   int left = 0;
-  for (am_pend_t **pp = list; *pp;) {
+  for (am_pend_t **pp = list; *pp && !(quick && left >= 16);) {
     am_pend_t *p = *pp;
     if (fy_req_done(p->r)) {
       if (p->user) fy_req_complete(p->user);
@@ -350,8 +352,8 @@ int fy_rma_am_poll(fy_win_t *w) {
   if (in_poll || fy_pt2pt_in_signal) return 0;
   in_poll = 1;
   int ev = 0;
-  am_reap(&a->sends, -1);
-  am_reap(&a->recvs, -1);
+  am_reap(&a->sends, -1, 1);
+  am_reap(&a->recvs, -1, 1);
   for (;;) {
     if (!a->in) {
       MPI_Status st;
@@ -467,7 +469,7 @@ void fy_rma_am_destroy(fy_win_t *w) {
 static int sends_done(void *arg) {
   fy_rma_am_t *a = arg;
   fy_plock();
-  int left = am_reap(&a->sends, -1) + am_reap(&a->recvs, -1);
+  int left = am_reap(&a->sends, -1, 0) + am_reap(&a->recvs, -1, 0);
   fy_punlock();
   return left == 0;
 }
@@ -624,7 +626,7 @@ typedef struct { fy_rma_am_t *a; int t; } am_wait_arg_t;
 static int recvs_done(void *arg) {
   am_wait_arg_t *x = arg;
   fy_plock();
-  int left = am_reap(&x->a->recvs, x->t);
+  int left = am_reap(&x->a->recvs, x->t, 0);
   fy_punlock();
   return left == 0;
 }
