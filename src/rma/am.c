@@ -637,18 +637,19 @@ static void am_wait_local(fy_rma_am_t *a, int t) {
   fy_progress_wait(recvs_done, &x);
 }
 
-/* Remote completion toward `only` (-1: every target touched). */
-static int am_flush_targets(fy_win_t *w, int only, const char *fname) {
+/* One control message (kind, arg) to `only`, or to every rank when only <
+ * 0 (touched_only: those sent to since their last flush), then all the
+ * answers; the first error. A flush or unlock ends what was touched. */
+static int am_ctl_round(fy_win_t *w, int kind, int arg, int only, int touched_only, const char *fname) {
   fy_rma_am_t *a = w->am;
   int n = w->size, err = MPI_SUCCESS;
   am_ctl_t *c = calloc((size_t)n, sizeof *c);
   if (!c) return fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
   fy_plock();
-  for (int t = 0; t < n; t++)
-    if ((only < 0 || t == only) && a->touched[t]) {
-      int e = am_ctl_start(a, t, AM_FLUSH, 0, &c[t]);
-      if (e && !err) err = e;
-      if (!e) a->touched[t] = 0;
+  for (int t = 0; t < n && !err; t++)
+    if ((only < 0 || t == only) && (!touched_only || a->touched[t])) {
+      err = am_ctl_start(a, t, kind, arg, &c[t]);
+      if (!err && kind != AM_LOCK) a->touched[t] = 0;
     }
   fy_punlock();
   for (int t = 0; t < n; t++)
@@ -657,7 +658,13 @@ static int am_flush_targets(fy_win_t *w, int only, const char *fname) {
       if (e && !err) err = e;
     }
   free(c);
-  am_wait_local(a, only);
+  return err;
+}
+
+/* Remote completion toward `only` (-1: every target touched). */
+static int am_flush_targets(fy_win_t *w, int only, const char *fname) {
+  int err = am_ctl_round(w, AM_FLUSH, 0, only, 1, fname);
+  am_wait_local(w->am, only);
   return err;
 }
 
@@ -719,18 +726,7 @@ int fy_rma_am_sync(fy_win_t *w, int call, int rank, int arg, MPI_Group group, in
           if (a->locked[t]) return fy_err(MPI_ERR_RMA_SYNC, "%s: rank %d is already locked", fname, t);
       if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
       int type = call == FY_AMS_LOCK ? arg : MPI_LOCK_SHARED;
-      am_ctl_t *c = calloc((size_t)n, sizeof *c);
-      if (!c) return fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
-      fy_plock();
-      for (int t = 0; t < n && !err; t++)
-        if (call == FY_AMS_LOCK_ALL || t == rank) err = am_ctl_start(a, t, AM_LOCK, type, &c[t]);
-      fy_punlock();
-      for (int t = 0; t < n; t++)
-        if (c[t].r) {
-          int e = am_ctl_finish(&c[t], t, fname);
-          if (e && !err) err = e;
-        }
-      free(c);
+      err = am_ctl_round(w, AM_LOCK, type, call == FY_AMS_LOCK_ALL ? -1 : rank, 0, fname);
       if (!err) {
         if (call == FY_AMS_LOCK_ALL) a->lock_all = 1;
         else a->locked[rank] = (uint8_t)(1 + type);
@@ -743,22 +739,7 @@ int fy_rma_am_sync(fy_win_t *w, int call, int rank, int arg, MPI_Group group, in
       if (call == FY_AMS_UNLOCK_ALL ? !a->lock_all : !a->locked[rank])
         return fy_err(MPI_ERR_RMA_SYNC, "%s: %s", fname, call == FY_AMS_UNLOCK_ALL ? "no MPI_Win_lock_all epoch is open"
                       : "the rank is not locked by this process");
-      am_ctl_t *c = calloc((size_t)n, sizeof *c);
-      if (!c) return fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
-      fy_plock();
-      for (int t = 0; t < n; t++)
-        if (call == FY_AMS_UNLOCK_ALL || t == rank) {
-          int e = am_ctl_start(a, t, AM_UNLOCK, 0, &c[t]);
-          if (e && !err) err = e;
-          a->touched[t] = 0;
-        }
-      fy_punlock();
-      for (int t = 0; t < n; t++)
-        if (c[t].r) {
-          int e = am_ctl_finish(&c[t], t, fname);
-          if (e && !err) err = e;
-        }
-      free(c);
+      err = am_ctl_round(w, AM_UNLOCK, 0, call == FY_AMS_UNLOCK_ALL ? -1 : rank, 0, fname);
       am_wait_local(a, call == FY_AMS_UNLOCK ? rank : -1);
       if (call == FY_AMS_UNLOCK_ALL) a->lock_all = 0;
       else a->locked[rank] = 0;
