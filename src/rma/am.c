@@ -277,6 +277,7 @@ static void am_handle(fy_win_t *w, int src, am_hdr_t *h) {
       char *out = malloc(span ? span : 1);
       if (!out) {
         err = MPI_ERR_NO_MEM;
+        am_send(a, src, AM_REPLY, NULL, 0); /* (the origin waits for an answer) */
         break;
       }
       err = am_pieces(w, h, out, 0);
@@ -291,12 +292,13 @@ static void am_handle(fy_win_t *w, int src, am_hdr_t *h) {
       if (!cur || !b) {
         free(cur);
         err = MPI_ERR_NO_MEM;
-        if (h->kind != AM_ACC) am_send(a, src, AM_REPLY, malloc(1), 0);
+        if (h->kind != AM_ACC) am_send(a, src, AM_REPLY, NULL, 0);
         break;
       }
       err = am_pieces(w, h, cur, 0);
       char *res = NULL;
-      if (!err && h->kind != AM_ACC && (res = malloc(span ? span : 1))) memcpy(res, cur, span);
+      if (!err && h->kind != AM_ACC && !(res = malloc(span ? span : 1))) err = MPI_ERR_NO_MEM;
+      if (res) memcpy(res, cur, span);
       if (!err && h->kind == AM_CAS) {
         /* data: the origin value, then the compare value */
         if (memcmp(cur, data + span, span) == 0) err = am_pieces(w, h, data, 1);
@@ -309,7 +311,7 @@ static void am_handle(fy_win_t *w, int src, am_hdr_t *h) {
           err = MPI_ERR_OP;
         }
       }
-      if (h->kind != AM_ACC) am_send(a, src, AM_REPLY, res ? res : malloc(1), res && !err ? span : 0);
+      if (h->kind != AM_ACC) am_send(a, src, AM_REPLY, res, res && !err ? span : 0);
       free(cur);
       break;
     }
@@ -360,11 +362,10 @@ int fy_rma_am_poll(fy_win_t *w) {
       if (!fy_probe_peek(a->comm, MPI_ANY_SOURCE, AM_TAG, &st)) break;
       size_t len = (size_t)fy_status_get_count(&st);
       char *buf = malloc(len < sizeof(am_hdr_t) ? sizeof(am_hdr_t) : len);
-      if (!buf) break; /* taken at a later pass */
-      fy_request_t *msg = fy_probe_take(a->comm, MPI_ANY_SOURCE, AM_TAG, &st);
-      fy_request_t *r = msg ? fy_req_alloc(FY_REQ_RECV, 0) : NULL;
-      if (!r) {
-        if (msg) fy_req_release(msg); /* (out of requests: the message is lost) */
+      fy_request_t *r = buf ? fy_req_alloc(FY_REQ_RECV, 0) : NULL, *msg = NULL;
+      if (r) msg = fy_probe_take(a->comm, MPI_ANY_SOURCE, AM_TAG, &st);
+      if (!msg) { /* (out of memory: the message stays queued for a later pass) */
+        if (r) fy_req_release(r);
         free(buf);
         break;
       }
