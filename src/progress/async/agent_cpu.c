@@ -7,6 +7,7 @@
 #include "core/fy_init.h"
 #include "runtime/fy_config.h"
 #include "transport/shm/fy_shm.h"
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,9 +38,11 @@ static int free_cpu(void) {
   return -1;
 }
 
-int fy_agent_cpu(void) {
-  static int cpu = -2; /* not decided yet; every agent thread of the process shares it */
-  if (cpu != -2) return cpu;
+static int cpu = -1; /* decided once (decide_cpu); every agent thread of the process shares it */
+
+/* Once per process: the interrupt agent's thread and the main thread
+ * (starting the fabric agent) may ask at the same moment. */
+static void decide_cpu(void) {
   const char *v = fy_config.thread_cpu ? fy_config.thread_cpu : "auto";
   if (!strcmp(v, "auto")) {
     cpu = free_cpu();
@@ -55,5 +58,10 @@ int fy_agent_cpu(void) {
       cpu = -1;
     }
   }
+}
+
+int fy_agent_cpu(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, decide_cpu);
   return cpu;
 }
