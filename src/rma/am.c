@@ -719,6 +719,7 @@ int fy_rma_am_sync(fy_win_t *w, int call, int rank, int arg, MPI_Group group, in
       return err;
     case FY_AMS_LOCK:
     case FY_AMS_LOCK_ALL: {
+      if (w->no_locks) return fy_err(MPI_ERR_RMA_SYNC, "%s: the window was created with no_locks = true", fname);
       if (a->lock_all || (call == FY_AMS_LOCK && rank != MPI_PROC_NULL && a->locked[rank]))
         return fy_err(MPI_ERR_RMA_SYNC, "%s: %s is already locked by this process", fname,
                       call == FY_AMS_LOCK_ALL ? "the window" : "that rank");
