@@ -164,8 +164,9 @@ static int am_post_reply(fy_rma_am_t *a, int t, void *buf, MPI_Count count, fy_d
 
 static void *am_msg(int kind, int arg, size_t npieces, size_t nbytes, size_t *len) {
   *len = sizeof(am_hdr_t) + npieces * 2 * sizeof(int64_t) + nbytes;
-  am_hdr_t *h = calloc(1, *len);
+  am_hdr_t *h = malloc(*len); /* (only the header needs zeroing: the rest is written) */
   if (!h) return NULL;
+  memset(h, 0, sizeof *h);
   h->kind = kind;
   h->arg = arg;
   h->npieces = npieces;
@@ -502,15 +503,16 @@ static int covers(fy_rma_am_t *a, int t, int passive_only) {
   return 0;
 }
 
-/* The pieces of count items of type tt, as (offset, length) pairs. */
-static int am_layout(fy_datatype_t *tt, MPI_Count count, int64_t **out, size_t *np) {
+/* The pieces of count items of type tt, as (offset, length) pairs: in
+ * inl (2 words) for a contiguous type, else in an allocated array. */
+static int am_layout(fy_datatype_t *tt, MPI_Count count, int64_t *inl, int64_t **out, size_t *np) {
   size_t cap = 0, n = 0, total = (size_t)(count * tt->size), off = 0;
   int64_t *pc = NULL;
   *out = NULL;
   *np = 0;
   if (!total) return MPI_SUCCESS;
   if (tt->is_contig) {
-    if (!(pc = malloc(2 * sizeof *pc))) return MPI_ERR_NO_MEM;
+    pc = inl;
     pc[0] = (int64_t)tt->true_lb;
     pc[1] = (int64_t)total;
     *out = pc;
@@ -567,9 +569,9 @@ int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *req
   uint64_t addr = (uint64_t)op->tdisp; /* dynamic: an address, checked by the target (its regions) */
   if (w->flavor != FY_WIN_DYNAMIC && (err = fy_rma_target_range(w, t, op->tdisp, op->tcount, op->ttype, &addr)))
     goto fail;
-  int64_t *pc;
+  int64_t *pc, inl[2];
   size_t np;
-  if (am_layout(op->ttype, op->tcount, &pc, &np)) {
+  if (am_layout(op->ttype, op->tcount, inl, &pc, &np)) {
     err = fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
     goto fail;
   }
@@ -578,7 +580,7 @@ int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *req
   fy_datatype_t *basic = NULL;
   MPI_Count per;
   if (kind >= AM_ACC && (!fy_type_reduce_basic(op->ttype, &basic, &per) || !basic)) {
-    free(pc);
+    if (pc != inl) free(pc);
     err = fy_err(MPI_ERR_TYPE, "accumulate: the target datatype is not of one predefined type");
     goto fail;
   }
@@ -587,14 +589,14 @@ int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *req
   size_t nbytes = !sends_data ? 0 : kind == AM_CAS ? 2 * tbytes : tbytes, len;
   am_hdr_t *h = am_msg(kind, (int32_t)op->op, np, nbytes, &len);
   if (!h) {
-    free(pc);
+    if (pc != inl) free(pc);
     err = fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
     goto fail;
   }
   h->addr = (int64_t)addr;
   h->basic = basic ? basic->handle : 0;
   if (np) memcpy(h + 1, pc, np * 2 * sizeof *pc);
-  free(pc);
+  if (pc != inl) free(pc);
   char *data = (char *)(h + 1) + np * 2 * sizeof(int64_t);
   if (sends_data) {
     fy_type_pack(op->otype, op->ocount, op->oaddr, data);
