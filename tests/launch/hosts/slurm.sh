@@ -47,7 +47,12 @@ dd if=/dev/urandom of="$D/munge.key" bs=1024 count=1 2>/dev/null && chmod 400 "$
 munged --force --key-file="$D/munge.key" --socket="$D/munge.sock" --pid-file="$D/munged.pid" \
   --log-file="$D/munged.log" --seed-file="$D/munged.seed" || { echo "FAIL: munged did not start"; exit 1; }
 
-port=$((20000 + $$ % 20000))
+# two ports nobody listens on (the kernel picks them)
+set -- $(python3 -c 'import socket
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("", 0))
+print(*[x.getsockname()[1] for x in s])' 2>/dev/null) 
+ctld_port=${1:-$((20000 + $$ % 20000))} d_port=${2:-$((20001 + $$ % 20000))}
 cat >"$D/slurm.conf" <<EOC
 ClusterName=ferrytest
 SlurmctldHost=$(hostname)($FY_NETNS_GW)
@@ -66,8 +71,8 @@ SlurmctldPidFile=$D/ctld.pid
 SlurmdPidFile=$D/d-%n.pid
 SlurmctldLogFile=$D/ctld.log
 SlurmdLogFile=$D/d-%n.log
-SlurmctldPort=$port
-SlurmdPort=$((port + 1))
+SlurmctldPort=$ctld_port
+SlurmdPort=$d_port
 MpiDefault=none
 SwitchType=switch/none
 ReturnToService=2
