@@ -97,12 +97,13 @@ static int in_poll; /* fy_rma_am_poll is not reentered (its sends poll) */
 
 static fy_datatype_t *byte_type(void) { return fy_type_get(MPI_BYTE); }
 
-static int am_pend_add(am_pend_t **list, fy_request_t *r, void *buf, int target, fy_request_t *user) {
+/* A new entry at the head of list (NULL: out of memory). */
+static am_pend_t *am_pend_new(am_pend_t **list, fy_request_t *r, void *buf, int target, fy_request_t *user) {
   am_pend_t *p = malloc(sizeof *p);
-  if (!p) return fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
+  if (!p) return NULL;
   *p = (am_pend_t){.r = r, .buf = buf, .target = target, .user = user, .next = *list};
   *list = p;
-  return MPI_SUCCESS;
+  return p;
 }
 
 /* Release what completed; the number left toward target (< 0: any).
@@ -127,26 +128,30 @@ static int am_reap(am_pend_t **list, int target, int quick) {
   return left;
 }
 
-/* Send len bytes of buf (owned from now on, freed when sent) to dest. */
+/* Send len bytes of buf (owned from now on, freed when sent) to dest.
+ * Everything that can fail is done before the send starts: a message that
+ * left must be known, or its reply would meet the next receive. */
 static int am_send(fy_rma_am_t *a, int dest, int tag, void *buf, size_t len) {
   fy_request_t *r = fy_req_alloc(FY_REQ_SEND, 0);
-  if (!r) {
+  am_pend_t *p = r ? am_pend_new(&a->sends, r, buf, dest, NULL) : NULL;
+  if (!p) {
+    if (r) fy_req_release(r);
     free(buf);
-    return fy_err(MPI_ERR_NO_MEM, "out of requests");
+    return fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
   }
   fy_req_setup(r, FY_REQ_SEND, FY_MODE_STD, buf, (MPI_Count)len, byte_type(), dest, tag, a->comm, 0);
   int err = fy_send_start(r);
-  if (err) {
+  if (err) { /* (p is the head: nothing was added since) */
+    a->sends = p->next;
+    free(p);
     fy_req_release(r);
     free(buf);
-    return err;
   }
-  return am_pend_add(&a->sends, r, buf, dest, NULL);
+  return err;
 }
 
 /* Post the receive of a reply from t into count items of dt at buf. */
-static int am_post_reply(fy_rma_am_t *a, int t, void *buf, MPI_Count count, fy_datatype_t *dt, void *own,
-                         fy_request_t *user, fy_request_t **out) {
+static int am_post_reply(fy_rma_am_t *a, int t, void *buf, MPI_Count count, fy_datatype_t *dt, fy_request_t **out) {
   fy_request_t *r = fy_req_alloc(FY_REQ_RECV, 0);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
   fy_req_setup(r, FY_REQ_RECV, FY_MODE_STD, buf, count, dt, t, AM_REPLY, a->comm, 0);
@@ -155,11 +160,15 @@ static int am_post_reply(fy_rma_am_t *a, int t, void *buf, MPI_Count count, fy_d
     fy_req_release(r);
     return err;
   }
-  if (out) {
-    *out = r;
-    return MPI_SUCCESS;
-  }
-  return am_pend_add(&a->recvs, r, own, t, user);
+  *out = r;
+  return MPI_SUCCESS;
+}
+
+/* Withdraw a reply receive whose request could not be sent, so that no
+ * wait counts on it (as comm/cx.c does). */
+static void am_unpost(fy_request_t *r) {
+  if (fy_recv_cancel(r) == 0) fy_req_wait_done(r);
+  fy_req_release(r);
 }
 
 static void *am_msg(int kind, int arg, size_t npieces, size_t nbytes, size_t *len) {
@@ -183,12 +192,17 @@ static int am_ctl_start(fy_rma_am_t *a, int t, int kind, int arg, am_ctl_t *c) {
   void *m = am_msg(kind, arg, 0, 0, &len);
   if (!m) return fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided synchronization");
   c->ans = 0;
-  int err = am_post_reply(a, t, &c->ans, 1, fy_type_get(MPI_INT32_T), NULL, NULL, &c->r);
+  int err = am_post_reply(a, t, &c->ans, 1, fy_type_get(MPI_INT32_T), &c->r);
   if (err) {
+    c->r = NULL;
     free(m);
     return err;
   }
-  return am_send(a, t, AM_TAG, m, len);
+  if ((err = am_send(a, t, AM_TAG, m, len))) {
+    am_unpost(c->r);
+    c->r = NULL;
+  }
+  return err;
 }
 
 static int am_ctl_finish(am_ctl_t *c, int t, const char *fname) {
@@ -602,14 +616,22 @@ int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *req
     fy_type_pack(op->otype, op->ocount, op->oaddr, data);
     if (kind == AM_CAS) memcpy(data + tbytes, op->caddr, tbytes);
   }
-  if (kind == AM_GET) err = am_post_reply(a, t, op->raddr, op->ocount, op->otype, NULL, user, NULL);
-  else if (kind != AM_PUT && kind != AM_ACC) err = am_post_reply(a, t, op->raddr, op->rcount, op->rtype, NULL, user, NULL);
+  fy_request_t *rr = NULL; /* the reply's receive, posted before the request leaves */
+  am_pend_t *rp = NULL;
+  if (kind == AM_GET) err = am_post_reply(a, t, op->raddr, op->ocount, op->otype, &rr);
+  else if (kind != AM_PUT && kind != AM_ACC) err = am_post_reply(a, t, op->raddr, op->rcount, op->rtype, &rr);
+  if (!err && rr && !(rp = am_pend_new(&a->recvs, rr, NULL, t, user)))
+    err = fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
+  if (!err) err = am_send(a, t, AM_TAG, h, len);
+  else free(h);
   if (err) {
-    free(h);
+    if (rp) { /* (rp is the head: nothing was added since) */
+      a->recvs = rp->next;
+      free(rp);
+    }
+    if (rr) am_unpost(rr);
     goto fail;
   }
-  err = am_send(a, t, AM_TAG, h, len);
-  if (err) goto fail;
   a->touched[t] = 1;
   if (user && (kind == AM_PUT || kind == AM_ACC)) fy_req_complete(user); /* the data is copied out */
 done:
