@@ -192,9 +192,7 @@ static shm_t *shm_of(fy_comm_t *c) {
   if (!flag) {
     S = calloc(1, sizeof *S);
     if (!S) return NULL; /* the same on every rank? no: give up for good below */
-    int local = 1;
-    for (int i = 0; i < c->size && local; i++)
-      local = fy_state.local_of_world[fy_comm_world_rank(c, i)] >= 0;
+    int local = fy_comm_remote_rank(c) < 0;
     /* Only when every rank is on this node; the decision needs no
      * communication, so every rank takes it alike. */
     if (local && setup(c, S) != MPI_SUCCESS) S->on = 0;

@@ -88,6 +88,12 @@ void fy_comm_predefined_init(int world_rank, int world_size) {
   strcpy(fy_comm_self.name, "MPI_COMM_SELF");
 }
 
+int fy_comm_remote_rank(const fy_comm_t *c) {
+  for (int r = 0; r < c->size; r++)
+    if (fy_state.local_of_world[fy_comm_world_rank(c, r)] < 0) return r;
+  return -1;
+}
+
 fy_comm_t *fy_comm_new(uint32_t ctx, int rank, int size, int *world_of) {
   fy_comm_t *c = calloc(1, sizeof *c);
   if (!c) return NULL;

@@ -93,6 +93,11 @@ static inline int fy_comm_peer_size(const fy_comm_t *c) {
   return c->is_inter ? c->remote_size : c->size;
 }
 
+/* The lowest rank of intracommunicator c on another node than this
+ * process, -1 when all are on this one. Every member finds the same
+ * answer, so it may decide a collective path without communicating. */
+int fy_comm_remote_rank(const fy_comm_t *c);
+
 fy_comm_t *fy_comm_new(uint32_t ctx, int rank, int size, int *world_of);
 int fy_comm_publish(fy_comm_t *c);   /* MPI_SUCCESS or MPI_ERR_NO_MEM */
 void fy_comm_unpublish(fy_comm_t *c); /* handle back to 0 (an internal object) */

@@ -31,7 +31,6 @@
 #include "core/fy_error.h"
 #include "core/fy_info.h"
 #include "core/fy_comm.h"
-#include "core/fy_init.h"
 #include "binding/fy_impl.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -51,12 +50,7 @@ typedef struct { /* what every process tells the others first */
 
 /* 1 if a process of the file is on another host than this one (its
  * accesses then meet ours only through a shared file system). */
-static int spans_hosts(fy_file_t *f) {
-  fy_comm_t *c = fy_comm_get(f->comm);
-  for (int i = 0; i < f->size; i++)
-    if (fy_state.local_of_world[fy_comm_world_rank(c, i)] < 0) return 1;
-  return 0;
-}
+static int spans_hosts(fy_file_t *f) { return fy_comm_remote_rank(fy_comm_get(f->comm)) >= 0; }
 
 /* One process's access: pieces sorted by offset, merged when they touch;
  * spos[i] = stream position of piece i. */

@@ -16,7 +16,6 @@
 #include "core/fy_error.h"
 #include "binding/fy_impl.h"
 #include "core/fy_comm.h"
-#include "core/fy_init.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -83,17 +82,9 @@ out:
   return err;
 }
 
-/* A process of the file on another node (every process finds the same). */
-static int spans_nodes(fy_file_t *f) {
-  fy_comm_t *c = fy_comm_get(f->comm);
-  for (int r = 0; r < c->size; r++)
-    if (fy_state.local_of_world[fy_comm_world_rank(c, r)] < 0) return 1;
-  return 0;
-}
-
 int fy_io_shared_create(fy_file_t *f) {
   int err;
-  if (spans_nodes(f)) {
+  if (fy_comm_remote_rank(fy_comm_get(f->comm)) >= 0) { /* (every process finds the same) */
     if ((err = sp_file_create(f)) || f->sp_fd >= 0) return err;
   }
   err = fy_mpi_win_allocate(f->rank == 0 ? (MPI_Aint)sizeof(int64_t) : 0, (int)sizeof(int64_t), MPI_INFO_NULL,

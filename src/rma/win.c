@@ -126,11 +126,8 @@ static int win_build(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
     err = fy_err(MPI_ERR_NO_MEM, "out of memory creating a window");
     goto fail_local;
   }
-  int remote = -1; /* a rank on another node: the window goes through am.c */
-  for (int r = 0; r < n; r++) {
-    w->world_of[r] = fy_comm_world_rank(c, r);
-    if (fy_state.local_of_world[w->world_of[r]] < 0) remote = r;
-  }
+  for (int r = 0; r < n; r++) w->world_of[r] = fy_comm_world_rank(c, r);
+  int remote = fy_comm_remote_rank(c); /* a rank on another node: the window goes through am.c */
   w->group = fy_group_new(n, w->world_of);
   if (!w->group) {
     err = fy_err(MPI_ERR_NO_MEM, "out of memory creating a window");
