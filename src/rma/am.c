@@ -225,11 +225,7 @@ static char *am_target_ptr(fy_win_t *w, int64_t addr, int64_t off, int64_t len) 
   if (len < 0) return NULL;
   if (w->flavor == FY_WIN_DYNAMIC) {
     uint64_t lo = (uint64_t)(addr + off);
-    fy_win_rankblk_t *b = &w->blk[w->rank];
-    for (uint32_t i = 0; i < b->ndyn; i++)
-      if (lo >= b->dyn[i].base && lo + (uint64_t)len <= b->dyn[i].base + b->dyn[i].size)
-        return (char *)(uintptr_t)lo;
-    return len == 0 ? (char *)(uintptr_t)lo : NULL;
+    return len == 0 || fy_rma_dyn_lookup(w, w->rank, lo, (uint64_t)len) ? (char *)(uintptr_t)lo : NULL;
   }
   int64_t o = addr + off;
   if (o < 0 || o + len > (int64_t)w->bytes) return len == 0 ? (char *)w->base : NULL;

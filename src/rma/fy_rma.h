@@ -199,6 +199,9 @@ void fy_rma_hook_ensure(void);
 /* ---- ops (ops.c, acc.c) ---- */
 /* Run one operation now (the grant is held). Returns an MPI error code. */
 int fy_rma_exec(fy_win_t *w, fy_rmaop_t *op);
+/* Dynamic windows: 1 if an attached region of target t (its rank block's
+ * table) holds [lo, lo+len). */
+int fy_rma_dyn_lookup(fy_win_t *w, int t, uint64_t lo, uint64_t len);
 /* Target address check: [disp*unit + true_lb, + span) inside the target's
  * window (or an attached region for dynamic windows). */
 int fy_rma_target_range(fy_win_t *w, int t, MPI_Aint disp, MPI_Count count, fy_datatype_t *tt,

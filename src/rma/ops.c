@@ -25,7 +25,7 @@ static MPI_Aint span_of(const fy_datatype_t *t, MPI_Count count) {
 
 /* Dynamic windows: find the attached region of target t holding
  * [lo, lo+len) (seqlock read of its table). */
-static int dyn_lookup(fy_win_t *w, int t, uint64_t lo, uint64_t len) {
+int fy_rma_dyn_lookup(fy_win_t *w, int t, uint64_t lo, uint64_t len) {
   fy_win_rankblk_t *b = &w->blk[t];
   for (;;) {
     uint32_t s0 = atomic_load_explicit(&b->dyn_seq, memory_order_acquire);
@@ -48,7 +48,7 @@ int fy_rma_target_range(fy_win_t *w, int t, MPI_Aint disp, MPI_Count count, fy_d
   MPI_Aint span = span_of(tt, count);
   if (w->flavor == FY_WIN_DYNAMIC) {
     uint64_t lo = (uint64_t)disp + (uint64_t)tt->true_lb;
-    if (count > 0 && !dyn_lookup(w, t, lo, (uint64_t)span))
+    if (count > 0 && !fy_rma_dyn_lookup(w, t, lo, (uint64_t)span))
       return fy_err(MPI_ERR_RMA_RANGE, "target_disp = %#lx (+%ld bytes) is not in a region attached by rank %d",
                     (unsigned long)disp, (long)span, t);
     *addr_out = (uint64_t)disp;
