@@ -137,28 +137,14 @@ static void pscw(void) {
   CHECK_OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &w));
   *mem = -1;
   MPI_Barrier(MPI_COMM_WORLD);
-  MPI_Group world, from, to;
-  MPI_Win_get_group(w, &world);
   int right = (rank + 1) % size, left = (rank + size - 1) % size;
-  MPI_Group_incl(world, 1, &left, &from);
-  MPI_Group_incl(world, 1, &right, &to);
+  MPI_Group from = group_of(&left, 1), to = group_of(&right, 1);
   for (int round = 0; round < 3; round++) {
-    CHECK_OK(MPI_Win_post(from, 0, w));
-    CHECK_OK(MPI_Win_start(to, 0, w));
-    int v = 10 * round + rank;
-    CHECK_OK(MPI_Put(&v, 1, MPI_INT, right, 0, 1, MPI_INT, w));
-    CHECK_OK(MPI_Win_complete(w));
-    if (round == 1) {
-      int flag = 0;
-      while (!flag) CHECK_OK(MPI_Win_test(w, &flag));
-    } else {
-      CHECK_OK(MPI_Win_wait(w));
-    }
+    pscw_round(w, from, to, right, 10 * round + rank, 0, round == 1);
     CHECK(*mem == 10 * round + left, "round %d: PSCW put left %d, expected %d", round, *mem, 10 * round + left);
   }
   MPI_Group_free(&from);
   MPI_Group_free(&to);
-  MPI_Group_free(&world);
   CHECK_OK(MPI_Win_free(&w));
 }
 

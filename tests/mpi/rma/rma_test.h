@@ -66,4 +66,32 @@ static inline void compute_us(double us)
     while ((MPI_Wtime() - t0) * 1e6 < us) {
     }
 }
+/* A group of MPI_COMM_WORLD's ranks (the caller frees it). */
+static inline MPI_Group group_of(int *ranks, int n)
+{
+    MPI_Group world, g;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, n, ranks, &g);
+    MPI_Group_free(&world);
+    return g;
+}
+
+/* One round of blocking PSCW: expose to `from`, access `to`, put v at
+ * displacement disp of rank `right`, then close both epochs (the exposure
+ * by MPI_Win_test in a loop when use_test, else by MPI_Win_wait). */
+static inline void pscw_round(MPI_Win w, MPI_Group from, MPI_Group to, int right, int v, MPI_Aint disp,
+                              int use_test)
+{
+    CHECK_OK(MPI_Win_post(from, 0, w));
+    CHECK_OK(MPI_Win_start(to, 0, w));
+    CHECK_OK(MPI_Put(&v, 1, MPI_INT, right, disp, 1, MPI_INT, w));
+    CHECK_OK(MPI_Win_complete(w));
+    if (use_test) {
+        int flag = 0;
+        while (!flag) CHECK_OK(MPI_Win_test(w, &flag));
+    } else {
+        CHECK_OK(MPI_Win_wait(w));
+    }
+}
+
 #endif

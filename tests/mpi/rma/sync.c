@@ -6,15 +6,6 @@
 
 static int me, np;
 
-static MPI_Group group_of(int *ranks, int n)
-{
-    MPI_Group world, g;
-    MPI_Comm_group(MPI_COMM_WORLD, &world);
-    MPI_Group_incl(world, n, ranks, &g);
-    MPI_Group_free(&world);
-    return g;
-}
-
 /* Ring PSCW: every rank exposes to its left neighbour and accesses its right. */
 static void pscw(int nonblocking, int flavor)
 {
@@ -33,16 +24,7 @@ static void pscw(int nonblocking, int flavor)
             CHECK_OK(MPIX_Win_iwait(w, &r[3]));
             CHECK_OK(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
         } else {
-            CHECK_OK(MPI_Win_post(gl, 0, w));
-            CHECK_OK(MPI_Win_start(gr, 0, w));
-            CHECK_OK(MPI_Put(&v, 1, MPI_INT, right, round % 4, 1, MPI_INT, w));
-            CHECK_OK(MPI_Win_complete(w));
-            if (round == 1) {
-                int flag = 0;
-                while (!flag) CHECK_OK(MPI_Win_test(w, &flag));
-            } else {
-                CHECK_OK(MPI_Win_wait(w));
-            }
+            pscw_round(w, gl, gr, right, v, round % 4, round == 1);
         }
         int got = base[round % 4];
         CHECK(got == left * 10 + round, "pscw nb=%d fl=%d round %d: %d", nonblocking, flavor, round, got);
