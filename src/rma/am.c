@@ -106,6 +106,16 @@ static am_pend_t *am_pend_new(am_pend_t **list, fy_request_t *r, void *buf, int 
   return p;
 }
 
+/* Take p out of list again (its request never started) and free it. */
+static void am_pend_drop(am_pend_t **list, am_pend_t *p) {
+  for (am_pend_t **pp = list; *pp; pp = &(*pp)->next)
+    if (*pp == p) {
+      *pp = p->next;
+      break;
+    }
+  free(p);
+}
+
 /* Release what completed; the number left toward target (< 0: any).
  * Entries are newest first; a quick pass (quick = 1, the progress hook)
  * stops after 16 entries still in flight, so that an epoch of many
@@ -141,9 +151,8 @@ static int am_send(fy_rma_am_t *a, int dest, int tag, void *buf, size_t len) {
   }
   fy_req_setup(r, FY_REQ_SEND, FY_MODE_STD, buf, (MPI_Count)len, byte_type(), dest, tag, a->comm, 0);
   int err = fy_send_start(r);
-  if (err) { /* (p is the head: nothing was added since) */
-    a->sends = p->next;
-    free(p);
+  if (err) {
+    am_pend_drop(&a->sends, p);
     fy_req_release(r);
     free(buf);
   }
@@ -621,10 +630,7 @@ int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *req
   if (!err) err = am_send(a, t, AM_TAG, h, len);
   else free(h);
   if (err) {
-    if (rp) { /* (rp is the head: nothing was added since) */
-      a->recvs = rp->next;
-      free(rp);
-    }
+    if (rp) am_pend_drop(&a->recvs, rp);
     if (rr) am_unpost(rr);
     goto fail;
   }
