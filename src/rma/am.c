@@ -716,8 +716,7 @@ typedef struct { fy_rma_am_t *a; int *ranks, n; uint64_t *seen, *used; } am_coun
 
 static int counts_ready(void *arg) {
   am_count_arg_t *x = arg;
-  fy_plock();
-  fy_rma_progress(); /* (fy_progress_wait polls too; this makes the check current) */
+  fy_plock(); /* (the hook that counts them ran in the poll just before) */
   int ok = 1;
   for (int i = 0; i < x->n && ok; i++)
     if (x->seen[x->ranks[i]] <= x->used[x->ranks[i]]) ok = 0;
