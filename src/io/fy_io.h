@@ -138,6 +138,9 @@ int fy_io_xfer_all(fy_file_t *f, int write, MPI_Offset pos, void *buf, MPI_Count
 /* All of [off, off+len) by pread/pwrite (EINTR retried); *got = bytes
  * moved, short only at the end of the file on a read. */
 int fy_io_full(fy_file_t *f, int write, char *b, size_t len, off_t off, size_t *got);
+/* fcntl(F_SETLKW) of a record lock of type F_RDLCK, F_WRLCK or F_UNLCK over
+ * [start, start+len) of fd, EINTR retried; 0, or -1 with errno. */
+int fy_io_record_lock(int fd, int type, off_t start, off_t len);
 /* A POSIX record lock (lock = 1) or its release (0) over [start, end);
  * nothing when the file system has none (f->nolocks). */
 int fy_io_lock_range(fy_file_t *f, int write, off_t start, off_t end, int lock);

@@ -27,11 +27,7 @@
 
 /* The record lock over the pointer's 8 bytes (lock = 0: its release). */
 static int sp_lock(int fd, int lock) {
-  struct flock fl = {.l_type = (short)(lock ? F_WRLCK : F_UNLCK), .l_whence = SEEK_SET, .l_start = 0,
-                     .l_len = (off_t)sizeof(int64_t)};
-  while (fcntl(fd, F_SETLKW, &fl) < 0)
-    if (errno != EINTR) return -1;
-  return 0;
+  return fy_io_record_lock(fd, lock ? F_WRLCK : F_UNLCK, 0, (off_t)sizeof(int64_t));
 }
 
 /* Rank 0: a fresh pointer file holding 0, its lock tried once; errno value
@@ -63,7 +59,7 @@ static int sp_file_make(fy_file_t *f, char *name) {
 }
 
 /* Collective: every process opens rank 0's pointer file, or none keeps it
- * (then the file works without a shared pointer and sp_errno says why). */
+ * (sp_errno says why; fy_io_shared_create then tries a window). */
 static int sp_file_create(fy_file_t *f) {
   char *name = calloc(1, SP_NAME_MAX);
   int e = 0, eall = 0, err;

@@ -123,12 +123,16 @@ static int piece(fy_file_t *f, int write, off_t off, size_t len, const fy_dataty
  * write back a span with holes) never overwrites bytes another process
  * writes meanwhile. A file system without record locks sets f->nolocks:
  * no locks are taken and writes are not sieved. */
+int fy_io_record_lock(int fd, int type, off_t start, off_t len) {
+  struct flock fl = {.l_type = (short)type, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
+  while (fcntl(fd, F_SETLKW, &fl) < 0)
+    if (errno != EINTR) return -1;
+  return 0;
+}
+
 int fy_io_lock_range(fy_file_t *f, int write, off_t start, off_t end, int lock) {
   if (f->nolocks || end <= start) return MPI_SUCCESS;
-  struct flock fl = {.l_type = (short)(lock ? (write ? F_WRLCK : F_RDLCK) : F_UNLCK), .l_whence = SEEK_SET,
-                     .l_start = start, .l_len = end - start};
-  while (fcntl(f->fd, F_SETLKW, &fl) < 0) {
-    if (errno == EINTR) continue;
+  if (fy_io_record_lock(f->fd, lock ? (write ? F_WRLCK : F_RDLCK) : F_UNLCK, start, end - start) < 0) {
     if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS || errno == EBADF) {
       /* EBADF: a read lock on a write-only file; the others: no locks here */
       if (errno != EBADF) f->nolocks = 1;
