@@ -1085,11 +1085,11 @@ static int do_unlock(int kind, int rank, MPI_Win win, MPI_Request *user) {
 
 /* Flush: completes once every operation issued before it toward rank (all
  * ranks when rank < 0) has run. */
-static int do_flush(int rank, MPI_Win win, MPI_Request *user, const char *fname) {
+static int do_flush(int rank, MPI_Win win, MPI_Request *user, const char *fname, int local_only) {
   fy_win_t *w = fy_win_get(win);
   if (rank >= w->size || (rank < 0 && rank != -1))
     return fy_err(MPI_ERR_RANK, "rank = %d is not a rank of the window (size %d)", rank, w->size);
-  AM_SYNC(w, user, fname, strstr(fname, "local") ? FY_AMS_FLUSH_LOCAL : FY_AMS_FLUSH, rank, 0, MPI_GROUP_NULL, NULL);
+  AM_SYNC(w, user, fname, local_only ? FY_AMS_FLUSH_LOCAL : FY_AMS_FLUSH, rank, 0, MPI_GROUP_NULL, NULL);
   fy_request_t local, *r = new_req(user, &local);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of requests");
   fy_plock();
@@ -1169,14 +1169,14 @@ static int rank_arg(int rank) { return rank < 0 ? -1000 : rank; }
       return MPI_SUCCESS;                       \
     }                                           \
   } while (0)
-int fy_mpi_win_flush(int rank, MPI_Win win) { PROC_NULL_OK(rank, (MPI_Request *)NULL); return do_flush(rank_arg(rank), win, NULL, "MPI_Win_flush"); }
-int fy_mpix_win_iflush(int rank, MPI_Win win, MPI_Request *r) { PROC_NULL_OK(rank, r); return do_flush(rank_arg(rank), win, r, "MPIX_Win_iflush"); }
-int fy_mpi_win_flush_local(int rank, MPI_Win win) { PROC_NULL_OK(rank, (MPI_Request *)NULL); return do_flush(rank_arg(rank), win, NULL, "MPI_Win_flush_local"); }
-int fy_mpix_win_iflush_local(int rank, MPI_Win win, MPI_Request *r) { PROC_NULL_OK(rank, r); return do_flush(rank_arg(rank), win, r, "MPIX_Win_iflush_local"); }
-int fy_mpi_win_flush_all(MPI_Win win) { return do_flush(-1, win, NULL, "MPI_Win_flush_all"); }
-int fy_mpix_win_iflush_all(MPI_Win win, MPI_Request *r) { return do_flush(-1, win, r, "MPIX_Win_iflush_all"); }
-int fy_mpi_win_flush_local_all(MPI_Win win) { return do_flush(-1, win, NULL, "MPI_Win_flush_local_all"); }
-int fy_mpix_win_iflush_local_all(MPI_Win win, MPI_Request *r) { return do_flush(-1, win, r, "MPIX_Win_iflush_local_all"); }
+int fy_mpi_win_flush(int rank, MPI_Win win) { PROC_NULL_OK(rank, (MPI_Request *)NULL); return do_flush(rank_arg(rank), win, NULL, "MPI_Win_flush", 0); }
+int fy_mpix_win_iflush(int rank, MPI_Win win, MPI_Request *r) { PROC_NULL_OK(rank, r); return do_flush(rank_arg(rank), win, r, "MPIX_Win_iflush", 0); }
+int fy_mpi_win_flush_local(int rank, MPI_Win win) { PROC_NULL_OK(rank, (MPI_Request *)NULL); return do_flush(rank_arg(rank), win, NULL, "MPI_Win_flush_local", 1); }
+int fy_mpix_win_iflush_local(int rank, MPI_Win win, MPI_Request *r) { PROC_NULL_OK(rank, r); return do_flush(rank_arg(rank), win, r, "MPIX_Win_iflush_local", 1); }
+int fy_mpi_win_flush_all(MPI_Win win) { return do_flush(-1, win, NULL, "MPI_Win_flush_all", 0); }
+int fy_mpix_win_iflush_all(MPI_Win win, MPI_Request *r) { return do_flush(-1, win, r, "MPIX_Win_iflush_all", 0); }
+int fy_mpi_win_flush_local_all(MPI_Win win) { return do_flush(-1, win, NULL, "MPI_Win_flush_local_all", 1); }
+int fy_mpix_win_iflush_local_all(MPI_Win win, MPI_Request *r) { return do_flush(-1, win, r, "MPIX_Win_iflush_local_all", 1); }
 
 int fy_mpi_win_test(MPI_Win win, int *flag) {
   fy_win_t *w = fy_win_get(win);
