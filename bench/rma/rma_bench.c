@@ -12,6 +12,11 @@
  *   bw (2): bandwidth of -o OP inside one lock_all epoch: 64 operations
  *       (16 for >= 64 KiB) then a flush, MB/s (median column)
  *   overlap-lock (2): put + c_p of work inside a lock epoch (c_p = -d)
+ *   busy-target (2): the target computes (a fixed amount of work of
+ *       DELAY on an idle core) outside MPI while the origin runs one lock,
+ *       -o OP, unlock epoch toward it: the origin's epoch time (about DELAY
+ *       where nothing progresses the target), then busy-target-work: the
+ *       target's time for its work (above DELAY: what serving took from it)
  *   late-post (3): target posts DELAY late; after closing its epoch the
  *       origin sends SIZE bytes to a third rank: when that follow-up is
  *       done, counted from the epoch's start
@@ -58,6 +63,31 @@ static void spin(double us)
     while ((MPI_Wtime() - t0) * 1e6 < us) {
     }
 }
+
+/* A fixed amount of work (iterations calibrated once to take `us` on an
+ * idle core): CPU that a signal or a helper thread takes from it shows as
+ * a longer time, where spin() would hide it. */
+static double work_per_us;
+static volatile double work_sink;
+static void work_run(long n)
+{
+    double x = 1.0;
+    for (long i = 0; i < n; i++) x = x * 1.0000001 + 1e-9;
+    work_sink = x;
+}
+static void work_calibrate(void)
+{
+    long n = 200000;
+    double best = 1e30;
+    for (int k = 0; k < 5; k++) {
+        double t0 = MPI_Wtime();
+        work_run(n);
+        double t = MPI_Wtime() - t0;
+        if (t < best) best = t;
+    }
+    work_per_us = (double)n / (best * 1e6);
+}
+static void work(double us) { work_run((long)(us * work_per_us)); }
 
 /* A late peer (not work): sleeps, so that with more ranks than cores it
  * does not take the CPU the measured ranks need. */
@@ -177,7 +207,7 @@ static void wait(MPI_Request *r) { MPI_Wait(r, MPI_STATUS_IGNORE); }
 
 static void run(const char *test, long bytes, char *buf, MPI_Win w)
 {
-    double *v = calloc((size_t)iters, sizeof(double));
+    double *v = calloc((size_t)iters, sizeof(double)), *v2 = calloc((size_t)iters, sizeof(double));
     int reporter = 0;
     MPI_Request r1 = MPI_REQUEST_NULL, r2 = MPI_REQUEST_NULL, r3 = MPI_REQUEST_NULL;
     char *sbuf = malloc((size_t)bytes + 16);
@@ -231,6 +261,16 @@ static void run(const char *test, long bytes, char *buf, MPI_Win w)
                     wait(&r2);
                 }
                 t = (MPI_Wtime() - t0) / n;
+            }
+        } else if (!strcmp(test, "busy-target")) {
+            if (me == 0) {
+                MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, w);
+                op1(sbuf, bytes, 1, w);
+                MPI_Win_unlock(1, w);
+                t = MPI_Wtime() - t0;
+            } else if (me == 1) {
+                work(delay_us);
+                if (it >= 0) v2[it] = (MPI_Wtime() - t0) * 1e6;
             }
         } else if (!strcmp(test, "bw")) {
             int n = bytes >= 65536 ? 16 : 64;
@@ -375,7 +415,9 @@ static void run(const char *test, long bytes, char *buf, MPI_Win w)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     report(test, bytes, v, iters, reporter);
+    if (!strcmp(test, "busy-target")) report("busy-target-work", bytes, v2, iters, 1);
     free(v);
+    free(v2);
     free(sbuf);
 }
 
@@ -420,6 +462,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
+    work_calibrate();
     const char *test = "lat-lock", *sizes = "1,4,65536,1048576";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-t") && i + 1 < argc) test = argv[++i];

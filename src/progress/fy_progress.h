@@ -55,6 +55,20 @@ extern _Atomic int fy_progress_waiting;
  * start-up and shutdown, when no thread waits. */
 extern int fy_progress_count_waits;
 void fy_progress_background_add(int delta);
+/* Hooks that take in messages no receive is posted for, whatever the
+ * application does (the targets of RMA windows across nodes apply the
+ * operations that arrive): while nonzero, the agents wake for every
+ * arriving message (the fabric agent on its fd, the interrupt agent on any
+ * doorbell ring) and run the engine once the application has made no
+ * progress pass for FERRY_AGENT_QUIET_US, so such a target serves while it
+ * computes. Adjusted with fy_progress_listen_add(). */
+extern _Atomic int fy_progress_listen;
+void fy_progress_listen_add(int delta);
+/* Progress passes by application threads, counted while fy_progress_listen
+ * is nonzero: an agent that sees it move knows the application is inside
+ * MPI and serves arrivals itself (relaxed loads and stores: only a change
+ * matters). */
+extern uint64_t fy_progress_app_passes;
 
 typedef int (*fy_progress_hook_t)(void);
 int fy_progress_hook_add(fy_progress_hook_t hook);

@@ -77,6 +77,11 @@ int fy_progress_count_waits;
 void fy_progress_background_add(int delta) {
   if (atomic_fetch_add(&fy_progress_background, delta) == 0 && delta > 0) fy_intr_on_watch();
 }
+_Atomic int fy_progress_listen;
+uint64_t fy_progress_app_passes;
+void fy_progress_listen_add(int delta) {
+  if (atomic_fetch_add(&fy_progress_listen, delta) == 0 && delta > 0) fy_agents_listen();
+}
 
 #define MAX_HOOKS 8
 static fy_progress_hook_t hooks[MAX_HOOKS];
@@ -100,6 +105,9 @@ int fy_progress_poll_locked(void) {
   int n = fy_pt2pt_progress();
   for (int i = 0; i < nhooks; i++) n += hooks[i]();
   FY_PSTAT_ADD(polls);
+  if (!fy_progress_agent && atomic_load_explicit(&fy_progress_listen, memory_order_relaxed))
+    __atomic_store_n(&fy_progress_app_passes, __atomic_load_n(&fy_progress_app_passes, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
   return n;
 }
 

@@ -21,8 +21,10 @@
  *   int32 error class (lock grant, flush, unlock).
  * - The target handles its messages in the progress hook (fy_rma_progress),
  *   from the application thread or an agent thread, never in a signal
- *   handler: it allocates. A target that computes outside MPI handles them
- *   at its next MPI call (weak progress), unless an agent thread runs.
+ *   handler: it allocates. While the window exists the agents wake for
+ *   every message that arrives (fy_progress_listen), so a target that
+ *   computes outside MPI still serves; with FERRY_RMA_AM_AGENT=0, or no
+ *   agent (mode none), it does at its next MPI call (weak progress).
  * - Accumulates are atomic per element because the target applies every
  *   operation on its window itself, one at a time, its own too (an origin
  *   sends to itself like to any rank).
@@ -40,6 +42,7 @@
 #include "core/fy_op.h"
 #include "comm/fy_commc.h"
 #include "progress/fy_progress.h"
+#include "runtime/fy_config.h"
 #include "pt2pt/fy_pt2pt.h"
 #include "binding/fy_impl.h"
 #include <stdio.h>
@@ -88,6 +91,7 @@ struct fy_rma_am {
   int excl, shared;           /* lock holders: exclusive rank or -1, shared count */
   am_waiter_t *wq, *wq_tail;  /* lock requests not granted yet, in arrival order */
   int *err_of;                /* per origin: first error class found since it last asked */
+  int listening;              /* counted in fy_progress_listen (FERRY_RMA_AM_AGENT) */
   fy_request_t *in;           /* the message being received, or NULL */
   char *in_buf;
   int in_src;
@@ -452,13 +456,22 @@ int fy_rma_am_setup(fy_win_t *w, fy_comm_t *c, MPI_Aint size, void *user_base) {
     w->peer[r].local = -1;
   }
   free(all);
-  if (!err) w->peer[w->rank].addr = w->base;
-  return err;
+  if (err) return err;
+  w->peer[w->rank].addr = w->base;
+  /* Operations arrive whatever this process does: the agents take them in
+   * (progress.h), or a computing target would answer only at its next
+   * MPI call. */
+  if (fy_config.rma_am_agent) {
+    a->listening = 1;
+    fy_progress_listen_add(1);
+  }
+  return 0;
 }
 
 void fy_rma_am_destroy(fy_win_t *w) {
   fy_rma_am_t *a = w->am;
   if (!a) return;
+  if (a->listening) fy_progress_listen_add(-1);
   for (am_pend_t *p = a->sends, *nx; p; p = nx) {
     nx = p->next;
     fy_req_release(p->r);

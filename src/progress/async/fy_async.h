@@ -90,6 +90,9 @@ int fy_net_agent_start(void);
 void fy_net_agent_stop(void);
 /* A blocking wait ended: a fabric agent parked for it looks again. */
 void fy_net_agent_resume(void);
+/* fy_progress_listen became nonzero: parked agents look again (at the
+ * FERRY_AGENT_QUIET_US period from now on). */
+void fy_agents_listen(void);
 int fy_pthread_start(void);
 void fy_pthread_stop(void);
 uint64_t fy_async_now_ns(void);

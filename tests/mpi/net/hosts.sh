@@ -4,7 +4,8 @@
 #   pt2pt     2 hosts x 2 ranks: sendrecv ring, order, probe, cancel
 #   mix       3 hosts (2+2+1 ranks): net_mix (ANY_SOURCE from shm and
 #             fabric peers, split_type by host, a window across hosts and one on a host);
-#             rma_nodes (one-sided communication across hosts, src/rma/am.c)
+#             rma_nodes (one-sided communication across hosts, src/rma/am.c;
+#             pef and interrupt: a target computing outside MPI serves)
 #   coll      3 hosts, 5 ranks: coll_all, coll_multi
 #   progress  2 hosts, 1 rank each: receiver-first rendezvous without MPI
 #             calls on the receiver (pef and interrupt with a draining
@@ -37,6 +38,9 @@ mix)
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/net/net_mix"
   run env FERRY_PROGRESS=interrupt $M -hosts "$H1:2,$H2" -n 3 "$bin/net/net_mix"
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/rma/rma_nodes"
+  # (interrupt: the busy target, rank 0, has a peer on its host, whose
+  # messages wake the doorbell agent; pef above picks rank 4, alone on H3)
+  run env FERRY_PROGRESS=interrupt $M -hosts "$H1:2,$H2" -n 3 "$bin/rma/rma_nodes"
   ;;
 coll)
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/coll/coll_all"

@@ -12,6 +12,8 @@
  * - a dynamic window with an attached region, and an address outside it
  *   (MPI_ERR_RMA_RANGE, from the origin's next flush when the window
  *   spans nodes);
+ * - a target computing outside MPI serves lock, put, get, fetch_and_op
+ *   and unlock (busy_target);
  * - spanning nodes only: MPI_Win_allocate_shared is MPI_ERR_RMA_SHARED and
  *   the MPIX_Win_i* calls are MPI_ERR_UNSUPPORTED_OPERATION. */
 #include "rma_test.h"
@@ -179,6 +181,65 @@ static void dynamic(void) {
   free(addr);
 }
 
+/* A target that computes outside MPI still serves its window: the origins
+ * lock it, put, get, count themselves in with fetch_and_op and unlock
+ * while it spins on its own memory, calling no MPI function, until every
+ * origin's count is there. On one node the engine needs nothing from the
+ * target; across nodes the agents take the operations in
+ * (FERRY_RMA_AM_AGENT). Not run where nothing would: mode none, the agent
+ * setting off, and in mode pef a target with a peer on its own node (the
+ * PEF does not run the hook; such a peer's messages wait for the target's
+ * next MPI call). */
+/* The target reads its window while operations are applied to it: a
+ * conflicting access in MPI's terms, made on purpose to watch progress
+ * without an MPI call; kept out of ThreadSanitizer's view (the agent thread
+ * applies them). */
+__attribute__((noinline, no_sanitize_thread)) static int peek(volatile int *p) { return *p; }
+
+static void busy_target(int lonely) {
+  const char *mode = getenv("FERRY_PROGRESS"), *agent = getenv("FERRY_RMA_AM_AGENT");
+  int pef = !mode || !*mode || !strcmp(mode, "pef");
+  int t = spans ? (pef ? lonely : 0) : 0;
+  if (size < 2 || (spans && ((mode && !strcmp(mode, "none")) || (agent && (!strcmp(agent, "0") || !strcmp(agent, "false") || !strcmp(agent, "no") || !strcmp(agent, "off"))) || t < 0))) {
+    if (rank == 0) printf("busy_target: not run (%d ranks, spans %d, mode %s)\n", size, spans, mode ? mode : "pef");
+    return;
+  }
+  void *base;
+  MPI_Win w = make_win(1, (MPI_Aint)((size + 2) * sizeof(int)), sizeof(int), &base);
+  volatile int *mem = base;
+  if (rank == t) mem[size + 1] = 4242;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == t) {
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double x = 1;
+    for (;;) {
+      if (peek(&mem[0]) >= size - 1) break;
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      if (now.tv_sec - t0.tv_sec > 30) break;
+      for (int k = 0; k < 10000; k++) x = x * 1.0000001 + 1e-9; /* the computation */
+    }
+    int served = peek(&mem[0]);
+    CHECK(served == size - 1, "busy target %d: %d of %d origins served in 30 s without an MPI call", t, served,
+          size - 1);
+    if (x < 0) printf("%g\n", x);
+  } else {
+    int one = 1, ticket = -1, back = -1, v = 100 + rank;
+    CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, w));
+    CHECK_OK(MPI_Put(&v, 1, MPI_INT, t, 1 + rank, 1, MPI_INT, w));
+    CHECK_OK(MPI_Get(&back, 1, MPI_INT, t, size + 1, 1, MPI_INT, w));
+    CHECK_OK(MPI_Fetch_and_op(&one, &ticket, MPI_INT, t, 0, MPI_SUM, w));
+    CHECK_OK(MPI_Win_unlock(t, w));
+    CHECK(back == 4242, "busy target: got %d, expected 4242", back);
+    CHECK(ticket >= 0 && ticket < size - 1, "busy target: ticket %d", ticket);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == t)
+    for (int r = 0; r < size; r++)
+      if (r != t) CHECK(mem[1 + r] == 100 + r, "busy target: word %d = %d", 1 + r, mem[1 + r]);
+  free_win(1, &w, base);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   fy_init("rma_nodes");
@@ -190,11 +251,14 @@ int main(int argc, char **argv) {
   MPI_Comm_size(node, &nsize);
   MPI_Comm_free(&node);
   spans = nsize < size;
+  int lonely = -1, mine = nsize == 1 ? rank : -1; /* the last rank alone on its node */
+  MPI_Allreduce(&mine, &lonely, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   for (int flavor = 0; flavor <= 3; flavor++)
     if (flavor != 2 || !spans) fence_ops(flavor);
   lock_ops();
   pscw();
   dynamic();
+  busy_target(lonely);
   if (spans) {
     void *b;
     MPI_Win w;
