@@ -70,10 +70,43 @@ struct am_pend {              /* a send in flight, or an origin's reply receive 
   void *buf;                  /* freed when r completes */
   int target;                 /* reply receives: the target */
   fy_request_t *user;         /* Rget/Rget_accumulate: completed with r */
+  uint64_t seq;               /* reply receives: the operation's number (fy_rma_am_t.opseq) */
   am_pend_t *next;
 };
 
 typedef struct am_waiter { int src, type; struct am_waiter *next; } am_waiter_t;
+
+/* A nonblocking synchronization call (MPIX_Win_i*, or a blocking one made
+ * while such calls are pending) until it completes; see am_sync_step. */
+typedef struct am_sync am_sync_t;
+typedef struct { fy_request_t *r; int32_t ans; } am_ctl_t;
+struct am_sync {
+  int call;                   /* FY_AMS_* */
+  fy_request_t *user;         /* completed with the first error */
+  int err;
+  int left;                   /* gates (LOCK: grants, START: posts) or messages (COMPLETE) still ahead */
+  am_ctl_t *c;                /* per target: the answer of its control message (r NULL: none) */
+  int *ranks, nranks;         /* WAIT: the exposure group (owned) */
+  int phase;                  /* FENCE: 0 flushing, 1 in the barrier, 2 done */
+  int assert_;
+  uint64_t seq;               /* the operations issued before it: opseq below this */
+  MPI_Request bar;            /* FENCE: the barrier */
+  int refs;                   /* queue items that point here */
+  int done;
+  am_sync_t *next;
+};
+
+/* What an origin holds back toward one target, in order: messages that
+ * must not reach it yet, and the gates they wait behind. */
+enum { Q_MSG = 1, Q_GRANT, Q_POST, Q_FENCE };
+typedef struct am_item {
+  int kind;
+  void *buf;                  /* Q_MSG: the message (owned) */
+  size_t len;
+  fy_request_t *r;            /* Q_GRANT: the lock answer's receive */
+  am_sync_t *s;               /* the synchronization it counts for (Q_MSG: may be NULL) */
+  struct am_item *next;
+} am_item_t;
 
 struct fy_rma_am {
   fy_comm_t *comm;            /* private communicator over the window's group */
@@ -87,6 +120,12 @@ struct fy_rma_am {
   uint64_t *posts_seen, *posts_used;       /* per target: its Win_post toward me */
   uint64_t *completes_seen, *completes_used; /* per origin: its Win_complete toward me */
   am_pend_t *sends, *recvs;
+  uint64_t opseq;             /* operations issued so far */
+  am_item_t **qh, **qt;       /* per target: held messages and gates (am_out, am_drain) */
+  int nqueued;                /* targets whose queue is not empty */
+  am_sync_t *syncs, *syncs_tail; /* nonblocking synchronizations not complete, in call order */
+  am_sync_t *fence_gate;      /* an ifence not complete: what is issued after it waits for it */
+  uint64_t fence_id, *fgated; /* ifences so far; per target: the last one it was gated on */
   /* target side */
   int excl, shared;           /* lock holders: exclusive rank or -1, shared count */
   am_waiter_t *wq, *wq_tail;  /* lock requests not granted yet, in arrival order */
@@ -98,6 +137,7 @@ struct fy_rma_am {
 };
 
 static int in_poll; /* fy_rma_am_poll is not reentered (its sends poll) */
+static int am_sync_step(fy_win_t *w);
 
 static fy_datatype_t *byte_type(void) { return fy_type_get(MPI_BYTE); }
 
@@ -163,6 +203,103 @@ static int am_send(fy_rma_am_t *a, int dest, int tag, void *buf, size_t len) {
   return err;
 }
 
+/* ---- what an origin holds back (nonblocking synchronization) ----
+ *
+ * MPIX_Win_ilock, istart and ifence return before the epoch may reach its
+ * targets: the lock is not granted, the target has not posted, or has not
+ * entered the fence yet. Operations issued meanwhile are built at once
+ * (their data packed, their replies' receives posted) but wait in a queue
+ * per target, behind a gate: the grant's answer, a post from the target,
+ * the fence's barrier. Whatever the origin sends that target later queues
+ * behind them, so the target sees every origin's requests in the order
+ * issued, and replies meet their receives in the order posted. Exposure
+ * messages (post) never queue: they belong to no access epoch of mine. */
+
+static am_item_t *am_push(fy_rma_am_t *a, int t, int kind) {
+  am_item_t *it = calloc(1, sizeof *it);
+  if (!it) return NULL;
+  it->kind = kind;
+  if (a->qt[t]) a->qt[t]->next = it;
+  else {
+    a->qh[t] = it;
+    a->nqueued++;
+  }
+  a->qt[t] = it;
+  return it;
+}
+
+static void am_sync_ref(am_item_t *it, am_sync_t *s) {
+  it->s = s;
+  if (s) s->refs++;
+}
+
+/* A request toward t (owned from now on): sent now, or queued behind what
+ * t's queue holds (and behind a pending ifence). s, if any, counts it
+ * (left) once it leaves. */
+static int am_out(fy_rma_am_t *a, int t, void *buf, size_t len, am_sync_t *s) {
+  am_sync_t *f = a->fence_gate;
+  if (f && a->fgated[t] != a->fence_id) {
+    am_item_t *g = am_push(a, t, Q_FENCE);
+    if (!g) {
+      free(buf);
+      return fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
+    }
+    am_sync_ref(g, f);
+    a->fgated[t] = a->fence_id;
+  }
+  if (!a->qh[t]) {
+    int err = am_send(a, t, AM_TAG, buf, len);
+    if (!err && s) s->left--;
+    return err;
+  }
+  am_item_t *it = am_push(a, t, Q_MSG);
+  if (!it) {
+    free(buf);
+    return fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
+  }
+  it->buf = buf;
+  it->len = len;
+  am_sync_ref(it, s);
+  return MPI_SUCCESS;
+}
+
+/* Send what t's queue holds up to its first closed gate. */
+static void am_drain(fy_rma_am_t *a, int t) {
+  am_item_t *it;
+  while ((it = a->qh[t])) {
+    switch (it->kind) {
+      case Q_MSG: {
+        void *buf = it->buf;
+        it->buf = NULL;
+        if (am_send(a, t, AM_TAG, buf, it->len)) { /* (out of memory: its answer never comes) */
+          if (it->s && !it->s->err) it->s->err = MPI_ERR_NO_MEM;
+        }
+        if (it->s) it->s->left--;
+        break;
+      }
+      case Q_GRANT:
+        if (!fy_req_done(it->r)) return;
+        it->s->left--;
+        break;
+      case Q_POST:
+        if (a->posts_seen[t] <= a->posts_used[t]) return;
+        a->posts_used[t]++;
+        it->s->left--;
+        break;
+      case Q_FENCE:
+        if (!it->s->done) return;
+        break;
+    }
+    a->qh[t] = it->next;
+    if (!a->qh[t]) {
+      a->qt[t] = NULL;
+      a->nqueued--;
+    }
+    if (it->s) it->s->refs--;
+    free(it);
+  }
+}
+
 /* Post the receive of a reply from t into count items of dt at buf. */
 static int am_post_reply(fy_rma_am_t *a, int t, void *buf, MPI_Count count, fy_datatype_t *dt, fy_request_t **out) {
   fy_request_t *r = fy_req_alloc(FY_REQ_RECV, 0);
@@ -197,10 +334,9 @@ static void *am_msg(int kind, int arg, size_t npieces, size_t nbytes, size_t *le
 }
 
 /* A control message (lock, unlock, flush) to t and its int32 answer;
- * posted with its receive, waited for by the caller. */
-typedef struct { fy_request_t *r; int32_t ans; } am_ctl_t;
-
-static int am_ctl_start(fy_rma_am_t *a, int t, int kind, int arg, am_ctl_t *c) {
+ * posted with its receive, waited for by the caller (or by s: a lock's
+ * grant is also a gate that later requests toward t wait behind). */
+static int am_ctl_start(fy_rma_am_t *a, int t, int kind, int arg, am_ctl_t *c, am_sync_t *s) {
   size_t len;
   void *m = am_msg(kind, arg, 0, 0, &len);
   if (!m) return fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided synchronization");
@@ -211,7 +347,14 @@ static int am_ctl_start(fy_rma_am_t *a, int t, int kind, int arg, am_ctl_t *c) {
     free(m);
     return err;
   }
-  if ((err = am_send(a, t, AM_TAG, m, len))) {
+  if (!(err = am_out(a, t, m, len, NULL)) && s && kind == AM_LOCK) {
+    am_item_t *g = am_push(a, t, Q_GRANT);
+    if (!g) return fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided synchronization");
+    g->r = c->r;
+    am_sync_ref(g, s);
+    s->left++;
+  }
+  if (err) {
     am_unpost(c->r);
     c->r = NULL;
   }
@@ -400,6 +543,7 @@ int fy_rma_am_poll(fy_win_t *w) {
   int ev = 0;
   am_reap(&a->sends, -1, 1);
   am_reap(&a->recvs, -1, 1);
+  ev += am_sync_step(w);
   for (;;) {
     if (!a->in) {
       MPI_Status st;
@@ -427,6 +571,7 @@ int fy_rma_am_poll(fy_win_t *w) {
     a->in_buf = NULL;
     ev++;
   }
+  if (ev) ev += am_sync_step(w); /* (posts, completes and answers that came) */
   in_poll = 0;
   return ev;
 }
@@ -447,9 +592,12 @@ int fy_rma_am_setup(fy_win_t *w, fy_comm_t *c, MPI_Aint size, void *user_base) {
   a->completes_seen = calloc((size_t)n, sizeof(uint64_t));
   a->completes_used = calloc((size_t)n, sizeof(uint64_t));
   a->err_of = calloc((size_t)n, sizeof(int));
+  a->qh = calloc((size_t)n, sizeof *a->qh);
+  a->qt = calloc((size_t)n, sizeof *a->qt);
+  a->fgated = calloc((size_t)n, sizeof *a->fgated);
   w->blk = calloc((size_t)n, sizeof *w->blk); /* only mine is used: the dynamic regions */
   if (!a->touched || !a->locked || !a->posts_seen || !a->posts_used || !a->completes_seen ||
-      !a->completes_used || !a->err_of || !w->blk)
+      !a->completes_used || !a->err_of || !a->qh || !a->qt || !a->fgated || !w->blk)
     return fy_err(MPI_ERR_NO_MEM, "out of memory creating a window");
   if (w->flavor == FY_WIN_ALLOCATE && size > 0) {
     if (posix_memalign(&w->base, 64, (size_t)size)) return fy_err(MPI_ERR_NO_MEM, "out of memory: a window of %ld bytes", (long)size);
@@ -502,6 +650,21 @@ void fy_rma_am_destroy(fy_win_t *w) {
     nx = q->next;
     free(q);
   }
+  for (int t = 0; a->qh && t < w->size; t++)
+    for (am_item_t *it = a->qh[t], *nx; it; it = nx) {
+      nx = it->next;
+      free(it->buf);
+      free(it);
+    }
+  for (am_sync_t *s = a->syncs, *nx; s; s = nx) {
+    nx = s->next;
+    free(s->c);
+    free(s->ranks);
+    free(s);
+  }
+  free(a->qh);
+  free(a->qt);
+  free(a->fgated);
   if (a->comm) fy_commc_release(a->comm);
   free(a->in_buf);
   free(a->touched);
@@ -530,8 +693,11 @@ static int sends_done(void *arg) {
 
 static int am_flush_targets(fy_win_t *w, int only, const char *fname);
 
+static int syncs_idle(void *arg);
+
 int fy_rma_am_free(fy_win_t *w) {
   fy_rma_am_t *a = w->am;
+  fy_progress_wait(syncs_idle, a); /* the nonblocking calls' epochs end first */
   if (a->lock_all || a->naccess >= 0 || a->nexpo >= 0)
     return fy_err(MPI_ERR_RMA_SYNC, "MPI_Win_free: an epoch is still open on the window");
   for (int r = 0; r < w->size; r++)
@@ -660,7 +826,8 @@ int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *req
   else if (kind != AM_PUT && kind != AM_ACC) err = am_post_reply(a, t, op->raddr, op->rcount, op->rtype, &rr);
   if (!err && rr && !(rp = am_pend_new(&a->recvs, rr, NULL, t, user)))
     err = fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
-  if (!err) err = am_send(a, t, AM_TAG, h, len);
+  if (rp) rp->seq = a->opseq++;
+  if (!err) err = am_out(a, t, h, len, NULL);
   else free(h);
   if (err) {
     if (rp) am_pend_drop(&a->recvs, rp);
@@ -708,7 +875,7 @@ static int am_ctl_round(fy_win_t *w, int kind, int arg, int only, int touched_on
   fy_plock();
   for (int t = 0; t < n && !err; t++)
     if ((only < 0 || t == only) && (!touched_only || a->touched[t])) {
-      err = am_ctl_start(a, t, kind, arg, &c[t]);
+      err = am_ctl_start(a, t, kind, arg, &c[t], NULL);
       if (!err && kind != AM_LOCK) a->touched[t] = 0;
     }
   fy_punlock();
@@ -761,22 +928,201 @@ static void counts_take(am_count_arg_t *x) {
   for (int i = 0; i < x->n; i++) x->used[x->ranks[i]]++;
 }
 
-int fy_rma_am_sync(fy_win_t *w, int call, int rank, int arg, MPI_Group group, int *flag, const char *fname) {
+/* ---- nonblocking synchronization (MPIX_Win_i*) ----
+ *
+ * Each call checks and changes the origin's view of its epochs at once, as
+ * the blocking call does, sends or queues its messages (am_out), and
+ * leaves an am_sync_t that the progress hook completes (am_sync_step):
+ * - ilock/ilock_all: the grants have come (they are also the gates the
+ *   epoch's operations wait behind);
+ * - iunlock/iflush (and _all): the answers have come and the replies of
+ *   gets have arrived; iflush_local: the replies only;
+ * - istart: every target's post has opened its gate; icomplete: the
+ *   complete messages have left behind the operations, replies arrived;
+ * - ipost: complete at once (the posts leave unqueued); iwait: every
+ *   origin's complete has arrived, taken in call order;
+ * - ifence: the flushes of the targets touched are answered, then (unless
+ *   NOPRECEDE and NOSUCCEED) a barrier, started in call order; what is
+ *   issued after an ifence waits for it (the targets may not have entered
+ *   the fence yet).
+ * While any of them is pending, the blocking calls go the same way and
+ * wait, so that nothing overtakes what is queued. */
+
+static int syncs_idle(void *arg) {
+  fy_rma_am_t *a = arg;
+  fy_plock();
+  int idle = !a->syncs && !a->nqueued;
+  fy_punlock();
+  return idle;
+}
+
+static am_sync_t *am_sync_new(fy_win_t *w, int call, fy_request_t *user, int with_ctl) {
   fy_rma_am_t *a = w->am;
-  int err = MPI_SUCCESS, n = w->size;
+  am_sync_t *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  if (with_ctl && !(s->c = calloc((size_t)w->size, sizeof *s->c))) {
+    free(s);
+    return NULL;
+  }
+  s->call = call;
+  s->user = user;
+  s->seq = a->opseq;
+  s->bar = MPI_REQUEST_NULL;
+  if (a->syncs_tail) a->syncs_tail->next = s;
+  else a->syncs = s;
+  a->syncs_tail = s;
+  return s;
+}
+
+/* Every answer of s's control messages has come; the first error. */
+static int am_sync_answers(am_sync_t *s, int n, int *err) {
+  for (int t = 0; t < n; t++)
+    if (s->c[t].r && !fy_req_done(s->c[t].r)) return 0;
+  for (int t = 0; t < n; t++)
+    if (s->c[t].r) {
+      int e = am_ctl_finish(&s->c[t], t, "a one-sided synchronization");
+      s->c[t].r = NULL;
+      if (e && !*err) *err = e;
+    }
+  return 1;
+}
+
+static void am_sync_done(am_sync_t *s) {
+  s->done = 1;
+  if (s->user) {
+    s->user->status.MPI_ERROR = s->err;
+    fy_req_complete(s->user);
+    s->user = NULL;
+  }
+}
+
+/* Local completion for s: the replies of the gets issued before it have
+ * arrived (those issued after it may wait behind its own gate). */
+static int am_sync_local(fy_rma_am_t *a, const am_sync_t *s) {
+  am_reap(&a->recvs, -1, 0);
+  for (am_pend_t *p = a->recvs; p; p = p->next)
+    if (p->seq < s->seq) return 0;
+  return 1;
+}
+
+/* Advance s; *bar_ok: every earlier ifence has started its barrier;
+ * *wait_ok: every earlier iwait took its completes. */
+static void am_sync_try(fy_win_t *w, am_sync_t *s, int *bar_ok, int *wait_ok) {
+  fy_rma_am_t *a = w->am;
+  int n = w->size;
+  switch (s->call) {
+    case FY_AMS_LOCK:
+    case FY_AMS_LOCK_ALL:
+      if (s->left == 0 && am_sync_answers(s, n, &s->err)) am_sync_done(s);
+      return;
+    case FY_AMS_UNLOCK:
+    case FY_AMS_UNLOCK_ALL:
+    case FY_AMS_FLUSH:
+      if (am_sync_answers(s, n, &s->err) && am_sync_local(a, s)) am_sync_done(s);
+      return;
+    case FY_AMS_FLUSH_LOCAL:
+      if (am_sync_local(a, s)) am_sync_done(s);
+      return;
+    case FY_AMS_START:
+      if (s->left == 0) am_sync_done(s);
+      return;
+    case FY_AMS_COMPLETE:
+      if (s->left == 0 && am_sync_local(a, s)) am_sync_done(s);
+      return;
+    case FY_AMS_WAIT: {
+      if (!*wait_ok) return;
+      for (int i = 0; i < s->nranks; i++)
+        if (a->completes_seen[s->ranks[i]] <= a->completes_used[s->ranks[i]]) {
+          *wait_ok = 0;
+          return;
+        }
+      for (int i = 0; i < s->nranks; i++) a->completes_used[s->ranks[i]]++;
+      am_sync_done(s);
+      return;
+    }
+    case FY_AMS_FENCE: {
+      int barrier = !(s->assert_ & MPI_MODE_NOPRECEDE) || !(s->assert_ & MPI_MODE_NOSUCCEED);
+      if (s->phase == 0) {
+        if (!am_sync_answers(s, n, &s->err) || !am_sync_local(a, s) || (barrier && !*bar_ok)) {
+          if (barrier) *bar_ok = 0;
+          return;
+        }
+        if (!barrier) {
+          am_sync_done(s);
+          return;
+        }
+        int e = fy_mpi_ibarrier(a->comm_h, &s->bar);
+        if (e) {
+          if (!s->err) s->err = e;
+          am_sync_done(s);
+          return;
+        }
+        s->phase = 1;
+      }
+      fy_request_t *b = fy_req_get(s->bar);
+      if (b && !fy_req_done(b)) return;
+      if (b) {
+        int e = b->status.MPI_ERROR;
+        if (e && !s->err) s->err = e;
+        fy_req_release(b);
+      }
+      s->bar = MPI_REQUEST_NULL;
+      s->phase = 2;
+      am_sync_done(s);
+      return;
+    }
+  }
+}
+
+/* The progress hook's part for the origin: drain the queues, advance the
+ * pending synchronizations in call order, free those done. */
+static int am_sync_step(fy_win_t *w) {
+  fy_rma_am_t *a = w->am;
+  if (!a->syncs && !a->nqueued) return 0;
+  int ev = 0, again;
+  do {
+    again = 0;
+    for (int t = 0; t < w->size && a->nqueued; t++)
+      if (a->qh[t]) am_drain(a, t);
+    int bar_ok = 1, wait_ok = 1;
+    for (am_sync_t **pp = &a->syncs, *s, *prev = NULL; (s = *pp);) {
+      if (!s->done) {
+        am_sync_try(w, s, &bar_ok, &wait_ok);
+        if (s->done) {
+          ev++;
+          again |= s->call == FY_AMS_FENCE || s->call == FY_AMS_LOCK || s->call == FY_AMS_LOCK_ALL;
+        }
+      }
+      if (a->fence_gate == s && s->done) a->fence_gate = NULL;
+      if (s->done && s->refs == 0) {
+        *pp = s->next;
+        if (a->syncs_tail == s) a->syncs_tail = prev;
+        free(s->c);
+        free(s->ranks);
+        free(s);
+        continue;
+      }
+      prev = s;
+      pp = &s->next;
+    }
+  } while (again && a->nqueued); /* (a fence done opens gates) */
+  return ev;
+}
+
+/* The checks every call makes, blocking or not, on the origin's view of
+ * its epochs. */
+static int am_sync_check(fy_win_t *w, int call, int rank, const char *fname) {
+  fy_rma_am_t *a = w->am;
+  int n = w->size;
   switch (call) {
     case FY_AMS_FENCE:
       if (a->lock_all || a->naccess >= 0 || a->nexpo >= 0)
         return fy_err(MPI_ERR_RMA_SYNC, "%s: another epoch is open on the window", fname);
-      err = am_flush_targets(w, -1, fname);
-      if (!(arg & MPI_MODE_NOPRECEDE) || !(arg & MPI_MODE_NOSUCCEED)) {
-        int e = fy_mpi_barrier(a->comm_h);
-        if (!err) err = e;
-      }
-      a->fence_open = !(arg & MPI_MODE_NOSUCCEED);
-      return err;
+      for (int t = 0; t < n; t++)
+        if (a->locked[t]) return fy_err(MPI_ERR_RMA_SYNC, "%s: rank %d is locked by this process", fname, t);
+      return MPI_SUCCESS;
     case FY_AMS_LOCK:
-    case FY_AMS_LOCK_ALL: {
+    case FY_AMS_LOCK_ALL:
       if (w->no_locks) return fy_err(MPI_ERR_RMA_SYNC, "%s: the window was created with no_locks = true", fname);
       if (a->lock_all || (call == FY_AMS_LOCK && rank != MPI_PROC_NULL && a->locked[rank]))
         return fy_err(MPI_ERR_RMA_SYNC, "%s: %s is already locked by this process", fname,
@@ -784,6 +1130,199 @@ int fy_rma_am_sync(fy_win_t *w, int call, int rank, int arg, MPI_Group group, in
       if (call == FY_AMS_LOCK_ALL)
         for (int t = 0; t < n; t++)
           if (a->locked[t]) return fy_err(MPI_ERR_RMA_SYNC, "%s: rank %d is already locked", fname, t);
+      return MPI_SUCCESS;
+    case FY_AMS_UNLOCK:
+    case FY_AMS_UNLOCK_ALL:
+      if (call == FY_AMS_UNLOCK && rank == MPI_PROC_NULL) return MPI_SUCCESS;
+      if (call == FY_AMS_UNLOCK_ALL ? !a->lock_all : !a->locked[rank])
+        return fy_err(MPI_ERR_RMA_SYNC, "%s: %s", fname, call == FY_AMS_UNLOCK_ALL ? "no MPI_Win_lock_all epoch is open"
+                      : "the rank is not locked by this process");
+      return MPI_SUCCESS;
+    case FY_AMS_FLUSH:
+    case FY_AMS_FLUSH_LOCAL:
+      if (rank >= 0 && !a->lock_all && !a->locked[rank])
+        return fy_err(MPI_ERR_RMA_SYNC, "%s: no passive target epoch toward rank %d", fname, rank);
+      if (rank < 0 && !a->lock_all) {
+        int any = 0;
+        for (int t = 0; t < n; t++) any |= a->locked[t];
+        if (!any) return fy_err(MPI_ERR_RMA_SYNC, "%s: no passive target epoch is open", fname);
+      }
+      return MPI_SUCCESS;
+    case FY_AMS_POST:
+      return a->nexpo >= 0 ? fy_err(MPI_ERR_RMA_SYNC, "%s: an exposure epoch is already open", fname) : MPI_SUCCESS;
+    case FY_AMS_START:
+      return a->naccess >= 0 ? fy_err(MPI_ERR_RMA_SYNC, "%s: an access epoch is already open", fname) : MPI_SUCCESS;
+    case FY_AMS_COMPLETE:
+      return a->naccess < 0 ? fy_err(MPI_ERR_RMA_SYNC, "%s: no access (start) epoch is open on this window", fname)
+                            : MPI_SUCCESS;
+    case FY_AMS_WAIT:
+    case FY_AMS_TEST:
+      return a->nexpo < 0 ? fy_err(MPI_ERR_RMA_SYNC, "%s: no exposure (post) epoch is open on this window", fname)
+                          : MPI_SUCCESS;
+  }
+  return MPI_SUCCESS;
+}
+
+/* Win_post's messages to the k ranks r (owned from now on): never queued,
+ * they belong to no access epoch of mine. Progress lock held. */
+static int am_post_to(fy_rma_am_t *a, int *r, int k, const char *fname) {
+  int err = MPI_SUCCESS;
+  for (int i = 0; i < k && !err; i++) {
+    size_t len;
+    void *m = am_msg(AM_POST, 0, 0, 0, &len);
+    err = m ? am_send(a, r[i], AM_TAG, m, len) : fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
+  }
+  a->expo = r;
+  a->nexpo = k;
+  return err;
+}
+
+/* Win_complete's messages, behind the epoch's operations (s, if any,
+ * counts them out); ends the access epoch. Progress lock held. */
+static int am_complete_to(fy_rma_am_t *a, am_sync_t *s, const char *fname) {
+  int err = MPI_SUCCESS;
+  for (int i = 0; i < a->naccess && !err; i++) {
+    size_t len;
+    void *m = am_msg(AM_COMPLETE, 0, 0, 0, &len);
+    if (s) s->left++;
+    err = m ? am_out(a, a->access[i], m, len, s) : fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
+    a->touched[a->access[i]] = 0; /* the target counts the complete after them */
+  }
+  free(a->access);
+  a->access = NULL;
+  a->naccess = -1;
+  return err;
+}
+
+/* Issue call as a nonblocking synchronization (checks done, progress lock
+ * held); its request completes in the hook. */
+static int am_sync_issue(fy_win_t *w, am_sync_t *s, int rank, int arg, int *r, int k, const char *fname) {
+  fy_rma_am_t *a = w->am;
+  int n = w->size, err = MPI_SUCCESS;
+  switch (s->call) {
+    case FY_AMS_FENCE:
+      s->assert_ = arg;
+      for (int t = 0; t < n && !err; t++)
+        if (a->touched[t]) {
+          err = am_ctl_start(a, t, AM_FLUSH, 0, &s->c[t], s);
+          a->touched[t] = 0;
+        }
+      a->fence_open = !(arg & MPI_MODE_NOSUCCEED);
+      if (a->fence_open) { /* what follows waits until everybody entered this fence */
+        a->fence_gate = s;
+        a->fence_id++;
+      }
+      return err;
+    case FY_AMS_LOCK:
+    case FY_AMS_LOCK_ALL: {
+      int type = s->call == FY_AMS_LOCK ? arg : MPI_LOCK_SHARED;
+      for (int t = 0; t < n && !err; t++)
+        if (s->call == FY_AMS_LOCK_ALL || t == rank) err = am_ctl_start(a, t, AM_LOCK, type, &s->c[t], s);
+      if (s->call == FY_AMS_LOCK_ALL) a->lock_all = 1;
+      else a->locked[rank] = (uint8_t)(1 + type);
+      return err;
+    }
+    case FY_AMS_UNLOCK:
+    case FY_AMS_UNLOCK_ALL:
+    case FY_AMS_FLUSH:
+      for (int t = 0; t < n && !err; t++)
+        if ((rank < 0 || t == rank) && (s->call != FY_AMS_FLUSH || a->touched[t])) {
+          err = am_ctl_start(a, t, s->call == FY_AMS_FLUSH ? AM_FLUSH : AM_UNLOCK, 0, &s->c[t], s);
+          a->touched[t] = 0;
+        }
+      if (s->call == FY_AMS_UNLOCK_ALL) a->lock_all = 0;
+      else if (s->call == FY_AMS_UNLOCK) a->locked[rank] = 0;
+      return err;
+    case FY_AMS_FLUSH_LOCAL:
+      return MPI_SUCCESS; /* puts and accumulates were copied out when issued */
+    case FY_AMS_START:
+      for (int i = 0; i < k; i++) {
+        am_item_t *g = am_push(a, r[i], Q_POST);
+        if (!g) return fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
+        am_sync_ref(g, s);
+        s->left++;
+      }
+      a->access = r;
+      a->naccess = k;
+      return MPI_SUCCESS;
+    case FY_AMS_COMPLETE:
+      return am_complete_to(a, s, fname);
+    case FY_AMS_POST:
+      return am_post_to(a, r, k, fname);
+    case FY_AMS_WAIT:
+      s->ranks = a->expo;
+      s->nranks = a->nexpo;
+      a->expo = NULL;
+      a->nexpo = -1;
+      return MPI_SUCCESS;
+  }
+  return fy_err(MPI_ERR_INTERN, "%s: unknown synchronization", fname);
+}
+
+/* A synchronization call made nonblocking (req: MPIX_Win_i*; NULL: a
+ * blocking call that waits for it). */
+static int am_sync_nb(fy_win_t *w, int call, int rank, int arg, MPI_Group group, MPI_Request *req, const char *fname) {
+  int err = am_sync_check(w, call, rank, fname);
+  if (err) return err;
+  if ((call == FY_AMS_LOCK || call == FY_AMS_UNLOCK) && rank == MPI_PROC_NULL) {
+    if (req) *req = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+  }
+  int *r = NULL, k = 0;
+  if ((call == FY_AMS_POST || call == FY_AMS_START) && (err = am_group(w, group, &r, &k))) return err;
+  fy_request_t *u = fy_req_alloc(FY_REQ_RMA, req != NULL);
+  if (!u) {
+    free(r);
+    return fy_err(MPI_ERR_NO_MEM, "out of requests");
+  }
+  fy_status_empty(&u->status);
+  u->status.MPI_ERROR = MPI_SUCCESS;
+  fy_plock();
+  int ctl = call == FY_AMS_FENCE || call == FY_AMS_LOCK || call == FY_AMS_LOCK_ALL || call == FY_AMS_UNLOCK ||
+            call == FY_AMS_UNLOCK_ALL || call == FY_AMS_FLUSH;
+  am_sync_t *s = am_sync_new(w, call, u, ctl);
+  if (!s) {
+    fy_punlock();
+    fy_req_release(u);
+    free(r);
+    return fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
+  }
+  err = am_sync_issue(w, s, rank, arg, r, k, fname);
+  if (err && !s->err) s->err = err; /* (reported by the request: the epoch's state changed already) */
+  if (call == FY_AMS_POST) am_sync_done(s);
+  else am_sync_step(w);
+  fy_punlock();
+  if (req) {
+    *req = u->handle;
+    return MPI_SUCCESS;
+  }
+  fy_req_wait_done(u);
+  err = u->status.MPI_ERROR;
+  fy_req_release(u);
+  return err;
+}
+
+int fy_rma_am_sync(fy_win_t *w, int call, int rank, int arg, MPI_Group group, int *flag, MPI_Request *req,
+                   const char *fname) {
+  fy_rma_am_t *a = w->am;
+  int err = MPI_SUCCESS;
+  if (call == FY_AMS_TEST && (a->syncs || a->nqueued)) {
+    /* (an earlier iwait may take the completes first: test only once the
+     * nonblocking calls are done) */
+    fy_progress_poll();
+    if (!syncs_idle(a)) {
+      *flag = 0;
+      return am_sync_check(w, call, rank, fname);
+    }
+  }
+  /* (every fence: an ifence elsewhere must meet the same barrier) */
+  if (call != FY_AMS_TEST && (req || call == FY_AMS_FENCE || a->syncs || a->nqueued))
+    return am_sync_nb(w, call, rank, arg, group, req, fname);
+  /* Blocking, nothing pending: the direct paths. */
+  if ((err = am_sync_check(w, call, rank, fname))) return err;
+  switch (call) {
+    case FY_AMS_LOCK:
+    case FY_AMS_LOCK_ALL: {
       if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
       int type = call == FY_AMS_LOCK ? arg : MPI_LOCK_SHARED;
       err = am_ctl_round(w, AM_LOCK, type, call == FY_AMS_LOCK_ALL ? -1 : rank, 0, fname);
@@ -794,48 +1333,27 @@ int fy_rma_am_sync(fy_win_t *w, int call, int rank, int arg, MPI_Group group, in
       return err;
     }
     case FY_AMS_UNLOCK:
-    case FY_AMS_UNLOCK_ALL: {
+    case FY_AMS_UNLOCK_ALL:
       if (call == FY_AMS_UNLOCK && rank == MPI_PROC_NULL) return MPI_SUCCESS;
-      if (call == FY_AMS_UNLOCK_ALL ? !a->lock_all : !a->locked[rank])
-        return fy_err(MPI_ERR_RMA_SYNC, "%s: %s", fname, call == FY_AMS_UNLOCK_ALL ? "no MPI_Win_lock_all epoch is open"
-                      : "the rank is not locked by this process");
       err = am_ctl_round(w, AM_UNLOCK, 0, call == FY_AMS_UNLOCK_ALL ? -1 : rank, 0, fname);
       am_wait_local(a, call == FY_AMS_UNLOCK ? rank : -1);
       if (call == FY_AMS_UNLOCK_ALL) a->lock_all = 0;
       else a->locked[rank] = 0;
       return err;
-    }
     case FY_AMS_FLUSH:
-    case FY_AMS_FLUSH_LOCAL:
-      if (rank >= 0 && !a->lock_all && !a->locked[rank])
-        return fy_err(MPI_ERR_RMA_SYNC, "%s: no passive target epoch toward rank %d", fname, rank);
-      if (rank < 0 && !a->lock_all) {
-        int any = 0;
-        for (int t = 0; t < n; t++) any |= a->locked[t];
-        if (!any) return fy_err(MPI_ERR_RMA_SYNC, "%s: no passive target epoch is open", fname);
-      }
-      if (call == FY_AMS_FLUSH_LOCAL) {
-        am_wait_local(a, rank); /* puts and accumulates were copied out when issued */
-        return MPI_SUCCESS;
-      }
       return am_flush_targets(w, rank, fname);
+    case FY_AMS_FLUSH_LOCAL:
+      am_wait_local(a, rank); /* puts and accumulates were copied out when issued */
+      return MPI_SUCCESS;
     case FY_AMS_POST: {
-      if (a->nexpo >= 0) return fy_err(MPI_ERR_RMA_SYNC, "%s: an exposure epoch is already open", fname);
       int *r, k;
       if ((err = am_group(w, group, &r, &k))) return err;
       fy_plock();
-      for (int i = 0; i < k && !err; i++) {
-        size_t len;
-        void *m = am_msg(AM_POST, 0, 0, 0, &len);
-        err = m ? am_send(a, r[i], AM_TAG, m, len) : fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
-      }
+      err = am_post_to(a, r, k, fname);
       fy_punlock();
-      a->expo = r;
-      a->nexpo = k;
       return err;
     }
     case FY_AMS_START: {
-      if (a->naccess >= 0) return fy_err(MPI_ERR_RMA_SYNC, "%s: an access epoch is already open", fname);
       int *r, k;
       if ((err = am_group(w, group, &r, &k))) return err;
       am_count_arg_t x = {a, r, k, a->posts_seen, a->posts_used};
@@ -845,26 +1363,14 @@ int fy_rma_am_sync(fy_win_t *w, int call, int rank, int arg, MPI_Group group, in
       a->naccess = k;
       return MPI_SUCCESS;
     }
-    case FY_AMS_COMPLETE: {
-      if (a->naccess < 0) return fy_err(MPI_ERR_RMA_SYNC, "%s: no access (start) epoch is open on this window", fname);
+    case FY_AMS_COMPLETE:
       fy_plock();
-      for (int i = 0; i < a->naccess && !err; i++) {
-        size_t len;
-        void *m = am_msg(AM_COMPLETE, 0, 0, 0, &len);
-        err = m ? am_send(a, a->access[i], AM_TAG, m, len) : fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
-        a->touched[a->access[i]] = 0; /* the target counts the complete after them */
-      }
+      err = am_complete_to(a, NULL, fname);
       fy_punlock();
       am_wait_local(a, -1);
-      free(a->access);
-      a->access = NULL;
-      a->naccess = -1;
       return err;
-    }
     case FY_AMS_WAIT:
     case FY_AMS_TEST: {
-      if (a->nexpo < 0)
-        return fy_err(MPI_ERR_RMA_SYNC, "%s: no exposure (post) epoch is open on this window", fname);
       am_count_arg_t x = {a, a->expo, a->nexpo, a->completes_seen, a->completes_used};
       if (call == FY_AMS_TEST) {
         fy_progress_poll();

@@ -241,8 +241,10 @@ int fy_rma_am_poll(fy_win_t *w);           /* the target's hook: apply what arri
 int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *request);
 enum { FY_AMS_FENCE = 1, FY_AMS_LOCK, FY_AMS_LOCK_ALL, FY_AMS_UNLOCK, FY_AMS_UNLOCK_ALL, FY_AMS_FLUSH,
        FY_AMS_FLUSH_LOCAL, FY_AMS_POST, FY_AMS_START, FY_AMS_COMPLETE, FY_AMS_WAIT, FY_AMS_TEST };
-/* A blocking synchronization call (rank: lock/unlock/flush target, -1 for
- * every one; arg: assert or lock type; group: post/start; flag: test). */
-int fy_rma_am_sync(fy_win_t *w, int call, int rank, int arg, MPI_Group group, int *flag, const char *fname);
+/* A synchronization call (rank: lock/unlock/flush target, -1 for every
+ * one; arg: assert or lock type; group: post/start; flag: test; req: the
+ * request of an MPIX_Win_i* call, NULL for a blocking one). */
+int fy_rma_am_sync(fy_win_t *w, int call, int rank, int arg, MPI_Group group, int *flag, MPI_Request *req,
+                   const char *fname);
 void fy_rma_wake(fy_win_t *w, int r);  /* ring rank r's doorbell */
 #endif

@@ -604,16 +604,11 @@ int fy_rma_progress(void) {
   return ev;
 }
 
-/* Windows over several nodes (am.c) take the blocking calls; the
- * nonblocking MPIX_Win_i* forms are refused there. */
-#define AM_SYNC(w, user, fname, ...)                                                             \
-  do {                                                                                            \
-    if ((w)->am) {                                                                                \
-      if (user)                                                                                   \
-        return fy_err(MPI_ERR_UNSUPPORTED_OPERATION, "%s: the window spans more than one node, " \
-                      "where only the blocking synchronization calls are implemented", fname);   \
-      return fy_rma_am_sync((w), __VA_ARGS__, fname);                                             \
-    }                                                                                             \
+/* Windows over several nodes (am.c) have their own synchronization, the
+ * MPIX_Win_i* forms included (user: their request). */
+#define AM_SYNC(w, user, fname, ...)                                 \
+  do {                                                                \
+    if ((w)->am) return fy_rma_am_sync((w), __VA_ARGS__, user, fname); \
   } while (0)
 
 /* ---- opening and closing ---- */
@@ -1181,7 +1176,7 @@ int fy_mpix_win_iflush_local_all(MPI_Win win, MPI_Request *r) { return do_flush(
 int fy_mpi_win_test(MPI_Win win, int *flag) {
   fy_win_t *w = fy_win_get(win);
   if (!flag) return fy_err(MPI_ERR_ARG, "flag = NULL");
-  if (w->am) return fy_rma_am_sync(w, FY_AMS_TEST, -1, 0, MPI_GROUP_NULL, flag, "MPI_Win_test");
+  if (w->am) return fy_rma_am_sync(w, FY_AMS_TEST, -1, 0, MPI_GROUP_NULL, flag, NULL, "MPI_Win_test");
   fy_progress_poll();
   fy_plock();
   fy_epoch_t *e = open_of(w, FY_EP_POST, -2);

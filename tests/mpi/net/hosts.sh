@@ -41,6 +41,7 @@ mix)
   # (interrupt: the busy target, rank 0, has a peer on its host, whose
   # messages wake the doorbell agent; pef above picks rank 4, alone on H3)
   run env FERRY_PROGRESS=interrupt $M -hosts "$H1:2,$H2" -n 3 "$bin/rma/rma_nodes"
+  run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/rma/rma_nodes_nb"
   ;;
 coll)
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/coll/coll_all"

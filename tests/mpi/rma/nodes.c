@@ -14,8 +14,7 @@
  *   spans nodes);
  * - a target computing outside MPI serves lock, put, get, fetch_and_op
  *   and unlock (busy_target);
- * - spanning nodes only: MPI_Win_allocate_shared is MPI_ERR_RMA_SHARED and
- *   the MPIX_Win_i* calls are MPI_ERR_UNSUPPORTED_OPERATION. */
+ * - spanning nodes only: MPI_Win_allocate_shared is MPI_ERR_RMA_SHARED. */
 #include "rma_test.h"
 
 #define N 64
@@ -126,10 +125,6 @@ static void lock_ops(void) {
   CHECK_OK(MPI_Win_fence(0, w));
   CHECK_CLASS(MPI_Rput(&v, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, w, &rq[0]), MPI_ERR_RMA_SYNC);
   CHECK_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w));
-  if (spans) {
-    CHECK_CLASS(MPIX_Win_ifence(0, w, &rq[0]), MPI_ERR_UNSUPPORTED_OPERATION);
-    CHECK_CLASS(MPIX_Win_ilock_all(0, w, &rq[0]), MPI_ERR_UNSUPPORTED_OPERATION);
-  }
   CHECK_OK(MPI_Win_free(&w));
 }
 
