@@ -35,7 +35,9 @@
  *   a barrier; lock = a request the target grants (shared/exclusive, FIFO);
  *   unlock and flush = a request the target answers after everything
  *   before it; PSCW = post and complete messages counted per peer. The
- *   MPIX_Win_i* calls return MPI_ERR_UNSUPPORTED_OPERATION on such windows. */
+ *   MPIX_Win_i* calls hold what an epoch issues before its grant, post or
+ *   fence in a queue per target, behind a gate (see "nonblocking
+ *   synchronization" below). */
 #include "rma/fy_rma.h"
 #include "core/fy_error.h"
 #include "core/fy_comm.h"
