@@ -147,10 +147,13 @@ void fy_net_agent_resume(void) {
   if (atomic_load(&parked)) wake_parked();
 }
 
+static int listen_start(void);
+
 void fy_agents_listen(void) {
   /* (a parked agent otherwise looks again only after its 100 ms timeout) */
   atomic_fetch_add(&park_word, 1);
   if (atomic_load(&parked)) wake_parked();
+  listen_start();
 }
 
 void fy_intr_on_watch(void) {
@@ -206,6 +209,31 @@ static void *intr_main(void *arg) {
     if (!atomic_load(&running)) break;
     if (!fy_shm_pending() && !atomic_load(&fy_progress_background)) continue; /* timeout */
     agent_turn(shm_more);
+  }
+  return NULL;
+}
+
+/* pef mode: the PEF's signal handler cannot run hooks, so what a listening
+ * hook's peers on this node send (an RMA window across nodes that also
+ * has processes here) needs a thread on the doorbell, as in mode
+ * interrupt; started with the first listener, it sleeps on the doorbell
+ * only while the application is quiet (listen_quiet) and parks otherwise. */
+static int always(void) { return 1; }
+
+static void *listen_main(void *arg) {
+  (void)arg;
+  bind_cpu();
+  uint64_t seen = 0;
+  while (atomic_load(&running)) {
+    if (atomic_load(&fy_progress_waiting) || !listen_quiet(&seen)) {
+      park(always);
+      continue;
+    }
+    uint32_t v = fy_shm_doorbell_arm(FY_SHM_WAIT_ANY);
+    if (!fy_shm_pending()) fy_shm_doorbell_sleep(v, park_ns() / 1000);
+    fy_shm_doorbell_disarm(FY_SHM_WAIT_ANY);
+    if (!atomic_load(&running)) break;
+    if (fy_shm_pending()) agent_turn(shm_more);
   }
   return NULL;
 }
@@ -316,6 +344,15 @@ static void stop(void) {
   fy_shm_doorbell_ring(fy_shm_local_rank());
   pthread_join(tid, NULL);
 }
+
+/* (only where the progress lock is taken: the fabric agent runs too) */
+static int listen_start(void) {
+  static atomic_int started;
+  if (fy_async_mode != FY_ASYNC_PEF || fy_plock_elide || fy_state.local_size < 2 || atomic_exchange(&started, 1))
+    return 0;
+  return start(FY_ASYNC_PEF, listen_main);
+}
+void fy_listen_stop(void) { stop(); }
 
 int fy_pthread_start(void) { return start(FY_ASYNC_THREAD, poll_main); }
 void fy_pthread_stop(void) { stop(); }

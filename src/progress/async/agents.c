@@ -70,7 +70,10 @@ void fy_async_stop(void) {
   switch (fy_async_mode) {
     case FY_ASYNC_THREAD: fy_pthread_stop(); break;
     case FY_ASYNC_INTERRUPT: fy_intr_stop(); break;
-    case FY_ASYNC_PEF: fy_pef_stop(); break;
+    case FY_ASYNC_PEF:
+      fy_listen_stop();
+      fy_pef_stop();
+      break;
     default: break;
   }
 }

@@ -93,6 +93,7 @@ void fy_net_agent_resume(void);
 /* fy_progress_listen became nonzero: parked agents look again (at the
  * FERRY_AGENT_QUIET_US period from now on). */
 void fy_agents_listen(void);
+void fy_listen_stop(void); /* pef mode: the doorbell thread fy_agents_listen started */
 int fy_pthread_start(void);
 void fy_pthread_stop(void);
 uint64_t fy_async_now_ns(void);

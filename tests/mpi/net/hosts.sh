@@ -38,8 +38,8 @@ mix)
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/net/net_mix"
   run env FERRY_PROGRESS=interrupt $M -hosts "$H1:2,$H2" -n 3 "$bin/net/net_mix"
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/rma/rma_nodes"
-  # (interrupt: the busy target, rank 0, has a peer on its host, whose
-  # messages wake the doorbell agent; pef above picks rank 4, alone on H3)
+  # (the busy target, rank 0, has a peer on its host, whose messages wake
+  # the doorbell agent, or in pef the doorbell listener)
   run env FERRY_PROGRESS=interrupt $M -hosts "$H1:2,$H2" -n 3 "$bin/rma/rma_nodes"
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/rma/rma_nodes_nb"
   ;;

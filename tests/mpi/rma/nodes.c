@@ -181,21 +181,21 @@ static void dynamic(void) {
  * while it spins on its own memory, calling no MPI function, until every
  * origin's count is there. On one node the engine needs nothing from the
  * target; across nodes the agents take the operations in
- * (FERRY_RMA_AM_AGENT). Not run where nothing would: mode none, the agent
- * setting off, and in mode pef a target with a peer on its own node (the
- * PEF does not run the hook; such a peer's messages wait for the target's
- * next MPI call). */
+ * (FERRY_RMA_AM_AGENT; in mode pef a doorbell thread for the peers on the
+ * target's node). Not run where nothing would: mode none, the agent
+ * setting off. */
 /* The target reads its window while operations are applied to it: a
  * conflicting access in MPI's terms, made on purpose to watch progress
  * without an MPI call; kept out of ThreadSanitizer's view (the agent thread
  * applies them). */
 __attribute__((noinline, no_sanitize_thread)) static int peek(volatile int *p) { return *p; }
 
-static void busy_target(int lonely) {
+static void busy_target(void) {
   const char *mode = getenv("FERRY_PROGRESS"), *agent = getenv("FERRY_RMA_AM_AGENT");
-  int pef = !mode || !*mode || !strcmp(mode, "pef");
-  int t = spans ? (pef ? lonely : 0) : 0;
-  if (size < 2 || (spans && ((mode && !strcmp(mode, "none")) || (agent && (!strcmp(agent, "0") || !strcmp(agent, "false") || !strcmp(agent, "no") || !strcmp(agent, "off"))) || t < 0))) {
+  int t = 0;
+  if (size < 2 || (spans && ((mode && !strcmp(mode, "none")) ||
+                             (agent && (!strcmp(agent, "0") || !strcmp(agent, "false") || !strcmp(agent, "no") ||
+                                        !strcmp(agent, "off")))))) {
     if (rank == 0) printf("busy_target: not run (%d ranks, spans %d, mode %s)\n", size, spans, mode ? mode : "pef");
     return;
   }
@@ -246,14 +246,12 @@ int main(int argc, char **argv) {
   MPI_Comm_size(node, &nsize);
   MPI_Comm_free(&node);
   spans = nsize < size;
-  int lonely = -1, mine = nsize == 1 ? rank : -1; /* the last rank alone on its node */
-  MPI_Allreduce(&mine, &lonely, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   for (int flavor = 0; flavor <= 3; flavor++)
     if (flavor != 2 || !spans) fence_ops(flavor);
   lock_ops();
   pscw();
   dynamic();
-  busy_target(lonely);
+  busy_target();
   if (spans) {
     void *b;
     MPI_Win w;
