@@ -186,6 +186,18 @@ static void agent_turn(int (*more_pending)(void)) {
 
 static int shm_more(void) { return fy_shm_pending(); }
 
+/* Sleep on the doorbell for kind's packets (at most a park period), then
+ * a turn if one came, or on any wake-up while RMA work is pending
+ * (background). 0: the agent is stopping. */
+static int doorbell_turn(int kind, int background) {
+  uint32_t v = fy_shm_doorbell_arm(kind);
+  if (!fy_shm_pending()) fy_shm_doorbell_sleep(v, park_ns() / 1000);
+  fy_shm_doorbell_disarm(kind);
+  if (!atomic_load(&running)) return 0;
+  if (fy_shm_pending() || (background && atomic_load(&fy_progress_background))) agent_turn(shm_more);
+  return 1;
+}
+
 static void *intr_main(void *arg) {
   (void)arg;
   bind_cpu();
@@ -197,18 +209,12 @@ static void *intr_main(void *arg) {
      * work pending (fy_progress_background) needs the engine on every
      * wake-up. */
     int sched = fy_sched_pending() || listen_quiet(&seen);
-    int bg = atomic_load(&fy_progress_background);
     int wait_kind = sched ? FY_SHM_WAIT_ANY : FY_SHM_WAIT_RNDV;
-    if (fy_config.intr_dynamic && fy_async_watching() == 0 && !sched && !bg) {
+    if (fy_config.intr_dynamic && fy_async_watching() == 0 && !sched && !atomic_load(&fy_progress_background)) {
       park(intr_idle);
       continue;
     }
-    uint32_t v = fy_shm_doorbell_arm(wait_kind);
-    if (!fy_shm_pending()) fy_shm_doorbell_sleep(v, park_ns() / 1000);
-    fy_shm_doorbell_disarm(wait_kind);
-    if (!atomic_load(&running)) break;
-    if (!fy_shm_pending() && !atomic_load(&fy_progress_background)) continue; /* timeout */
-    agent_turn(shm_more);
+    if (!doorbell_turn(wait_kind, 1)) break;
   }
   return NULL;
 }
@@ -229,11 +235,7 @@ static void *listen_main(void *arg) {
       park(always);
       continue;
     }
-    uint32_t v = fy_shm_doorbell_arm(FY_SHM_WAIT_ANY);
-    if (!fy_shm_pending()) fy_shm_doorbell_sleep(v, park_ns() / 1000);
-    fy_shm_doorbell_disarm(FY_SHM_WAIT_ANY);
-    if (!atomic_load(&running)) break;
-    if (fy_shm_pending()) agent_turn(shm_more);
+    if (!doorbell_turn(FY_SHM_WAIT_ANY, 0)) break;
   }
   return NULL;
 }
