@@ -1289,10 +1289,14 @@ static int am_sync_nb(fy_win_t *w, int call, int rank, int arg, MPI_Group group,
     free(r);
     return fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
   }
+  /* (the hook must not see s half issued: the sends poll) */
+  int nested = in_poll;
+  in_poll = 1;
   err = am_sync_issue(w, s, rank, arg, r, k, fname);
   if (err && !s->err) s->err = err; /* (reported by the request: the epoch's state changed already) */
   if (call == FY_AMS_POST) am_sync_done(s);
   else am_sync_step(w);
+  in_poll = nested;
   fy_punlock();
   if (req) {
     *req = u->handle;
