@@ -84,6 +84,7 @@ typedef struct am_sync am_sync_t;
 typedef struct { fy_request_t *r; int32_t ans; } am_ctl_t;
 struct am_sync {
   int call;                   /* FY_AMS_* */
+  const char *fname;          /* the call's name, for messages */
   fy_request_t *user;         /* completed with the first error */
   int err;
   int left;                   /* gates (LOCK: grants, START: posts) or messages (COMPLETE) still ahead */
@@ -982,7 +983,7 @@ static int am_sync_answers(am_sync_t *s, int n, int *err) {
     if (s->c[t].r && !fy_req_done(s->c[t].r)) return 0;
   for (int t = 0; t < n; t++)
     if (s->c[t].r) {
-      int e = am_ctl_finish(&s->c[t], t, "a one-sided synchronization");
+      int e = am_ctl_finish(&s->c[t], t, s->fname);
       s->c[t].r = NULL;
       if (e && !*err) *err = e;
     }
@@ -1283,6 +1284,7 @@ static int am_sync_nb(fy_win_t *w, int call, int rank, int arg, MPI_Group group,
   int ctl = call == FY_AMS_FENCE || call == FY_AMS_LOCK || call == FY_AMS_LOCK_ALL || call == FY_AMS_UNLOCK ||
             call == FY_AMS_UNLOCK_ALL || call == FY_AMS_FLUSH;
   am_sync_t *s = am_sync_new(w, call, u, ctl);
+  if (s) s->fname = fname;
   if (!s) {
     fy_punlock();
     fy_req_release(u);

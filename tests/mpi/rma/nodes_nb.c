@@ -12,6 +12,7 @@
  *   fence, never before;
  * - ipost/istart/icomplete/iwait around a ring, some targets posting late
  *   while their origins' puts are already issued;
+ * - a dynamic window's range error, carried by an iflush's request;
  * - blocking calls after nonblocking ones not waited for yet
  *   (MPI_Win_unlock_all after iflush, MPI_Win_fence after MPIX_Win_ifence,
  *   MPI_Win_wait after icomplete, MPI_Win_start after ipost, MPI_Win_test). */
@@ -176,6 +177,43 @@ static void pscw(void) {
   CHECK_OK(MPI_Win_free(&w));
 }
 
+/* A dynamic window: an iflush's request carries the target's range error
+ * (spanning nodes; on one node the put itself is refused). */
+static void dynamic(void) {
+  MPI_Win w;
+  CHECK_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+  MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN); /* (MPI_Wait's) */
+  int region[8] = {0};
+  CHECK_OK(MPI_Win_attach(w, region, sizeof region));
+  MPI_Aint mine, *addr = malloc(sizeof(MPI_Aint) * (size_t)size);
+  MPI_Get_address(region, &mine);
+  MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
+  int right = (rank + 1) % size, v = 9;
+  MPI_Request rq[3];
+  CHECK_OK(MPIX_Win_ilock(MPI_LOCK_SHARED, right, 0, w, &rq[0]));
+  int e = MPI_Put(&v, 1, MPI_INT, right, addr[right] + (MPI_Aint)sizeof region, 1, MPI_INT, w);
+  if (e == MPI_SUCCESS) {
+    CHECK_OK(MPIX_Win_iflush(right, w, &rq[1]));
+    CHECK_OK(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+    e = MPI_Wait(&rq[1], MPI_STATUS_IGNORE);
+  } else {
+    CHECK_OK(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+  }
+  int cls;
+  MPI_Error_class(e, &cls);
+  CHECK(cls == MPI_ERR_RMA_RANGE, "a put past the attached region gave class %d, expected MPI_ERR_RMA_RANGE", cls);
+  CHECK_OK(MPI_Put(&v, 1, MPI_INT, right, addr[right], 1, MPI_INT, w));
+  CHECK_OK(MPIX_Win_iunlock(right, w, &rq[2]));
+  CHECK_OK(MPI_Wait(&rq[2], MPI_STATUS_IGNORE)); /* the error was reported once */
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(region[0] == 9, "dynamic window: word 0 = %d", region[0]);
+  CHECK_OK(MPI_Win_detach(w, region));
+  CHECK_OK(MPI_Win_free(&w));
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  free(addr);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   fy_init("rma_nodes_nb");
@@ -184,5 +222,6 @@ int main(int argc, char **argv) {
   locks();
   fences();
   pscw();
+  dynamic();
   return fy_finish();
 }
