@@ -118,7 +118,8 @@ static int listen_quiet(uint64_t *seen) {
 /* How long a parked agent sleeps before it looks again: a listening one
  * must notice the application going quiet. */
 static long park_ns(void) {
-  return atomic_load(&fy_progress_listen) ? (long)fy_config.agent_quiet_us * 1000 : 100 * 1000 * 1000;
+  long us = fy_config.agent_quiet_us < 10 ? 10 : (long)fy_config.agent_quiet_us; /* (0 would spin) */
+  return atomic_load(&fy_progress_listen) ? us * 1000 : 100 * 1000 * 1000;
 }
 
 static void park(int (*idle)(void)) {
