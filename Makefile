@@ -27,7 +27,7 @@ install: build
 	@echo "Ferry installed in $(PREFIX)"
 
 check: install
-	@scripts/deps.sh --python --mpich --slurm
+	@scripts/deps.sh --python --mpich --slurm --pkg=openmpi-bin
 	@cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 600
 	@$(MAKE) --no-print-directory check-asan
 

@@ -10,7 +10,7 @@
 #                              client scripts' own packages: scalapack, netpipe)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-want=(cmake gcc g++ gfortran make pkg-config python3 python3-venv libhwloc-dev iproute2 libfabric-dev libfabric-bin)
+want=(cmake gcc g++ gfortran make pkg-config python3 python3-venv libhwloc-dev iproute2 libfabric-dev libfabric-bin libpmix-dev)
 for a in "$@"; do
   case "$a" in
     --mpich) want+=(mpich libmpich-dev) ;;

@@ -101,6 +101,16 @@ static void print_build(void) {
   printf("  %-18s %s\n", "Install prefix", FY_INSTALL_PREFIX);
 }
 
+static void print_launchers(void) {
+  printf("Launchers:\n");
+  printf("  %-26s Ferry's mpiexec, MPICH's mpiexec.hydra, srun --mpi=pmi2\n", "PMI-1");
+#ifdef FY_HAVE_PMIX
+  printf("  %-26s srun --mpi=pmix, Open MPI's mpirun (libpmix.so.2, loaded when one starts the job)\n", "PMIx");
+#else
+  printf("  %-26s not built (no libpmix headers at build time): PMIx launchers are refused\n", "PMIx");
+#endif
+}
+
 /* Markdown cell: '|' would end the cell early. */
 static void md_cell(const char *s) {
   for (; *s; s++) {
@@ -157,6 +167,8 @@ int main(int argc, char **argv) {
   print_build();
   printf("\n");
   print_transports();
+  printf("\n");
+  print_launchers();
   printf("\n");
   print_config();
   return 0;

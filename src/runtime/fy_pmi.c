@@ -1,8 +1,10 @@
 /* PMI-1 client: see fy_pmi.h. Speaks to Ferry's mpiexec, MPICH's Hydra
- * (PMI_FD or PMI_PORT/PMI_ID) and any other PMI-1 server; runs alone as a
- * singleton when no server is given. */
+ * (PMI_FD or PMI_PORT/PMI_ID) and any other PMI-1 server, or through
+ * fy_pmix.c to a PMIx server (srun --mpi=pmix, Open MPI's mpirun); runs
+ * alone as a singleton when no server is given. */
 #include "runtime/fy_pmi.h"
 #include "runtime/fy_pmi_wire.h"
+#include "runtime/fy_pmix.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -18,7 +20,7 @@
 typedef struct kv { char *key, *val; struct kv *next; } kv_t;
 
 static struct {
-  int inited, singleton;
+  int inited, singleton, pmix; /* pmix: the calls go to fy_pmix.c */
   int fd, own_fd;          /* own_fd: we connected it (PMI_PORT) */
   int rank, size, appnum;
   long key_max, val_max;
@@ -168,9 +170,10 @@ static int connect_port(const char *port) {
 
 /* ---- API ---------------------------------------------------------------- */
 
-/* No PMI-1 server in the environment, yet a launcher started this process
- * as one of several: srun without --mpi=pmi2 (Slurm's pmi2 plugin also
- * speaks PMI-1), or a PMIx launcher. Running on as a singleton would give
+/* No PMI-1 or PMIx server in the environment, yet a launcher started this
+ * process as one of several: srun --mpi=none (Slurm's pmi2 plugin also
+ * speaks PMI-1, its pmix plugin PMIx), or a PMIx launcher's environment
+ * without its server. Running on as a singleton would give
  * N jobs of size 1 that each compute the whole problem; refuse instead,
  * and say what works. A batch script (no SLURM_STEP_NUM_TASKS) and a
  * one-task step still start singletons. */
@@ -180,10 +183,11 @@ static int direct_launch_refused(void) {
   if (nt && atoi(nt) > 1)
     return fail("PMI: this process is one of the %s tasks of a Slurm step, started without a PMI server "
                 "that Ferry speaks (%s); run srun --mpi=pmi2, or launch with mpiexec or mpiexec.hydra",
-                nt, pmix ? "PMIx: srun --mpi=pmix" : "srun --mpi=none, or a plugin without PMI-1");
+                nt, pmix ? "PMIX_RANK without a PMIx server in the environment" : "srun --mpi=none, or a plugin without PMI");
   if (pmix && ompi && atoi(ompi) > 1)
-    return fail("PMI: this process is one of %s started by a PMIx launcher (Open MPI's mpirun or prterun); "
-                "Ferry speaks PMI-1: launch with Ferry's mpiexec, mpiexec.hydra or srun --mpi=pmi2", ompi);
+    return fail("PMI: this process is one of %s started by a PMIx launcher (Open MPI's mpirun or prterun), "
+                "but its environment names no PMIx server (PMIX_NAMESPACE and PMIX_SERVER_URI*): launch with "
+                "mpirun itself, Ferry's mpiexec, mpiexec.hydra or srun --mpi=pmi2", ompi);
   return 0;
 }
 
@@ -211,6 +215,12 @@ int fy_pmi_init(int *rank, int *size, int *appnum) {
     if (env_int("PMI_RANK", &pmi.rank) < 0 || env_int("PMI_SIZE", &pmi.size) < 0) goto fail_fd;
   } else if (port && *port) {
     if (connect_port(port) < 0) goto fail_fd;
+  } else if (fy_pmix_wanted()) {
+    if (fy_pmix_init(&pmi.rank, &pmi.size, &pmi.appnum, pmi.kvsname, sizeof pmi.kvsname) < 0)
+      return fail("PMI: %s", fy_pmix_error());
+    pmi.pmix = 1;
+    pmi.inited = 1;
+    goto done;
   } else {
     if (direct_launch_refused() < 0) return -1;
     pmi.singleton = 1;
@@ -270,6 +280,7 @@ static int check_kv(const char *what, const char *key, const char *val) {
 int fy_pmi_put(const char *key, const char *val) {
   if (check_ready("put") < 0 || check_kv("put", key, val) < 0) return -1;
   if (!val) return fail("PMI put of key \"%s\": NULL value", key);
+  if (pmi.pmix) return fy_pmix_put(key, val) < 0 ? fail("%s", fy_pmix_error()) : 0;
   if (pmi.singleton) {
     kv_t *e;
     for (e = pmi.local_kvs; e; e = e->next)
@@ -300,12 +311,14 @@ int fy_pmi_put(const char *key, const char *val) {
 int fy_pmi_barrier(void) {
   if (check_ready("barrier") < 0) return -1;
   if (pmi.singleton) return 0;
+  if (pmi.pmix) return fy_pmix_fence() < 0 ? fail("%s", fy_pmix_error()) : 0;
   return transact("cmd=barrier_in\n", "barrier_out", "barrier");
 }
 
 int fy_pmi_get(int src_rank, const char *key, char *val, size_t len) {
   if (check_ready("get") < 0 || check_kv("get", key, NULL) < 0) return -1;
   const char *v = NULL;
+  if (pmi.pmix) return fy_pmix_get(src_rank, key, val, len) < 0 ? fail("%s", fy_pmix_error()) : 0;
   if (pmi.singleton) {
     for (kv_t *e = pmi.local_kvs; e; e = e->next)
       if (!strcmp(e->key, key)) v = e->val;
@@ -340,7 +353,8 @@ int fy_pmi_local_ranks(int *local, int *nlocal, int *my_local) {
       goto fail;
     }
     if (pmi.singleton) have = 1;
-    if (!have && !pmi.singleton) {
+    if (!have && pmi.pmix && fy_pmix_local_peers(node, pmi.size) == 0) have = 1;
+    if (!have && !pmi.singleton && !pmi.pmix) {
       char buf[512];
       if (FORMAT(buf, "cmd", "get", "kvsname", pmi.kvsname, "key", "PMI_process_mapping") < 0) goto fail;
       if (transact(buf, "get_result", "get") == 0) {
@@ -391,6 +405,10 @@ out:
 
 int fy_pmi_abort(int code, const char *msg) {
   if (msg && *msg) fprintf(stderr, "ferry: rank %d aborting the job: %s\n", pmi.rank, msg);
+  if (pmi.pmix) {
+    fy_pmix_abort(code, msg); /* (returns when the server does not kill us) */
+    return 0;
+  }
   if (!pmi.inited || pmi.singleton || pmi.fd < 0) return 0;
   char buf[128], codestr[16];
   snprintf(codestr, sizeof codestr, "%d", code);
@@ -402,7 +420,10 @@ int fy_pmi_abort(int code, const char *msg) {
 int fy_pmi_finalize(void) {
   if (!pmi.inited) return 0;
   int rc = 0;
-  if (!pmi.singleton) {
+  if (pmi.pmix) {
+    if ((rc = fy_pmix_finalize()) < 0) fail("%s", fy_pmix_error());
+    pmi.pmix = 0;
+  } else if (!pmi.singleton) {
     rc = transact("cmd=finalize\n", "finalize_ack", "finalize");
     if (pmi.own_fd) close(pmi.fd);
     pmi.fd = -1;

@@ -1,5 +1,7 @@
 /* PMI-1 client: how a Ferry process learns its rank, size and peers from
- * the process manager (Ferry's mpiexec, MPICH's Hydra, Slurm's PMI-1).
+ * the process manager (Ferry's mpiexec, MPICH's Hydra, Slurm's PMI-1); with
+ * a PMIx server in the environment instead (srun --mpi=pmix, Open MPI's
+ * mpirun), the same calls go to the PMIx client (fy_pmix.h).
  *
  * Contract
  * - fy_pmi_init() reads PMI_FD (or PMI_PORT host:port) and PMI_RANK/PMI_SIZE

@@ -12,7 +12,8 @@
 #     Slurm placed it on;
 #   - srun --mpi=pmi2 -N 1 -n 2: one host (shared memory);
 #   - srun --mpi=none -n 2: no PMI Ferry speaks; Ferry refuses (MPI_Init
-#     names srun --mpi=pmi2) instead of starting 2 singletons.
+#     names srun --mpi=pmi2) instead of starting 2 singletons;
+#   - srun --mpi=pmix -N 2 -n 4 (Ferry built with libpmix's headers).
 # Exit 0 pass, 1 fail, 77 skip (Slurm or munge not installed).
 set -u
 hello=$1
@@ -74,6 +75,7 @@ SlurmdLogFile=$D/d-%n.log
 SlurmctldPort=$ctld_port
 SlurmdPort=$d_port
 MpiDefault=none
+TmpFS=$D/pmix
 SwitchType=switch/none
 ReturnToService=2
 JobCompType=jobcomp/none
@@ -82,7 +84,7 @@ NodeName=$H1 NodeAddr=$A1 CPUs=2 State=UNKNOWN
 NodeName=$H2 NodeAddr=$A2 CPUs=2 State=UNKNOWN
 PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
 EOC
-mkdir -p "$D/ctld" "$D/d-$H1" "$D/d-$H2"
+mkdir -p "$D/ctld" "$D/d-$H1" "$D/d-$H2" "$D/pmix"
 export SLURM_CONF="$D/slurm.conf"
 slurmctld || { echo "FAIL: slurmctld did not start"; cat "$D/ctld.log"; exit 1; }
 for h in $H1 $H2; do
@@ -103,5 +105,10 @@ FY_HELLO_HOST=1 $job --timeout 90 --count '^hello [0-9] of 4$' 4 --match "^host 
 FY_HELLO_HOST=1 $job --timeout 90 --count '^hello [0-9] of 2$' 2 --count "^host [0-9] $H1\$" 2 \
   -- srun --mpi=pmi2 -w "$H1" -N 1 -n 2 "$hello" 2 || fail=1
 $job --timeout 90 --rc nonzero --match 'srun --mpi=pmi2' -- srun --mpi=none -N 1 -n 2 "$hello" 2 || fail=1
+# PMIx (Slurm's pmix plugin), where Ferry was built with libpmix's headers
+if [ "${FY_HAVE_PMIX:-0}" = 1 ]; then
+  FY_HELLO_HOST=1 $job --timeout 90 --count '^hello [0-9] of 4$' 4 --match "^host [0-9] $H1\$" --match "^host [0-9] $H2\$" \
+    -- srun --mpi=pmix -N 2 -n 4 "$hello" 4 || fail=1
+fi
 [ $fail = 0 ] || tail -n 20 "$D"/*.log
 exit $fail

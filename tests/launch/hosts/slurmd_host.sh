@@ -17,4 +17,9 @@ if ! mountpoint -q /sys/fs/cgroup; then
     done
   fi
 fi
+# Slurm's pmix plugin names its directories in TmpFS by job and step, and
+# the test hosts share the file system: give each host's slurmd (in the
+# mount namespace `ip netns exec` made for it) a TmpFS of its own.
+tmpfs="$(dirname "$1")/pmix"
+mkdir -p "$tmpfs-$2" && mount --bind "$tmpfs-$2" "$tmpfs"
 SLURM_CONF=$1 exec slurmd -N "$2"
