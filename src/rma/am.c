@@ -90,7 +90,7 @@ struct am_sync {
   int left;                   /* gates (LOCK: grants, START: posts) or messages (COMPLETE) still ahead */
   am_ctl_t *c;                /* per target: the answer of its control message (r NULL: none) */
   int *ranks, nranks;         /* WAIT: the exposure group (owned) */
-  int phase;                  /* FENCE: 0 flushing, 1 in the barrier, 2 done */
+  int phase;                  /* FENCE: 0 flushing, 1 in the barrier (then done) */
   int assert_;
   uint64_t seq;               /* the operations issued before it: opseq below this */
   MPI_Request bar;            /* FENCE: the barrier */
@@ -1070,7 +1070,6 @@ static void am_sync_try(fy_win_t *w, am_sync_t *s, int *bar_ok, int *wait_ok) {
         fy_req_release(b);
       }
       s->bar = MPI_REQUEST_NULL;
-      s->phase = 2;
       am_sync_done(s);
       return;
     }
