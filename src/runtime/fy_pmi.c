@@ -277,10 +277,13 @@ static int check_kv(const char *what, const char *key, const char *val) {
   return 0;
 }
 
+/* A PMIx call's result (fy_pmix.c wrote its message). */
+static int pmix_rc(int rc) { return rc < 0 ? fail("%s", fy_pmix_error()) : 0; }
+
 int fy_pmi_put(const char *key, const char *val) {
   if (check_ready("put") < 0 || check_kv("put", key, val) < 0) return -1;
   if (!val) return fail("PMI put of key \"%s\": NULL value", key);
-  if (pmi.pmix) return fy_pmix_put(key, val) < 0 ? fail("%s", fy_pmix_error()) : 0;
+  if (pmi.pmix) return pmix_rc(fy_pmix_put(key, val));
   if (pmi.singleton) {
     kv_t *e;
     for (e = pmi.local_kvs; e; e = e->next)
@@ -311,14 +314,14 @@ int fy_pmi_put(const char *key, const char *val) {
 int fy_pmi_barrier(void) {
   if (check_ready("barrier") < 0) return -1;
   if (pmi.singleton) return 0;
-  if (pmi.pmix) return fy_pmix_fence() < 0 ? fail("%s", fy_pmix_error()) : 0;
+  if (pmi.pmix) return pmix_rc(fy_pmix_fence());
   return transact("cmd=barrier_in\n", "barrier_out", "barrier");
 }
 
 int fy_pmi_get(int src_rank, const char *key, char *val, size_t len) {
   if (check_ready("get") < 0 || check_kv("get", key, NULL) < 0) return -1;
   const char *v = NULL;
-  if (pmi.pmix) return fy_pmix_get(src_rank, key, val, len) < 0 ? fail("%s", fy_pmix_error()) : 0;
+  if (pmi.pmix) return pmix_rc(fy_pmix_get(src_rank, key, val, len));
   if (pmi.singleton) {
     for (kv_t *e = pmi.local_kvs; e; e = e->next)
       if (!strcmp(e->key, key)) v = e->val;
@@ -421,7 +424,7 @@ int fy_pmi_finalize(void) {
   if (!pmi.inited) return 0;
   int rc = 0;
   if (pmi.pmix) {
-    if ((rc = fy_pmix_finalize()) < 0) fail("%s", fy_pmix_error());
+    rc = pmix_rc(fy_pmix_finalize());
     pmi.pmix = 0;
   } else if (!pmi.singleton) {
     rc = transact("cmd=finalize\n", "finalize_ack", "finalize");
