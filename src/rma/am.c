@@ -89,6 +89,7 @@ struct am_sync {
   int err;
   int left;                   /* gates (LOCK: grants, START: posts) or messages (COMPLETE) still ahead */
   am_ctl_t *c;                /* per target: the answer of its control message (r NULL: none) */
+  int lo, hi;                 /* the targets [lo, hi) c may name (one for a call toward one rank) */
   int *ranks, nranks;         /* WAIT: the exposure group (owned) */
   int phase;                  /* FENCE: 0 flushing, 1 in the barrier (then done) */
   int assert_;
@@ -125,7 +126,8 @@ struct fy_rma_am {
   am_pend_t *sends, *recvs;
   uint64_t opseq;             /* operations issued so far */
   am_item_t **qh, **qt;       /* per target: held messages and gates (am_out, am_drain) */
-  int nqueued;                /* targets whose queue is not empty */
+  int *qlist, nqueued;        /* the targets whose queue is not empty (qpos: each one's place) */
+  int *qpos;
   am_sync_t *syncs, *syncs_tail; /* nonblocking synchronizations not complete, in call order */
   am_sync_t *fence_gate;      /* an ifence not complete: what is issued after it waits for it */
   uint64_t fence_id, *fgated; /* ifences so far; per target: the last one it was gated on */
@@ -225,7 +227,8 @@ static am_item_t *am_push(fy_rma_am_t *a, int t, int kind) {
   if (a->qt[t]) a->qt[t]->next = it;
   else {
     a->qh[t] = it;
-    a->nqueued++;
+    a->qpos[t] = a->nqueued;
+    a->qlist[a->nqueued++] = t;
   }
   a->qt[t] = it;
   return it;
@@ -294,9 +297,11 @@ static void am_drain(fy_rma_am_t *a, int t) {
         break;
     }
     a->qh[t] = it->next;
-    if (!a->qh[t]) {
+    if (!a->qh[t]) { /* (out of the list: the last one takes its place) */
       a->qt[t] = NULL;
-      a->nqueued--;
+      int last = a->qlist[--a->nqueued];
+      a->qlist[a->qpos[t]] = last;
+      a->qpos[last] = a->qpos[t];
     }
     if (it->s) it->s->refs--;
     free(it);
@@ -336,9 +341,9 @@ static void *am_msg(int kind, int arg, size_t npieces, size_t nbytes, size_t *le
   return h;
 }
 
-/* A control message (lock, unlock, flush) to t and its int32 answer;
- * posted with its receive, waited for by the caller (or by s: a lock's
- * grant is also a gate that later requests toward t wait behind). */
+/* A control message (lock, unlock, flush) to t and its int32 answer,
+ * posted with its receive; s waits for it (a lock's grant is also a gate
+ * that later requests toward t wait behind). */
 static int am_ctl_start(fy_rma_am_t *a, int t, int kind, int arg, am_ctl_t *c, am_sync_t *s) {
   size_t len;
   void *m = am_msg(kind, arg, 0, 0, &len);
@@ -350,7 +355,7 @@ static int am_ctl_start(fy_rma_am_t *a, int t, int kind, int arg, am_ctl_t *c, a
     free(m);
     return err;
   }
-  if (!(err = am_out(a, t, m, len, NULL)) && s && kind == AM_LOCK) {
+  if (!(err = am_out(a, t, m, len, NULL)) && kind == AM_LOCK) {
     am_item_t *g = am_push(a, t, Q_GRANT);
     if (!g) return fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided synchronization");
     g->r = c->r;
@@ -597,10 +602,13 @@ int fy_rma_am_setup(fy_win_t *w, fy_comm_t *c, MPI_Aint size, void *user_base) {
   a->err_of = calloc((size_t)n, sizeof(int));
   a->qh = calloc((size_t)n, sizeof *a->qh);
   a->qt = calloc((size_t)n, sizeof *a->qt);
+  a->qlist = calloc((size_t)n, sizeof *a->qlist);
+  a->qpos = calloc((size_t)n, sizeof *a->qpos);
   a->fgated = calloc((size_t)n, sizeof *a->fgated);
   w->blk = calloc((size_t)n, sizeof *w->blk); /* only mine is used: the dynamic regions */
   if (!a->touched || !a->locked || !a->posts_seen || !a->posts_used || !a->completes_seen ||
-      !a->completes_used || !a->err_of || !a->qh || !a->qt || !a->fgated || !w->blk)
+      !a->completes_used || !a->err_of || !a->qh || !a->qt || !a->qlist ||
+      !a->qpos || !a->fgated || !w->blk)
     return fy_err(MPI_ERR_NO_MEM, "out of memory creating a window");
   if (w->flavor == FY_WIN_ALLOCATE && size > 0) {
     if (posix_memalign(&w->base, 64, (size_t)size)) return fy_err(MPI_ERR_NO_MEM, "out of memory: a window of %ld bytes", (long)size);
@@ -667,6 +675,8 @@ void fy_rma_am_destroy(fy_win_t *w) {
   }
   free(a->qh);
   free(a->qt);
+  free(a->qlist);
+  free(a->qpos);
   free(a->fgated);
   if (a->comm) fy_commc_release(a->comm);
   free(a->in_buf);
@@ -694,9 +704,8 @@ static int sends_done(void *arg) {
   return left == 0;
 }
 
-static int am_flush_targets(fy_win_t *w, int only, const char *fname);
-
 static int syncs_idle(void *arg);
+static int am_sync_run(fy_win_t *w, int call, int rank, int arg, int *r, int k, MPI_Request *req, const char *fname);
 
 int fy_rma_am_free(fy_win_t *w) {
   fy_rma_am_t *a = w->am;
@@ -706,7 +715,7 @@ int fy_rma_am_free(fy_win_t *w) {
   for (int r = 0; r < w->size; r++)
     if (a->locked[r]) return fy_err(MPI_ERR_RMA_SYNC, "MPI_Win_free: rank %d is still locked", r);
   /* a fence epoch left open ends here; then nobody sends to me any more */
-  int err = am_flush_targets(w, -1, "MPI_Win_free");
+  int err = am_sync_run(w, FY_AMS_FLUSH, -1, 0, NULL, 0, NULL, "MPI_Win_free");
   int e = fy_mpi_barrier(a->comm_h);
   if (!err) err = e;
   fy_progress_wait(sends_done, a);
@@ -851,53 +860,6 @@ fail:
 
 /* ---- the origin side: synchronization ---- */
 
-typedef struct { fy_rma_am_t *a; int t; } am_wait_arg_t;
-
-static int recvs_done(void *arg) {
-  am_wait_arg_t *x = arg;
-  fy_plock();
-  int left = am_reap(&x->a->recvs, x->t, 0);
-  fy_punlock();
-  return left == 0;
-}
-
-/* Local completion toward t (-1: all): the replies of gets have arrived. */
-static void am_wait_local(fy_rma_am_t *a, int t) {
-  am_wait_arg_t x = {a, t};
-  fy_progress_wait(recvs_done, &x);
-}
-
-/* One control message (kind, arg) to `only`, or to every rank when only <
- * 0 (touched_only: those sent to since their last flush), then all the
- * answers; the first error. A flush or unlock ends what was touched. */
-static int am_ctl_round(fy_win_t *w, int kind, int arg, int only, int touched_only, const char *fname) {
-  fy_rma_am_t *a = w->am;
-  int n = w->size, err = MPI_SUCCESS;
-  am_ctl_t *c = calloc((size_t)n, sizeof *c);
-  if (!c) return fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
-  fy_plock();
-  for (int t = 0; t < n && !err; t++)
-    if ((only < 0 || t == only) && (!touched_only || a->touched[t])) {
-      err = am_ctl_start(a, t, kind, arg, &c[t], NULL);
-      if (!err && kind != AM_LOCK) a->touched[t] = 0;
-    }
-  fy_punlock();
-  for (int t = 0; t < n; t++)
-    if (c[t].r) {
-      int e = am_ctl_finish(&c[t], t, fname);
-      if (e && !err) err = e;
-    }
-  free(c);
-  return err;
-}
-
-/* Remote completion toward `only` (-1: every target touched). */
-static int am_flush_targets(fy_win_t *w, int only, const char *fname) {
-  int err = am_ctl_round(w, AM_FLUSH, 0, only, 1, fname);
-  am_wait_local(w->am, only);
-  return err;
-}
-
 static int am_group(fy_win_t *w, MPI_Group group, int **out, int *nout) {
   fy_group_t *g = fy_group_get(group);
   if (!g) return fy_err(MPI_ERR_GROUP, "group = %#x is not a valid group", (unsigned)group);
@@ -917,6 +879,7 @@ static int am_group(fy_win_t *w, MPI_Group group, int **out, int *nout) {
 
 typedef struct { fy_rma_am_t *a; int *ranks, n; uint64_t *seen, *used; } am_count_arg_t;
 
+/* Win_test: each origin of the exposure group has completed toward me. */
 static int counts_ready(void *arg) {
   am_count_arg_t *x = arg;
   fy_plock(); /* (the hook that counts them ran in the poll just before) */
@@ -931,7 +894,7 @@ static void counts_take(am_count_arg_t *x) {
   for (int i = 0; i < x->n; i++) x->used[x->ranks[i]]++;
 }
 
-/* ---- nonblocking synchronization (MPIX_Win_i*) ----
+/* ---- synchronization, blocking or not (MPI_Win_*, MPIX_Win_i*) ----
  *
  * Each call checks and changes the origin's view of its epochs at once, as
  * the blocking call does, sends or queues its messages (am_out), and
@@ -948,8 +911,8 @@ static void counts_take(am_count_arg_t *x) {
  *   NOPRECEDE and NOSUCCEED) a barrier, started in call order; what is
  *   issued after an ifence waits for it (the targets may not have entered
  *   the fence yet).
- * While any of them is pending, the blocking calls go the same way and
- * wait, so that nothing overtakes what is queued. */
+ * A blocking call is the same object waited for at once, so that nothing
+ * overtakes what nonblocking calls left queued. */
 
 static int syncs_idle(void *arg) {
   fy_rma_am_t *a = arg;
@@ -969,6 +932,7 @@ static am_sync_t *am_sync_new(fy_win_t *w, int call, fy_request_t *user, int wit
   }
   s->call = call;
   s->user = user;
+  s->hi = w->size;
   s->seq = a->opseq;
   s->bar = MPI_REQUEST_NULL;
   if (a->syncs_tail) a->syncs_tail->next = s;
@@ -978,10 +942,10 @@ static am_sync_t *am_sync_new(fy_win_t *w, int call, fy_request_t *user, int wit
 }
 
 /* Every answer of s's control messages has come; the first error. */
-static int am_sync_answers(am_sync_t *s, int n, int *err) {
-  for (int t = 0; t < n; t++)
+static int am_sync_answers(am_sync_t *s, int *err) {
+  for (int t = s->lo; t < s->hi; t++)
     if (s->c[t].r && !fy_req_done(s->c[t].r)) return 0;
-  for (int t = 0; t < n; t++)
+  for (int t = s->lo; t < s->hi; t++)
     if (s->c[t].r) {
       int e = am_ctl_finish(&s->c[t], t, s->fname);
       s->c[t].r = NULL;
@@ -1012,16 +976,15 @@ static int am_sync_local(fy_rma_am_t *a, const am_sync_t *s) {
  * *wait_ok: every earlier iwait took its completes. */
 static void am_sync_try(fy_win_t *w, am_sync_t *s, int *bar_ok, int *wait_ok) {
   fy_rma_am_t *a = w->am;
-  int n = w->size;
   switch (s->call) {
     case FY_AMS_LOCK:
     case FY_AMS_LOCK_ALL:
-      if (s->left == 0 && am_sync_answers(s, n, &s->err)) am_sync_done(s);
+      if (s->left == 0 && am_sync_answers(s, &s->err)) am_sync_done(s);
       return;
     case FY_AMS_UNLOCK:
     case FY_AMS_UNLOCK_ALL:
     case FY_AMS_FLUSH:
-      if (am_sync_answers(s, n, &s->err) && am_sync_local(a, s)) am_sync_done(s);
+      if (am_sync_answers(s, &s->err) && am_sync_local(a, s)) am_sync_done(s);
       return;
     case FY_AMS_FLUSH_LOCAL:
       if (am_sync_local(a, s)) am_sync_done(s);
@@ -1046,7 +1009,7 @@ static void am_sync_try(fy_win_t *w, am_sync_t *s, int *bar_ok, int *wait_ok) {
     case FY_AMS_FENCE: {
       int barrier = !(s->assert_ & MPI_MODE_NOPRECEDE) || !(s->assert_ & MPI_MODE_NOSUCCEED);
       if (s->phase == 0) {
-        if (!am_sync_answers(s, n, &s->err) || !am_sync_local(a, s) || (barrier && !*bar_ok)) {
+        if (!am_sync_answers(s, &s->err) || !am_sync_local(a, s) || (barrier && !*bar_ok)) {
           if (barrier) *bar_ok = 0;
           return;
         }
@@ -1084,8 +1047,8 @@ static int am_sync_step(fy_win_t *w) {
   int ev = 0, again;
   do {
     again = 0;
-    for (int t = 0; t < w->size && a->nqueued; t++)
-      if (a->qh[t]) am_drain(a, t);
+    for (int i = a->nqueued - 1; i >= 0; i--) /* (backwards: a target drained leaves its place to one seen) */
+      am_drain(a, a->qlist[i]);
     int bar_ok = 1, wait_ok = 1;
     for (am_sync_t **pp = &a->syncs, *s, *prev = NULL; (s = *pp);) {
       if (!s->done) {
@@ -1218,8 +1181,7 @@ static int am_sync_issue(fy_win_t *w, am_sync_t *s, int rank, int arg, int *r, i
     case FY_AMS_LOCK:
     case FY_AMS_LOCK_ALL: {
       int type = s->call == FY_AMS_LOCK ? arg : MPI_LOCK_SHARED;
-      for (int t = 0; t < n && !err; t++)
-        if (s->call == FY_AMS_LOCK_ALL || t == rank) err = am_ctl_start(a, t, AM_LOCK, type, &s->c[t], s);
+      for (int t = s->lo; t < s->hi && !err; t++) err = am_ctl_start(a, t, AM_LOCK, type, &s->c[t], s);
       if (s->call == FY_AMS_LOCK_ALL) a->lock_all = 1;
       else a->locked[rank] = (uint8_t)(1 + type);
       return err;
@@ -1227,8 +1189,8 @@ static int am_sync_issue(fy_win_t *w, am_sync_t *s, int rank, int arg, int *r, i
     case FY_AMS_UNLOCK:
     case FY_AMS_UNLOCK_ALL:
     case FY_AMS_FLUSH:
-      for (int t = 0; t < n && !err; t++)
-        if ((rank < 0 || t == rank) && (s->call != FY_AMS_FLUSH || a->touched[t])) {
+      for (int t = s->lo; t < s->hi && !err; t++)
+        if (s->call != FY_AMS_FLUSH || a->touched[t]) {
           err = am_ctl_start(a, t, s->call == FY_AMS_FLUSH ? AM_FLUSH : AM_UNLOCK, 0, &s->c[t], s);
           a->touched[t] = 0;
         }
@@ -1261,17 +1223,10 @@ static int am_sync_issue(fy_win_t *w, am_sync_t *s, int rank, int arg, int *r, i
   return fy_err(MPI_ERR_INTERN, "%s: unknown synchronization", fname);
 }
 
-/* A synchronization call made nonblocking (req: MPIX_Win_i*; NULL: a
- * blocking call that waits for it). */
-static int am_sync_nb(fy_win_t *w, int call, int rank, int arg, MPI_Group group, MPI_Request *req, const char *fname) {
-  int err = am_sync_check(w, call, rank, fname);
-  if (err) return err;
-  if ((call == FY_AMS_LOCK || call == FY_AMS_UNLOCK) && rank == MPI_PROC_NULL) {
-    if (req) *req = MPI_REQUEST_NULL;
-    return MPI_SUCCESS;
-  }
-  int *r = NULL, k = 0;
-  if ((call == FY_AMS_POST || call == FY_AMS_START) && (err = am_group(w, group, &r, &k))) return err;
+/* Run call (checked; r: its group's k ranks, owned from now on) as a
+ * synchronization object the hook completes: req receives its request
+ * (MPIX_Win_i*), or with req NULL the blocking call waits for it here. */
+static int am_sync_run(fy_win_t *w, int call, int rank, int arg, int *r, int k, MPI_Request *req, const char *fname) {
   fy_request_t *u = fy_req_alloc(FY_REQ_RMA, req != NULL);
   if (!u) {
     free(r);
@@ -1283,17 +1238,21 @@ static int am_sync_nb(fy_win_t *w, int call, int rank, int arg, MPI_Group group,
   int ctl = call == FY_AMS_FENCE || call == FY_AMS_LOCK || call == FY_AMS_LOCK_ALL || call == FY_AMS_UNLOCK ||
             call == FY_AMS_UNLOCK_ALL || call == FY_AMS_FLUSH;
   am_sync_t *s = am_sync_new(w, call, u, ctl);
-  if (s) s->fname = fname;
   if (!s) {
     fy_punlock();
     fy_req_release(u);
     free(r);
     return fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
   }
+  s->fname = fname;
+  if (rank >= 0) { /* (a call toward one rank: its answer is the only one to look for) */
+    s->lo = rank;
+    s->hi = rank + 1;
+  }
   /* (the hook must not see s half issued: the sends poll) */
   int nested = in_poll;
   in_poll = 1;
-  err = am_sync_issue(w, s, rank, arg, r, k, fname);
+  int err = am_sync_issue(w, s, rank, arg, r, k, fname);
   if (err && !s->err) s->err = err; /* (reported by the request: the epoch's state changed already) */
   if (call == FY_AMS_POST) am_sync_done(s);
   else am_sync_step(w);
@@ -1306,92 +1265,44 @@ static int am_sync_nb(fy_win_t *w, int call, int rank, int arg, MPI_Group group,
   fy_req_wait_done(u);
   err = u->status.MPI_ERROR;
   fy_req_release(u);
+  if (err && (call == FY_AMS_LOCK || call == FY_AMS_LOCK_ALL)) { /* a blocking lock that failed opened no epoch */
+    fy_plock();
+    if (call == FY_AMS_LOCK) w->am->locked[rank] = 0;
+    else w->am->lock_all = 0;
+    fy_punlock();
+  }
   return err;
 }
 
+/* Every synchronization call, blocking or not, goes through am_sync_run:
+ * one engine, so that a blocking call never overtakes what nonblocking
+ * ones left queued, and an ifence on one rank meets a Win_fence on
+ * another. Only MPI_Win_test is answered here. */
 int fy_rma_am_sync(fy_win_t *w, int call, int rank, int arg, MPI_Group group, int *flag, MPI_Request *req,
                    const char *fname) {
   fy_rma_am_t *a = w->am;
-  int err = MPI_SUCCESS;
-  if (call == FY_AMS_TEST && (a->syncs || a->nqueued)) {
-    /* (an earlier iwait may take the completes first: test only once the
+  int err = am_sync_check(w, call, rank, fname);
+  if (err) return err;
+  if (call == FY_AMS_TEST) {
+    /* (an earlier iwait may take the completes first: true only once the
      * nonblocking calls are done) */
     fy_progress_poll();
-    if (!syncs_idle(a)) {
-      *flag = 0;
-      return am_sync_check(w, call, rank, fname);
-    }
-  }
-  /* (every fence: an ifence elsewhere must meet the same barrier) */
-  if (call != FY_AMS_TEST && (req || call == FY_AMS_FENCE || a->syncs || a->nqueued))
-    return am_sync_nb(w, call, rank, arg, group, req, fname);
-  /* Blocking, nothing pending: the direct paths. */
-  if ((err = am_sync_check(w, call, rank, fname))) return err;
-  switch (call) {
-    case FY_AMS_LOCK:
-    case FY_AMS_LOCK_ALL: {
-      if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
-      int type = call == FY_AMS_LOCK ? arg : MPI_LOCK_SHARED;
-      err = am_ctl_round(w, AM_LOCK, type, call == FY_AMS_LOCK_ALL ? -1 : rank, 0, fname);
-      if (!err) {
-        if (call == FY_AMS_LOCK_ALL) a->lock_all = 1;
-        else a->locked[rank] = (uint8_t)(1 + type);
-      }
-      return err;
-    }
-    case FY_AMS_UNLOCK:
-    case FY_AMS_UNLOCK_ALL:
-      if (call == FY_AMS_UNLOCK && rank == MPI_PROC_NULL) return MPI_SUCCESS;
-      err = am_ctl_round(w, AM_UNLOCK, 0, call == FY_AMS_UNLOCK_ALL ? -1 : rank, 0, fname);
-      am_wait_local(a, call == FY_AMS_UNLOCK ? rank : -1);
-      if (call == FY_AMS_UNLOCK_ALL) a->lock_all = 0;
-      else a->locked[rank] = 0;
-      return err;
-    case FY_AMS_FLUSH:
-      return am_flush_targets(w, rank, fname);
-    case FY_AMS_FLUSH_LOCAL:
-      am_wait_local(a, rank); /* puts and accumulates were copied out when issued */
-      return MPI_SUCCESS;
-    case FY_AMS_POST: {
-      int *r, k;
-      if ((err = am_group(w, group, &r, &k))) return err;
-      fy_plock();
-      err = am_post_to(a, r, k, fname);
-      fy_punlock();
-      return err;
-    }
-    case FY_AMS_START: {
-      int *r, k;
-      if ((err = am_group(w, group, &r, &k))) return err;
-      am_count_arg_t x = {a, r, k, a->posts_seen, a->posts_used};
-      fy_progress_wait(counts_ready, &x); /* each target has posted toward me */
-      counts_take(&x);
-      a->access = r;
-      a->naccess = k;
-      return MPI_SUCCESS;
-    }
-    case FY_AMS_COMPLETE:
-      fy_plock();
-      err = am_complete_to(a, NULL, fname);
-      fy_punlock();
-      am_wait_local(a, -1);
-      return err;
-    case FY_AMS_WAIT:
-    case FY_AMS_TEST: {
-      am_count_arg_t x = {a, a->expo, a->nexpo, a->completes_seen, a->completes_used};
-      if (call == FY_AMS_TEST) {
-        fy_progress_poll();
-        *flag = counts_ready(&x);
-        if (!*flag) return MPI_SUCCESS;
-      } else {
-        fy_progress_wait(counts_ready, &x);
-      }
+    am_count_arg_t x = {a, a->expo, a->nexpo, a->completes_seen, a->completes_used};
+    *flag = syncs_idle(a) && counts_ready(&x);
+    if (*flag) {
       counts_take(&x);
       free(a->expo);
       a->expo = NULL;
       a->nexpo = -1;
-      return MPI_SUCCESS;
     }
+    return MPI_SUCCESS;
   }
-  return fy_err(MPI_ERR_INTERN, "%s: unknown synchronization", fname);
+  if (call == FY_AMS_LOCK_ALL || call == FY_AMS_UNLOCK_ALL) rank = -1; /* (the caller passes 0) */
+  if ((call == FY_AMS_LOCK || call == FY_AMS_UNLOCK) && rank == MPI_PROC_NULL) {
+    if (req) *req = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+  }
+  int *r = NULL, k = 0;
+  if ((call == FY_AMS_POST || call == FY_AMS_START) && (err = am_group(w, group, &r, &k))) return err;
+  return am_sync_run(w, call, rank, arg, r, k, req, fname);
 }

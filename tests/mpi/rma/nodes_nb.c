@@ -6,7 +6,9 @@
  * window spans nodes.
  * - an exclusive ilock contended by every rank: operations issued before
  *   the grant, a fetch_and_op counter and a put, closed by iunlock;
- * - ilock_all with Rput/Rget, iflush, iflush_local, iunlock_all;
+ * - ilock_all with Rput/Rget, iflush, iflush_local, then unlock_all and
+ *   iunlock_all: every target's lock is released (an exclusive lock of it
+ *   is granted next);
  * - three ifence epochs issued back to back, waited at the end: a put
  *   issued after an ifence lands after the target's own store before its
  *   fence, never before;
@@ -84,6 +86,24 @@ static void locks(void) {
   CHECK_OK(MPI_Win_unlock_all(w));
   MPI_Request all[4] = {r1, r2, r3, r4};
   CHECK_OK(MPI_Waitall(4, all, MPI_STATUSES_IGNORE));
+  /* the unlock_all released every target's shared lock: an exclusive lock
+   * of the right neighbour is granted (a lock left held hangs here); the
+   * same with iunlock_all */
+  for (int round = 0; round < 2; round++) {
+    int64_t seen = -1;
+    CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, w));
+    CHECK_OK(MPI_Get(&seen, 1, MPI_INT64_T, right, 1 + rank, 1, MPI_INT64_T, w));
+    CHECK_OK(MPI_Win_unlock(right, w));
+    CHECK(seen == v, "lock_all round %d: word %d of rank %d = %ld after the unlock_all, expected %ld", round,
+          1 + rank, right, (long)seen, (long)v);
+    if (round) break;
+    v += 100;
+    CHECK_OK(MPIX_Win_ilock_all(0, w, &r1));
+    CHECK_OK(MPI_Put(&v, 1, MPI_INT64_T, right, 1 + rank, 1, MPI_INT64_T, w));
+    CHECK_OK(MPIX_Win_iunlock_all(w, &r2));
+    CHECK_OK(MPI_Wait(&r2, MPI_STATUS_IGNORE));
+    CHECK_OK(MPI_Wait(&r1, MPI_STATUS_IGNORE));
+  }
   CHECK_OK(MPI_Win_free(&w));
 }
 
