@@ -369,6 +369,28 @@ fy_request_t *fy_probe_take(fy_comm_t *c, int src, int tag, MPI_Status *st) {
   return msg;
 }
 
+void *fy_probe_take_eager(fy_comm_t *c, int src, int tag, MPI_Status *st, const void **data, size_t *len) {
+  fy_plock();
+  fy_mq_item_t *m = fy_mq_peek_unexpected(fy_mq, c->ctx, src, tag);
+  fy_unexp_t *u = m ? m->owner : NULL;
+  if (!u || u->type != FY_PKT_EAGER || (u->flags & FY_PKF_SYNC) || (u->len && !u->data)) {
+    fy_punlock();
+    return NULL;
+  }
+  m = fy_mq_take_unexpected(fy_mq, c->ctx, src, tag); /* (the same one: the first match) */
+  fy_punlock();
+  unexp_status(u, st);
+  *data = u->data;
+  *len = u->len;
+  return u;
+}
+
+void fy_probe_release(void *m) {
+  fy_plock();
+  unexp_free(m);
+  fy_punlock();
+}
+
 int fy_msg_recv_start(fy_request_t *msg, void *buf, MPI_Count count, fy_datatype_t *t,
                       fy_request_t *r) {
   fy_unexp_t *u = msg->msg;

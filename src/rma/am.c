@@ -555,8 +555,19 @@ int fy_rma_am_poll(fy_win_t *w) {
   for (;;) {
     if (!a->in) {
       MPI_Status st;
+      const void *data;
+      size_t len;
+      void *e = fy_probe_take_eager(a->comm, MPI_ANY_SOURCE, AM_TAG, &st, &data, &len);
+      if (e) { /* (applied from where it arrived: no receive, no copy) */
+        am_hdr_t small = {0};
+        if (len < sizeof small) memcpy(&small, data, len);
+        am_handle(w, st.MPI_SOURCE, len < sizeof small ? &small : (am_hdr_t *)data);
+        fy_probe_release(e);
+        ev++;
+        continue;
+      }
       if (!fy_probe_peek(a->comm, MPI_ANY_SOURCE, AM_TAG, &st)) break;
-      size_t len = (size_t)fy_status_get_count(&st);
+      len = (size_t)fy_status_get_count(&st);
       char *buf = malloc(len < sizeof(am_hdr_t) ? sizeof(am_hdr_t) : len);
       fy_request_t *r = buf ? fy_req_alloc(FY_REQ_RECV, 0) : NULL, *msg = NULL;
       if (r) msg = fy_probe_take(a->comm, MPI_ANY_SOURCE, AM_TAG, &st);
