@@ -97,6 +97,24 @@ int fy_msg_recv_start(fy_request_t *msg, void *buf, MPI_Count count, fy_datatype
 void *fy_probe_take_eager(fy_comm_t *c, int src, int tag, MPI_Status *st, const void **data, size_t *len);
 void fy_probe_release(void *handle);
 
+/* One-sided access over the fabric (windows across nodes, src/rma/am.c).
+ * fy_net_rma_world: the world rank of c's rank if it is reached through
+ * the fabric, else -1. fy_net_mr_reg registers len bytes at buf for remote
+ * access (the handle, or NULL: not possible), giving the address and key a
+ * peer uses; fy_net_mr_dereg releases it. fy_net_rma reads (write = 0) or
+ * writes len bytes between buf and a peer's registered memory and
+ * completes r from the progress engine once done (a write: once a message
+ * sent afterwards finds the data in place); MPI_ERR_NO_MEM if it could not
+ * start. Progress lock held. */
+int fy_net_rma_world(fy_comm_t *c, int rank);
+void *fy_net_mr_reg(void *buf, size_t len, uint64_t *raddr, uint64_t *key);
+void fy_net_mr_dereg(void *mr);
+int fy_net_rma(int write, int world, void *buf, size_t len, uint64_t raddr, uint64_t key, fy_request_t *r);
+/* 1 when a message sent from now on finds every write started so far in
+ * place, without waiting for their completions (the provider orders sends
+ * after writes, and none is held back here). */
+int fy_net_writes_ordered(void);
+
 /* Counters for FERRY_STATS */
 typedef struct fy_pt2pt_stats {
   uint64_t eager_sent, rndv_sent, rndv_cma_recv, rndv_cma_send, rndv_pipe, unexpected, queued_pkts;

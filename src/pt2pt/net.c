@@ -55,6 +55,7 @@ static size_t rget_min;
 
 /* One rendezvous, on either side. */
 typedef struct xfer {
+  int one_sided;           /* 0 here; 1: a net_op_t (fy_net_rma) */
   fy_request_t *r;
   int peer;                /* world rank of the other side */
   int sender;
@@ -205,9 +206,58 @@ void fy_net_rndv_match(fy_request_t *r, int src, const fy_pkt_t *h) {
   }
 }
 
+/* A one-sided read or write (fy_net_rma): no peer to tell. */
+typedef struct net_op {
+  int one_sided;           /* 1 (the first word of an xfer_t is 0) */
+  fy_request_t *r;
+  fy_ofi_mr_t *mr;
+} net_op_t;
+
+int fy_net_rma_world(fy_comm_t *c, int rank) {
+  if (!fy_net_on) return -1;
+  int l = fy_local_of(c, rank);
+  return l < -1 ? fy_net_world(l) : -1;
+}
+
+void *fy_net_mr_reg(void *buf, size_t len, uint64_t *raddr, uint64_t *key) {
+  if (!fy_net_on || !len) return NULL;
+  fy_ofi_mr_t *mr = fy_ofi_mr_get(buf, len);
+  if (!mr) return NULL;
+  *raddr = fy_ofi_mr_raddr(mr, buf);
+  *key = fy_ofi_mr_key(mr);
+  return mr;
+}
+
+int fy_net_writes_ordered(void) { return fy_net_on && fy_ofi_writes_ordered(); }
+
+void fy_net_mr_dereg(void *mr) {
+  if (mr) fy_ofi_mr_put(mr);
+}
+
+int fy_net_rma(int write, int world, void *buf, size_t len, uint64_t raddr, uint64_t key, fy_request_t *r) {
+  net_op_t *o = calloc(1, sizeof *o);
+  fy_ofi_mr_t *mr = o ? fy_ofi_mr_get(buf, len) : NULL;
+  if (!mr) {
+    free(o);
+    return MPI_ERR_NO_MEM;
+  }
+  o->one_sided = 1;
+  o->r = r;
+  o->mr = mr;
+  fy_ofi_rma(write, world, buf, len, mr, raddr, key, o);
+  return MPI_SUCCESS;
+}
+
 /* An RMA finished: a read on the receiver (tell the sender), a write on the
- * sender (tell the receiver). */
+ * sender (tell the receiver); a one-sided one completes its request. */
 static void on_rma(void *ctx) {
+  if (((net_op_t *)ctx)->one_sided) {
+    net_op_t *o = ctx;
+    fy_ofi_mr_put(o->mr);
+    fy_req_complete(o->r);
+    free(o);
+    return;
+  }
   xfer_t *x = ctx;
   fy_pkt_t f = {.type = x->sender ? FY_PKT_NFIN_R : FY_PKT_NFIN_S};
   if (x->sender) f.rreq = x->peer_xfer; else f.sreq = x->peer_xfer;

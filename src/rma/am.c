@@ -102,12 +102,15 @@ struct am_sync {
 
 /* What an origin holds back toward one target, in order: messages that
  * must not reach it yet, and the gates they wait behind. */
-enum { Q_MSG = 1, Q_GRANT, Q_POST, Q_FENCE };
+enum { Q_MSG = 1, Q_GRANT, Q_POST, Q_FENCE, Q_RMA, Q_WRITES };
 typedef struct am_item {
   int kind;
   void *buf;                  /* Q_MSG: the message (owned) */
   size_t len;
-  fy_request_t *r;            /* Q_GRANT: the lock answer's receive */
+  fy_request_t *r;            /* Q_GRANT: the lock answer's receive; Q_RMA: its request */
+  void *lbuf;                 /* Q_RMA: the origin's buffer (len bytes), the target's address and key */
+  uint64_t raddr, key;
+  int write;
   am_sync_t *s;               /* the synchronization it counts for (Q_MSG: may be NULL) */
   struct am_item *next;
 } am_item_t;
@@ -131,6 +134,13 @@ struct fy_rma_am {
   am_sync_t *syncs, *syncs_tail; /* nonblocking synchronizations not complete, in call order */
   am_sync_t *fence_gate;      /* an ifence not complete: what is issued after it waits for it */
   uint64_t fence_id, *fgated; /* ifences so far; per target: the last one it was gated on */
+  /* native RMA (FERRY_RMA_NATIVE): contiguous puts and gets toward a
+   * target reached through the fabric are fabric writes and reads */
+  uint8_t *native;            /* per target: its window is registered and it is a fabric peer */
+  uint64_t *nraddr, *nkey;    /* per target: its window's address and key for the fabric */
+  int *nworld;                /* per target: its world rank */
+  int *wout;                  /* per target: writes issued, not complete (a sync message waits for them) */
+  void *mr;                   /* my window's registration */
   /* target side */
   int excl, shared;           /* lock holders: exclusive rank or -1, shared count */
   am_waiter_t *wq, *wq_tail;  /* lock requests not granted yet, in arrival order */
@@ -269,6 +279,61 @@ static int am_out(fy_rma_am_t *a, int t, void *buf, size_t len, am_sync_t *s) {
   return MPI_SUCCESS;
 }
 
+/* ---- native RMA: a fabric write or read into the target's registered
+ * window, which the target's CPU does not handle. It completes r (in
+ * a->recvs, so local completion and Rput/Rget count it); a write also
+ * counts in wout[t] until done, and a message that ends an epoch or
+ * flushes toward t (am_writes_gate) leaves only after, when it finds the
+ * data in place; at once where the provider orders sends after writes
+ * (fy_net_writes_ordered). */
+
+static void am_write_done(fy_request_t *r) {
+  fy_rma_am_t *a = r->cb_arg;
+  a->wout[r->peer]--;
+}
+
+static void am_rma_issue(fy_rma_am_t *a, int t, int write, void *lbuf, size_t len, uint64_t raddr, uint64_t key,
+                         fy_request_t *r) {
+  if (write) {
+    r->peer = t;
+    r->cb_arg = a;
+    r->on_complete = am_write_done;
+    a->wout[t]++;
+  }
+  if (fy_net_rma(write, a->nworld[t], lbuf, len, raddr, key, r)) { /* (out of memory: it fails, counted done) */
+    r->status.MPI_ERROR = MPI_ERR_NO_MEM;
+    fy_req_complete(r);
+  }
+}
+
+/* The RMA now, or queued behind t's gates (as am_out does for messages). */
+static int am_rma_out(fy_rma_am_t *a, int t, int write, void *lbuf, size_t len, uint64_t raddr, uint64_t key,
+                      fy_request_t *r) {
+  am_sync_t *f = a->fence_gate;
+  if (f && a->fgated[t] != a->fence_id) {
+    am_item_t *g = am_push(a, t, Q_FENCE);
+    if (!g) return fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
+    am_sync_ref(g, f);
+    a->fgated[t] = a->fence_id;
+  }
+  if (!a->qh[t]) {
+    am_rma_issue(a, t, write, lbuf, len, raddr, key, r);
+    return MPI_SUCCESS;
+  }
+  am_item_t *it = am_push(a, t, Q_RMA);
+  if (!it) return fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
+  *it = (am_item_t){.kind = Q_RMA, .lbuf = lbuf, .len = len, .raddr = raddr, .key = key, .write = write, .r = r,
+                    .next = NULL};
+  return MPI_SUCCESS;
+}
+
+/* Before a message that flushes or ends an epoch toward t: a gate that
+ * opens once the writes issued toward t before it are complete. */
+static int am_writes_gate(fy_rma_am_t *a, int t) {
+  if (!a->native || !a->native[t] || (!a->qh[t] && (!a->wout[t] || fy_net_writes_ordered()))) return MPI_SUCCESS;
+  return am_push(a, t, Q_WRITES) ? MPI_SUCCESS : fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
+}
+
 /* Send what t's queue holds up to its first closed gate. */
 static void am_drain(fy_rma_am_t *a, int t) {
   am_item_t *it;
@@ -294,6 +359,12 @@ static void am_drain(fy_rma_am_t *a, int t) {
         break;
       case Q_FENCE:
         if (!it->s->done) return;
+        break;
+      case Q_RMA:
+        am_rma_issue(a, t, it->write, it->lbuf, it->len, it->raddr, it->key, it->r);
+        break;
+      case Q_WRITES:
+        if (a->wout[t] && !fy_net_writes_ordered()) return;
         break;
     }
     a->qh[t] = it->next;
@@ -349,7 +420,8 @@ static int am_ctl_start(fy_rma_am_t *a, int t, int kind, int arg, am_ctl_t *c, a
   void *m = am_msg(kind, arg, 0, 0, &len);
   if (!m) return fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided synchronization");
   c->ans = 0;
-  int err = am_post_reply(a, t, &c->ans, 1, fy_type_get(MPI_INT32_T), &c->r);
+  int err = kind == AM_LOCK ? MPI_SUCCESS : am_writes_gate(a, t);
+  if (!err) err = am_post_reply(a, t, &c->ans, 1, fy_type_get(MPI_INT32_T), &c->r);
   if (err) {
     c->r = NULL;
     free(m);
@@ -637,13 +709,31 @@ int fy_rma_am_setup(fy_win_t *w, fy_comm_t *c, MPI_Aint size, void *user_base) {
   snprintf(a->comm->name, sizeof a->comm->name, "%s", "MPI RMA window communicator");
   a->comm_h = a->comm->handle;
   /* every rank's size and displacement unit, for the origins' range checks */
-  int64_t mine[2] = {(int64_t)size, (int64_t)w->disp_unit}, *all = malloc(sizeof(int64_t) * 2 * (size_t)n);
-  if (!all) return fy_err(MPI_ERR_NO_MEM, "out of memory creating a window");
-  err = fy_mpi_allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, a->comm_h);
+  /* (and, for native RMA, where its window is registered: address, key, 1) */
+  uint64_t raddr = 0, key = 0;
+  if (fy_config.rma_native && w->flavor != FY_WIN_DYNAMIC && size > 0)
+    a->mr = fy_net_mr_reg(w->base, (size_t)size, &raddr, &key);
+  int64_t mine[5] = {(int64_t)size, (int64_t)w->disp_unit, (int64_t)raddr, (int64_t)key, a->mr != NULL};
+  int64_t *all = malloc(sizeof(int64_t) * 5 * (size_t)n);
+  a->native = calloc((size_t)n, 1);
+  a->nraddr = calloc((size_t)n, sizeof *a->nraddr);
+  a->nkey = calloc((size_t)n, sizeof *a->nkey);
+  a->nworld = calloc((size_t)n, sizeof *a->nworld);
+  a->wout = calloc((size_t)n, sizeof *a->wout);
+  if (!all || !a->native || !a->nraddr || !a->nkey || !a->nworld || !a->wout) {
+    free(all);
+    return fy_err(MPI_ERR_NO_MEM, "out of memory creating a window");
+  }
+  err = fy_mpi_allgather(mine, 5, MPI_INT64_T, all, 5, MPI_INT64_T, a->comm_h);
   for (int r = 0; !err && r < n; r++) {
-    w->peer[r].size = (uint64_t)all[2 * r];
-    w->peer[r].disp_unit = (MPI_Aint)all[2 * r + 1];
+    int64_t *x = all + 5 * r;
+    w->peer[r].size = (uint64_t)x[0];
+    w->peer[r].disp_unit = (MPI_Aint)x[1];
     w->peer[r].local = -1;
+    a->nworld[r] = fy_net_rma_world(a->comm, r);
+    a->native[r] = x[4] && a->nworld[r] >= 0 && r != w->rank;
+    a->nraddr[r] = (uint64_t)x[2];
+    a->nkey[r] = (uint64_t)x[3];
   }
   free(all);
   if (err) return err;
@@ -689,6 +779,12 @@ void fy_rma_am_destroy(fy_win_t *w) {
   free(a->qlist);
   free(a->qpos);
   free(a->fgated);
+  fy_net_mr_dereg(a->mr);
+  free(a->native);
+  free(a->nraddr);
+  free(a->nkey);
+  free(a->nworld);
+  free(a->wout);
   if (a->comm) fy_commc_release(a->comm);
   free(a->in_buf);
   free(a->touched);
@@ -826,6 +922,29 @@ int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *req
     goto fail;
   }
   size_t tbytes = (size_t)(op->tcount * op->ttype->size);
+  if ((kind == AM_PUT || kind == AM_GET) && a->native[t] && np == 1 && tbytes &&
+      op->otype->is_contig && (size_t)(op->ocount * op->otype->size) == tbytes) {
+    /* contiguous on both sides, a fabric peer: a write or read into its window */
+    fy_request_t *nr = fy_req_alloc(FY_REQ_RMA, 0);
+    am_pend_t *np_ = nr ? am_pend_new(&a->recvs, nr, NULL, t, user) : NULL;
+    if (!np_) {
+      if (nr) fy_req_release(nr);
+      err = fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
+      goto fail;
+    }
+    fy_status_empty(&nr->status);
+    nr->status.MPI_ERROR = MPI_SUCCESS;
+    np_->seq = a->opseq++;
+    char *lbuf = (char *)(kind == AM_PUT ? op->oaddr : op->raddr) + op->otype->true_lb;
+    err = am_rma_out(a, t, kind == AM_PUT, lbuf, tbytes, a->nraddr[t] + addr + (uint64_t)pc[0], a->nkey[t], nr);
+    if (err) {
+      am_pend_drop(&a->recvs, np_);
+      fy_req_release(nr);
+      goto fail;
+    }
+    a->touched[t] = 1; /* (the flush's answer then says the data is in place) */
+    goto done;         /* (user completes with nr) */
+  }
   int sends_data = kind == AM_PUT || kind == AM_ACC || kind == AM_CAS || (kind == AM_GACC && op->op != MPI_NO_OP);
   size_t nbytes = !sends_data ? 0 : kind == AM_CAS ? 2 * tbytes : tbytes, len;
   am_hdr_t *h = am_msg(kind, (int32_t)op->op, np, nbytes, &len);
@@ -1161,7 +1280,8 @@ static int am_complete_to(fy_rma_am_t *a, am_sync_t *s, const char *fname) {
     size_t len;
     void *m = am_msg(AM_COMPLETE, 0, 0, 0, &len);
     if (s) s->left++;
-    err = m ? am_out(a, a->access[i], m, len, s) : fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
+    if (m && (err = am_writes_gate(a, a->access[i]))) free(m);
+    else err = m ? am_out(a, a->access[i], m, len, s) : fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
     a->touched[a->access[i]] = 0; /* the target counts the complete after them */
   }
   free(a->access);

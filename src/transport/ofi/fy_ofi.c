@@ -32,6 +32,7 @@ int fy_ofi_send_ref(int dst, const void *hdr, size_t hlen, const void *data, siz
 int fy_ofi_poll(void) { return 0; }
 int fy_ofi_busy(void) { return 0; }
 int fy_ofi_queued(void) { return 0; }
+int fy_ofi_writes_ordered(void) { return 0; }
 fy_ofi_mr_t *fy_ofi_mr_get(const void *buf, size_t len) { return NULL; }
 void fy_ofi_mr_put(fy_ofi_mr_t *mr) {}
 uint64_t fy_ofi_mr_key(const fy_ofi_mr_t *mr) { return 0; }
@@ -210,6 +211,7 @@ static int machine_ranks;
 int fy_ofi_machine_ranks(void) { return machine_ranks; }
 int fy_ofi_busy(void) { return inflight || qhead || rhead; }
 int fy_ofi_queued(void) { return qhead || rhead; }
+int fy_ofi_writes_ordered(void) { return saw && !rhead; }
 int fy_ofi_wait_fd(void) { return wait_fd; }
 
 /* The fd to sleep on. The completion queue's wait fd (FI_GETWAIT) is an

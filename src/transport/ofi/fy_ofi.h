@@ -90,6 +90,10 @@ void fy_ofi_flush(void);
 int fy_ofi_busy(void);
 /* Work queued here that the provider refused for now (-FI_EAGAIN). */
 int fy_ofi_queued(void);
+/* 1 when a message sent from now on reaches its peer after every write
+ * started so far has landed: the provider orders sends after writes
+ * (FI_ORDER_SAW) and no write waits in Ferry's queue. */
+int fy_ofi_writes_ordered(void);
 
 fy_ofi_mr_t *fy_ofi_mr_get(const void *buf, size_t len);
 void fy_ofi_mr_put(fy_ofi_mr_t *mr);
