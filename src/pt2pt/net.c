@@ -244,7 +244,7 @@ int fy_net_rma(int write, int world, void *buf, size_t len, uint64_t raddr, uint
   o->one_sided = 1;
   o->r = r;
   o->mr = mr;
-  fy_ofi_rma(write, world, buf, len, mr, raddr, key, o);
+  fy_ofi_rma(write ? FY_OFI_WRITE | FY_OFI_NOTIFY : FY_OFI_READ, world, buf, len, mr, raddr, key, o);
   return MPI_SUCCESS;
 }
 
@@ -391,7 +391,7 @@ void fy_net_finalize(void) {
   if (fy_config.stats)
     fprintf(stderr,
             "ferry-stats rank=%d ofi: provider=%s eager=%llu rget=%llu rput=%llu sent=%llu recvd=%llu "
-            "queued=%llu eagain=%llu (inject %llu send %llu rma %llu) rma_pieces=%llu mr_hits=%llu mr_misses=%llu early=%llu injected=%llu "
+            "queued=%llu eagain=%llu (inject %llu send %llu rma %llu) rma_pieces=%llu mr_hits=%llu mr_misses=%llu early=%llu injected=%llu landed=%llu "
             "wait_busy=%llu fd_sleeps=%llu fd_woken=%llu fd_timeouts=%llu naps=%llu paced=%llu machine_ranks=%d\n",
             fy_state.world_rank, fy_ofi_provider(), (unsigned long long)st.eager, (unsigned long long)st.rget,
             (unsigned long long)st.rput, (unsigned long long)fy_ofi_stats.sent,
@@ -401,7 +401,7 @@ void fy_net_finalize(void) {
             (unsigned long long)fy_ofi_stats.eagain_send, (unsigned long long)fy_ofi_stats.eagain_rma,
             (unsigned long long)fy_ofi_stats.rma_pieces,
             (unsigned long long)fy_ofi_stats.mr_hits, (unsigned long long)fy_ofi_stats.mr_misses,
-            (unsigned long long)fy_ofi_stats.early, (unsigned long long)fy_ofi_stats.injected,
+            (unsigned long long)fy_ofi_stats.early, (unsigned long long)fy_ofi_stats.injected, (unsigned long long)fy_ofi_stats.landed,
             (unsigned long long)st.busy, (unsigned long long)st.sleeps, (unsigned long long)st.woken,
             (unsigned long long)st.timeouts, (unsigned long long)st.naps, (unsigned long long)st.paced,
             fy_ofi_machine_ranks());

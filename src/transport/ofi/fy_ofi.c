@@ -37,7 +37,7 @@ fy_ofi_mr_t *fy_ofi_mr_get(const void *buf, size_t len) { return NULL; }
 void fy_ofi_mr_put(fy_ofi_mr_t *mr) {}
 uint64_t fy_ofi_mr_key(const fy_ofi_mr_t *mr) { return 0; }
 uint64_t fy_ofi_mr_raddr(const fy_ofi_mr_t *mr, const void *buf) { return 0; }
-void fy_ofi_rma(int write, int peer, void *buf, size_t len, fy_ofi_mr_t *mr, uint64_t raddr, uint64_t key,
+void fy_ofi_rma(int op, int peer, void *buf, size_t len, fy_ofi_mr_t *mr, uint64_t raddr, uint64_t key,
                 void *ctx) {}
 int fy_ofi_wait_fd(void) { return -1; }
 void fy_ofi_flush(void) {}
@@ -159,7 +159,7 @@ typedef struct rma_piece {
   ctxh_t c;
   struct rma_piece *next;
   rma_op_t *op;
-  int write, peer;
+  int write, peer, notify;
   void *buf;
   size_t len;
   void *desc;
@@ -182,7 +182,7 @@ static struct fid_av *av;
 static struct fid_ep *ep;
 static fi_addr_t *addrs;
 static fy_ofi_cb_t cbs;
-static int myrank, nranks, wait_fd = -1, local_mr, virt_addr, prov_key, mr_ep, saw;
+static int myrank, nranks, wait_fd = -1, local_mr, virt_addr, prov_key, mr_ep, saw, cq_data;
 static size_t msg_max, inject_size, prov_max;
 static uint64_t next_key = 1, stamp;
 static char prov_name[128];
@@ -196,6 +196,7 @@ static sbuf_t sbufs[NSEND];
 static sbuf_t *sfree;                    /* free pool buffers */
 static sbuf_t *qhead, *qtail;            /* messages waiting to be posted, in order */
 static rma_piece_t *rhead, *rtail;       /* RMA pieces waiting to be posted */
+static rma_piece_t *idone;               /* injected writes (no completion comes): done at the next poll */
 static int inflight;                     /* sends + RMA pieces posted, not completed */
 
 static fy_ofi_mr_t **cache;
@@ -486,14 +487,29 @@ static int drain_sends(void) {
 
 static int post_rma(rma_piece_t *p) {
   ssize_t rc;
-  if (p->write) {
+  if (p->write && saw && p->len <= inject_size) {
+    /* small: injected, the buffer free at once (the sends that follow keep
+     * their order behind it); done at the next poll */
+    rc = p->notify ? fi_inject_writedata(ep, p->buf, p->len, 0, addrs[p->peer], p->raddr, p->key)
+                   : fi_inject_write(ep, p->buf, p->len, addrs[p->peer], p->raddr, p->key);
+    if (rc == 0) {
+      injected[p->peer] = 1;
+      inflight++;
+      fy_ofi_stats.rma_pieces++;
+      p->next = idone;
+      idone = p;
+      return 0;
+    }
+  } else if (p->write) {
     struct iovec iov = {p->buf, p->len};
     struct fi_rma_iov riov = {p->raddr, p->len, p->key};
     struct fi_msg_rma m = {.msg_iov = &iov, .desc = &p->desc, .iov_count = 1, .addr = addrs[p->peer],
                            .rma_iov = &riov, .rma_iov_count = 1, .context = &p->c.fc};
     /* without send-after-write ordering the FIN that follows could
      * overtake the data: ask for delivery completion then */
-    rc = fi_writemsg(ep, &m, FI_COMPLETION | (saw ? 0 : FI_DELIVERY_COMPLETE));
+    /* (notify: the target's queue gets an entry, so its wait sees the
+     * write land rather than an fd that woke for nothing) */
+    rc = fi_writemsg(ep, &m, FI_COMPLETION | (saw ? 0 : FI_DELIVERY_COMPLETE) | (p->notify ? FI_REMOTE_CQ_DATA : 0));
   } else {
     rc = fi_read(ep, p->buf, p->len, p->desc, addrs[p->peer], p->raddr, p->key, &p->c.fc);
   }
@@ -507,8 +523,9 @@ static int post_rma(rma_piece_t *p) {
   return -1;
 }
 
-void fy_ofi_rma(int write, int peer, void *buf, size_t len, fy_ofi_mr_t *mr, uint64_t raddr, uint64_t key,
+void fy_ofi_rma(int op_, int peer, void *buf, size_t len, fy_ofi_mr_t *mr, uint64_t raddr, uint64_t key,
                 void *ctx) {
+  int write = op_ & FY_OFI_WRITE, notify = (op_ & FY_OFI_NOTIFY) && write && cq_data;
   size_t chunk = prov_max;
   int pieces = (int)((len + chunk - 1) / chunk);
   rma_op_t *op = malloc(sizeof *op);
@@ -523,6 +540,7 @@ void fy_ofi_rma(int write, int peer, void *buf, size_t len, fy_ofi_mr_t *mr, uin
     p->c.kind = C_RMA;
     p->op = op;
     p->write = write;
+    p->notify = notify;
     p->peer = peer;
     p->buf = (char *)buf + off;
     p->len = len - off < chunk ? len - off : chunk;
@@ -560,7 +578,22 @@ static void repost(rbuf_t *r) {
   }
 }
 
-static void completed(struct fi_cq_msg_entry *e) {
+static void rma_piece_done(rma_piece_t *p) {
+  rma_op_t *op = p->op;
+  inflight--;
+  free(p);
+  if (--op->left == 0) {
+    void *ctx = op->ctx;
+    free(op);
+    cbs.on_rma(ctx);
+  }
+}
+
+static void completed(struct fi_cq_data_entry *e) {
+  if (e->flags & FI_REMOTE_CQ_DATA) { /* a peer's write into my memory landed: nothing to do */
+    fy_ofi_stats.landed++;
+    return;
+  }
   ctxh_t *c = e->op_context;
   switch (c->kind) {
     case C_RECV: {
@@ -607,18 +640,9 @@ static void completed(struct fi_cq_msg_entry *e) {
       if (rctx) cbs.on_sent(rctx);
       break;
     }
-    case C_RMA: {
-      rma_piece_t *p = (rma_piece_t *)c;
-      rma_op_t *op = p->op;
-      inflight--;
-      free(p);
-      if (--op->left == 0) {
-        void *ctx = op->ctx;
-        free(op);
-        cbs.on_rma(ctx);
-      }
+    case C_RMA:
+      rma_piece_done((rma_piece_t *)c);
       break;
-    }
     default:
       fatal("completion with an unknown context", FI_EOTHER);
   }
@@ -626,7 +650,13 @@ static void completed(struct fi_cq_msg_entry *e) {
 
 int fy_ofi_poll(void) {
   int n = 0;
-  struct fi_cq_msg_entry ev[16];
+  struct fi_cq_data_entry ev[16];
+  while (idone) {
+    rma_piece_t *p = idone;
+    idone = p->next;
+    rma_piece_done(p);
+    n++;
+  }
   for (;;) {
     ssize_t k = fi_cq_read(cq, ev, 16);
     if (k == -FI_EAGAIN) break;
@@ -656,7 +686,7 @@ void fy_ofi_flush(void) {
 }
 
 int fy_ofi_trywait(void) {
-  if (wait_fd < 0 || qhead || rhead) return 0;
+  if (wait_fd < 0 || qhead || rhead || idone) return 0;
   struct fid *f = &cq->fid;
   return fi_trywait(fabric, &f, 1) == FI_SUCCESS;
 }
@@ -773,6 +803,7 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   prov_key = (mm & FI_MR_PROV_KEY) != 0 || mm == FI_MR_BASIC;
   mr_ep = (mm & FI_MR_ENDPOINT) != 0;
   saw = (info->tx_attr->msg_order & FI_ORDER_SAW) != 0;
+  cq_data = info->domain_attr->cq_data_size > 0 && !(info->mode & FI_RX_CQ_DATA);
   inject_size = info->tx_attr->inject_size;
   if (inject_size > 256) inject_size = 256;
   prov_max = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : (size_t)1 << 30;
@@ -785,7 +816,7 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   }
   CHECK(fi_fabric(info->fabric_attr, &fabric, NULL), "fi_fabric");
   CHECK(fi_domain(fabric, info, &domain, NULL), "fi_domain");
-  struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_MSG, .wait_obj = FI_WAIT_FD, .size = 0};
+  struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_FD, .size = 0};
   if (fi_cq_open(domain, &cqa, &cq, NULL) != 0) {
     cqa.wait_obj = FI_WAIT_NONE; /* no fd: waits poll with short sleeps */
     CHECK(fi_cq_open(domain, &cqa, &cq, NULL), "fi_cq_open");

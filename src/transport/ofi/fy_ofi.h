@@ -22,11 +22,15 @@
  *   for local and remote access; fy_ofi_mr_put() releases it. The address a
  *   peer must use is fy_ofi_mr_raddr() (virtual address or offset, as the
  *   provider's FI_MR_VIRT_ADDR says), the key fy_ofi_mr_key().
- * - fy_ofi_rma() reads (write = 0) or writes len bytes between a local
- *   region and a peer's registered one; it is split at the provider's
- *   max_msg_size and queued on -FI_EAGAIN. cb.on_rma(ctx) is called once,
- *   from fy_ofi_poll(), when every piece has completed (for a write: once
- *   a message sent afterwards will find the data in place).
+ * - fy_ofi_rma() reads (op FY_OFI_READ) or writes (FY_OFI_WRITE) len
+ *   bytes between a local region and a peer's registered one; it is split
+ *   at the provider's max_msg_size and queued on -FI_EAGAIN. cb.on_rma(ctx)
+ *   is called once, from fy_ofi_poll(), when every piece has completed (for
+ *   a write: once a message sent afterwards will find the data in place).
+ *   A write with FY_OFI_NOTIFY also leaves an entry in the target's
+ *   completion queue (remote CQ data, where the provider has it) that its
+ *   fy_ofi_poll() counts and drops: a target that waits on the queue's fd
+ *   then sees the write land.
  * - fy_ofi_poll() reads the completion queue and retries queued work;
  *   cb.on_msg(src, data, len) gets each arriving message (the bytes are
  *   valid during the call only). Callbacks may send and start RMA, not poll.
@@ -99,7 +103,8 @@ fy_ofi_mr_t *fy_ofi_mr_get(const void *buf, size_t len);
 void fy_ofi_mr_put(fy_ofi_mr_t *mr);
 uint64_t fy_ofi_mr_key(const fy_ofi_mr_t *mr);
 uint64_t fy_ofi_mr_raddr(const fy_ofi_mr_t *mr, const void *buf);
-void fy_ofi_rma(int write, int peer, void *buf, size_t len, fy_ofi_mr_t *mr, uint64_t raddr, uint64_t key,
+enum { FY_OFI_READ = 0, FY_OFI_WRITE = 1, FY_OFI_NOTIFY = 2 };
+void fy_ofi_rma(int op, int peer, void *buf, size_t len, fy_ofi_mr_t *mr, uint64_t raddr, uint64_t key,
                 void *ctx);
 
 int fy_ofi_wait_fd(void);
@@ -117,6 +122,7 @@ const char *fy_ofi_version(void);
 
 typedef struct fy_ofi_stats {
   uint64_t sent, injected, recvd, queued, reads, writes, rma_pieces, mr_hits, mr_misses, early;
+  uint64_t landed; /* peers' notified writes into this process's memory */
   uint64_t eagain_inject, eagain_send, eagain_rma; /* FI_EAGAIN, by the call refused */
 } fy_ofi_stats_t;
 extern fy_ofi_stats_t fy_ofi_stats;

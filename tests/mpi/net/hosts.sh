@@ -43,7 +43,7 @@ mix)
   run env FERRY_PROGRESS=interrupt $M -hosts "$H1:2,$H2" -n 3 "$bin/rma/rma_nodes"
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/rma/rma_nodes_nb"
   run $M -hosts "$H1:2,$H2" -n 3 "$bin/rma/rma_sync_mix"
-  run env FERRY_RMA_NATIVE=1 $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/rma/rma_sync_mix"
+  run env FERRY_RMA_NATIVE=0 $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/rma/rma_sync_mix"
   ;;
 coll)
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/coll/coll_all"
