@@ -87,9 +87,13 @@ np_ok() {
 
 prepare() {   # mpi -> build tree with config/make.def for its wrappers
   b=$out/build-$1
-  if [ ! -d "$b" ]; then
+  # (a tree copied from another NPB_DIR is copied afresh: stale objects
+  # of another NPB would link into this one's programs)
+  if [ ! -d "$b" ] || [ "$(cat "$b/.npb_dir" 2>/dev/null)" != "$NPB_DIR" ]; then
+    rm -rf "$b"
     cp -R "$NPB_DIR" "$b" || return 1
     rm -rf "$b/bin" && mkdir -p "$b/bin"
+    echo "$NPB_DIR" > "$b/.npb_dir"
   fi
   set -- $(tools "$1")
   # gfortran >= 10: NPB's mpif.h calls pass buffers of several types.
