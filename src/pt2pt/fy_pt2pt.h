@@ -90,11 +90,13 @@ int fy_probe_peek(fy_comm_t *c, int src, int tag, MPI_Status *st);
 fy_request_t *fy_probe_take(fy_comm_t *c, int src, int tag, MPI_Status *st);
 int fy_msg_recv_start(fy_request_t *msg, void *buf, MPI_Count count, fy_datatype_t *t,
                       fy_request_t *r);
-/* The next unexpected message on (c, src, tag), taken if it is an eager
- * one wholly here (not synchronous): its payload in place in *data and
- * *len (no receive, no copy), valid until fy_probe_release(handle).
- * NULL when there is none or it is another kind: fy_probe_take it. */
-void *fy_probe_take_eager(fy_comm_t *c, int src, int tag, MPI_Status *st, const void **data, size_t *len);
+/* The next unexpected message on (c, src, tag): 0 when there is none; 1
+ * when it is an eager one wholly here (not synchronous), now taken: its
+ * payload in place in *data and *len (no receive, no copy), valid until
+ * fy_probe_release(*handle); 2 for another kind, left queued (take it
+ * with fy_probe_take). *st is its status (1 and 2). */
+int fy_probe_take_eager(fy_comm_t *c, int src, int tag, MPI_Status *st, void **handle, const void **data,
+                        size_t *len);
 void fy_probe_release(void *handle);
 
 /* One-sided access over the fabric (windows across nodes, src/rma/am.c).

@@ -369,20 +369,27 @@ fy_request_t *fy_probe_take(fy_comm_t *c, int src, int tag, MPI_Status *st) {
   return msg;
 }
 
-void *fy_probe_take_eager(fy_comm_t *c, int src, int tag, MPI_Status *st, const void **data, size_t *len) {
+int fy_probe_take_eager(fy_comm_t *c, int src, int tag, MPI_Status *st, void **handle, const void **data,
+                        size_t *len) {
   fy_plock();
   fy_mq_item_t *m = fy_mq_peek_unexpected(fy_mq, c->ctx, src, tag);
   fy_unexp_t *u = m ? m->owner : NULL;
-  if (!u || u->type != FY_PKT_EAGER || (u->flags & FY_PKF_SYNC) || (u->len && !u->data)) {
+  if (!u) {
     fy_punlock();
-    return NULL;
+    return 0;
   }
-  m = fy_mq_take_unexpected(fy_mq, c->ctx, src, tag); /* (the same one: the first match) */
+  if (u->type != FY_PKT_EAGER || (u->flags & FY_PKF_SYNC) || (u->len && !u->data)) {
+    unexp_status(u, st); /* (under the lock: it stays queued) */
+    fy_punlock();
+    return 2;
+  }
+  fy_mq_take_unexpected(fy_mq, c->ctx, src, tag); /* (the same one: the first match) */
   fy_punlock();
   unexp_status(u, st);
+  *handle = u;
   *data = u->data;
   *len = u->len;
-  return u;
+  return 1;
 }
 
 void fy_probe_release(void *m) {

@@ -249,22 +249,29 @@ static void am_sync_ref(am_item_t *it, am_sync_t *s) {
   if (s) s->refs++;
 }
 
+/* What is issued toward t after a pending ifence waits for it: its gate,
+ * once per ifence and target. */
+static int am_fence_gate(fy_rma_am_t *a, int t) {
+  am_sync_t *f = a->fence_gate;
+  if (!f || a->fgated[t] == a->fence_id) return MPI_SUCCESS;
+  am_item_t *g = am_push(a, t, Q_FENCE);
+  if (!g) return fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
+  am_sync_ref(g, f);
+  a->fgated[t] = a->fence_id;
+  return MPI_SUCCESS;
+}
+
 /* A request toward t (owned from now on): sent now, or queued behind what
  * t's queue holds (and behind a pending ifence). s, if any, counts it
  * (left) once it leaves. */
 static int am_out(fy_rma_am_t *a, int t, void *buf, size_t len, am_sync_t *s) {
-  am_sync_t *f = a->fence_gate;
-  if (f && a->fgated[t] != a->fence_id) {
-    am_item_t *g = am_push(a, t, Q_FENCE);
-    if (!g) {
-      free(buf);
-      return fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
-    }
-    am_sync_ref(g, f);
-    a->fgated[t] = a->fence_id;
+  int err = am_fence_gate(a, t);
+  if (err) {
+    free(buf);
+    return err;
   }
   if (!a->qh[t]) {
-    int err = am_send(a, t, AM_TAG, buf, len);
+    err = am_send(a, t, AM_TAG, buf, len);
     if (!err && s) s->left--;
     return err;
   }
@@ -309,13 +316,8 @@ static void am_rma_issue(fy_rma_am_t *a, int t, int write, void *lbuf, size_t le
 /* The RMA now, or queued behind t's gates (as am_out does for messages). */
 static int am_rma_out(fy_rma_am_t *a, int t, int write, void *lbuf, size_t len, uint64_t raddr, uint64_t key,
                       fy_request_t *r) {
-  am_sync_t *f = a->fence_gate;
-  if (f && a->fgated[t] != a->fence_id) {
-    am_item_t *g = am_push(a, t, Q_FENCE);
-    if (!g) return fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
-    am_sync_ref(g, f);
-    a->fgated[t] = a->fence_id;
-  }
+  int err = am_fence_gate(a, t);
+  if (err) return err;
   if (!a->qh[t]) {
     am_rma_issue(a, t, write, lbuf, len, raddr, key, r);
     return MPI_SUCCESS;
@@ -629,8 +631,10 @@ int fy_rma_am_poll(fy_win_t *w) {
       MPI_Status st;
       const void *data;
       size_t len;
-      void *e = fy_probe_take_eager(a->comm, MPI_ANY_SOURCE, AM_TAG, &st, &data, &len);
-      if (e) { /* (applied from where it arrived: no receive, no copy) */
+      void *e;
+      int k = fy_probe_take_eager(a->comm, MPI_ANY_SOURCE, AM_TAG, &st, &e, &data, &len);
+      if (!k) break;
+      if (k == 1) { /* (applied from where it arrived: no receive, no copy) */
         am_hdr_t small = {0};
         if (len < sizeof small) memcpy(&small, data, len);
         am_handle(w, st.MPI_SOURCE, len < sizeof small ? &small : (am_hdr_t *)data);
@@ -638,7 +642,6 @@ int fy_rma_am_poll(fy_win_t *w) {
         ev++;
         continue;
       }
-      if (!fy_probe_peek(a->comm, MPI_ANY_SOURCE, AM_TAG, &st)) break;
       len = (size_t)fy_status_get_count(&st);
       char *buf = malloc(len < sizeof(am_hdr_t) ? sizeof(am_hdr_t) : len);
       fy_request_t *r = buf ? fy_req_alloc(FY_REQ_RECV, 0) : NULL, *msg = NULL;
