@@ -313,6 +313,13 @@ static void am_rma_issue(fy_rma_am_t *a, int t, int write, void *lbuf, size_t le
   }
 }
 
+/* A get into a non-contiguous origin buffer read a packed copy (tmp):
+ * unpacked before its request counts as done. */
+static void am_get_unpack(fy_request_t *r) {
+  if (r->status.MPI_ERROR == MPI_SUCCESS)
+    fy_type_unpack(r->type, r->count, r->tmp, (size_t)r->count * r->type->size, r->rbuf);
+}
+
 /* The RMA now, or queued behind t's gates (as am_out does for messages). */
 static int am_rma_out(fy_rma_am_t *a, int t, int write, void *lbuf, size_t len, uint64_t raddr, uint64_t key,
                       fy_request_t *r) {
@@ -926,11 +933,14 @@ int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *req
   }
   size_t tbytes = (size_t)(op->tcount * op->ttype->size);
   if ((kind == AM_PUT || kind == AM_GET) && a->native[t] && np == 1 && tbytes &&
-      op->otype->is_contig && (size_t)(op->ocount * op->otype->size) == tbytes) {
-    /* contiguous on both sides, a fabric peer: a write or read into its window */
+      (size_t)(op->ocount * op->otype->size) == tbytes) {
+    /* contiguous in the target's window, a fabric peer: a write or read
+     * into it, of the origin's buffer or of a packed copy of it */
     fy_request_t *nr = fy_req_alloc(FY_REQ_RMA, 0);
-    am_pend_t *np_ = nr ? am_pend_new(&a->recvs, nr, NULL, t, user) : NULL;
+    char *copy = nr && !op->otype->is_contig ? malloc(tbytes) : NULL;
+    am_pend_t *np_ = nr && (op->otype->is_contig || copy) ? am_pend_new(&a->recvs, nr, NULL, t, user) : NULL;
     if (!np_) {
+      free(copy);
       if (nr) fy_req_release(nr);
       err = fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
       goto fail;
@@ -939,6 +949,19 @@ int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *req
     nr->status.MPI_ERROR = MPI_SUCCESS;
     np_->seq = a->opseq++;
     char *lbuf = (char *)(kind == AM_PUT ? op->oaddr : op->raddr) + op->otype->true_lb;
+    if (copy) { /* (the request owns it, and the type a get unpacks with) */
+      nr->tmp = lbuf = copy;
+      nr->tmp_owned = 1;
+      if (kind == AM_PUT) {
+        fy_type_pack(op->otype, op->ocount, op->oaddr, copy);
+      } else {
+        nr->rbuf = op->raddr;
+        nr->count = op->ocount;
+        nr->type = op->otype;
+        fy_type_retain(op->otype);
+        nr->on_complete = am_get_unpack;
+      }
+    }
     err = am_rma_out(a, t, kind == AM_PUT, lbuf, tbytes, a->nraddr[t] + addr + (uint64_t)pc[0], a->nkey[t], nr);
     if (err) {
       am_pend_drop(&a->recvs, np_);

@@ -4,7 +4,9 @@
  * through the node-local engine; with FERRY_NOLOCAL=1 (mpi.net.nolocal.
  * rma_nodes) or across hosts every window spans nodes.
  * - fence: puts with a strided target type, gets into a strided origin
- *   type, accumulates from every rank onto the same words (atomic per
+ *   type; a strided origin put into, and got back from, contiguous target
+ *   ints (a fabric write or read of a packed copy with native RMA), its
+ *   type freed while the operation is pending; accumulates from every rank onto the same words (atomic per
  *   element), get_accumulate with MPI_NO_OP and MPI_REPLACE;
  * - lock: a fetch_and_op counter under shared locks, compare_and_swap
  *   under exclusive ones, lock_all with flush, flush_local, Rput/Rget;
@@ -33,6 +35,13 @@ static void fence_ops(int flavor) {
   CHECK_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, w));
   /* my N ints into every second int of my right neighbour's first 2N */
   CHECK_OK(MPI_Put(src, N, MPI_INT, right, 0, 1, every2, w));
+  /* every second int of src2 into N contiguous ints at 2N of my right neighbour */
+  int src2[2 * N], got2[2 * N];
+  for (int i = 0; i < 2 * N; i++) src2[i] = i % 2 ? -7 : 5000 * rank + i / 2;
+  MPI_Datatype dup;
+  CHECK_OK(MPI_Type_dup(every2, &dup));
+  CHECK_OK(MPI_Put(src2, 1, dup, right, 2 * N, N, MPI_INT, w));
+  CHECK_OK(MPI_Type_free(&dup));
   /* everyone adds rank+1 to word 3N of rank 0, 10 times */
   for (int k = 0; k < 10; k++) {
     int v = rank + 1;
@@ -43,6 +52,8 @@ static void fence_ops(int flavor) {
     CHECK(mem[2 * i] == 1000 * left + i, "flavor %d: put: int %d = %d, expected %d", flavor, 2 * i, mem[2 * i],
           1000 * left + i);
     CHECK(mem[2 * i + 1] == 0, "flavor %d: put wrote the gap at %d", flavor, 2 * i + 1);
+    CHECK(mem[2 * N + i] == 5000 * left + i, "flavor %d: strided origin put: int %d = %d, expected %d", flavor,
+          2 * N + i, mem[2 * N + i], 5000 * left + i);
   }
   if (rank == 0)
     CHECK(mem[3 * N] == 10 * size * (size + 1) / 2, "flavor %d: accumulated %d, expected %d", flavor, mem[3 * N],
@@ -51,6 +62,11 @@ static void fence_ops(int flavor) {
   /* get the left neighbour's strided ints back into a strided buffer */
   for (int i = 0; i < 2 * N; i++) got[i] = -1;
   CHECK_OK(MPI_Get(got, 1, every2, left, 0, 1, every2, w));
+  /* the left neighbour's contiguous ints at 2N back into every second int */
+  for (int i = 0; i < 2 * N; i++) got2[i] = -1;
+  CHECK_OK(MPI_Type_dup(every2, &dup));
+  CHECK_OK(MPI_Get(got2, 1, dup, left, 2 * N, N, MPI_INT, w));
+  CHECK_OK(MPI_Type_free(&dup));
   /* fetch word 3N of rank 0 without changing it, then replace word 3N+1 */
   int old = -1, mine = rank + 7, prev = -1;
   CHECK_OK(MPI_Get_accumulate(NULL, 0, MPI_INT, &old, 1, MPI_INT, 0, 3 * N, 1, MPI_INT, MPI_NO_OP, w));
@@ -58,6 +74,10 @@ static void fence_ops(int flavor) {
   int lleft = (left + size - 1) % size;
   for (int i = 0; i < N; i++) CHECK(got[2 * i] == 1000 * lleft + i, "flavor %d: get: int %d = %d", flavor, 2 * i, got[2 * i]);
   for (int i = 0; i < N; i++) CHECK(got[2 * i + 1] == -1, "flavor %d: get wrote the gap at %d", flavor, 2 * i + 1);
+  for (int i = 0; i < N; i++) {
+    CHECK(got2[2 * i] == 5000 * lleft + i, "flavor %d: strided origin get: int %d = %d", flavor, 2 * i, got2[2 * i]);
+    CHECK(got2[2 * i + 1] == -1, "flavor %d: strided origin get wrote the gap at %d", flavor, 2 * i + 1);
+  }
   CHECK(old == 10 * size * (size + 1) / 2, "flavor %d: get_accumulate(NO_OP) gave %d", flavor, old);
   if (rank == 0) CHECK_OK(MPI_Get_accumulate(&mine, 1, MPI_INT, &prev, 1, MPI_INT, 0, 3 * N + 1, 1, MPI_INT, MPI_REPLACE, w));
   CHECK_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w));
