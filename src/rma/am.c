@@ -294,18 +294,25 @@ static int am_out(fy_rma_am_t *a, int t, void *buf, size_t len, am_sync_t *s) {
  * data in place; at once where the provider orders sends after writes
  * (fy_net_writes_ordered). */
 
-static void am_write_done(fy_request_t *r) {
+/* A write no longer counts toward t; a block of a strided target layout
+ * (r->parent) counts down its operation, which completes with the last. */
+static void am_native_done(fy_request_t *r) {
   fy_rma_am_t *a = r->cb_arg;
-  a->wout[r->peer]--;
+  if (r->tag) a->wout[r->peer]--;
+  fy_request_t *p = r->parent;
+  if (!p) return;
+  if (r->status.MPI_ERROR && !p->status.MPI_ERROR) p->status.MPI_ERROR = r->status.MPI_ERROR;
+  if (atomic_fetch_sub(&p->nchild, 1) == 1) fy_req_complete(p);
 }
 
 static void am_rma_issue(fy_rma_am_t *a, int t, int write, void *lbuf, size_t len, uint64_t raddr, uint64_t key,
                          fy_request_t *r) {
-  if (write) {
+  if (write || r->parent) {
     r->peer = t;
+    r->tag = write;
     r->cb_arg = a;
-    r->on_complete = am_write_done;
-    a->wout[t]++;
+    r->on_complete = am_native_done;
+    if (write) a->wout[t]++;
   }
   if (fy_net_rma(write, a->nworld[t], lbuf, len, raddr, key, r)) { /* (out of memory: it fails, counted done) */
     r->status.MPI_ERROR = MPI_ERR_NO_MEM;
@@ -892,6 +899,82 @@ static int am_layout(fy_datatype_t *tt, MPI_Count count, int64_t *inl, int64_t *
   return MPI_SUCCESS;
 }
 
+/* A put or get toward a fabric peer as fabric writes or reads into its
+ * registered window: one per block of the target layout pc (np blocks),
+ * of the origin buffer or of a packed copy of it, which the operation's
+ * request owns (a get unpacks it as the request completes, holding a
+ * reference on the origin datatype, which the user may free at once).
+ * With several blocks each is a request of its own (r->parent), the
+ * operation's completes with the last. Its request sits among the
+ * pending replies (a->recvs), so local completion, Rput/Rget and the
+ * flushes count it; user completes with it. */
+static int am_native_op(fy_rma_am_t *a, int t, int write, fy_rmaop_t *op, const int64_t *pc, size_t np, uint64_t addr,
+                        size_t tbytes, fy_request_t *user) {
+  int contig = op->otype->is_contig;
+  fy_request_t *r = fy_req_alloc(FY_REQ_RMA, 0);
+  char *copy = r && !contig ? malloc(tbytes) : NULL;
+  am_pend_t *rp = r && (contig || copy) ? am_pend_new(&a->recvs, r, NULL, t, user) : NULL;
+  if (!rp) {
+    free(copy);
+    if (r) fy_req_release(r);
+    return fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
+  }
+  fy_status_empty(&r->status);
+  r->status.MPI_ERROR = MPI_SUCCESS;
+  rp->seq = a->opseq++;
+  char *lbuf = (char *)(write ? op->oaddr : op->raddr) + op->otype->true_lb;
+  if (copy) {
+    r->tmp = lbuf = copy;
+    r->tmp_owned = 1;
+    if (write) {
+      fy_type_pack(op->otype, op->ocount, op->oaddr, copy);
+    } else {
+      r->rbuf = op->raddr;
+      r->count = op->ocount;
+      r->type = op->otype;
+      fy_type_retain(op->otype);
+      r->on_complete = am_get_unpack;
+    }
+  }
+  uint64_t base = a->nraddr[t] + addr;
+  if (np == 1) {
+    int err = am_rma_out(a, t, write, lbuf, tbytes, base + (uint64_t)pc[0], a->nkey[t], r);
+    if (err) {
+      am_pend_drop(&a->recvs, rp);
+      fy_req_release(r);
+    }
+    return err;
+  }
+  /* one count per block, and one held until every block is out */
+  atomic_store(&r->nchild, (int)np + 1);
+  size_t off = 0, i;
+  for (i = 0; i < np; i++) {
+    size_t len = (size_t)pc[2 * i + 1];
+    fy_request_t *c = fy_req_alloc(FY_REQ_RMA, 0);
+    am_pend_t *cp = c ? am_pend_new(&a->recvs, c, NULL, t, NULL) : NULL;
+    if (!cp) {
+      if (c) fy_req_release(c);
+      break;
+    }
+    fy_status_empty(&c->status);
+    c->status.MPI_ERROR = MPI_SUCCESS;
+    c->parent = r;
+    cp->seq = rp->seq;
+    if (am_rma_out(a, t, write, lbuf + off, len, base + (uint64_t)pc[2 * i], a->nkey[t], c)) {
+      am_pend_drop(&a->recvs, cp);
+      fy_req_release(c);
+      break;
+    }
+    off += len;
+  }
+  if (i < np) { /* (out of memory: the operation fails once the blocks out are done) */
+    r->status.MPI_ERROR = MPI_ERR_NO_MEM;
+    atomic_fetch_sub(&r->nchild, (int)(np - i)); /* (never the last: ours is held) */
+  }
+  if (atomic_fetch_sub(&r->nchild, 1) == 1) fy_req_complete(r);
+  return MPI_SUCCESS;
+}
+
 int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *request) {
   fy_rma_am_t *a = w->am;
   int t = op->target, err = MPI_SUCCESS;
@@ -932,44 +1015,13 @@ int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *req
     goto fail;
   }
   size_t tbytes = (size_t)(op->tcount * op->ttype->size);
-  if ((kind == AM_PUT || kind == AM_GET) && a->native[t] && np == 1 && tbytes &&
-      (size_t)(op->ocount * op->otype->size) == tbytes) {
-    /* contiguous in the target's window, a fabric peer: a write or read
-     * into it, of the origin's buffer or of a packed copy of it */
-    fy_request_t *nr = fy_req_alloc(FY_REQ_RMA, 0);
-    char *copy = nr && !op->otype->is_contig ? malloc(tbytes) : NULL;
-    am_pend_t *np_ = nr && (op->otype->is_contig || copy) ? am_pend_new(&a->recvs, nr, NULL, t, user) : NULL;
-    if (!np_) {
-      free(copy);
-      if (nr) fy_req_release(nr);
-      err = fy_err(MPI_ERR_NO_MEM, "out of memory in a one-sided operation");
-      goto fail;
-    }
-    fy_status_empty(&nr->status);
-    nr->status.MPI_ERROR = MPI_SUCCESS;
-    np_->seq = a->opseq++;
-    char *lbuf = (char *)(kind == AM_PUT ? op->oaddr : op->raddr) + op->otype->true_lb;
-    if (copy) { /* (the request owns it, and the type a get unpacks with) */
-      nr->tmp = lbuf = copy;
-      nr->tmp_owned = 1;
-      if (kind == AM_PUT) {
-        fy_type_pack(op->otype, op->ocount, op->oaddr, copy);
-      } else {
-        nr->rbuf = op->raddr;
-        nr->count = op->ocount;
-        nr->type = op->otype;
-        fy_type_retain(op->otype);
-        nr->on_complete = am_get_unpack;
-      }
-    }
-    err = am_rma_out(a, t, kind == AM_PUT, lbuf, tbytes, a->nraddr[t] + addr + (uint64_t)pc[0], a->nkey[t], nr);
-    if (err) {
-      am_pend_drop(&a->recvs, np_);
-      fy_req_release(nr);
-      goto fail;
-    }
+  if ((kind == AM_PUT || kind == AM_GET) && a->native[t] && tbytes && (size_t)(op->ocount * op->otype->size) == tbytes &&
+      (np == 1 || (long long)(tbytes / np) >= (long long)fy_config.rma_native_block)) {
+    err = am_native_op(a, t, kind == AM_PUT, op, pc, np, addr, tbytes, user);
+    if (pc != inl) free(pc);
+    if (err) goto fail;
     a->touched[t] = 1; /* (the flush's answer then says the data is in place) */
-    goto done;         /* (user completes with nr) */
+    goto done;         /* (user completes with the operation) */
   }
   int sends_data = kind == AM_PUT || kind == AM_ACC || kind == AM_CAS || (kind == AM_GACC && op->op != MPI_NO_OP);
   size_t nbytes = !sends_data ? 0 : kind == AM_CAS ? 2 * tbytes : tbytes, len;

@@ -8,6 +8,8 @@
  *   ints (a fabric write or read of a packed copy with native RMA), its
  *   type freed while the operation is pending; accumulates from every rank onto the same words (atomic per
  *   element), get_accumulate with MPI_NO_OP and MPI_REPLACE;
+ * - lock_all: an Rput into and an Rget from a target layout of two
+ *   32 KiB blocks, waited before the flush and the unlock;
  * - lock: a fetch_and_op counter under shared locks, compare_and_swap
  *   under exclusive ones, lock_all with flush, flush_local, Rput/Rget;
  * - PSCW around a ring, MPI_Win_test until the exposure ends;
@@ -87,6 +89,52 @@ static void fence_ops(int flavor) {
   }
   MPI_Type_free(&every2);
   free_win(flavor, &w, base);
+}
+
+/* A strided target layout of blocks (one fabric operation per block with
+ * native RMA where FERRY_RMA_NATIVE_BLOCK allows: rma_nodes_blocks): under lock_all, an Rput from a
+ * contiguous buffer and an Rget into a strided one, each waited on its
+ * own, then the data checked before the unlock. */
+#define B 8192
+static void block_ops(void) {
+  int *mem;
+  MPI_Win w;
+  CHECK_OK(MPI_Win_allocate(4 * B * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &w));
+  for (int i = 0; i < 4 * B; i++) mem[i] = -1;
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  MPI_Datatype blocks; /* ints [0,B) and [2B,3B) */
+  CHECK_OK(MPI_Type_vector(2, B, 2 * B, MPI_INT, &blocks));
+  CHECK_OK(MPI_Type_commit(&blocks));
+  int *src = malloc(2 * B * sizeof(int)), *got = malloc(4 * B * sizeof(int));
+  for (int i = 0; i < 2 * B; i++) src[i] = 100000 * rank + i;
+  for (int i = 0; i < 4 * B; i++) got[i] = -2;
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_OK(MPI_Win_lock_all(0, w));
+  MPI_Request r;
+  CHECK_OK(MPI_Rput(src, 2 * B, MPI_INT, right, 0, 1, blocks, w, &r));
+  CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  CHECK_OK(MPI_Win_flush(right, w));
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* my left neighbour's blocks (now its left neighbour's src) into mine */
+  CHECK_OK(MPI_Rget(got, 1, blocks, left, 0, 1, blocks, w, &r));
+  CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  int ll = (left + size - 1) % size;
+  for (int i = 0; i < B; i++) {
+    CHECK(got[i] == 100000 * ll + i, "blocks: Rget int %d = %d, expected %d", i, got[i], 100000 * ll + i);
+    CHECK(got[2 * B + i] == 100000 * ll + B + i, "blocks: Rget int %d = %d", 2 * B + i, got[2 * B + i]);
+    CHECK(got[B + i] == -2 && got[3 * B + i] == -2, "blocks: Rget wrote the gap at %d", B + i);
+  }
+  CHECK_OK(MPI_Win_unlock_all(w));
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < B; i++) {
+    CHECK(mem[i] == 100000 * left + i, "blocks: put int %d = %d", i, mem[i]);
+    CHECK(mem[2 * B + i] == 100000 * left + B + i, "blocks: put int %d = %d", 2 * B + i, mem[2 * B + i]);
+    CHECK(mem[B + i] == -1 && mem[3 * B + i] == -1, "blocks: put wrote the gap at %d", B + i);
+  }
+  free(src);
+  free(got);
+  MPI_Type_free(&blocks);
+  CHECK_OK(MPI_Win_free(&w));
 }
 
 static void lock_ops(void) {
@@ -269,6 +317,7 @@ int main(int argc, char **argv) {
   for (int flavor = 0; flavor <= 3; flavor++)
     if (flavor != 2 || !spans) fence_ops(flavor);
   lock_ops();
+  block_ops();
   pscw();
   dynamic();
   busy_target();
