@@ -33,10 +33,25 @@
 #                                  time, added as a second table (LU: "totcomm")
 #   --timeout SECONDS              per run [600]
 #   --ferry-progress MODE          FERRY_PROGRESS for plain "ferry" runs [library default]
+#   --netns H                      run every job across H test hosts (network
+#                                  namespaces, tests/launch/netns/fy_netns.sh;
+#                                  root): the ranks spread over the hosts, so
+#                                  shared memory and the fabric mix. Ferry and
+#                                  MPICH (UCX_TLS=tcp,self) only
 # Environment: NPB_DIR (required), FERRY_PREFIX [<repo>/install].
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# --netns: the whole script runs again inside the test hosts' helper
+if [ -z "${FY_NETNS_HOSTS:-}" ]; then
+  prev=
+  for a in "$@"; do
+    if [ "$prev" = --netns ]; then
+      exec sh "$root/tests/launch/netns/fy_netns.sh" "$a" -- sh "$here/run.sh" "$@"
+    fi
+    prev=$a
+  done
+fi
 mpis="ferry mpich ompi" benchmarks="lu sp bt cg mg ft ep is" classes="S W A" nps="1 2 4"
 timeout_s=600 ferry_progress= repeat=1 timers=no rotate=no
 while [ $# -gt 0 ]; do
@@ -50,7 +65,8 @@ while [ $# -gt 0 ]; do
     --timers) timers=yes ;;
     --rotate) rotate=yes ;;
     --ferry-progress) ferry_progress=$2; shift ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    --netns) shift ;;  # (handled above)
+    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -67,6 +83,15 @@ echo "mpi,benchmark,class,np,rep,status,seconds,comm_seconds" > "$csv"
 
 # The wrappers and launcher of each MPI: fc cc mpiexec [launcher options].
 tools() {
+  if [ -n "${FY_NETNS_HOSTS:-}" ]; then   # (-bind-to none: the test hosts share this machine's cores)
+    case $1 in
+      ferry) echo "$ferry/bin/mpifort $ferry/bin/mpicc $ferry/bin/mpiexec -launcher-exec $FY_NETNS_EXEC" \
+                  "-pmi-host $FY_NETNS_GW -hosts $FY_NETNS_HOSTS -bind-to none" ;;
+      mpich) echo "mpif90.mpich mpicc.mpich mpiexec.mpich -launcher-exec $FY_NETNS_EXEC -iface $FY_NETNS_BRIDGE" \
+                  "-hosts $FY_NETNS_HOSTS" ;;
+    esac
+    return
+  fi
   case $1 in
     ferry) echo "$ferry/bin/mpifort $ferry/bin/mpicc $ferry/bin/mpiexec" ;;
     mpich) echo "mpif90.mpich mpicc.mpich mpiexec.mpich" ;;
@@ -119,6 +144,7 @@ MAKEDEF
 }
 
 printf '# NPB 3.4 MPI from %s, %s, load average %s\n' "$NPB_DIR" "$(date)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+[ -n "${FY_NETNS_HOSTS:-}" ] && printf '# across the test hosts %s\n' "$FY_NETNS_HOSTS"
 # Build every benchmark and class once per MPI (ferry:MODE shares ferry's).
 runs=
 built=
@@ -174,6 +200,7 @@ while [ $rep -le "$repeat" ]; do
           case $spec in *:*) mode=${spec#*:} ;; esac
           env_prog=
           [ "$mpi" = ferry ] && [ -n "$mode" ] && env_prog="FERRY_PROGRESS=$mode"
+          [ "$mpi" = mpich ] && [ -n "${FY_NETNS_HOSTS:-}" ] && env_prog="UCX_TLS=tcp,self"
           rlog=$b/$bm.$cl.np$np.$(echo "$spec" | tr : _).r$rep.log
           # shellcheck disable=SC2086
           (cd "$b/bin" && env $env_prog timeout "$timeout_s" "$launcher" $lopts -n "$np" "$exe") >"$rlog" 2>&1
