@@ -945,8 +945,12 @@ static int am_native_op(fy_rma_am_t *a, int t, int write, fy_rmaop_t *op, const 
     }
     return err;
   }
-  /* one count per block, and one held until every block is out */
+  /* one count per block, and one held until every block is out; the
+   * whole buffer registered once, which each block's registration finds
+   * in the cache */
   atomic_store(&r->nchild, (int)np + 1);
+  uint64_t mr_addr, mr_key;
+  void *mr = fy_net_mr_reg(lbuf, tbytes, &mr_addr, &mr_key);
   size_t off = 0, i;
   for (i = 0; i < np; i++) {
     size_t len = (size_t)pc[2 * i + 1];
@@ -967,6 +971,7 @@ static int am_native_op(fy_rma_am_t *a, int t, int write, fy_rmaop_t *op, const 
     }
     off += len;
   }
+  fy_net_mr_dereg(mr); /* (the blocks hold their own references) */
   if (i < np) { /* (out of memory: the operation fails once the blocks out are done) */
     r->status.MPI_ERROR = MPI_ERR_NO_MEM;
     atomic_fetch_sub(&r->nchild, (int)(np - i)); /* (never the last: ours is held) */
