@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The mpi4py test suite on Ferry and on MPICH 4.0.2, side by side.
 #
-#   scripts/conformance.sh [--np "1 2 4"] [--modules FILE] [--only ferry|mpich] [--keep]
+#   scripts/conformance.sh [--np "1 2 4"] [--modules FILE] [--only ferry|mpich] [--keep] [--netns H]
 #
 # The wheel from PyPI loads the MPI library through the MPICH ABI
 # (MPI4PY_MPIABI=mpich, dlopen of libmpi.so.12): LD_LIBRARY_PATH picks Ferry's
@@ -12,6 +12,10 @@
 # (e.g. MPICH at -n 4 busy-polls for minutes per module on 2 cores: run it
 # once, then Ferry alone as often as needed).
 #
+# --netns H runs Ferry alone across H test hosts (network namespaces on
+# this machine, tests/launch/netns/fy_netns.sh; root): the ranks spread
+# over the hosts, so shared memory and the fabric mix (logs in logs-netns).
+#
 # Prints pass/fail/error/skip per module and process count, and totals.
 # Exit status: 1 when Ferry fails a module at a process count where MPICH
 # passes it, unless the module is listed in tests/conformance/mpi4py.xfail
@@ -19,19 +23,29 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+ARGS=("$@")
 NPS="1 2 4"
 MODFILE=tests/conformance/mpi4py_modules.txt
 ONLY=
 KEEP=0
+NETNS=
 while [ $# -gt 0 ]; do
   case "$1" in
     --np) NPS=$2; shift 2 ;;
     --modules) MODFILE=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
-    *) echo "usage: $0 [--np \"1 2 4\"] [--modules FILE] [--only ferry|mpich] [--keep]" >&2; exit 2 ;;
+    --netns) NETNS=$2; shift 2 ;;
+    *) echo "usage: $0 [--np \"1 2 4\"] [--modules FILE] [--only ferry|mpich] [--keep] [--netns H]" >&2; exit 2 ;;
   esac
 done
+LAUNCH=()
+if [ -n "$NETNS" ]; then
+  # the whole script again inside the test hosts' helper
+  [ -n "${FY_NETNS_HOSTS:-}" ] || exec sh tests/launch/netns/fy_netns.sh "$NETNS" -- bash "$0" "${ARGS[@]}"
+  ONLY=ferry
+  LAUNCH=(-launcher-exec "$FY_NETNS_EXEC" -pmi-host "$FY_NETNS_GW" -hosts "$FY_NETNS_HOSTS" -bind-to none)
+fi
 M4P_VERSION=${M4P_VERSION:-4.1.2}
 WORK=${CONFORMANCE_DIR:-$ROOT/build/conformance}
 mkdir -p "$WORK"
@@ -50,7 +64,7 @@ ln -sf "$(ls /usr/lib/x86_64-linux-gnu/libmpich.so.12 2>/dev/null || echo /usr/l
 
 modules=$(grep -v '^#' "$MODFILE" | grep .)
 export MPI4PY_MPIABI=mpich
-LOGS="$WORK/logs"
+LOGS="$WORK/logs${NETNS:+-netns}"
 [ $KEEP = 1 ] || rm -rf "$LOGS"
 mkdir -p "$LOGS"
 run() {  # impl np module
@@ -58,7 +72,7 @@ run() {  # impl np module
   (
     cd "$WORK/mpi4py-$M4P_VERSION/test"
     if [ "$impl" = ferry ]; then
-      LD_LIBRARY_PATH="$ROOT/install/lib" timeout 600 "$ROOT/install/bin/mpiexec" -n "$np" \
+      LD_LIBRARY_PATH="$ROOT/install/lib" timeout 600 "$ROOT/install/bin/mpiexec" "${LAUNCH[@]}" -n "$np" \
         "$WORK/venv/bin/python" main.py --no-builddir -v "$mod"
     else
       LD_LIBRARY_PATH="$WORK/mpichlib" timeout 600 mpiexec.hydra -n "$np" \
