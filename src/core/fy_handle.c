@@ -27,7 +27,7 @@ int fy_htab_add(fy_htab_t *t, void *obj) {
 void fy_htab_remove(fy_htab_t *t, int h) {
   int i = fy_h_index(h);
   if (i >= t->next || !t->slots[i]) return;
-  t->slots[i] = NULL;
+  __atomic_store_n(&t->slots[i], NULL, __ATOMIC_RELAXED); /* (fy_htab_get) */
   t->live--;
   if (t->nfree == t->freecap) {
     int ncap = t->freecap ? t->freecap * 2 : 256;

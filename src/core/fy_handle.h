@@ -10,7 +10,9 @@
  *   after free. Direct indices below FY_HTAB_FIRST are reserved for the
  *   ABI's predefined "direct" handles (e.g. MPI_FLOAT_INT = 0x8c000000).
  * - Not thread-safe on its own: callers hold the API lock (or the progress
- *   lock for requests). */
+ *   lock for requests; the datatype table's additions and removals take
+ *   fy_type_tab_lock, since a progress agent may drop a type's last
+ *   reference). A lookup reads its slot atomically. */
 #ifndef FY_HANDLE_H
 #define FY_HANDLE_H
 #include <stdint.h>
@@ -49,7 +51,8 @@ int fy_htab_add(fy_htab_t *t, void *obj);
 static inline void *fy_htab_get(const fy_htab_t *t, int h) {
   if (fy_h_kind(h) != FY_HK_DIRECT || fy_h_obj(h) != t->obj) return NULL;
   int i = fy_h_index(h);
-  return (i < t->next) ? t->slots[i] : NULL;
+  /* (relaxed: a progress agent may empty another slot meanwhile) */
+  return (i < t->next) ? __atomic_load_n(&t->slots[i], __ATOMIC_RELAXED) : NULL;
 }
 void fy_htab_remove(fy_htab_t *t, int h);
 void fy_htab_destroy(fy_htab_t *t);

@@ -5,6 +5,7 @@
 #include "datatype/fy_copy.h"
 #include "core/fy_handle.h"
 #include "core/fy_error.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -176,10 +177,20 @@ fy_datatype_t *fy_type_get_other(MPI_Datatype h) {
   return fy_htab_get(&fy_type_tab, h);
 }
 
+/* A pending operation's request holds a reference on its datatype, and
+ * a progress agent thread may release it (the last one, when the user has
+ * freed the type) while the application creates or frees types: hence an
+ * atomic count, and the table's additions and removals under a lock. */
+pthread_mutex_t fy_type_tab_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void fy_type_release(fy_datatype_t *t) {
   if (!t || t->builtin) return;
-  if (--t->refcount > 0) return;
-  if (t->handle) fy_htab_remove(&fy_type_tab, t->handle);
+  if (__atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) > 0) return;
+  if (t->handle) {
+    pthread_mutex_lock(&fy_type_tab_lock);
+    fy_htab_remove(&fy_type_tab, t->handle);
+    pthread_mutex_unlock(&fy_type_tab_lock);
+  }
   fy_dt_destroy(t);
 }
 

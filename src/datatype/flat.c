@@ -3,10 +3,12 @@
  * two form one contiguous block or one regular strided run. See dt_impl.h. */
 #include "datatype/dt_impl.h"
 #include "core/fy_handle.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 extern fy_htab_t fy_type_tab;
+extern pthread_mutex_t fy_type_tab_lock;
 
 typedef struct {
   fy_seg_t *s;
@@ -389,7 +391,9 @@ int fy_dt_register(fy_datatype_t *t, int combiner, int large, int ni, const int 
   if ((ni && !t->ints) || (na && !t->addrs) || (nl && !t->larges) || (nd && !t->types)) goto oom;
   t->nd = nd;
   for (int i = 0; i < nd; i++) fy_type_retain(t->types[i]);
+  pthread_mutex_lock(&fy_type_tab_lock); /* (fy_type_release) */
   int h = fy_htab_add(&fy_type_tab, t);
+  pthread_mutex_unlock(&fy_type_tab_lock);
   if (!h) goto oom;
   t->handle = h;
   *out = h;

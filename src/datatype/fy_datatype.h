@@ -119,7 +119,7 @@ static inline fy_datatype_t *fy_type_get(MPI_Datatype h) {
 }
 void fy_type_release(fy_datatype_t *t);  /* drop a reference (free at 0) */
 fy_attr_t **fy_type_attrs(MPI_Datatype h);
-static inline void fy_type_retain(fy_datatype_t *t) { if (!t->builtin) t->refcount++; }
+static inline void fy_type_retain(fy_datatype_t *t) { if (!t->builtin) __atomic_add_fetch(&t->refcount, 1, __ATOMIC_RELAXED); }
 
 /* Pack count items of type t from buf into out (count*t->size bytes). */
 void fy_type_pack(const fy_datatype_t *t, MPI_Count count, const void *buf, void *out);
