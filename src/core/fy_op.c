@@ -99,18 +99,19 @@ static const int op_classes[OP_NBUILTIN] = {
 static fy_op_t builtin_ops[OP_NBUILTIN];
 static fy_htab_t op_tab = {.obj = FY_OK_OP};
 
+/* Filled as the library loads, not at first use: fy_op_get also runs on
+ * progress agent threads (a target applying accumulates). */
+__attribute__((constructor)) static void builtin_ops_init(void) {
+  for (int i = 1; i < OP_NBUILTIN; i++)
+    builtin_ops[i] = (fy_op_t){.handle = fy_h_make(FY_HK_BUILTIN, FY_OK_OP, i), .builtin = i, .commute = 1};
+}
+
 fy_op_t *fy_op_get(MPI_Op h) {
   if (fy_h_obj(h) != FY_OK_OP) return NULL;
   if (fy_h_kind(h) == FY_HK_BUILTIN) {
     int i = fy_h_index(h);
     if (i < 1 || i >= OP_NBUILTIN) return NULL;
-    fy_op_t *o = &builtin_ops[i];
-    if (!o->builtin) {
-      o->handle = h;
-      o->builtin = i;
-      o->commute = 1;
-    }
-    return o;
+    return &builtin_ops[i];
   }
   return fy_htab_get(&op_tab, h);
 }
