@@ -6,8 +6,9 @@
  * - fence: puts with a strided target type, gets into a strided origin
  *   type; a strided origin put into, and got back from, contiguous target
  *   ints (a fabric write or read of a packed copy with native RMA), its
- *   type freed while the operation is pending; accumulates from every rank onto the same words (atomic per
- *   element), get_accumulate with MPI_NO_OP and MPI_REPLACE;
+ *   type freed while the operation is pending; accumulates from every
+ *   rank onto the same words (atomic per element), get_accumulate with
+ *   MPI_NO_OP and MPI_REPLACE;
  * - lock_all: an Rput into and an Rget from a target layout of two
  *   32 KiB blocks, waited before the flush and the unlock;
  * - lock: a fetch_and_op counter under shared locks, compare_and_swap
