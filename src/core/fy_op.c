@@ -116,13 +116,15 @@ fy_op_t *fy_op_get(MPI_Op h) {
   return fy_htab_get(&op_tab, h);
 }
 
+/* (atomic: a nonblocking collective's schedule may drop its reference
+ * on a progress agent thread, once its request was freed by the user) */
 void fy_op_retain(fy_op_t *op) {
-  if (!op->builtin) op->refcount++;
+  if (!op->builtin) __atomic_add_fetch(&op->refcount, 1, __ATOMIC_RELAXED);
 }
 
 void fy_op_release(fy_op_t *op) {
   if (op->builtin) return;
-  if (--op->refcount == 0) free(op);
+  if (__atomic_sub_fetch(&op->refcount, 1, __ATOMIC_ACQ_REL) == 0) free(op);
 }
 
 int fy_op_check(const fy_op_t *op, const fy_datatype_t *t) {
