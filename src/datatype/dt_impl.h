@@ -12,6 +12,14 @@
 #ifndef FY_DT_IMPL_H
 #define FY_DT_IMPL_H
 #include "datatype/fy_datatype.h"
+#include "core/fy_handle.h"
+#include <pthread.h>
+
+/* The handle table of derived types (builtin.c). Additions and removals
+ * take the lock: a request may drop a type's last reference on a progress
+ * agent thread while the application creates types. */
+extern fy_htab_t fy_type_tab;
+extern pthread_mutex_t fy_type_tab_lock;
 
 typedef struct fy_blocks {
   MPI_Count count;

@@ -7,9 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern fy_htab_t fy_type_tab;
-extern pthread_mutex_t fy_type_tab_lock;
-
 typedef struct {
   fy_seg_t *s;
   MPI_Count n, cap;
