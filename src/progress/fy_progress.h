@@ -9,8 +9,8 @@
  *   lock is held (the holder is progressing anyway: the seeds' "progress-lock
  *   status").
  * - fy_progress_wait() blocks until done(arg) is true: it polls, spins
- *   FERRY_SPIN times (when unset: 500, or 0 when this node's ranks
- *   outnumber its CPUs), then yields FERRY_YIELD times, then sleeps on the
+ *   FERRY_SPIN times (when unset: 500, or 0 when this machine's ranks
+ *   outnumber its CPUs: fy_progress_spin_polls), then yields FERRY_YIELD times, then sleeps on the
  *   doorbell for at most FERRY_SLEEP_US per round; while it sleeps or
  *   yields it releases the MPI_THREAD_MULTIPLE API lock. While inside, this
  *   process advertises "waiting in MPI" to its peers, so they let it move
@@ -35,6 +35,8 @@ int fy_progress_poll(void);
 int fy_progress_poll_locked(void);   /* caller holds the progress lock */
 int fy_progress_try_poll(void);      /* -1 if the lock was busy */
 void fy_progress_wait(int (*done)(void *), void *arg);
+/* The polls a blocking wait spins before it yields (see above). */
+long fy_progress_spin_polls(void);
 /* This thread is a progress agent (thread/interrupt modes): like a PEF
  * turn, it triggers transfers and never copies bulk data itself. */
 extern __thread int fy_progress_agent;

@@ -126,21 +126,28 @@ int fy_progress_try_poll(void) {
 }
 
 
-/* Polls a wait spins before yielding. When this node's ranks outnumber the
- * CPUs they share, a spinning rank holds the core its peer needs to make
- * the progress it waits for: then yield at once (unless FERRY_SPIN is set
- * explicitly). The CPUs: this process's affinity mask, or the online CPUs
- * when that mask is one CPU (mpiexec binds each rank to its own core when
- * they fit). Computed once, after MPI_Init. */
-static long spin_polls(void) {
+/* Polls a wait spins before yielding. When this machine's ranks outnumber
+ * the CPUs they share, a spinning rank holds the core its peer needs to
+ * make the progress it waits for: then yield at once (unless FERRY_SPIN is
+ * set explicitly). The machine, not the node's shared-memory group: ranks
+ * that talk through the fabric (FERRY_NOLOCAL, or test hosts in network
+ * namespaces of one machine) share the CPUs too, and a fabric poll costs
+ * system calls, so 500 of them held the core for milliseconds (a token
+ * passed around 3 such ranks on 2 cores took 500 us a hop). The CPUs:
+ * this process's affinity mask, or the online CPUs when that mask is one
+ * CPU (mpiexec binds each rank to its own core when they fit). Computed
+ * once, after MPI_Init. */
+long fy_progress_spin_polls(void) {
   static long spin = -1;
   if (spin >= 0) return spin;
   long s = fy_config.spin_count;
-  if (!getenv("FERRY_SPIN") && fy_state.local_size > 1) {
+  long ranks = fy_state.local_size, machine = fy_pt2pt_net_machine_ranks();
+  if (machine > ranks) ranks = machine;
+  if (!getenv("FERRY_SPIN") && ranks > 1) {
     cpu_set_t set;
     long ncpu = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
     if (ncpu <= 1) ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (ncpu > 0 && fy_state.local_size > ncpu) s = 0;
+    if (ncpu > 0 && ranks > ncpu) s = 0;
   }
   if (fy_state.initialized) spin = s;
   return s;
@@ -148,7 +155,7 @@ static long spin_polls(void) {
 
 void fy_progress_wait(int (*done)(void *), void *arg) {
   if (done(arg)) return;
-  long spin = spin_polls(), yield = fy_config.yield_count;
+  long spin = fy_progress_spin_polls(), yield = fy_config.yield_count;
   long sleep_us = fy_config.sleep_us;
   fy_shm_set_in_mpi(1);
   int counted = __atomic_load_n(&fy_progress_count_waits, __ATOMIC_RELAXED);

@@ -717,25 +717,15 @@ static void drop_req(fy_request_t *r, MPI_Request *user) {
  * waits in the general engine: the words it waits for (grants, fence
  * words, done counters, locks) are in the window segment, and a full
  * progress pass per look at them (point-to-point rings and every hook)
- * made back-to-back epochs about twice as slow. None when this node's
- * ranks outnumber its CPUs (the peer needs this core), as for the
- * general wait's spin; FERRY_SPIN sets it too. */
-static long rma_spin(void) {
-  static long spin = -1;
-  if (spin >= 0) return spin;
-  long s = fy_config.spin_count;
-  if (!getenv("FERRY_SPIN") && fy_state.local_size > 1 && fy_state.local_size > sysconf(_SC_NPROCESSORS_ONLN)) s = 0;
-  if (fy_state.initialized) spin = s;
-  return s;
-}
-
+ * made back-to-back epochs about twice as slow. As many as the general
+ * wait spins (none when this machine's ranks outnumber its CPUs). */
 /* Finish an i-call: hand out the request (user) or wait for it (blocking). */
 static int finish_req(fy_win_t *w, fy_request_t *r, MPI_Request *user) {
   if (user) {
     *user = r->handle;
     return MPI_SUCCESS;
   }
-  for (long k = rma_spin(); k > 0 && !fy_req_done(r); k--) {
+  for (long k = fy_progress_spin_polls(); k > 0 && !fy_req_done(r); k--) {
     if (!fy_ptrylock()) break;
     int ev = advance(w);
     fy_punlock();
@@ -966,7 +956,7 @@ static int do_lock(int kind, int lock_type, int rank, int assert_, MPI_Win win, 
        * before registering as a waiter (which makes the holder's unlock
        * ring) and waiting in the engine */
       int excl = lock_type == MPI_LOCK_EXCLUSIVE, got = (assert_ & MPI_MODE_NOCHECK) != 0;
-      for (long k = rma_spin() / 8; !got && !(got = try_lock(w, rank, excl)) && k > 0; k--) __builtin_ia32_pause();
+      for (long k = fy_progress_spin_polls() / 8; !got && !(got = try_lock(w, rank, excl)) && k > 0; k--) __builtin_ia32_pause();
       if (got || lock_or_wait(w, rank, excl, &e->waiting[0])) {
         e->held[0] = !(assert_ & MPI_MODE_NOCHECK);
         e->all_granted = 1;
