@@ -6,6 +6,7 @@
 #
 #   scripts/netpipe.sh [--runs N] [--upper BYTES] [--configs "ferry mpich ompi ompi-nocma"]
 #                      [--no-integrity] [--integrity-only] [--nolocal] [--np-args "ARGS"]
+#                      [--netns]
 #
 # 1. Integrity (Ferry only): NPmpich2 -i, which fills every message with a
 #    pattern and checks it on arrival, in each of NetPIPE's MPI modes
@@ -24,14 +25,19 @@
 # --nolocal runs Ferry with FERRY_NOLOCAL=1 (everything through libfabric);
 # --np-args passes extra NetPIPE options to every performance run (e.g. "-I"
 # to invalidate the cache, "-a" for preposted receives).
+# --netns runs the two ranks on two test hosts (network namespaces on this
+# machine joined by a veth bridge, tests/launch/netns/fy_netns.sh; root):
+# Ferry over libfabric, MPICH over UCX's tcp; not Open MPI (its daemons
+# would need the test hosts' names to resolve).
 # Output: bench/results/netpipe/<config>-<round>.out (NetPIPE's own files:
 # bytes, Mbit/s, seconds) and netpipe-<stamp>.txt with the table.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/bench/scripts/common.sh"
 
+orig=("$@")
 runs=3 upper=8388608 configs="ferry mpich ompi ompi-nocma"
-integrity=1 perf=1 nolocal=0 npargs=
+integrity=1 perf=1 nolocal=0 npargs= netns=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift ;;
@@ -41,12 +47,20 @@ while [ $# -gt 0 ]; do
     --integrity-only) perf=0 ;;
     --nolocal) nolocal=1 ;;
     --np-args) npargs=$2; shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    --netns) netns=1 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "netpipe.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
 
+if [ $netns = 1 ]; then
+  configs=$(printf '%s\n' $configs | grep -v '^ompi' | tr '\n' ' ')
+  if [ -z "${FY_NETNS_HOSTS:-}" ]; then
+    # the whole script again inside the test hosts' helper
+    exec sh "$root/tests/launch/netns/fy_netns.sh" 2 -- bash "$0" "${orig[@]}"
+  fi
+fi
 pkgs=(--pkg=netpipe-mpich2 --mpich)
 case " $configs " in *" ompi"*) pkgs+=(--pkg=netpipe-openmpi --peers) ;; esac
 "$root/scripts/deps.sh" "${pkgs[@]}" >&2 || exit 1
@@ -55,7 +69,7 @@ case " $configs " in *" ompi"*) pkgs+=(--pkg=netpipe-openmpi --peers) ;; esac
 # shellcheck disable=SC2046
 configs=$(filter_configs $configs)
 
-out=$FY_RESULTS/netpipe
+out=$FY_RESULTS/netpipe${FY_NETNS_HOSTS:+-netns}
 mkdir -p "$out"
 stamp=$(date +%Y%m%d-%H%M%S)
 [ $nolocal = 1 ] && export FERRY_NOLOCAL=1
@@ -134,8 +148,9 @@ def ratio(s):
         if s in d and peers:
             rs.append(d[s][1] / min(peers))
     return f"{statistics.median(rs):.2f}" if rs else "-"
-print(f"NetPIPE ping-pong, medians [min..max] over {runs} round(s); load average {os.getloadavg()[0]:.2f}")
-w = 24
+where = " across the test hosts " + os.environ["FY_NETNS_HOSTS"] if os.environ.get("FY_NETNS_HOSTS") else ""
+print(f"NetPIPE ping-pong{where}, medians [min..max] over {runs} round(s); load average {os.getloadavg()[0]:.2f}")
+w = 28
 print("one-way time (us)")
 print(f"{'bytes':>9} " + "".join(f"{c:>{w}}" for c in data) + f"{'Ferry/best':>12}")
 for s in sizes:

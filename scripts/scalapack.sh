@@ -5,6 +5,7 @@
 # LD_LIBRARY_PATH, and on MPICH itself as the reference.
 #
 #   scripts/scalapack.sh [-R REGEX] [-E REGEX] [--ferry-only|--mpich-only] [--timeout SECONDS]
+#                        [--netns H]
 #
 # The CTest files are Debian's, copied to bench/results/scalapack/<mpi>/
 # with the launcher replaced (Ferry: install/bin/mpiexec with
@@ -18,9 +19,19 @@
 # per MPI on 2 cores. --ferry-only/--mpich-only run one side (e.g. at
 # different times); the comparison is made from the two lists of passed
 # tests whenever both exist.
+# --netns H runs Ferry alone with each job's 4 ranks spread over H test
+# hosts (network namespaces on this machine, tests/launch/netns/fy_netns.sh;
+# root), so shared memory and the fabric mix; results in
+# bench/results/scalapack/ferry-netns.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-regex= exclude= only= timeout_s=1800
+regex= exclude= only= timeout_s=1800 netns=
+# --netns: the whole script again inside the test hosts' helper
+prev=
+for a in "$@"; do [ "$prev" = --netns ] && netns=$a; prev=$a; done
+if [ -n "$netns" ] && [ -z "${FY_NETNS_HOSTS:-}" ]; then
+  exec sh "$root/tests/launch/netns/fy_netns.sh" "$netns" -- sh "$0" "$@"
+fi
 while [ $# -gt 0 ]; do
   case $1 in
     -R) regex=$2; shift ;;
@@ -28,7 +39,8 @@ while [ $# -gt 0 ]; do
     --ferry-only) only=ferry ;;
     --mpich-only) only=mpich ;;
     --timeout) timeout_s=$2; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    --netns) netns=$2; only=ferry; shift ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "scalapack.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -77,6 +89,17 @@ run() {
 if [ "$only" != ferry ]; then
   setup mpich /usr/bin/mpiexec.mpich
   run mpich LD_LIBRARY_PATH=
+fi
+if [ -n "$netns" ]; then
+  # a launcher that spreads the ranks over the test hosts (the CTest
+  # files take one program as the launcher)
+  wrap=$out/mpiexec-netns
+  printf '#!/bin/sh\nexec "%s" -launcher-exec "%s" -pmi-host "%s" -hosts "%s" -bind-to none "$@"\n' \
+    "$ferry/bin/mpiexec" "$FY_NETNS_EXEC" "$FY_NETNS_GW" "$FY_NETNS_HOSTS" >"$wrap"
+  chmod +x "$wrap"
+  setup ferry-netns "$wrap"
+  run ferry-netns LD_LIBRARY_PATH="$ferry/lib"
+  exit 0
 fi
 if [ "$only" != mpich ]; then
   setup ferry "$ferry/bin/mpiexec"

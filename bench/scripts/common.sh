@@ -95,17 +95,30 @@ launch() {
   case "$(impl_of "$cfg")" in
     ferry)
       envs+=("LD_LIBRARY_PATH=$FY_INSTALL/lib:$FY_INSTALL/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
-      if [ "${FY_BENCH_TASKSET:-0}" = 1 ]; then
-        cmd=("$FY_INSTALL/bin/mpiexec" -n "$np" "$FY_BENCH/scripts/bindrank.sh")
+      cmd=("$FY_INSTALL/bin/mpiexec" -n "$np")
+      # Inside tests/launch/netns/fy_netns.sh the ranks go to its test
+      # hosts, one per host in turn (-bind-to none: they share this
+      # machine's cores).
+      [ -n "${FY_NETNS_HOSTS:-}" ] &&
+        cmd+=(-launcher-exec "$FY_NETNS_EXEC" -pmi-host "$FY_NETNS_GW" -hosts "$FY_NETNS_HOSTS" -bind-to none)
+      [ "${FY_BENCH_TASKSET:-0}" = 1 ] && cmd+=("$FY_BENCH/scripts/bindrank.sh") ;;
+    mpich)
+      if [ -n "${FY_NETNS_HOSTS:-}" ]; then
+        cmd=(mpiexec.hydra -n "$np" -launcher-exec "$FY_NETNS_EXEC" -iface "$FY_NETNS_BRIDGE" -hosts "$FY_NETNS_HOSTS")
+        envs+=("UCX_TLS=tcp,self")
       else
-        cmd=("$FY_INSTALL/bin/mpiexec" -n "$np")
+        cmd=(mpiexec.hydra -n "$np" -bind-to core)
       fi ;;
-    mpich) cmd=(mpiexec.hydra -n "$np" -bind-to core) ;;
     ompi)
       envs+=("OMPI_ALLOW_RUN_AS_ROOT=1" "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
       cmd=(mpirun.openmpi -n "$np" --bind-to core)
       [ "$np" -gt "$(nproc)" ] && cmd+=(--oversubscribe) ;;
   esac
+  if [ -n "${FY_NETNS_HOSTS:-}" ] && [ "$(impl_of "$cfg")" = ompi ]; then
+    # its daemons would need the test hosts' names to resolve
+    fy_note "$cfg: not run across test hosts"
+    return 77
+  fi
   env "${envs[@]}" timeout "$FY_RUN_TIMEOUT" "${cmd[@]}" "$@"
 }
 
