@@ -27,8 +27,7 @@
 # to invalidate the cache, "-a" for preposted receives).
 # --netns runs the two ranks on two test hosts (network namespaces on this
 # machine joined by a veth bridge, tests/launch/netns/fy_netns.sh; root):
-# Ferry over libfabric, MPICH over UCX's tcp; not Open MPI (its daemons
-# would need the test hosts' names to resolve).
+# Ferry over libfabric, MPICH over UCX's tcp, Open MPI over its tcp BTL.
 # Output: bench/results/netpipe/<config>-<round>.out (NetPIPE's own files:
 # bytes, Mbit/s, seconds) and netpipe-<stamp>.txt with the table.
 set -uo pipefail
@@ -54,12 +53,9 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-if [ $netns = 1 ]; then
-  configs=$(printf '%s\n' $configs | grep -v '^ompi' | tr '\n' ' ')
-  if [ -z "${FY_NETNS_HOSTS:-}" ]; then
-    # the whole script again inside the test hosts' helper
-    exec sh "$root/tests/launch/netns/fy_netns.sh" 2 -- bash "$0" "${orig[@]}"
-  fi
+if [ $netns = 1 ] && [ -z "${FY_NETNS_HOSTS:-}" ]; then
+  # the whole script again inside the test hosts' helper
+  exec sh "$root/tests/launch/netns/fy_netns.sh" 2 -- bash "$0" "${orig[@]}"
 fi
 pkgs=(--pkg=netpipe-mpich2 --mpich)
 case " $configs " in *" ompi"*) pkgs+=(--pkg=netpipe-openmpi --peers) ;; esac

@@ -36,8 +36,9 @@
 #   --netns H                      run every job across H test hosts (network
 #                                  namespaces, tests/launch/netns/fy_netns.sh;
 #                                  root): the ranks spread over the hosts, so
-#                                  shared memory and the fabric mix. Ferry and
-#                                  MPICH (UCX_TLS=tcp,self) only
+#                                  shared memory and the fabric mix (MPICH
+#                                  with UCX_TLS=tcp,self, Open MPI through
+#                                  the hosts' addresses and its tcp BTL)
 # Environment: NPB_DIR (required), FERRY_PREFIX [<repo>/install].
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -89,6 +90,10 @@ tools() {
                   "-pmi-host $FY_NETNS_GW -hosts $FY_NETNS_HOSTS -bind-to none" ;;
       mpich) echo "mpif90.mpich mpicc.mpich mpiexec.mpich -launcher-exec $FY_NETNS_EXEC -iface $FY_NETNS_BRIDGE" \
                   "-hosts $FY_NETNS_HOSTS" ;;
+      ompi) net=${FY_NETNS_GW%.*}.0/24  # (as bench/scripts/common.sh's ompi_netns_args)
+            echo "mpif90.openmpi mpicc.openmpi mpiexec.openmpi --allow-run-as-root --oversubscribe" \
+                 "--host $FY_NETNS_ADDRS --map-by node --bind-to none --mca plm_rsh_agent $FY_NETNS_EXEC" \
+                 "--mca oob_tcp_if_include $net --mca btl_tcp_if_include $net" ;;
     esac
     return
   fi

@@ -81,6 +81,21 @@ build() {
   echo "$exe"
 }
 
+# Open MPI's mpirun options that place NP ranks on the test hosts of
+# tests/launch/netns/fy_netns.sh (in turn, as the other launchers do):
+# the hosts by address (no name to resolve), started through the hosts'
+# launcher wrapper, its daemons and TCP traffic on the bridge's network,
+# no binding (each host would bind its first rank to core 0 of the
+# machine they share).
+ompi_netns_args() {
+  local np=$1 nh slots
+  nh=$(echo "$FY_NETNS_ADDRS" | tr , '\n' | wc -l)
+  slots=$(( (np + nh - 1) / nh ))
+  local net=${FY_NETNS_GW%.*}.0/24
+  echo --host "$(echo "$FY_NETNS_ADDRS" | sed "s/\(,\|\$\)/:$slots\1/g")" --map-by node --bind-to none \
+    --mca plm_rsh_agent "$FY_NETNS_EXEC" --mca oob_tcp_if_include "$net" --mca btl_tcp_if_include "$net"
+}
+
 # launch CONFIG NP EXE ARGS... : runs the program under CONFIG's launcher and
 # environment (a timeout guards against hangs).
 launch() {
@@ -111,14 +126,14 @@ launch() {
       fi ;;
     ompi)
       envs+=("OMPI_ALLOW_RUN_AS_ROOT=1" "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
-      cmd=(mpirun.openmpi -n "$np" --bind-to core)
-      [ "$np" -gt "$(nproc)" ] && cmd+=(--oversubscribe) ;;
+      if [ -n "${FY_NETNS_HOSTS:-}" ]; then
+        # shellcheck disable=SC2207
+        cmd=(mpirun.openmpi -n "$np" $(ompi_netns_args "$np"))
+      else
+        cmd=(mpirun.openmpi -n "$np" --bind-to core)
+        [ "$np" -gt "$(nproc)" ] && cmd+=(--oversubscribe)
+      fi ;;
   esac
-  if [ -n "${FY_NETNS_HOSTS:-}" ] && [ "$(impl_of "$cfg")" = ompi ]; then
-    # its daemons would need the test hosts' names to resolve
-    fy_note "$cfg: not run across test hosts"
-    return 77
-  fi
   env "${envs[@]}" timeout "$FY_RUN_TIMEOUT" "${cmd[@]}" "$@"
 }
 

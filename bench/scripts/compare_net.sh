@@ -19,9 +19,9 @@
 # Where: "local" = both ranks on this host (loopback TCP). --netns adds
 # "hosts" = one rank on each of 2 test hosts (network namespaces joined by a
 # veth bridge, tests/launch/netns/fy_netns.sh; needs root): Ferry through its
-# mpiexec -launcher-exec, MPICH through mpiexec.hydra -launcher-exec; Open
-# MPI is not run there (its daemons would need the test host names to
-# resolve).
+# mpiexec -launcher-exec, MPICH through mpiexec.hydra -launcher-exec, Open
+# MPI through mpirun with the hosts' launcher wrapper as its rsh agent
+# (common.sh, ompi_netns_args).
 # Benchmarks: bench/pingpong (latency, streaming bandwidth) and
 # bench/overlap/late (receiver-first, late sender, d = 50 us: overlap %).
 # Every round runs every config once (interleaved); the table gives the
@@ -97,8 +97,12 @@ launch_net() {
       else m+=(-bind-to core); fi
       env UCX_TLS=tcp,self MPIR_CVAR_ODD_EVEN_CLIQUES=1 timeout "$FY_RUN_TIMEOUT" "${m[@]}" -n 2 "$@" ;;
     ompi-tcp)
+      local m=(mpirun.openmpi --mca pml ob1 --mca btl tcp,self)
+      # shellcheck disable=SC2207
+      if [ "$where" = hosts ]; then m+=($(ompi_netns_args 2))
+      else m+=(--bind-to core); fi
       env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout "$FY_RUN_TIMEOUT" \
-          mpirun.openmpi --mca pml ob1 --mca btl tcp,self --bind-to core -n 2 "$@" ;;
+          "${m[@]}" -n 2 "$@" ;;
   esac
 }
 
@@ -123,7 +127,6 @@ echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$log"
 for run in $(seq "$runs"); do
   for where in $wheres; do
     for cfg in "${sel[@]}"; do
-      [ "$where" = hosts ] && [ "$cfg" = ompi-tcp ] && continue
       impl=$(impl_of "${cfg%-*}")
       [[ "$cfg" = ferry-* ]] && impl=ferry
       ppx=$(build "$impl" pingpong "$FY_BENCH/pingpong/pingpong.c") || continue

@@ -2,12 +2,16 @@
 # Launcher wrapper for the test hosts of fy_netns.sh, used like ssh:
 #   fy_netns_exec.sh [ssh options] HOST command [args...]
 # runs the command on HOST: in HOST's network namespace, with HOST as its
-# host name (a UTS namespace of its own). As with ssh, the words after HOST
-# form one shell command line (Hydra quotes its proxy's path for that; Ferry's
-# mpiexec passes words that need no quoting), and ssh options before HOST
-# (Hydra passes -x) are skipped. Every step execs, so the command keeps this
-# process's pid: signals sent to the wrapper reach it, and its exit status
-# is the wrapper's.
+# host name (a UTS namespace of its own). HOST is a host name or one of
+# the hosts' addresses (FY_NETNS_ADDRS, in the order of FY_NETNS_HOSTS:
+# Open MPI's mpirun is given addresses, which need no name resolution). As
+# with ssh, the words after HOST form one shell command line (Hydra quotes
+# its proxy's path for that; Ferry's mpiexec passes words that need no
+# quoting; Open MPI's is a compound command in parentheses), and ssh
+# options before HOST (Hydra passes -x) are skipped. Every step execs, so
+# the command keeps this process's pid: signals sent to the wrapper reach
+# it, and its exit status is the wrapper's (a compound command runs in a
+# child shell of the host's shell instead).
 while [ $# -gt 0 ]; do
   case $1 in
     -[bcDEeFIiJLlmOoPpQRSWw]) shift 2 ;;
@@ -18,4 +22,18 @@ done
 [ $# -ge 2 ] || { echo "usage: fy_netns_exec.sh [ssh options] HOST command [args...]" >&2; exit 255; }
 h=$1
 shift
-exec ip netns exec "$h" unshare --uts sh -c 'hostname "$0" && exec sh -c "exec $1"' "$h" "$*"
+case $h in
+  *[!0-9.]*) ;;
+  *) # an address: the host at the same position
+    i=1 a=
+    for n in $(echo "${FY_NETNS_HOSTS:-}" | tr , ' '); do
+      [ "$(echo "${FY_NETNS_ADDRS:-}" | cut -d, -f$i)" = "$h" ] && { a=$n; break; }
+      i=$((i + 1))
+    done
+    [ -n "$a" ] || { echo "fy_netns_exec.sh: $h is not a test host's address" >&2; exit 255; }
+    h=$a ;;
+esac
+case $* in
+  "("*) exec ip netns exec "$h" unshare --uts sh -c 'hostname "$0" && exec sh -c "$1"' "$h" "$*" ;;
+  *) exec ip netns exec "$h" unshare --uts sh -c 'hostname "$0" && exec sh -c "exec $1"' "$h" "$*" ;;
+esac
