@@ -8,7 +8,9 @@
 # --stat       a check on the async counters, EXPR is SCOPE:KEY OP VALUE with
 #              SCOPE all (every rank), sum (over ranks) or rankN, OP one of
 #              == != > >= <; e.g. all:pef_inside==0, sum:hits>0, rank0:capped>0.
-#              KEY is a counter of the async, pt2pt or ofi line of the rank.
+#              KEY is a counter of the progress, async, pt2pt or ofi line
+#              of the rank (a key on two lines: the later one's, so
+#              wakeups is the async line's).
 #              KEY may be mode (compared as a string with == or !=).
 timeout_s=60; ranks=""; matches=""; stats=""
 while [ $# -gt 0 ]; do
@@ -37,11 +39,13 @@ printf '%s\n' "$matches" | while IFS= read -r re; do
   grep -Eq -- "$re" "$err" || { echo "FAIL: stderr does not match /$re/"; echo x >>"$out.miss"; }
 done
 [ -e "$out.miss" ] && { fail=1; rm -f "$out.miss"; }
-# One line per rank: its async counters followed by its pt2pt and ofi counters.
+# One line per rank: its progress counters followed by its async, pt2pt and
+# ofi counters.
 awk '/^ferry-stats rank=[0-9]* pt2pt:/ { split($2, kv, "="); p[kv[2]] = $0 }
+     /^ferry-stats rank=[0-9]* progress:/ { split($2, kv, "="); g[kv[2]] = $0 }
      /^ferry-stats rank=[0-9]* ofi:/ { split($2, kv, "="); o[kv[2]] = $0 }
      /^ferry-stats rank=[0-9]* async:/ { split($2, kv, "="); a[kv[2]] = $0; order[++n] = kv[2] }
-     END { for (i = 1; i <= n; i++) print a[order[i]] " " p[order[i]] " " o[order[i]] }' "$err" >"$out.st"
+     END { for (i = 1; i <= n; i++) print g[order[i]] " " a[order[i]] " " p[order[i]] " " o[order[i]] }' "$err" >"$out.st"
 n=$(wc -l <"$out.st")
 if [ -n "$ranks" ] && [ "$n" -ne "$ranks" ]; then
   echo "FAIL: $n ferry-stats async lines, expected $ranks"; fail=1
