@@ -5,13 +5,12 @@
 # host name (a UTS namespace of its own). HOST is a host name or one of
 # the hosts' addresses (FY_NETNS_ADDRS, in the order of FY_NETNS_HOSTS:
 # Open MPI's mpirun is given addresses, which need no name resolution). As
-# with ssh, the words after HOST form one shell command line (Hydra quotes
-# its proxy's path for that; Ferry's mpiexec passes words that need no
-# quoting; Open MPI's is a compound command in parentheses), and ssh
-# options before HOST (Hydra passes -x) are skipped. Every step execs, so
-# the command keeps this process's pid: signals sent to the wrapper reach
-# it, and its exit status is the wrapper's (a compound command runs in a
-# child shell of the host's shell instead).
+# with ssh, the words after HOST form one shell command line (Hydra and
+# Open MPI's mpirun quote what needs it; Ferry's mpiexec passes words that
+# need no quoting), and ssh options before HOST (Hydra passes -x) are
+# skipped. Every step execs, so the command keeps this process's
+# pid: signals sent to the wrapper reach it, and its exit status is the
+# wrapper's.
 while [ $# -gt 0 ]; do
   case $1 in
     -[bcDEeFIiJLlmOoPpQRSWw]) shift 2 ;;
@@ -33,7 +32,4 @@ case $h in
     [ -n "$a" ] || { echo "fy_netns_exec.sh: $h is not a test host's address" >&2; exit 255; }
     h=$a ;;
 esac
-case $* in
-  "("*) exec ip netns exec "$h" unshare --uts sh -c 'hostname "$0" && exec sh -c "$1"' "$h" "$*" ;;
-  *) exec ip netns exec "$h" unshare --uts sh -c 'hostname "$0" && exec sh -c "exec $1"' "$h" "$*" ;;
-esac
+exec ip netns exec "$h" unshare --uts sh -c 'hostname "$0" && exec sh -c "exec $1"' "$h" "$*"
