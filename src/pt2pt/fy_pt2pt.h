@@ -103,7 +103,9 @@ void fy_probe_release(void *handle);
  * fy_net_rma_world: the world rank of c's rank if it is reached through
  * the fabric, else -1. fy_net_mr_reg registers len bytes at buf for remote
  * access (the handle, or NULL: not possible), giving the address and key a
- * peer uses; fy_net_mr_dereg releases it. fy_net_rma reads (write = 0) or
+ * peer uses; fy_net_mr_dereg releases it. fy_net_mr_local registers it
+ * for local access only where the provider needs that (FI_MR_LOCAL; else
+ * NULL). fy_net_rma reads (write = 0) or
  * writes len bytes between buf and a peer's registered memory and
  * completes r from the progress engine once done (a write: once a message
  * sent afterwards finds the data in place); MPI_ERR_NO_MEM if it could not
@@ -111,6 +113,7 @@ void fy_probe_release(void *handle);
 int fy_net_rma_world(fy_comm_t *c, int rank);
 void *fy_net_mr_reg(void *buf, size_t len, uint64_t *raddr, uint64_t *key);
 void fy_net_mr_dereg(void *mr);
+void *fy_net_mr_local(void *buf, size_t len);
 int fy_net_rma(int write, int world, void *buf, size_t len, uint64_t raddr, uint64_t key, fy_request_t *r);
 /* 1 when a message sent from now on finds every write started so far in
  * place, without waiting for their completions (the provider orders sends

@@ -234,10 +234,15 @@ void fy_net_mr_dereg(void *mr) {
   if (mr) fy_ofi_mr_put(mr);
 }
 
+void *fy_net_mr_local(void *buf, size_t len) {
+  return fy_net_on && fy_ofi_local_mr() ? fy_ofi_mr_get(buf, len) : NULL;
+}
+
 int fy_net_rma(int write, int world, void *buf, size_t len, uint64_t raddr, uint64_t key, fy_request_t *r) {
   net_op_t *o = calloc(1, sizeof *o);
-  fy_ofi_mr_t *mr = o ? fy_ofi_mr_get(buf, len) : NULL;
-  if (!mr) {
+  /* (the local side registered only where the provider wants it) */
+  fy_ofi_mr_t *mr = o ? fy_net_mr_local(buf, len) : NULL;
+  if (!o || (!mr && fy_ofi_local_mr())) {
     free(o);
     return MPI_ERR_NO_MEM;
   }

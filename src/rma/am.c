@@ -946,11 +946,10 @@ static int am_native_op(fy_rma_am_t *a, int t, int write, fy_rmaop_t *op, const 
     return err;
   }
   /* one count per block, and one held until every block is out; the
-   * whole buffer registered once, which each block's registration finds
-   * in the cache */
+   * whole buffer registered once (where the provider wants local buffers
+   * registered), which each block's registration finds in the cache */
   atomic_store(&r->nchild, (int)np + 1);
-  uint64_t mr_addr, mr_key;
-  void *mr = fy_net_mr_reg(lbuf, tbytes, &mr_addr, &mr_key);
+  void *mr = fy_net_mr_local(lbuf, tbytes);
   size_t off = 0, i;
   for (i = 0; i < np; i++) {
     size_t len = (size_t)pc[2 * i + 1];

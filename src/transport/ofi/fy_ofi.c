@@ -35,6 +35,7 @@ int fy_ofi_queued(void) { return 0; }
 int fy_ofi_writes_ordered(void) { return 0; }
 fy_ofi_mr_t *fy_ofi_mr_get(const void *buf, size_t len) { return NULL; }
 void fy_ofi_mr_put(fy_ofi_mr_t *mr) {}
+int fy_ofi_local_mr(void) { return 0; }
 uint64_t fy_ofi_mr_key(const fy_ofi_mr_t *mr) { return 0; }
 uint64_t fy_ofi_mr_raddr(const fy_ofi_mr_t *mr, const void *buf) { return 0; }
 void fy_ofi_rma(int op, int peer, void *buf, size_t len, fy_ofi_mr_t *mr, uint64_t raddr, uint64_t key,
@@ -368,6 +369,7 @@ void fy_ofi_mr_put(fy_ofi_mr_t *m) {
   free(m);
 }
 
+int fy_ofi_local_mr(void) { return local_mr; }
 uint64_t fy_ofi_mr_key(const fy_ofi_mr_t *m) { return fi_mr_key(m->mr); }
 uint64_t fy_ofi_mr_raddr(const fy_ofi_mr_t *m, const void *buf) {
   return virt_addr ? (uint64_t)(uintptr_t)buf : (uint64_t)((const char *)buf - m->base);
@@ -572,7 +574,7 @@ void fy_ofi_rma(int op_, int peer, void *buf, size_t len, fy_ofi_mr_t *mr, uint6
     p->peer = peer;
     p->buf = (char *)buf + off;
     p->len = len - off < chunk ? len - off : chunk;
-    p->desc = local_mr ? fi_mr_desc(mr->mr) : NULL;
+    p->desc = local_mr && mr ? fi_mr_desc(mr->mr) : NULL;
     p->raddr = raddr + off;
     p->key = key;
     if (!rhead && post_rma(p) == 0) continue;

@@ -22,6 +22,8 @@
  *   for local and remote access; fy_ofi_mr_put() releases it. The address a
  *   peer must use is fy_ofi_mr_raddr() (virtual address or offset, as the
  *   provider's FI_MR_VIRT_ADDR says), the key fy_ofi_mr_key().
+ *   fy_ofi_local_mr() says whether the local side of a transfer must be
+ *   registered too (FI_MR_LOCAL); if not, fy_ofi_rma() takes mr NULL.
  * - fy_ofi_rma() reads (op FY_OFI_READ) or writes (FY_OFI_WRITE) len
  *   bytes between a local region and a peer's registered one; it is split
  *   at the provider's max_msg_size and queued on -FI_EAGAIN. cb.on_rma(ctx)
@@ -101,6 +103,7 @@ int fy_ofi_writes_ordered(void);
 
 fy_ofi_mr_t *fy_ofi_mr_get(const void *buf, size_t len);
 void fy_ofi_mr_put(fy_ofi_mr_t *mr);
+int fy_ofi_local_mr(void);
 uint64_t fy_ofi_mr_key(const fy_ofi_mr_t *mr);
 uint64_t fy_ofi_mr_raddr(const fy_ofi_mr_t *mr, const void *buf);
 enum { FY_OFI_READ = 0, FY_OFI_WRITE = 1, FY_OFI_NOTIFY = 2 };
