@@ -53,6 +53,7 @@ static int kind;
 static atomic_uint park_word;   /* futex: bumped when watching starts */
 static atomic_int parked;       /* agents parked on park_word (interrupt mode with the fabric: two) */
 static int net_trigger;         /* FERRY_OFI_AGENT resolved: 1 = trigger only */
+static int net_nofd;            /* the provider has no wait fd: poll at a pace */
 
 static void bind_cpu(void) {
   fy_progress_agent = 1;
@@ -251,6 +252,16 @@ static void *net_main(void *arg) {
       park(net_idle);
       continue;
     }
+    if (net_nofd) {
+      /* No fd to sleep on (libfabric's shm): look every FERRY_OFI_PACE_US
+       * while there is work or the application is quiet and listening,
+       * else a window's target that computes outside MPI never served
+       * its origins. */
+      fy_sleep_us(fy_config.ofi_pace_us > 0 ? fy_config.ofi_pace_us : 500);
+      if (!atomic_load(&net_running)) break;
+      agent_turn(NULL);
+      continue;
+    }
     if (net_trigger && fy_pt2pt_net_paced()) {
       /* Drain at a pace, not per arrival: each wake-up on the computation's
        * core costs a context switch, and one pass copies whatever the
@@ -299,7 +310,8 @@ static int shares_core(void) {
 }
 
 int fy_net_agent_start(void) {
-  if (!fy_pt2pt_net_active() || fy_pt2pt_net_wait_fd() < 0) return 0;
+  if (!fy_pt2pt_net_active()) return 0;
+  net_nofd = fy_pt2pt_net_wait_fd() < 0;
   const char *m = fy_config.ofi_agent ? fy_config.ofi_agent : "auto";
   if (!strcmp(m, "trigger")) net_trigger = 1;
   else if (!strcmp(m, "drain")) net_trigger = 0;

@@ -49,9 +49,9 @@ int fy_async_start(void) {
   }
   extern int fy_thread_multiple;
   /* With the fabric up, interrupt and pef add a thread that sleeps on the
-   * completion queue's fd (agent_thread.c): then the lock is needed. */
-  int net_agent = fy_pt2pt_net_active() && fy_pt2pt_net_wait_fd() >= 0 &&
-                  (fy_async_mode == FY_ASYNC_INTERRUPT || fy_async_mode == FY_ASYNC_PEF);
+   * completion queue's fd, or polls at a pace where the provider has none
+   * (agent_thread.c): then the lock is needed. */
+  int net_agent = fy_pt2pt_net_active() && (fy_async_mode == FY_ASYNC_INTERRUPT || fy_async_mode == FY_ASYNC_PEF);
   fy_plock_elide = !fy_thread_multiple && fy_async_mode != FY_ASYNC_THREAD &&
                    fy_async_mode != FY_ASYNC_INTERRUPT && !net_agent;
   int rc;
