@@ -47,7 +47,7 @@ while [ $# -gt 0 ]; do
     --nolocal) nolocal=1 ;;
     --np-args) npargs=$2; shift ;;
     --netns) netns=1 ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "netpipe.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
