@@ -3,7 +3,6 @@
  * two form one contiguous block or one regular strided run. See dt_impl.h. */
 #include "datatype/dt_impl.h"
 #include "core/fy_handle.h"
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 

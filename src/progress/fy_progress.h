@@ -10,8 +10,9 @@
  *   status").
  * - fy_progress_wait() blocks until done(arg) is true: it polls, spins
  *   FERRY_SPIN times (when unset: 500, or 0 when this machine's ranks
- *   outnumber its CPUs: fy_progress_spin_polls), then yields FERRY_YIELD times, then sleeps on the
- *   doorbell for at most FERRY_SLEEP_US per round; while it sleeps or
+ *   outnumber its CPUs: fy_progress_spin_polls), then yields FERRY_YIELD
+ *   times, then sleeps on the doorbell for at most FERRY_SLEEP_US per
+ *   round; while it sleeps or
  *   yields it releases the MPI_THREAD_MULTIPLE API lock. While inside, this
  *   process advertises "waiting in MPI" to its peers, so they let it move
  *   rendezvous data, and the PEF timer is off (fy_async_wait_begin/end).

@@ -133,10 +133,10 @@ int fy_progress_try_poll(void) {
  * that talk through the fabric (FERRY_NOLOCAL, or test hosts in network
  * namespaces of one machine) share the CPUs too, and a fabric poll costs
  * system calls, so 500 of them held the core for milliseconds (a token
- * passed around 3 such ranks on 2 cores took 425-500 us a round, 43 after). The CPUs:
- * this process's affinity mask, or the online CPUs when that mask is one
- * CPU (mpiexec binds each rank to its own core when they fit). Computed
- * once, after MPI_Init. */
+ * passed around 3 such ranks on 2 cores took 425-500 us a round, 43
+ * after). The CPUs: this process's affinity mask, or the online CPUs when
+ * that mask is one CPU (mpiexec binds each rank to its own core when they
+ * fit). Computed once, after MPI_Init. */
 long fy_progress_spin_polls(void) {
   static long spin = -1;
   if (spin >= 0) return spin;

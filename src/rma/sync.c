@@ -713,18 +713,18 @@ static void drop_req(fy_request_t *r, MPI_Request *user) {
   if (user) fy_req_release(r);
 }
 
-/* How many passes of this window's engine a blocking call makes before it
- * waits in the general engine: the words it waits for (grants, fence
- * words, done counters, locks) are in the window segment, and a full
- * progress pass per look at them (point-to-point rings and every hook)
- * made back-to-back epochs about twice as slow. As many as the general
- * wait spins (none when this machine's ranks outnumber its CPUs). */
 /* Finish an i-call: hand out the request (user) or wait for it (blocking). */
 static int finish_req(fy_win_t *w, fy_request_t *r, MPI_Request *user) {
   if (user) {
     *user = r->handle;
     return MPI_SUCCESS;
   }
+  /* First passes of this window's engine alone, as many as the general
+   * wait spins (none when this machine's ranks outnumber its CPUs): the
+   * words it waits for (grants, fence words, done counters, locks) are in
+   * the window segment, and a full progress pass per look at them
+   * (point-to-point rings and every hook) made back-to-back epochs about
+   * twice as slow. */
   for (long k = fy_progress_spin_polls(); k > 0 && !fy_req_done(r); k--) {
     if (!fy_ptrylock()) break;
     int ev = advance(w);
