@@ -90,7 +90,7 @@ tools() {
                   "-pmi-host $FY_NETNS_GW -hosts $FY_NETNS_HOSTS -bind-to none" ;;
       mpich) echo "mpif90.mpich mpicc.mpich mpiexec.mpich -launcher-exec $FY_NETNS_EXEC -iface $FY_NETNS_BRIDGE" \
                   "-hosts $FY_NETNS_HOSTS" ;;
-      ompi) net=${FY_NETNS_GW%.*}.0/24  # (as bench/scripts/common.sh's ompi_netns_args)
+      ompi) net=${FY_NETNS_GW%.*}.0/24  # (as bench/scripts/common.sh's netns_args)
             echo "mpif90.openmpi mpicc.openmpi mpiexec.openmpi --allow-run-as-root --oversubscribe" \
                  "--host $FY_NETNS_ADDRS --map-by node --bind-to none --mca plm_rsh_agent $FY_NETNS_EXEC" \
                  "--mca oob_tcp_if_include $net --mca btl_tcp_if_include $net" ;;

@@ -81,19 +81,28 @@ build() {
   echo "$exe"
 }
 
-# Open MPI's mpirun options that place NP ranks on the test hosts of
-# tests/launch/netns/fy_netns.sh (in turn, as the other launchers do):
-# the hosts by address (no name to resolve), started through the hosts'
-# launcher wrapper, its daemons and TCP traffic on the bridge's network,
-# no binding (each host would bind its first rank to core 0 of the
-# machine they share).
-ompi_netns_args() {
-  local np=$1 nh slots
-  nh=$(echo "$FY_NETNS_ADDRS" | tr , '\n' | wc -l)
-  slots=$(( (np + nh - 1) / nh ))
-  local net=${FY_NETNS_GW%.*}.0/24
-  echo --host "$(echo "$FY_NETNS_ADDRS" | sed "s/\(,\|\$\)/:$slots\1/g")" --map-by node --bind-to none \
-    --mca plm_rsh_agent "$FY_NETNS_EXEC" --mca oob_tcp_if_include "$net" --mca btl_tcp_if_include "$net"
+# netns_args IMPL NP: sets the array fy_netns_args to IMPL's launcher
+# options that place NP ranks on the test hosts of
+# tests/launch/netns/fy_netns.sh, one per host in turn, unbound (the
+# hosts share this machine's cores; bound, each host would put its first
+# rank on core 0). Ferry and MPICH start them through the hosts' launcher
+# wrapper; Open MPI is given the hosts by address (no name to resolve),
+# the wrapper as its rsh agent, and the bridge's network for its daemons
+# and its TCP traffic.
+netns_args() {
+  local impl=$1 np=$2 nh slots net
+  case "$impl" in
+    ferry) fy_netns_args=(-launcher-exec "$FY_NETNS_EXEC" -pmi-host "$FY_NETNS_GW" -hosts "$FY_NETNS_HOSTS"
+                          -bind-to none) ;;
+    mpich) fy_netns_args=(-launcher-exec "$FY_NETNS_EXEC" -iface "$FY_NETNS_BRIDGE" -hosts "$FY_NETNS_HOSTS") ;;
+    ompi)
+      nh=$(echo "$FY_NETNS_ADDRS" | tr , '\n' | wc -l)
+      slots=$(( (np + nh - 1) / nh ))
+      net=${FY_NETNS_GW%.*}.0/24
+      fy_netns_args=(--host "$(echo "$FY_NETNS_ADDRS" | sed "s/\(,\|\$\)/:$slots\1/g")" --map-by node
+                     --bind-to none --mca plm_rsh_agent "$FY_NETNS_EXEC" --mca oob_tcp_if_include "$net"
+                     --mca btl_tcp_if_include "$net") ;;
+  esac
 }
 
 # launch CONFIG NP EXE ARGS... : runs the program under CONFIG's launcher and
@@ -111,15 +120,13 @@ launch() {
     ferry)
       envs+=("LD_LIBRARY_PATH=$FY_INSTALL/lib:$FY_INSTALL/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
       cmd=("$FY_INSTALL/bin/mpiexec" -n "$np")
-      # Inside tests/launch/netns/fy_netns.sh the ranks go to its test
-      # hosts, one per host in turn (-bind-to none: they share this
-      # machine's cores).
-      [ -n "${FY_NETNS_HOSTS:-}" ] &&
-        cmd+=(-launcher-exec "$FY_NETNS_EXEC" -pmi-host "$FY_NETNS_GW" -hosts "$FY_NETNS_HOSTS" -bind-to none)
+      # inside tests/launch/netns/fy_netns.sh: on its test hosts
+      [ -n "${FY_NETNS_HOSTS:-}" ] && netns_args ferry "$np" && cmd+=("${fy_netns_args[@]}")
       [ "${FY_BENCH_TASKSET:-0}" = 1 ] && cmd+=("$FY_BENCH/scripts/bindrank.sh") ;;
     mpich)
       if [ -n "${FY_NETNS_HOSTS:-}" ]; then
-        cmd=(mpiexec.hydra -n "$np" -launcher-exec "$FY_NETNS_EXEC" -iface "$FY_NETNS_BRIDGE" -hosts "$FY_NETNS_HOSTS")
+        netns_args mpich "$np"
+        cmd=(mpiexec.hydra -n "$np" "${fy_netns_args[@]}")
         envs+=("UCX_TLS=tcp,self")
       else
         cmd=(mpiexec.hydra -n "$np" -bind-to core)
@@ -127,8 +134,8 @@ launch() {
     ompi)
       envs+=("OMPI_ALLOW_RUN_AS_ROOT=1" "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
       if [ -n "${FY_NETNS_HOSTS:-}" ]; then
-        # shellcheck disable=SC2207
-        cmd=(mpirun.openmpi -n "$np" $(ompi_netns_args "$np"))
+        netns_args ompi "$np"
+        cmd=(mpirun.openmpi -n "$np" "${fy_netns_args[@]}")
       else
         cmd=(mpirun.openmpi -n "$np" --bind-to core)
         [ "$np" -gt "$(nproc)" ] && cmd+=(--oversubscribe)

@@ -21,7 +21,7 @@
 # veth bridge, tests/launch/netns/fy_netns.sh; needs root): Ferry through its
 # mpiexec -launcher-exec, MPICH through mpiexec.hydra -launcher-exec, Open
 # MPI through mpirun with the hosts' launcher wrapper as its rsh agent
-# (common.sh, ompi_netns_args).
+# (common.sh, netns_args).
 # Benchmarks: bench/pingpong (latency, streaming bandwidth) and
 # bench/overlap/late (receiver-first, late sender, d = 50 us: overlap %).
 # Every round runs every config once (interleaved); the table gives the
@@ -77,32 +77,24 @@ else ppargs=(-t 0.1 -m 4194304); lateargs=(-n 40 -s 64K,256K,1M,4M -d 50); fi
 # launch CONFIG WHERE EXE ARGS...
 launch_net() {
   local cfg=$1 where=$2; shift 2
-  local hosts="" H1 H2
-  if [ "$where" = hosts ]; then
-    IFS=, read -r H1 H2 _ <<<"$FY_NETNS_HOSTS"
-  fi
+  fy_netns_args=()
   case $cfg in
     ferry-net|ferry-rxm)
-      local m=("$FY_INSTALL/bin/mpiexec") prov=auto
+      local prov=auto
       [ "$cfg" = ferry-rxm ] && prov="tcp;ofi_rxm"
-      # (-bind-to none: the test hosts share this machine's cores, and each
-      # would bind its one rank to core 0)
-      [ "$where" = hosts ] && m+=(-launcher-exec "$FY_NETNS_EXEC" -pmi-host "$FY_NETNS_GW" -hosts "$H1,$H2" -bind-to none)
+      [ "$where" = hosts ] && netns_args ferry 2
       env -u FI_PROVIDER FERRY_NOLOCAL=1 FERRY_OFI_PROVIDER="$prov" \
           LD_LIBRARY_PATH="$FY_INSTALL/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-          timeout "$FY_RUN_TIMEOUT" "${m[@]}" -n 2 "$@" ;;
+          timeout "$FY_RUN_TIMEOUT" "$FY_INSTALL/bin/mpiexec" "${fy_netns_args[@]}" -n 2 "$@" ;;
     mpich-tcp)
-      local m=(mpiexec.hydra)
-      if [ "$where" = hosts ]; then m+=(-launcher-exec "$FY_NETNS_EXEC" -iface "$FY_NETNS_BRIDGE" -hosts "$H1,$H2")
-      else m+=(-bind-to core); fi
-      env UCX_TLS=tcp,self MPIR_CVAR_ODD_EVEN_CLIQUES=1 timeout "$FY_RUN_TIMEOUT" "${m[@]}" -n 2 "$@" ;;
+      local m=(-bind-to core)
+      [ "$where" = hosts ] && netns_args mpich 2 && m=("${fy_netns_args[@]}")
+      env UCX_TLS=tcp,self MPIR_CVAR_ODD_EVEN_CLIQUES=1 timeout "$FY_RUN_TIMEOUT" mpiexec.hydra "${m[@]}" -n 2 "$@" ;;
     ompi-tcp)
-      local m=(mpirun.openmpi --mca pml ob1 --mca btl tcp,self)
-      # shellcheck disable=SC2207
-      if [ "$where" = hosts ]; then m+=($(ompi_netns_args 2))
-      else m+=(--bind-to core); fi
+      local m=(--bind-to core)
+      [ "$where" = hosts ] && netns_args ompi 2 && m=("${fy_netns_args[@]}")
       env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout "$FY_RUN_TIMEOUT" \
-          "${m[@]}" -n 2 "$@" ;;
+          mpirun.openmpi --mca pml ob1 --mca btl tcp,self "${m[@]}" -n 2 "$@" ;;
   esac
 }
 
