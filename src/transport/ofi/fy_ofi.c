@@ -68,6 +68,7 @@ const char *fy_ofi_version(void) { return NULL; }
 #include <rdma/fi_errno.h>
 #include <rdma/fi_eq.h>
 #include <dlfcn.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -80,11 +81,33 @@ static struct {
   uint32_t (*version)(void);
 } lf;
 
+/* The constructors of the libraries libfabric pulls in must not take the
+ * application's signals. Debian's libinfinipath (under libpsm_infinipath)
+ * installs, when loaded, a handler for SIGSEGV, SIGBUS, SIGILL, SIGABRT,
+ * SIGINT and SIGTERM that prints a backtrace, writes a .btr file into the
+ * working directory and exits with code 1: a handler the application set
+ * before MPI_Init was lost, and a crash read as a plain exit. Its switch
+ * (IPATH_NO_BACKTRACE; HFI_NO_BACKTRACE for psm2) is set unless the user
+ * set it, as Open MPI does, and the actions are put back after the load
+ * for any other library that does the same. */
+static const int lf_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE, SIGINT, SIGTERM, SIGQUIT};
+enum { LF_NSIGS = sizeof lf_sigs / sizeof lf_sigs[0] };
+
+static void *lf_dlopen(void) {
+  struct sigaction saved[LF_NSIGS];
+  for (int i = 0; i < LF_NSIGS; i++) sigaction(lf_sigs[i], NULL, &saved[i]);
+  setenv("IPATH_NO_BACKTRACE", "1", 0);
+  setenv("HFI_NO_BACKTRACE", "1", 0);
+  void *h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+  for (int i = 0; i < LF_NSIGS; i++) sigaction(lf_sigs[i], &saved[i], NULL);
+  return h;
+}
+
 /* 0 once libfabric is loaded; -1 with a message in fy_ofi_error(). */
 static int lf_load(void) {
   static int state; /* 0: not tried, 1: loaded, -1: failed */
   if (state) return state > 0 ? 0 : -1;
-  void *h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+  void *h = lf_dlopen();
   if (h) {
     *(void **)&lf.getinfo = dlsym(h, "fi_getinfo");
     *(void **)&lf.freeinfo = dlsym(h, "fi_freeinfo");
