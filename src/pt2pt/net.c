@@ -156,12 +156,12 @@ static xfer_t *xfer_new(fy_request_t *r, int peer, int sender, void *buf, size_t
   x->sender = sender;
   x->buf = buf;
   x->n = n;
-  if (n) x->mr = fy_ofi_mr_get(buf, n);
   return x;
 }
 
 void fy_net_rndv_send(fy_request_t *r, const void *data) {
   xfer_t *x = xfer_new(r, fy_net_world(r->peer_local), 1, (void *)data, r->bytes);
+  if (x->n) x->mr = fy_ofi_mr_get(data, x->n); /* either side's RMA needs it */
   uint64_t key = x->mr ? fy_ofi_mr_key(x->mr) : 0;
   fy_pkt_t h = {.type = FY_PKT_RTS, .src = r->comm->rank, .tag = r->tag, .ctx = r->ctx, .len = r->bytes,
                 .sreq = (uint64_t)(uintptr_t)x, .addr = x->mr ? fy_ofi_mr_raddr(x->mr, data) : 0,
@@ -194,11 +194,13 @@ void fy_net_rndv_match(fy_request_t *r, int src, const fy_pkt_t *h) {
   } else if (mode == RNDV_READ) {
     st.rget++;
     pace(x, n);
+    x->mr = fy_net_mr_local(buf, n); /* a read's target is ours: registered only under FI_MR_LOCAL */
     uint64_t key = (uint64_t)h->slot | ((uint64_t)h->gen << 32);
     fy_ofi_rma(0, x->peer, buf, n, x->mr, h->addr, key, x);
   } else {
     st.rput++;
     pace(x, n);
+    x->mr = fy_ofi_mr_get(buf, n); /* the sender writes into it */
     uint64_t key = fy_ofi_mr_key(x->mr);
     fy_pkt_t c = {.type = FY_PKT_NCTS, .sreq = h->sreq, .rreq = (uint64_t)(uintptr_t)x, .len = n,
                   .addr = fy_ofi_mr_raddr(x->mr, buf), .slot = (uint32_t)key, .gen = (uint32_t)(key >> 32)};
