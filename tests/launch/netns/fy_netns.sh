@@ -15,7 +15,8 @@
 #                   hosts reach it by: give it to mpiexec -pmi-host)
 #   FY_NETNS_ADDRS  the hosts' addresses, comma-separated, in order
 # and removes everything afterwards, also when the command fails or the
-# script is interrupted. Exit status: the command's, or 77 (skip) with a
+# script is interrupted; what a run killed outright (SIGKILL) left behind
+# is removed by the next run (the bridge's alias names its process). Exit status: the command's, or 77 (skip) with a
 # "SKIP:" line when this machine does not allow namespaces (not root, no
 # ip/unshare, no veth/bridge support), 2 on a usage error.
 #
@@ -41,23 +42,43 @@ br=fyb$id
 hosts=""; addrs=""
 here=$(cd "$(dirname "$0")" && pwd)
 
-cleanup() {
-  trap - EXIT INT TERM HUP
-  for h in $hosts; do
+# remove ID HOSTS...: the test hosts, bridge and veths of run ID.
+remove() {
+  rid=$1; shift
+  for h in "$@"; do
     # Whatever still runs on a test host ends with it.
     pids=$(ip netns pids "$h" 2>/dev/null)
     [ -n "$pids" ] && kill -9 $pids 2>/dev/null
     ip netns del "$h" 2>/dev/null
   done
-  ip link del "$br" 2>/dev/null
-  for i in 1 2 3; do ip link del "fyv${id}h$i" 2>/dev/null; done
+  ip link del "fyb$rid" 2>/dev/null
+  for i in 1 2 3; do ip link del "fyv${rid}h$i" 2>/dev/null; done
+}
+cleanup() {
+  trap - EXIT INT TERM HUP
+  remove "$id" $hosts
+}
+# A run killed outright (SIGKILL: a test driver's timeout) could not clean
+# up: its bridge's alias names its process, and what a run whose process is
+# gone left behind is removed here (a live run's is never touched).
+reap_stale() {
+  for d in /sys/class/net/fyb*; do
+    [ -e "$d" ] || continue
+    owner=$(sed -n 's/^fy_netns pid \([0-9][0-9]*\)$/\1/p' "$d/ifalias" 2>/dev/null)
+    [ -n "$owner" ] && ! kill -0 "$owner" 2>/dev/null || continue
+    rid=${d##*/fyb}
+    echo "fy_netns.sh: removing the test hosts of an earlier run (process $owner is gone)" >&2
+    remove "$rid" "fyt${rid}a" "fyt${rid}b" "fyt${rid}c"
+  done
 }
 trap 'cleanup' EXIT
 trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM
 trap 'cleanup; exit 129' HUP
 
+reap_stale
 ip link add "$br" type bridge 2>/dev/null || skip "cannot create a bridge (ip link add type bridge)"
+ip link set "$br" alias "fy_netns pid $$" 2>/dev/null
 ip addr add "$net.1/24" dev "$br" && ip link set "$br" up || skip "cannot configure the bridge"
 i=1
 for s in a b c; do
