@@ -16,9 +16,10 @@
 #   FY_NETNS_ADDRS  the hosts' addresses, comma-separated, in order
 # and removes everything afterwards, also when the command fails or the
 # script is interrupted; what a run killed outright (SIGKILL) left behind
-# is removed by the next run (the bridge's alias names its process). Exit status: the command's, or 77 (skip) with a
-# "SKIP:" line when this machine does not allow namespaces (not root, no
-# ip/unshare, no veth/bridge support), 2 on a usage error.
+# is removed by the next run (the bridge's alias names its process).
+# Exit status: the command's, or 77 (skip) with a "SKIP:" line when this
+# machine does not allow namespaces (not root, no ip/unshare, no
+# veth/bridge support), 2 on a usage error.
 #
 # Addresses: 10.X.Y.0/24 with X.Y from the process id, so concurrent runs
 # do not collide; .1 is the bridge, .11, .12, ... the hosts. Nothing is
