@@ -44,7 +44,7 @@ if [ -n "$NETNS" ]; then
   # the whole script again inside the test hosts' helper
   [ -n "${FY_NETNS_HOSTS:-}" ] || exec sh tests/launch/netns/fy_netns.sh "$NETNS" -- bash "$0" "${ARGS[@]}"
   ONLY=ferry
-  LAUNCH=(-launcher-exec "$FY_NETNS_EXEC" -pmi-host "$FY_NETNS_GW" -hosts "$FY_NETNS_HOSTS" -bind-to none)
+  mapfile -t LAUNCH < <(sh tests/launch/netns/fy_netns_args.sh ferry)
 fi
 M4P_VERSION=${M4P_VERSION:-4.1.2}
 WORK=${CONFORMANCE_DIR:-$ROOT/build/conformance}

@@ -94,8 +94,9 @@ if [ -n "$netns" ]; then
   # a launcher that spreads the ranks over the test hosts (the CTest
   # files take one program as the launcher)
   wrap=$out/mpiexec-netns
-  printf '#!/bin/sh\nexec "%s" -launcher-exec "%s" -pmi-host "%s" -hosts "%s" -bind-to none "$@"\n' \
-    "$ferry/bin/mpiexec" "$FY_NETNS_EXEC" "$FY_NETNS_GW" "$FY_NETNS_HOSTS" >"$wrap"
+  { printf '#!/bin/sh\nexec "%s"' "$ferry/bin/mpiexec"
+    sh "$root/tests/launch/netns/fy_netns_args.sh" ferry 4 | sed 's/.*/ "&"/' | tr -d '\n'
+    printf ' "$@"\n'; } >"$wrap"
   chmod +x "$wrap"
   setup ferry-netns "$wrap"
   run ferry-netns LD_LIBRARY_PATH="$ferry/lib"

@@ -82,26 +82,24 @@ stamp=$(date +%Y%m%d-%H%M%S)
 csv=$out/nas-$stamp.csv
 echo "mpi,benchmark,class,np,rep,status,seconds,comm_seconds" > "$csv"
 
-# The wrappers and launcher of each MPI: fc cc mpiexec [launcher options].
+# The wrappers and launcher of each MPI: fc cc mpiexec.
 tools() {
-  if [ -n "${FY_NETNS_HOSTS:-}" ]; then   # (-bind-to none: the test hosts share this machine's cores)
-    case $1 in
-      ferry) echo "$ferry/bin/mpifort $ferry/bin/mpicc $ferry/bin/mpiexec -launcher-exec $FY_NETNS_EXEC" \
-                  "-pmi-host $FY_NETNS_GW -hosts $FY_NETNS_HOSTS -bind-to none" ;;
-      mpich) echo "mpif90.mpich mpicc.mpich mpiexec.mpich -launcher-exec $FY_NETNS_EXEC -iface $FY_NETNS_BRIDGE" \
-                  "-hosts $FY_NETNS_HOSTS" ;;
-      ompi) net=${FY_NETNS_GW%.*}.0/24  # (as bench/scripts/common.sh's netns_args)
-            echo "mpif90.openmpi mpicc.openmpi mpiexec.openmpi --allow-run-as-root --oversubscribe" \
-                 "--host $FY_NETNS_ADDRS --map-by node --bind-to none --mca plm_rsh_agent $FY_NETNS_EXEC" \
-                 "--mca oob_tcp_if_include $net --mca btl_tcp_if_include $net" ;;
-    esac
-    return
-  fi
   case $1 in
     ferry) echo "$ferry/bin/mpifort $ferry/bin/mpicc $ferry/bin/mpiexec" ;;
     mpich) echo "mpif90.mpich mpicc.mpich mpiexec.mpich" ;;
-    ompi) echo "mpif90.openmpi mpicc.openmpi mpiexec.openmpi --oversubscribe --allow-run-as-root" ;;
+    ompi) echo "mpif90.openmpi mpicc.openmpi mpiexec.openmpi" ;;
   esac
+}
+# lopts MPI NP: its launcher's options for NP ranks, on the test hosts
+# those of tests/launch/netns/fy_netns_args.sh.
+lopts() {
+  [ "$1" = ompi ] && echo --allow-run-as-root
+  if [ -n "${FY_NETNS_HOSTS:-}" ]; then
+    sh "$root/tests/launch/netns/fy_netns_args.sh" "$1" "$2"
+  else
+    [ "$1" = ompi ] && echo --oversubscribe
+  fi
+  return 0
 }
 have() { command -v "$1" >/dev/null 2>&1 || [ -x "$1" ]; }
 
@@ -199,7 +197,7 @@ while [ $rep -le "$repeat" ]; do
             continue
           fi
           set -- $(tools "$mpi")
-          launcher=$3; shift 3; lopts=$*
+          launcher=$3
           mode=
           [ "$mpi" = ferry ] && mode=$ferry_progress
           case $spec in *:*) mode=${spec#*:} ;; esac
@@ -208,7 +206,7 @@ while [ $rep -le "$repeat" ]; do
           [ "$mpi" = mpich ] && [ -n "${FY_NETNS_HOSTS:-}" ] && env_prog="UCX_TLS=tcp,self"
           rlog=$b/$bm.$cl.np$np.$(echo "$spec" | tr : _).r$rep.log
           # shellcheck disable=SC2086
-          (cd "$b/bin" && env $env_prog timeout "$timeout_s" "$launcher" $lopts -n "$np" "$exe") >"$rlog" 2>&1
+          (cd "$b/bin" && env $env_prog timeout "$timeout_s" "$launcher" $(lopts "$mpi" "$np") -n "$np" "$exe") >"$rlog" 2>&1
           rc=$?
           t=$(sed -n 's/^ *Time in seconds *= *\([0-9.eE+-]*\).*/\1/p' "$rlog" | head -1)
           # LU's timer table: " timer 12( totcomm) :  min  max  average"

@@ -83,26 +83,10 @@ build() {
 
 # netns_args IMPL NP: sets the array fy_netns_args to IMPL's launcher
 # options that place NP ranks on the test hosts of
-# tests/launch/netns/fy_netns.sh, one per host in turn, unbound (the
-# hosts share this machine's cores; bound, each host would put its first
-# rank on core 0). Ferry and MPICH start them through the hosts' launcher
-# wrapper; Open MPI is given the hosts by address (no name to resolve),
-# the wrapper as its rsh agent, and the bridge's network for its daemons
-# and its TCP traffic.
+# tests/launch/netns/fy_netns.sh (tests/launch/netns/fy_netns_args.sh says
+# how, for every script that launches there).
 netns_args() {
-  local impl=$1 np=$2 nh slots net
-  case "$impl" in
-    ferry) fy_netns_args=(-launcher-exec "$FY_NETNS_EXEC" -pmi-host "$FY_NETNS_GW" -hosts "$FY_NETNS_HOSTS"
-                          -bind-to none) ;;
-    mpich) fy_netns_args=(-launcher-exec "$FY_NETNS_EXEC" -iface "$FY_NETNS_BRIDGE" -hosts "$FY_NETNS_HOSTS") ;;
-    ompi)
-      nh=$(echo "$FY_NETNS_ADDRS" | tr , '\n' | wc -l)
-      slots=$(( (np + nh - 1) / nh ))
-      net=${FY_NETNS_GW%.*}.0/24
-      fy_netns_args=(--host "$(echo "$FY_NETNS_ADDRS" | sed "s/\(,\|\$\)/:$slots\1/g")" --map-by node
-                     --bind-to none --mca plm_rsh_agent "$FY_NETNS_EXEC" --mca oob_tcp_if_include "$net"
-                     --mca btl_tcp_if_include "$net") ;;
-  esac
+  mapfile -t fy_netns_args < <(sh "$FY_ROOT/tests/launch/netns/fy_netns_args.sh" "$1" "$2")
 }
 
 # launch CONFIG NP EXE ARGS... : runs the program under CONFIG's launcher and

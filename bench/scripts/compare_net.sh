@@ -21,7 +21,7 @@
 # veth bridge, tests/launch/netns/fy_netns.sh; needs root): Ferry through its
 # mpiexec -launcher-exec, MPICH through mpiexec.hydra -launcher-exec, Open
 # MPI through mpirun with the hosts' launcher wrapper as its rsh agent
-# (common.sh, netns_args).
+# (tests/launch/netns/fy_netns_args.sh).
 # Benchmarks: bench/pingpong (latency, streaming bandwidth) and
 # bench/overlap/late (receiver-first, late sender, d = 50 us: overlap %).
 # Every round runs every config once (interleaved); the table gives the
