@@ -69,9 +69,9 @@ program f08_pt2pt
   call MPI_Waitall(1, reqs, MPI_STATUSES_IGNORE)
   call fyt_check(b(100) == left * 1000 + 100, 'STATUS(ES)_IGNORE')
 
-  ! a strided section is refused, not sent wrong
+  ! a strided section is sent as a section (f08_sections.f90 checks the data)
   call MPI_Send(a(1:100:2), 50, MPI_INTEGER, MPI_PROC_NULL, 4, MPI_COMM_WORLD, ierr)
-  call fyt_check(ierr == MPI_ERR_BUFFER, 'non-contiguous section refused with MPI_ERR_BUFFER')
+  call fyt_check(ierr == MPI_SUCCESS, 'non-contiguous section accepted')
 
   ! handles
   call fyt_check(MPI_COMM_WORLD /= MPI_COMM_SELF .and. MPI_COMM_WORLD == MPI_COMM_WORLD, 'handle ==, /=')

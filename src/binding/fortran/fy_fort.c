@@ -249,16 +249,3 @@ FY_F_SAME(type_null_delete_fn, TYPE_NULL_DELETE_FN, pmpi_comm_null_delete_fn_)
 FY_F_SAME(win_dup_fn, WIN_DUP_FN, pmpi_comm_dup_fn_)
 FY_F_SAME(win_null_copy_fn, WIN_NULL_COPY_FN, pmpi_comm_null_copy_fn_)
 FY_F_SAME(win_null_delete_fn, WIN_NULL_DELETE_FN, pmpi_comm_null_delete_fn_)
-
-/* mpi_f08 choice buffers arrive as assumed-rank descriptors: the address of
- * the data when contiguous (MPI_SUBARRAYS_SUPPORTED is .FALSE.: a strided
- * section is refused, never sent wrong). */
-#include <ISO_Fortran_binding.h>
-FY_F_API void *fy_f08_buf(CFI_cdesc_t *d, MPI_Fint *ierror);
-void *fy_f08_buf(CFI_cdesc_t *d, MPI_Fint *ierror) {
-  if (d->rank > 0 && d->base_addr && !CFI_is_contiguous(d)) {
-    *ierror = MPI_ERR_BUFFER;
-    return NULL;
-  }
-  return d->base_addr;
-}

@@ -1066,6 +1066,44 @@ module fy_f08_c
       integer(c_int) :: ierror
       type(c_ptr) :: p
     end function
+    function fy_f08_addr(buf) bind(C, name="fy_f08_addr") result(p)
+      import
+      type(*), dimension(..), intent(in) :: buf
+      type(c_ptr) :: p
+    end function
+    subroutine fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror) &
+        bind(C, name="fy_f08_sec")
+      import
+      type(*), dimension(..), intent(in) :: buf
+      integer(c_int), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(c_ptr), intent(out) :: buf_c
+      integer(c_int), intent(out) :: count_c
+      type(MPI_Datatype), intent(out) :: datatype_c
+      integer(c_int) :: ierror
+    end subroutine
+    subroutine fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror) &
+        bind(C, name="fy_f08_sec_l")
+      import
+      type(*), dimension(..), intent(in) :: buf
+      integer(c_int64_t), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(c_ptr), intent(out) :: buf_c
+      integer(c_int64_t), intent(out) :: count_c
+      type(MPI_Datatype), intent(out) :: datatype_c
+      integer(c_int) :: ierror
+    end subroutine
+    subroutine fy_f08_sec_done(datatype_c, datatype) bind(C, name="fy_f08_sec_done")
+      import
+      type(MPI_Datatype) :: datatype_c
+      type(MPI_Datatype), intent(in) :: datatype
+    end subroutine
+    subroutine fy_f08_fail(ierror, kind, handle, fname) bind(C, name="fy_f08_fail")
+      import
+      integer(c_int) :: ierror
+      integer(c_int), intent(in) :: kind, handle
+      character(kind=c_char), dimension(*), intent(in) :: fname
+    end subroutine
     subroutine pmpi_abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set, ierror)
       import
       implicit none

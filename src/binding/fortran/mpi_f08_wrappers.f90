@@ -4,7 +4,7 @@
 ! Ferry: the procedures behind module mpi_f08's generic interfaces.
 
 subroutine MPI_Abi_get_fortran_booleans_f08(logical_size, logical_true, logical_false, is_set, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_abi_get_fortran_booleans
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_get_fortran_booleans
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -20,7 +20,7 @@ subroutine MPI_Abi_get_fortran_booleans_f08(logical_size, logical_true, logical_
 end subroutine
 
 subroutine MPI_Abi_get_fortran_info_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_abi_get_fortran_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_get_fortran_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -35,7 +35,7 @@ subroutine MPI_Abi_get_fortran_info_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Abi_get_info_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_abi_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -50,7 +50,7 @@ subroutine MPI_Abi_get_info_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Abi_get_version_f08(abi_major, abi_minor, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_abi_get_version
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_get_version
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -65,7 +65,7 @@ subroutine MPI_Abi_get_version_f08(abi_major, abi_minor, ierror)
 end subroutine
 
 subroutine MPI_Abi_set_fortran_booleans_f08(logical_size, logical_true, logical_false, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_abi_set_fortran_booleans
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_set_fortran_booleans
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -81,7 +81,7 @@ subroutine MPI_Abi_set_fortran_booleans_f08(logical_size, logical_true, logical_
 end subroutine
 
 subroutine MPI_Abi_set_fortran_info_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_abi_set_fortran_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_set_fortran_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -96,7 +96,7 @@ subroutine MPI_Abi_set_fortran_info_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Abort_f08(comm, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_abort
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abort
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -112,7 +112,7 @@ subroutine MPI_Abort_f08(comm, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Accumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_accumulate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_accumulate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -127,14 +127,20 @@ subroutine MPI_Accumulate_f08ts(origin_addr, origin_count, origin_datatype, targ
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  INTEGER :: origin_count_c
+  type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror_c)
+  origin_count_c = origin_count
+  origin_datatype_c = origin_datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Accumulate" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, op, win, ierror_c)
+  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_accumulate_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_accumulate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -150,14 +156,20 @@ subroutine MPI_Accumulate_f08ts_large(origin_addr, origin_count, origin_datatype
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: origin_count_c
+  type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror_c)
+  origin_count_c = origin_count
+  origin_datatype_c = origin_datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Accumulate_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, op, win, ierror_c)
+  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Add_error_class_f08(errorclass, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_add_error_class
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_add_error_class
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -172,7 +184,7 @@ subroutine MPI_Add_error_class_f08(errorclass, ierror)
 end subroutine
 
 subroutine MPI_Add_error_code_f08(errorclass, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_add_error_code
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_add_error_code
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -188,7 +200,7 @@ subroutine MPI_Add_error_code_f08(errorclass, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Add_error_string_f08(errorcode, string, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_add_error_string
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_add_error_string
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -204,7 +216,7 @@ subroutine MPI_Add_error_string_f08(errorcode, string, ierror)
 end subroutine
 
 function MPI_Aint_add_f08(base, disp) result(res)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_aint_add
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_aint_add
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -216,7 +228,7 @@ function MPI_Aint_add_f08(base, disp) result(res)
 end function
 
 function MPI_Aint_diff_f08(addr1, addr2) result(res)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_aint_diff
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_aint_diff
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -228,7 +240,7 @@ function MPI_Aint_diff_f08(addr1, addr2) result(res)
 end function
 
 subroutine MPI_Allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_allgather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allgather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -246,12 +258,13 @@ subroutine MPI_Allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allgather" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_allgather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allgather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -269,12 +282,13 @@ subroutine MPI_Allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recv
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allgather_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_allgather_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allgather_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -294,12 +308,13 @@ subroutine MPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvc
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allgather_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_allgather_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allgather_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -319,12 +334,13 @@ subroutine MPI_Allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allgather_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_allgatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allgatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -342,12 +358,13 @@ subroutine MPI_Allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allgatherv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_allgatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allgatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -366,12 +383,13 @@ subroutine MPI_Allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, rec
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allgatherv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_allgatherv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allgatherv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -392,12 +410,13 @@ subroutine MPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recv
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allgatherv_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_allgatherv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allgatherv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -419,12 +438,13 @@ subroutine MPI_Allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allgatherv_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alloc_mem_f08(size, info, baseptr, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_alloc_mem
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alloc_mem
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -441,7 +461,7 @@ subroutine MPI_Alloc_mem_f08(size, info, baseptr, ierror)
 end subroutine
 
 subroutine MPI_Allreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_allreduce
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allreduce
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -460,12 +480,13 @@ subroutine MPI_Allreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierr
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allreduce" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_allreduce_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allreduce_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -484,12 +505,13 @@ subroutine MPI_Allreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allreduce_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_allreduce_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allreduce_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -510,12 +532,13 @@ subroutine MPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allreduce_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allreduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_allreduce_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allreduce_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -536,12 +559,13 @@ subroutine MPI_Allreduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allreduce_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_alltoall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -559,12 +583,13 @@ subroutine MPI_Alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, 
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoall" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_alltoall_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoall_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -582,12 +607,13 @@ subroutine MPI_Alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvc
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoall_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_alltoall_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoall_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -607,12 +633,13 @@ subroutine MPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvco
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoall_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_alltoall_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoall_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -632,12 +659,13 @@ subroutine MPI_Alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, 
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoall_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_alltoallv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoallv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -655,12 +683,13 @@ subroutine MPI_Alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, 
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoallv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_alltoallv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoallv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -679,12 +708,13 @@ subroutine MPI_Alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, rec
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoallv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_alltoallv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoallv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -704,12 +734,13 @@ subroutine MPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recv
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoallv_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_alltoallv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoallv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -730,12 +761,13 @@ subroutine MPI_Alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoallv_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_alltoallw
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoallw
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -753,12 +785,13 @@ subroutine MPI_Alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoallw" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_alltoallw_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoallw_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -777,12 +810,13 @@ subroutine MPI_Alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, re
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoallw_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_alltoallw_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoallw_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -802,12 +836,13 @@ subroutine MPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, rec
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoallw_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_alltoallw_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoallw_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -828,12 +863,13 @@ subroutine MPI_Alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoallw_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Barrier_f08(comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_barrier
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_barrier
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -848,7 +884,7 @@ subroutine MPI_Barrier_f08(comm, ierror)
 end subroutine
 
 subroutine MPI_Barrier_init_f08(comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_barrier_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_barrier_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -865,7 +901,7 @@ subroutine MPI_Barrier_init_f08(comm, info, request, ierror)
 end subroutine
 
 subroutine MPI_Bcast_f08ts(buffer, count, datatype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_bcast
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_bcast
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -878,14 +914,20 @@ subroutine MPI_Bcast_f08ts(buffer, count, datatype, root, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buffer_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buffer_c = fy_f08_buf(buffer, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count, datatype, root, comm, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buffer, count, datatype, buffer_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Bcast" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count_c, datatype_c, root, comm, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Bcast_f08ts_large(buffer, count, datatype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_bcast_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_bcast_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -899,14 +941,20 @@ subroutine MPI_Bcast_f08ts_large(buffer, count, datatype, root, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buffer_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buffer_c = fy_f08_buf(buffer, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count, datatype, root, comm, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buffer, count, datatype, buffer_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Bcast_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count_c, datatype_c, root, comm, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Bcast_init_f08ts(buffer, count, datatype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_bcast_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_bcast_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -921,14 +969,20 @@ subroutine MPI_Bcast_init_f08ts(buffer, count, datatype, root, comm, info, reque
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buffer_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buffer_c = fy_f08_buf(buffer, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count, datatype, root, comm, info, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buffer, count, datatype, buffer_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Bcast_init" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count_c, datatype_c, root, comm, info, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Bcast_init_f08ts_large(buffer, count, datatype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_bcast_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_bcast_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -944,14 +998,20 @@ subroutine MPI_Bcast_init_f08ts_large(buffer, count, datatype, root, comm, info,
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buffer_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buffer_c = fy_f08_buf(buffer, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count, datatype, root, comm, info, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buffer, count, datatype, buffer_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Bcast_init_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count_c, datatype_c, root, comm, info, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Bsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_bsend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_bsend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -964,14 +1024,20 @@ subroutine MPI_Bsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Bsend" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Bsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_bsend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_bsend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -985,14 +1051,20 @@ subroutine MPI_Bsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Bsend_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Bsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_bsend_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_bsend_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1006,14 +1078,20 @@ subroutine MPI_Bsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Bsend_init" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Bsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_bsend_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_bsend_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1028,14 +1106,20 @@ subroutine MPI_Bsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, req
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Bsend_init_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Buffer_attach_f08ts(buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_buffer_attach
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_buffer_attach
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1048,12 +1132,13 @@ subroutine MPI_Buffer_attach_f08ts(buffer, size, ierror)
   type(c_ptr) :: buffer_c
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) buffer_c = fy_f08_buf(buffer, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Buffer_attach" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, size, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Buffer_attach_f08ts_large(buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_buffer_attach_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_buffer_attach_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1066,12 +1151,13 @@ subroutine MPI_Buffer_attach_f08ts_large(buffer, size, ierror)
   type(c_ptr) :: buffer_c
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) buffer_c = fy_f08_buf(buffer, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Buffer_attach_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, size, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Buffer_detach_f08(buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_buffer_detach
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_buffer_detach
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1087,7 +1173,7 @@ subroutine MPI_Buffer_detach_f08(buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Buffer_detach_f08_large(buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_buffer_detach_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_buffer_detach_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1103,7 +1189,7 @@ subroutine MPI_Buffer_detach_f08_large(buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Buffer_flush_f08(ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_buffer_flush
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_buffer_flush
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1117,7 +1203,7 @@ subroutine MPI_Buffer_flush_f08(ierror)
 end subroutine
 
 subroutine MPI_Buffer_iflush_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_buffer_iflush
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_buffer_iflush
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1132,7 +1218,7 @@ subroutine MPI_Buffer_iflush_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Cancel_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cancel
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cancel
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1147,7 +1233,7 @@ subroutine MPI_Cancel_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Cart_coords_f08(comm, rank, maxdims, coords, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cart_coords
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_coords
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1164,7 +1250,7 @@ subroutine MPI_Cart_coords_f08(comm, rank, maxdims, coords, ierror)
 end subroutine
 
 subroutine MPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cart_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1182,7 +1268,7 @@ subroutine MPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_car
 end subroutine
 
 subroutine MPI_Cart_get_f08(comm, maxdims, dims, periods, coords, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cart_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1200,7 +1286,7 @@ subroutine MPI_Cart_get_f08(comm, maxdims, dims, periods, coords, ierror)
 end subroutine
 
 subroutine MPI_Cart_map_f08(comm, ndims, dims, periods, newrank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cart_map
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_map
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1218,7 +1304,7 @@ subroutine MPI_Cart_map_f08(comm, ndims, dims, periods, newrank, ierror)
 end subroutine
 
 subroutine MPI_Cart_rank_f08(comm, coords, rank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cart_rank
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_rank
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1235,7 +1321,7 @@ subroutine MPI_Cart_rank_f08(comm, coords, rank, ierror)
 end subroutine
 
 subroutine MPI_Cart_shift_f08(comm, direction, disp, rank_source, rank_dest, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cart_shift
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_shift
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1252,7 +1338,7 @@ subroutine MPI_Cart_shift_f08(comm, direction, disp, rank_source, rank_dest, ier
 end subroutine
 
 subroutine MPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cart_sub
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_sub
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1269,7 +1355,7 @@ subroutine MPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Cartdim_get_f08(comm, ndims, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_cartdim_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cartdim_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1285,7 +1371,7 @@ subroutine MPI_Cartdim_get_f08(comm, ndims, ierror)
 end subroutine
 
 subroutine MPI_Close_port_f08(port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_close_port
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_close_port
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1300,7 +1386,7 @@ subroutine MPI_Close_port_f08(port_name, ierror)
 end subroutine
 
 subroutine MPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_accept
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_accept
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1319,7 +1405,7 @@ subroutine MPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_attach_buffer_f08ts(comm, buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_attach_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_attach_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1333,12 +1419,13 @@ subroutine MPI_Comm_attach_buffer_f08ts(comm, buffer, size, ierror)
   type(c_ptr) :: buffer_c
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) buffer_c = fy_f08_buf(buffer, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Comm_attach_buffer" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(comm, buffer_c, size, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Comm_attach_buffer_f08ts_large(comm, buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_comm_attach_buffer_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_comm_attach_buffer_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1352,12 +1439,13 @@ subroutine MPI_Comm_attach_buffer_f08ts_large(comm, buffer, size, ierror)
   type(c_ptr) :: buffer_c
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) buffer_c = fy_f08_buf(buffer, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Comm_attach_buffer_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(comm, buffer_c, size, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Comm_call_errhandler_f08(comm, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_call_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_call_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1373,7 +1461,7 @@ subroutine MPI_Comm_call_errhandler_f08(comm, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Comm_compare_f08(comm1, comm2, result, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_compare
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_compare
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1389,7 +1477,7 @@ subroutine MPI_Comm_compare_f08(comm1, comm2, result, ierror)
 end subroutine
 
 subroutine MPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_connect
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_connect
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1408,7 +1496,7 @@ subroutine MPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_create_f08(comm, group, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1425,7 +1513,7 @@ subroutine MPI_Comm_create_f08(comm, group, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_create_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1441,7 +1529,7 @@ subroutine MPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror
 end subroutine
 
 subroutine MPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_create_from_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create_from_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1460,7 +1548,7 @@ subroutine MPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, ne
 end subroutine
 
 subroutine MPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_create_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1478,7 +1566,7 @@ subroutine MPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_create_keyval_f08(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_create_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1496,7 +1584,7 @@ subroutine MPI_Comm_create_keyval_f08(comm_copy_attr_fn, comm_delete_attr_fn, co
 end subroutine
 
 subroutine MPI_Comm_delete_attr_f08(comm, comm_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_delete_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_delete_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1512,7 +1600,7 @@ subroutine MPI_Comm_delete_attr_f08(comm, comm_keyval, ierror)
 end subroutine
 
 subroutine MPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_detach_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_detach_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1529,7 +1617,7 @@ subroutine MPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_detach_buffer_f08_large(comm, buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_comm_detach_buffer_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_comm_detach_buffer_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1546,7 +1634,7 @@ subroutine MPI_Comm_detach_buffer_f08_large(comm, buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_disconnect_f08(comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_disconnect
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_disconnect
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1561,7 +1649,7 @@ subroutine MPI_Comm_disconnect_f08(comm, ierror)
 end subroutine
 
 subroutine MPI_Comm_dup_f08(comm, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_dup
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_dup
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1577,7 +1665,7 @@ subroutine MPI_Comm_dup_f08(comm, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_dup_with_info_f08(comm, info, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_dup_with_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_dup_with_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1594,7 +1682,7 @@ subroutine MPI_Comm_dup_with_info_f08(comm, info, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_flush_buffer_f08(comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_flush_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_flush_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1609,7 +1697,7 @@ subroutine MPI_Comm_flush_buffer_f08(comm, ierror)
 end subroutine
 
 subroutine MPI_Comm_free_f08(comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1624,7 +1712,7 @@ subroutine MPI_Comm_free_f08(comm, ierror)
 end subroutine
 
 subroutine MPI_Comm_free_keyval_f08(comm_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_free_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_free_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1639,7 +1727,7 @@ subroutine MPI_Comm_free_keyval_f08(comm_keyval, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_attr_f08(comm, comm_keyval, attribute_val, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_get_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1657,7 +1745,7 @@ subroutine MPI_Comm_get_attr_f08(comm, comm_keyval, attribute_val, flag, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_errhandler_f08(comm, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_get_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1673,7 +1761,7 @@ subroutine MPI_Comm_get_errhandler_f08(comm, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_info_f08(comm, info_used, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1689,7 +1777,7 @@ subroutine MPI_Comm_get_info_f08(comm, info_used, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_name_f08(comm, comm_name, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_get_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1706,7 +1794,7 @@ subroutine MPI_Comm_get_name_f08(comm, comm_name, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_parent_f08(parent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_get_parent
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_parent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1721,7 +1809,7 @@ subroutine MPI_Comm_get_parent_f08(parent, ierror)
 end subroutine
 
 subroutine MPI_Comm_group_f08(comm, group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1737,7 +1825,7 @@ subroutine MPI_Comm_group_f08(comm, group, ierror)
 end subroutine
 
 subroutine MPI_Comm_idup_f08(comm, newcomm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_idup
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_idup
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1754,7 +1842,7 @@ subroutine MPI_Comm_idup_f08(comm, newcomm, request, ierror)
 end subroutine
 
 subroutine MPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_idup_with_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_idup_with_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1772,7 +1860,7 @@ subroutine MPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror)
 end subroutine
 
 subroutine MPI_Comm_iflush_buffer_f08(comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_iflush_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_iflush_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1788,7 +1876,7 @@ subroutine MPI_Comm_iflush_buffer_f08(comm, request, ierror)
 end subroutine
 
 subroutine MPI_Comm_join_f08(fd, intercomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_join
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_join
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1804,7 +1892,7 @@ subroutine MPI_Comm_join_f08(fd, intercomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_rank_f08(comm, rank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_rank
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_rank
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1820,7 +1908,7 @@ subroutine MPI_Comm_rank_f08(comm, rank, ierror)
 end subroutine
 
 subroutine MPI_Comm_remote_group_f08(comm, group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_remote_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_remote_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1836,7 +1924,7 @@ subroutine MPI_Comm_remote_group_f08(comm, group, ierror)
 end subroutine
 
 subroutine MPI_Comm_remote_size_f08(comm, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_remote_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_remote_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1852,7 +1940,7 @@ subroutine MPI_Comm_remote_size_f08(comm, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_set_attr_f08(comm, comm_keyval, attribute_val, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_set_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_set_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1869,7 +1957,7 @@ subroutine MPI_Comm_set_attr_f08(comm, comm_keyval, attribute_val, ierror)
 end subroutine
 
 subroutine MPI_Comm_set_errhandler_f08(comm, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_set_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_set_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1885,7 +1973,7 @@ subroutine MPI_Comm_set_errhandler_f08(comm, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Comm_set_info_f08(comm, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_set_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_set_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1901,7 +1989,7 @@ subroutine MPI_Comm_set_info_f08(comm, info, ierror)
 end subroutine
 
 subroutine MPI_Comm_set_name_f08(comm, comm_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_set_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_set_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1917,7 +2005,7 @@ subroutine MPI_Comm_set_name_f08(comm, comm_name, ierror)
 end subroutine
 
 subroutine MPI_Comm_size_f08(comm, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1933,7 +2021,7 @@ subroutine MPI_Comm_size_f08(comm, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_spawn
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_spawn
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1953,7 +2041,7 @@ subroutine MPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, interco
 end subroutine
 
 subroutine MPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_spawn_multiple
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_spawn_multiple
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1973,7 +2061,7 @@ subroutine MPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, 
 end subroutine
 
 subroutine MPI_Comm_split_f08(comm, color, key, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_split
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_split
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1990,7 +2078,7 @@ subroutine MPI_Comm_split_f08(comm, color, key, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_split_type_f08(comm, split_type, key, info, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_split_type
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_split_type
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2008,7 +2096,7 @@ subroutine MPI_Comm_split_type_f08(comm, split_type, key, info, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_test_inter_f08(comm, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_comm_test_inter
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_test_inter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2024,7 +2112,7 @@ subroutine MPI_Comm_test_inter_f08(comm, flag, ierror)
 end subroutine
 
 subroutine MPI_Compare_and_swap_f08ts(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_compare_and_swap
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_compare_and_swap
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2045,12 +2133,13 @@ subroutine MPI_Compare_and_swap_f08ts(origin_addr, compare_addr, result_addr, da
   if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
   if (ierror_c == MPI_SUCCESS) compare_addr_c = fy_f08_buf(compare_addr, ierror_c)
   if (ierror_c == MPI_SUCCESS) result_addr_c = fy_f08_buf(result_addr, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Compare_and_swap" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, compare_addr_c, result_addr_c, datatype, target_rank, target_disp, win, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Dims_create_f08(nnodes, ndims, dims, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_dims_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dims_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2066,7 +2155,7 @@ subroutine MPI_Dims_create_f08(nnodes, ndims, dims, ierror)
 end subroutine
 
 subroutine MPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_dist_graph_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dist_graph_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2085,7 +2174,7 @@ subroutine MPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations
 end subroutine
 
 subroutine MPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_dist_graph_create_adjacent
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dist_graph_create_adjacent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2104,7 +2193,7 @@ subroutine MPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourc
 end subroutine
 
 subroutine MPI_Dist_graph_neighbors_f08(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_dist_graph_neighbors
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dist_graph_neighbors
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2122,7 +2211,7 @@ subroutine MPI_Dist_graph_neighbors_f08(comm, maxindegree, sources, sourceweight
 end subroutine
 
 subroutine MPI_Dist_graph_neighbors_count_f08(comm, indegree, outdegree, weighted, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_dist_graph_neighbors_count
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dist_graph_neighbors_count
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2139,7 +2228,7 @@ subroutine MPI_Dist_graph_neighbors_count_f08(comm, indegree, outdegree, weighte
 end subroutine
 
 subroutine MPI_Errhandler_free_f08(errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_errhandler_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_errhandler_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2154,7 +2243,7 @@ subroutine MPI_Errhandler_free_f08(errhandler, ierror)
 end subroutine
 
 subroutine MPI_Error_class_f08(errorcode, errorclass, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_error_class
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_error_class
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2170,7 +2259,7 @@ subroutine MPI_Error_class_f08(errorcode, errorclass, ierror)
 end subroutine
 
 subroutine MPI_Error_string_f08(errorcode, string, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_error_string
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_error_string
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2187,7 +2276,7 @@ subroutine MPI_Error_string_f08(errorcode, string, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Exscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_exscan
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_exscan
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2206,12 +2295,13 @@ subroutine MPI_Exscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Exscan" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Exscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_exscan_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_exscan_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2230,12 +2320,13 @@ subroutine MPI_Exscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, i
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Exscan_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_exscan_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_exscan_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2256,12 +2347,13 @@ subroutine MPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, in
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Exscan_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Exscan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_exscan_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_exscan_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2282,12 +2374,13 @@ subroutine MPI_Exscan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, co
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Exscan_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_F_sync_reg_f08ts(buf)
-  use fy_f08_c, only : fy_f08_buf
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2298,7 +2391,7 @@ subroutine MPI_F_sync_reg_f08ts(buf)
 end subroutine
 
 subroutine MPI_Fetch_and_op_f08ts(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_fetch_and_op
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_fetch_and_op
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2318,12 +2411,13 @@ subroutine MPI_Fetch_and_op_f08ts(origin_addr, result_addr, datatype, target_ran
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
   if (ierror_c == MPI_SUCCESS) result_addr_c = fy_f08_buf(result_addr, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Fetch_and_op" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, result_addr_c, datatype, target_rank, target_disp, op, win, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_call_errhandler_f08(fh, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_call_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_call_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2339,7 +2433,7 @@ subroutine MPI_File_call_errhandler_f08(fh, errorcode, ierror)
 end subroutine
 
 subroutine MPI_File_close_f08(fh, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_close
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_close
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2354,7 +2448,7 @@ subroutine MPI_File_close_f08(fh, ierror)
 end subroutine
 
 subroutine MPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_create_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_create_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2370,7 +2464,7 @@ subroutine MPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror
 end subroutine
 
 subroutine MPI_File_delete_f08(filename, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_delete
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_delete
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2386,7 +2480,7 @@ subroutine MPI_File_delete_f08(filename, info, ierror)
 end subroutine
 
 subroutine MPI_File_get_amode_f08(fh, amode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_amode
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_amode
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2402,7 +2496,7 @@ subroutine MPI_File_get_amode_f08(fh, amode, ierror)
 end subroutine
 
 subroutine MPI_File_get_atomicity_f08(fh, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_atomicity
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_atomicity
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2418,7 +2512,7 @@ subroutine MPI_File_get_atomicity_f08(fh, flag, ierror)
 end subroutine
 
 subroutine MPI_File_get_byte_offset_f08(fh, offset, disp, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_byte_offset
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_byte_offset
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2435,7 +2529,7 @@ subroutine MPI_File_get_byte_offset_f08(fh, offset, disp, ierror)
 end subroutine
 
 subroutine MPI_File_get_errhandler_f08(file, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2451,7 +2545,7 @@ subroutine MPI_File_get_errhandler_f08(file, errhandler, ierror)
 end subroutine
 
 subroutine MPI_File_get_group_f08(fh, group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2467,7 +2561,7 @@ subroutine MPI_File_get_group_f08(fh, group, ierror)
 end subroutine
 
 subroutine MPI_File_get_info_f08(fh, info_used, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2483,7 +2577,7 @@ subroutine MPI_File_get_info_f08(fh, info_used, ierror)
 end subroutine
 
 subroutine MPI_File_get_position_f08(fh, offset, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_position
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_position
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2499,7 +2593,7 @@ subroutine MPI_File_get_position_f08(fh, offset, ierror)
 end subroutine
 
 subroutine MPI_File_get_position_shared_f08(fh, offset, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_position_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_position_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2515,7 +2609,7 @@ subroutine MPI_File_get_position_shared_f08(fh, offset, ierror)
 end subroutine
 
 subroutine MPI_File_get_size_f08(fh, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2531,7 +2625,7 @@ subroutine MPI_File_get_size_f08(fh, size, ierror)
 end subroutine
 
 subroutine MPI_File_get_type_extent_f08(fh, datatype, extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_type_extent
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_type_extent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2548,7 +2642,7 @@ subroutine MPI_File_get_type_extent_f08(fh, datatype, extent, ierror)
 end subroutine
 
 subroutine MPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_get_view
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_view
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2566,7 +2660,7 @@ subroutine MPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror)
 end subroutine
 
 subroutine MPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iread
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2580,14 +2674,20 @@ subroutine MPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iread_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iread_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2601,14 +2701,20 @@ subroutine MPI_File_iread_f08ts_large(fh, buf, count, datatype, request, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iread_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2622,14 +2728,20 @@ subroutine MPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_all" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iread_all_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iread_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2643,14 +2755,20 @@ subroutine MPI_File_iread_all_f08ts_large(fh, buf, count, datatype, request, ier
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_all_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iread_at
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread_at
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2665,14 +2783,20 @@ subroutine MPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ie
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_at" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iread_at_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iread_at_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_at_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2687,14 +2811,20 @@ subroutine MPI_File_iread_at_f08ts_large(fh, offset, buf, count, datatype, reque
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_at_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iread_at_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread_at_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2709,14 +2839,20 @@ subroutine MPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_at_all" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iread_at_all_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iread_at_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_at_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2731,14 +2867,20 @@ subroutine MPI_File_iread_at_all_f08ts_large(fh, offset, buf, count, datatype, r
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_at_all_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iread_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2752,14 +2894,20 @@ subroutine MPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_shared" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iread_shared_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iread_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2773,14 +2921,20 @@ subroutine MPI_File_iread_shared_f08ts_large(fh, buf, count, datatype, request, 
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_shared_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iwrite
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2794,14 +2948,20 @@ subroutine MPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iwrite_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iwrite_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2815,14 +2975,20 @@ subroutine MPI_File_iwrite_f08ts_large(fh, buf, count, datatype, request, ierror
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iwrite_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2836,14 +3002,20 @@ subroutine MPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_all" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iwrite_all_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iwrite_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2857,14 +3029,20 @@ subroutine MPI_File_iwrite_all_f08ts_large(fh, buf, count, datatype, request, ie
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_all_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iwrite_at
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite_at
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2879,14 +3057,20 @@ subroutine MPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, i
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_at" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iwrite_at_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iwrite_at_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_at_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2901,14 +3085,20 @@ subroutine MPI_File_iwrite_at_f08ts_large(fh, offset, buf, count, datatype, requ
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_at_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iwrite_at_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite_at_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2923,14 +3113,20 @@ subroutine MPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, reques
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_at_all" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iwrite_at_all_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iwrite_at_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_at_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2945,14 +3141,20 @@ subroutine MPI_File_iwrite_at_all_f08ts_large(fh, offset, buf, count, datatype, 
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_at_all_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_iwrite_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2966,14 +3168,20 @@ subroutine MPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierro
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_shared" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_iwrite_shared_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_iwrite_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2987,14 +3195,20 @@ subroutine MPI_File_iwrite_shared_f08ts_large(fh, buf, count, datatype, request,
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_shared_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_open_f08(comm, filename, amode, info, fh, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_open
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_open
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3013,7 +3227,7 @@ subroutine MPI_File_open_f08(comm, filename, amode, info, fh, ierror)
 end subroutine
 
 subroutine MPI_File_preallocate_f08(fh, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_preallocate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_preallocate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3029,7 +3243,7 @@ subroutine MPI_File_preallocate_f08(fh, size, ierror)
 end subroutine
 
 subroutine MPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3043,14 +3257,20 @@ subroutine MPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3064,14 +3284,20 @@ subroutine MPI_File_read_f08ts_large(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3085,14 +3311,20 @@ subroutine MPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_all" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_all_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3106,14 +3338,20 @@ subroutine MPI_File_read_all_f08ts_large(fh, buf, count, datatype, status, ierro
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_all_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_all_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_all_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3126,14 +3364,20 @@ subroutine MPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_all_begin" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_all_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_all_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3146,14 +3390,20 @@ subroutine MPI_File_read_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_all_begin_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_all_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_all_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_all_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3166,13 +3416,14 @@ subroutine MPI_File_read_all_end_f08ts(fh, buf, status, ierror)
   integer :: ierror_c
   type(c_ptr) :: buf_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
+  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_addr(buf)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_all_end" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, status, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_at
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_at
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3187,14 +3438,20 @@ subroutine MPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierr
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_at" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_at_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_at_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_at_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3209,14 +3466,20 @@ subroutine MPI_File_read_at_f08ts_large(fh, offset, buf, count, datatype, status
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_at_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_at_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_at_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3231,14 +3494,20 @@ subroutine MPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, 
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_at_all" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_at_all_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_at_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_at_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3253,14 +3522,20 @@ subroutine MPI_File_read_at_all_f08ts_large(fh, offset, buf, count, datatype, st
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_at_all_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_at_all_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_at_all_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3274,14 +3549,20 @@ subroutine MPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ie
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_at_all_begin" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_at_all_begin_f08ts_large(fh, offset, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_at_all_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_at_all_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3295,14 +3576,20 @@ subroutine MPI_File_read_at_all_begin_f08ts_large(fh, offset, buf, count, dataty
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_at_all_begin_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_at_all_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_at_all_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_at_all_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3315,13 +3602,14 @@ subroutine MPI_File_read_at_all_end_f08ts(fh, buf, status, ierror)
   integer :: ierror_c
   type(c_ptr) :: buf_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
+  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_addr(buf)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_at_all_end" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, status, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_ordered
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_ordered
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3335,14 +3623,20 @@ subroutine MPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_ordered" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_ordered_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_ordered_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_ordered_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3356,14 +3650,20 @@ subroutine MPI_File_read_ordered_f08ts_large(fh, buf, count, datatype, status, i
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_ordered_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_ordered_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_ordered_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3376,14 +3676,20 @@ subroutine MPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_ordered_begin" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_ordered_begin_f08ts_large(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_ordered_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_ordered_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3396,14 +3702,20 @@ subroutine MPI_File_read_ordered_begin_f08ts_large(fh, buf, count, datatype, ier
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_ordered_begin_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_ordered_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_ordered_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_ordered_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3416,13 +3728,14 @@ subroutine MPI_File_read_ordered_end_f08ts(fh, buf, status, ierror)
   integer :: ierror_c
   type(c_ptr) :: buf_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
+  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_addr(buf)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_ordered_end" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, status, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_read_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3436,14 +3749,20 @@ subroutine MPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_shared" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_read_shared_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_read_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3457,14 +3776,20 @@ subroutine MPI_File_read_shared_f08ts_large(fh, buf, count, datatype, status, ie
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_shared_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_seek_f08(fh, offset, whence, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_seek
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_seek
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3481,7 +3806,7 @@ subroutine MPI_File_seek_f08(fh, offset, whence, ierror)
 end subroutine
 
 subroutine MPI_File_seek_shared_f08(fh, offset, whence, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_seek_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_seek_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3498,7 +3823,7 @@ subroutine MPI_File_seek_shared_f08(fh, offset, whence, ierror)
 end subroutine
 
 subroutine MPI_File_set_atomicity_f08(fh, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_set_atomicity
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_atomicity
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3514,7 +3839,7 @@ subroutine MPI_File_set_atomicity_f08(fh, flag, ierror)
 end subroutine
 
 subroutine MPI_File_set_errhandler_f08(file, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_set_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3530,7 +3855,7 @@ subroutine MPI_File_set_errhandler_f08(file, errhandler, ierror)
 end subroutine
 
 subroutine MPI_File_set_info_f08(fh, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_set_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3546,7 +3871,7 @@ subroutine MPI_File_set_info_f08(fh, info, ierror)
 end subroutine
 
 subroutine MPI_File_set_size_f08(fh, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_set_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3562,7 +3887,7 @@ subroutine MPI_File_set_size_f08(fh, size, ierror)
 end subroutine
 
 subroutine MPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_set_view
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_view
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3581,7 +3906,7 @@ subroutine MPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierro
 end subroutine
 
 subroutine MPI_File_sync_f08(fh, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_sync
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_sync
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3596,7 +3921,7 @@ subroutine MPI_File_sync_f08(fh, ierror)
 end subroutine
 
 subroutine MPI_File_write_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3610,14 +3935,20 @@ subroutine MPI_File_write_f08ts(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3631,14 +3962,20 @@ subroutine MPI_File_write_f08ts_large(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_all_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3652,14 +3989,20 @@ subroutine MPI_File_write_all_f08ts(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_all" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_all_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3673,14 +4016,20 @@ subroutine MPI_File_write_all_f08ts_large(fh, buf, count, datatype, status, ierr
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_all_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_all_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_all_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3693,14 +4042,20 @@ subroutine MPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_all_begin" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_all_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_all_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3713,14 +4068,20 @@ subroutine MPI_File_write_all_begin_f08ts_large(fh, buf, count, datatype, ierror
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_all_begin_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_all_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_all_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_all_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3733,13 +4094,14 @@ subroutine MPI_File_write_all_end_f08ts(fh, buf, status, ierror)
   integer :: ierror_c
   type(c_ptr) :: buf_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
+  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_addr(buf)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_all_end" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, status, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_at
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_at
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3754,14 +4116,20 @@ subroutine MPI_File_write_at_f08ts(fh, offset, buf, count, datatype, status, ier
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_at" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_at_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_at_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_at_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3776,14 +4144,20 @@ subroutine MPI_File_write_at_f08ts_large(fh, offset, buf, count, datatype, statu
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_at_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_at_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_at_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3798,14 +4172,20 @@ subroutine MPI_File_write_at_all_f08ts(fh, offset, buf, count, datatype, status,
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_at_all" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_at_all_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_at_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_at_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3820,14 +4200,20 @@ subroutine MPI_File_write_at_all_f08ts_large(fh, offset, buf, count, datatype, s
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_at_all_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_at_all_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_at_all_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3841,14 +4227,20 @@ subroutine MPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, i
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_at_all_begin" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_at_all_begin_f08ts_large(fh, offset, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_at_all_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_at_all_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3862,14 +4254,20 @@ subroutine MPI_File_write_at_all_begin_f08ts_large(fh, offset, buf, count, datat
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count, datatype, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_at_all_begin_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_at_all_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_at_all_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_at_all_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3882,13 +4280,14 @@ subroutine MPI_File_write_at_all_end_f08ts(fh, buf, status, ierror)
   integer :: ierror_c
   type(c_ptr) :: buf_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
+  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_addr(buf)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_at_all_end" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, status, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_ordered_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_ordered
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_ordered
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3902,14 +4301,20 @@ subroutine MPI_File_write_ordered_f08ts(fh, buf, count, datatype, status, ierror
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_ordered" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_ordered_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_ordered_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_ordered_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3923,14 +4328,20 @@ subroutine MPI_File_write_ordered_f08ts_large(fh, buf, count, datatype, status, 
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_ordered_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_ordered_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_ordered_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3943,14 +4354,20 @@ subroutine MPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_ordered_begin" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_ordered_begin_f08ts_large(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_ordered_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_ordered_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3963,14 +4380,20 @@ subroutine MPI_File_write_ordered_begin_f08ts_large(fh, buf, count, datatype, ie
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_ordered_begin_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_ordered_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_ordered_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_ordered_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3983,13 +4406,14 @@ subroutine MPI_File_write_ordered_end_f08ts(fh, buf, status, ierror)
   integer :: ierror_c
   type(c_ptr) :: buf_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
+  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_addr(buf)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_ordered_end" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, status, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_shared_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_file_write_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4003,14 +4427,20 @@ subroutine MPI_File_write_shared_f08ts(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_shared" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_write_shared_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_file_write_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4024,14 +4454,20 @@ subroutine MPI_File_write_shared_f08ts_large(fh, buf, count, datatype, status, i
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count, datatype, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_shared_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Finalize_f08(ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_finalize
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_finalize
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4045,7 +4481,7 @@ subroutine MPI_Finalize_f08(ierror)
 end subroutine
 
 subroutine MPI_Finalized_f08(flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_finalized
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_finalized
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4060,7 +4496,7 @@ subroutine MPI_Finalized_f08(flag, ierror)
 end subroutine
 
 subroutine MPI_Free_mem_f08ts(base, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_free_mem
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_free_mem
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4071,13 +4507,14 @@ subroutine MPI_Free_mem_f08ts(base, ierror)
   integer :: ierror_c
   type(c_ptr) :: base_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) base_c = fy_f08_buf(base, ierror_c)
+  if (ierror_c == MPI_SUCCESS) base_c = fy_f08_addr(base)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Free_mem" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(base_c, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_gather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_gather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4095,12 +4532,13 @@ subroutine MPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, re
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Gather" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Gather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_gather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_gather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4119,12 +4557,13 @@ subroutine MPI_Gather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcou
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Gather_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_gather_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_gather_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4144,12 +4583,13 @@ subroutine MPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Gather_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Gather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_gather_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_gather_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4170,12 +4610,13 @@ subroutine MPI_Gather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, re
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Gather_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Gatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_gatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_gatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4193,12 +4634,13 @@ subroutine MPI_Gatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, 
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Gatherv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, root, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Gatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_gatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_gatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4218,12 +4660,13 @@ subroutine MPI_Gatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvco
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Gatherv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, root, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_gatherv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_gatherv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4244,12 +4687,13 @@ subroutine MPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Gatherv_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, root, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Gatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_gatherv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_gatherv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4272,12 +4716,13 @@ subroutine MPI_Gatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, r
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Gatherv_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, root, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Get_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4291,14 +4736,20 @@ subroutine MPI_Get_f08ts(origin_addr, origin_count, origin_datatype, target_rank
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  INTEGER :: origin_count_c
+  type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror_c)
+  origin_count_c = origin_count
+  origin_datatype_c = origin_datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Get" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, win, ierror_c)
+  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Get_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_get_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_get_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4313,14 +4764,20 @@ subroutine MPI_Get_f08ts_large(origin_addr, origin_count, origin_datatype, targe
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: origin_count_c
+  type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror_c)
+  origin_count_c = origin_count
+  origin_datatype_c = origin_datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Get_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, win, ierror_c)
+  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Get_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_accumulate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_accumulate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4337,15 +4794,26 @@ subroutine MPI_Get_accumulate_f08ts(origin_addr, origin_count, origin_datatype, 
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
   type(c_ptr) :: result_addr_c
+  INTEGER :: origin_count_c
+  type(MPI_Datatype) :: origin_datatype_c
+  INTEGER :: result_count_c
+  type(MPI_Datatype) :: result_datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) result_addr_c = fy_f08_buf(result_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count, origin_datatype, result_addr_c, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror_c)
+  origin_count_c = origin_count
+  origin_datatype_c = origin_datatype
+  result_count_c = result_count
+  result_datatype_c = result_datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(result_addr, result_count, result_datatype, result_addr_c, result_count_c, result_datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Get_accumulate" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, result_addr_c, result_count_c, result_datatype_c, target_rank, target_disp, target_count, target_datatype, op, win, ierror_c)
+  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(result_datatype_c, result_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Get_accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_get_accumulate_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_get_accumulate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4363,15 +4831,26 @@ subroutine MPI_Get_accumulate_f08ts_large(origin_addr, origin_count, origin_data
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
   type(c_ptr) :: result_addr_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: origin_count_c
+  type(MPI_Datatype) :: origin_datatype_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: result_count_c
+  type(MPI_Datatype) :: result_datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) result_addr_c = fy_f08_buf(result_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count, origin_datatype, result_addr_c, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror_c)
+  origin_count_c = origin_count
+  origin_datatype_c = origin_datatype
+  result_count_c = result_count
+  result_datatype_c = result_datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(result_addr, result_count, result_datatype, result_addr_c, result_count_c, result_datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Get_accumulate_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, result_addr_c, result_count_c, result_datatype_c, target_rank, target_disp, target_count, target_datatype, op, win, ierror_c)
+  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(result_datatype_c, result_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Get_address_f08ts(location, address, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_address
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_address
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4383,13 +4862,14 @@ subroutine MPI_Get_address_f08ts(location, address, ierror)
   integer :: ierror_c
   type(c_ptr) :: location_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) location_c = fy_f08_buf(location, ierror_c)
+  if (ierror_c == MPI_SUCCESS) location_c = fy_f08_addr(location)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Get_address" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(location_c, address, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Get_count_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_count
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_count
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4406,7 +4886,7 @@ subroutine MPI_Get_count_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_count_f08_large(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_get_count_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_get_count_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4423,7 +4903,7 @@ subroutine MPI_Get_count_f08_large(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_elements_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_elements
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_elements
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4440,7 +4920,7 @@ subroutine MPI_Get_elements_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_elements_f08_large(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_get_elements_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_get_elements_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4457,7 +4937,7 @@ subroutine MPI_Get_elements_f08_large(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_elements_x_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_elements_x
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_elements_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4474,7 +4954,7 @@ subroutine MPI_Get_elements_x_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_hw_resource_info_f08(hw_info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_hw_resource_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_hw_resource_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4489,7 +4969,7 @@ subroutine MPI_Get_hw_resource_info_f08(hw_info, ierror)
 end subroutine
 
 subroutine MPI_Get_library_version_f08(version, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_library_version
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_library_version
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4505,7 +4985,7 @@ subroutine MPI_Get_library_version_f08(version, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Get_processor_name_f08(name, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_processor_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_processor_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4521,7 +5001,7 @@ subroutine MPI_Get_processor_name_f08(name, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Get_version_f08(version, subversion, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_get_version
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_version
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4536,7 +5016,7 @@ subroutine MPI_Get_version_f08(version, subversion, ierror)
 end subroutine
 
 subroutine MPI_Graph_create_f08(comm_old, nnodes, index, edges, reorder, comm_graph, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_graph_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4554,7 +5034,7 @@ subroutine MPI_Graph_create_f08(comm_old, nnodes, index, edges, reorder, comm_gr
 end subroutine
 
 subroutine MPI_Graph_get_f08(comm, maxindex, maxedges, index, edges, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_graph_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4571,7 +5051,7 @@ subroutine MPI_Graph_get_f08(comm, maxindex, maxedges, index, edges, ierror)
 end subroutine
 
 subroutine MPI_Graph_map_f08(comm, nnodes, index, edges, newrank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_graph_map
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_map
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4588,7 +5068,7 @@ subroutine MPI_Graph_map_f08(comm, nnodes, index, edges, newrank, ierror)
 end subroutine
 
 subroutine MPI_Graph_neighbors_f08(comm, rank, maxneighbors, neighbors, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_graph_neighbors
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_neighbors
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4605,7 +5085,7 @@ subroutine MPI_Graph_neighbors_f08(comm, rank, maxneighbors, neighbors, ierror)
 end subroutine
 
 subroutine MPI_Graph_neighbors_count_f08(comm, rank, nneighbors, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_graph_neighbors_count
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_neighbors_count
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4622,7 +5102,7 @@ subroutine MPI_Graph_neighbors_count_f08(comm, rank, nneighbors, ierror)
 end subroutine
 
 subroutine MPI_Graphdims_get_f08(comm, nnodes, nedges, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_graphdims_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graphdims_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4638,7 +5118,7 @@ subroutine MPI_Graphdims_get_f08(comm, nnodes, nedges, ierror)
 end subroutine
 
 subroutine MPI_Grequest_complete_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_grequest_complete
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_grequest_complete
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4653,7 +5133,7 @@ subroutine MPI_Grequest_complete_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_grequest_start
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_grequest_start
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4672,7 +5152,7 @@ subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, req
 end subroutine
 
 subroutine MPI_Group_compare_f08(group1, group2, result, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_compare
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_compare
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4688,7 +5168,7 @@ subroutine MPI_Group_compare_f08(group1, group2, result, ierror)
 end subroutine
 
 subroutine MPI_Group_difference_f08(group1, group2, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_difference
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_difference
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4704,7 +5184,7 @@ subroutine MPI_Group_difference_f08(group1, group2, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_excl_f08(group, n, ranks, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_excl
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_excl
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4721,7 +5201,7 @@ subroutine MPI_Group_excl_f08(group, n, ranks, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_free_f08(group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4736,7 +5216,7 @@ subroutine MPI_Group_free_f08(group, ierror)
 end subroutine
 
 subroutine MPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_from_session_pset
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_from_session_pset
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4753,7 +5233,7 @@ subroutine MPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_incl_f08(group, n, ranks, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_incl
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_incl
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4770,7 +5250,7 @@ subroutine MPI_Group_incl_f08(group, n, ranks, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_intersection_f08(group1, group2, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_intersection
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_intersection
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4786,7 +5266,7 @@ subroutine MPI_Group_intersection_f08(group1, group2, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_range_excl_f08(group, n, ranges, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_range_excl
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_range_excl
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4803,7 +5283,7 @@ subroutine MPI_Group_range_excl_f08(group, n, ranges, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_range_incl_f08(group, n, ranges, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_range_incl
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_range_incl
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4820,7 +5300,7 @@ subroutine MPI_Group_range_incl_f08(group, n, ranges, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_rank_f08(group, rank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_rank
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_rank
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4836,7 +5316,7 @@ subroutine MPI_Group_rank_f08(group, rank, ierror)
 end subroutine
 
 subroutine MPI_Group_size_f08(group, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4852,7 +5332,7 @@ subroutine MPI_Group_size_f08(group, size, ierror)
 end subroutine
 
 subroutine MPI_Group_translate_ranks_f08(group1, n, ranks1, group2, ranks2, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_translate_ranks
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_translate_ranks
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4869,7 +5349,7 @@ subroutine MPI_Group_translate_ranks_f08(group1, n, ranks1, group2, ranks2, ierr
 end subroutine
 
 subroutine MPI_Group_union_f08(group1, group2, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_group_union
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_union
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4885,7 +5365,7 @@ subroutine MPI_Group_union_f08(group1, group2, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_iallgather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iallgather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4904,12 +5384,13 @@ subroutine MPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iallgather" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iallgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_iallgather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iallgather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4928,12 +5409,13 @@ subroutine MPI_Iallgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, rec
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iallgather_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_iallgatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iallgatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4953,12 +5435,13 @@ subroutine MPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iallgatherv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iallgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_iallgatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iallgatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4979,12 +5462,13 @@ subroutine MPI_Iallgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, re
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iallgatherv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_iallreduce
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iallreduce
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5004,12 +5488,13 @@ subroutine MPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, req
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iallreduce" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iallreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_iallreduce_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iallreduce_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5029,12 +5514,13 @@ subroutine MPI_Iallreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, com
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iallreduce_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ialltoall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ialltoall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5053,12 +5539,13 @@ subroutine MPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ialltoall" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ialltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ialltoall_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ialltoall_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5077,12 +5564,13 @@ subroutine MPI_Ialltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recv
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ialltoall_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ialltoallv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ialltoallv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5101,12 +5589,13 @@ subroutine MPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ialltoallv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ialltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ialltoallv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ialltoallv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5126,12 +5615,13 @@ subroutine MPI_Ialltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, re
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ialltoallv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ialltoallw
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ialltoallw
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5150,12 +5640,13 @@ subroutine MPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ialltoallw" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ialltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ialltoallw_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ialltoallw_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5175,12 +5666,13 @@ subroutine MPI_Ialltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, r
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ialltoallw_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ibarrier_f08(comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ibarrier
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ibarrier
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5196,7 +5688,7 @@ subroutine MPI_Ibarrier_f08(comm, request, ierror)
 end subroutine
 
 subroutine MPI_Ibcast_f08ts(buffer, count, datatype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ibcast
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ibcast
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5210,14 +5702,20 @@ subroutine MPI_Ibcast_f08ts(buffer, count, datatype, root, comm, request, ierror
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buffer_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buffer_c = fy_f08_buf(buffer, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count, datatype, root, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buffer, count, datatype, buffer_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ibcast" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count_c, datatype_c, root, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ibcast_f08ts_large(buffer, count, datatype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ibcast_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ibcast_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5232,14 +5730,20 @@ subroutine MPI_Ibcast_f08ts_large(buffer, count, datatype, root, comm, request, 
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buffer_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buffer_c = fy_f08_buf(buffer, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count, datatype, root, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buffer, count, datatype, buffer_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ibcast_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count_c, datatype_c, root, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ibsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ibsend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ibsend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5253,14 +5757,20 @@ subroutine MPI_Ibsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ibsend" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ibsend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ibsend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ibsend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5275,14 +5785,20 @@ subroutine MPI_Ibsend_f08ts_large(buf, count, datatype, dest, tag, comm, request
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ibsend_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_iexscan
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iexscan
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5302,12 +5818,13 @@ subroutine MPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, reques
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iexscan" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iexscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_iexscan_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iexscan_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5327,12 +5844,13 @@ subroutine MPI_Iexscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, 
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iexscan_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_igather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_igather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5351,12 +5869,13 @@ subroutine MPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, r
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Igather" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Igather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_igather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_igather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5376,12 +5895,13 @@ subroutine MPI_Igather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvco
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Igather_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_igatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_igatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5401,12 +5921,13 @@ subroutine MPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Igatherv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, root, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Igatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_igatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_igatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5428,12 +5949,13 @@ subroutine MPI_Igatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvc
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Igatherv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, root, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Improbe_f08(source, tag, comm, flag, message, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_improbe
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_improbe
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5452,7 +5974,7 @@ subroutine MPI_Improbe_f08(source, tag, comm, flag, message, status, ierror)
 end subroutine
 
 subroutine MPI_Imrecv_f08ts(buf, count, datatype, message, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_imrecv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_imrecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5466,14 +5988,20 @@ subroutine MPI_Imrecv_f08ts(buf, count, datatype, message, request, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, message, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Imrecv" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, message, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Imrecv_f08ts_large(buf, count, datatype, message, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_imrecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_imrecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5487,14 +6015,20 @@ subroutine MPI_Imrecv_f08ts_large(buf, count, datatype, message, request, ierror
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, message, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Imrecv_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, message, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ineighbor_allgather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_allgather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5513,12 +6047,13 @@ subroutine MPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, 
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_allgather" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ineighbor_allgather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_allgather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5537,12 +6072,13 @@ subroutine MPI_Ineighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, rec
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_allgather_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ineighbor_allgatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_allgatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5562,12 +6098,13 @@ subroutine MPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_allgatherv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ineighbor_allgatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_allgatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5588,12 +6125,13 @@ subroutine MPI_Ineighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, re
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_allgatherv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ineighbor_alltoall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_alltoall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5612,12 +6150,13 @@ subroutine MPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, r
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_alltoall" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ineighbor_alltoall_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_alltoall_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5636,12 +6175,13 @@ subroutine MPI_Ineighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recv
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_alltoall_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ineighbor_alltoallv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_alltoallv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5660,12 +6200,13 @@ subroutine MPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_alltoallv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ineighbor_alltoallv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_alltoallv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5685,12 +6226,13 @@ subroutine MPI_Ineighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sen
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_alltoallv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ineighbor_alltoallw
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_alltoallw
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5710,12 +6252,13 @@ subroutine MPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_alltoallw" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ineighbor_alltoallw_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_alltoallw_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5735,12 +6278,13 @@ subroutine MPI_Ineighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sen
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_alltoallw_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Info_create_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5755,7 +6299,7 @@ subroutine MPI_Info_create_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Info_create_env_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_create_env
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_create_env
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5770,7 +6314,7 @@ subroutine MPI_Info_create_env_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Info_delete_f08(info, key, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_delete
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_delete
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5786,7 +6330,7 @@ subroutine MPI_Info_delete_f08(info, key, ierror)
 end subroutine
 
 subroutine MPI_Info_dup_f08(info, newinfo, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_dup
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_dup
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5802,7 +6346,7 @@ subroutine MPI_Info_dup_f08(info, newinfo, ierror)
 end subroutine
 
 subroutine MPI_Info_free_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5817,7 +6361,7 @@ subroutine MPI_Info_free_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Info_get_f08(info, key, valuelen, value, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5836,7 +6380,7 @@ subroutine MPI_Info_get_f08(info, key, valuelen, value, flag, ierror)
 end subroutine
 
 subroutine MPI_Info_get_nkeys_f08(info, nkeys, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_get_nkeys
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get_nkeys
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5852,7 +6396,7 @@ subroutine MPI_Info_get_nkeys_f08(info, nkeys, ierror)
 end subroutine
 
 subroutine MPI_Info_get_nthkey_f08(info, n, key, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_get_nthkey
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get_nthkey
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5869,7 +6413,7 @@ subroutine MPI_Info_get_nthkey_f08(info, n, key, ierror)
 end subroutine
 
 subroutine MPI_Info_get_string_f08(info, key, buflen, value, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_get_string
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get_string
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5888,7 +6432,7 @@ subroutine MPI_Info_get_string_f08(info, key, buflen, value, flag, ierror)
 end subroutine
 
 subroutine MPI_Info_get_valuelen_f08(info, key, valuelen, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_get_valuelen
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get_valuelen
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5906,7 +6450,7 @@ subroutine MPI_Info_get_valuelen_f08(info, key, valuelen, flag, ierror)
 end subroutine
 
 subroutine MPI_Info_set_f08(info, key, value, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_info_set
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_set
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5922,7 +6466,7 @@ subroutine MPI_Info_set_f08(info, key, value, ierror)
 end subroutine
 
 subroutine MPI_Init_f08(ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5936,7 +6480,7 @@ subroutine MPI_Init_f08(ierror)
 end subroutine
 
 subroutine MPI_Init_thread_f08(required, provided, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_init_thread
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_init_thread
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5952,7 +6496,7 @@ subroutine MPI_Init_thread_f08(required, provided, ierror)
 end subroutine
 
 subroutine MPI_Initialized_f08(flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_initialized
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_initialized
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5967,7 +6511,7 @@ subroutine MPI_Initialized_f08(flag, ierror)
 end subroutine
 
 subroutine MPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_intercomm_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_intercomm_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5984,7 +6528,7 @@ subroutine MPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, remote_
 end subroutine
 
 subroutine MPI_Intercomm_create_from_groups_f08(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_intercomm_create_from_groups
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_intercomm_create_from_groups
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6004,7 +6548,7 @@ subroutine MPI_Intercomm_create_from_groups_f08(local_group, local_leader, remot
 end subroutine
 
 subroutine MPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_intercomm_merge
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_intercomm_merge
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6021,7 +6565,7 @@ subroutine MPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror)
 end subroutine
 
 subroutine MPI_Iprobe_f08(source, tag, comm, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_iprobe
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iprobe
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6039,7 +6583,7 @@ subroutine MPI_Iprobe_f08(source, tag, comm, flag, status, ierror)
 end subroutine
 
 subroutine MPI_Irecv_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_irecv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_irecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6053,14 +6597,20 @@ subroutine MPI_Irecv_f08ts(buf, count, datatype, source, tag, comm, request, ier
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, source, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Irecv" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, source, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Irecv_f08ts_large(buf, count, datatype, source, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_irecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_irecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6075,14 +6625,20 @@ subroutine MPI_Irecv_f08ts_large(buf, count, datatype, source, tag, comm, reques
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, source, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Irecv_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, source, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ireduce
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ireduce
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6102,12 +6658,13 @@ subroutine MPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, 
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ireduce" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, root, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ireduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ireduce_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ireduce_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6128,12 +6685,13 @@ subroutine MPI_Ireduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, 
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ireduce_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, root, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ireduce_scatter
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ireduce_scatter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6153,12 +6711,13 @@ subroutine MPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ireduce_scatter" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcounts, datatype, op, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ireduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ireduce_scatter_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ireduce_scatter_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6178,12 +6737,13 @@ subroutine MPI_Ireduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatyp
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ireduce_scatter_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcounts, datatype, op, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ireduce_scatter_block
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ireduce_scatter_block
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6203,12 +6763,13 @@ subroutine MPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ireduce_scatter_block" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcount, datatype, op, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ireduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ireduce_scatter_block_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ireduce_scatter_block_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6228,12 +6789,13 @@ subroutine MPI_Ireduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, da
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ireduce_scatter_block_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcount, datatype, op, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Irsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_irsend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_irsend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6247,14 +6809,20 @@ subroutine MPI_Irsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Irsend" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Irsend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_irsend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_irsend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6269,14 +6837,20 @@ subroutine MPI_Irsend_f08ts_large(buf, count, datatype, dest, tag, comm, request
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Irsend_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Is_thread_main_f08(flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_is_thread_main
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_is_thread_main
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6291,7 +6865,7 @@ subroutine MPI_Is_thread_main_f08(flag, ierror)
 end subroutine
 
 subroutine MPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_iscan
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iscan
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6311,12 +6885,13 @@ subroutine MPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iscan" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_iscan_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iscan_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6336,12 +6911,13 @@ subroutine MPI_Iscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, re
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iscan_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_iscatter
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iscatter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6360,12 +6936,13 @@ subroutine MPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, 
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iscatter" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iscatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_iscatter_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iscatter_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6385,12 +6962,13 @@ subroutine MPI_Iscatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvc
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iscatter_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_iscatterv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iscatterv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6410,12 +6988,13 @@ subroutine MPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, r
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iscatterv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, displs, sendtype, recvbuf_c, recvcount, recvtype, root, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iscatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_iscatterv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iscatterv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6437,12 +7016,13 @@ subroutine MPI_Iscatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recv
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iscatterv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, displs, sendtype, recvbuf_c, recvcount, recvtype, root, comm, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Isend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_isend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_isend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6456,14 +7036,20 @@ subroutine MPI_Isend_f08ts(buf, count, datatype, dest, tag, comm, request, ierro
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Isend" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Isend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_isend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_isend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6478,14 +7064,20 @@ subroutine MPI_Isend_f08ts_large(buf, count, datatype, dest, tag, comm, request,
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Isend_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Isendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_isendrecv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_isendrecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6501,15 +7093,26 @@ subroutine MPI_Isendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recv
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  INTEGER :: sendcount_c
+  type(MPI_Datatype) :: sendtype_c
+  INTEGER :: recvcount_c
+  type(MPI_Datatype) :: recvtype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, dest, sendtag, recvbuf_c, recvcount, recvtype, source, recvtag, comm, request, ierror_c)
+  sendcount_c = sendcount
+  sendtype_c = sendtype
+  recvcount_c = recvcount
+  recvtype_c = recvtype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(sendbuf, sendcount, sendtype, sendbuf_c, sendcount_c, sendtype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(recvbuf, recvcount, recvtype, recvbuf_c, recvcount_c, recvtype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Isendrecv" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount_c, sendtype_c, dest, sendtag, recvbuf_c, recvcount_c, recvtype_c, source, recvtag, comm, request, ierror_c)
+  call fy_f08_sec_done(sendtype_c, sendtype)
+  call fy_f08_sec_done(recvtype_c, recvtype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Isendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_isendrecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_isendrecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6526,15 +7129,26 @@ subroutine MPI_Isendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: sendcount_c
+  type(MPI_Datatype) :: sendtype_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: recvcount_c
+  type(MPI_Datatype) :: recvtype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, dest, sendtag, recvbuf_c, recvcount, recvtype, source, recvtag, comm, request, ierror_c)
+  sendcount_c = sendcount
+  sendtype_c = sendtype
+  recvcount_c = recvcount
+  recvtype_c = recvtype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(sendbuf, sendcount, sendtype, sendbuf_c, sendcount_c, sendtype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(recvbuf, recvcount, recvtype, recvbuf_c, recvcount_c, recvtype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Isendrecv_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount_c, sendtype_c, dest, sendtag, recvbuf_c, recvcount_c, recvtype_c, source, recvtag, comm, request, ierror_c)
+  call fy_f08_sec_done(sendtype_c, sendtype)
+  call fy_f08_sec_done(recvtype_c, recvtype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Isendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_isendrecv_replace
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_isendrecv_replace
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6548,14 +7162,20 @@ subroutine MPI_Isendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, sour
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Isendrecv_replace" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, sendtag, source, recvtag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Isendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_isendrecv_replace_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_isendrecv_replace_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6570,14 +7190,20 @@ subroutine MPI_Isendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Isendrecv_replace_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, sendtag, source, recvtag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Issend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_issend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_issend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6591,14 +7217,20 @@ subroutine MPI_Issend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Issend" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Issend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_issend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_issend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6613,14 +7245,20 @@ subroutine MPI_Issend_f08ts_large(buf, count, datatype, dest, tag, comm, request
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Issend_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Lookup_name_f08(service_name, info, port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_lookup_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_lookup_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6637,7 +7275,7 @@ subroutine MPI_Lookup_name_f08(service_name, info, port_name, ierror)
 end subroutine
 
 subroutine MPI_Mprobe_f08(source, tag, comm, message, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_mprobe
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_mprobe
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6655,7 +7293,7 @@ subroutine MPI_Mprobe_f08(source, tag, comm, message, status, ierror)
 end subroutine
 
 subroutine MPI_Mrecv_f08ts(buf, count, datatype, message, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_mrecv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_mrecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6669,14 +7307,20 @@ subroutine MPI_Mrecv_f08ts(buf, count, datatype, message, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, message, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Mrecv" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, message, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Mrecv_f08ts_large(buf, count, datatype, message, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_mrecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_mrecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6690,14 +7334,20 @@ subroutine MPI_Mrecv_f08ts_large(buf, count, datatype, message, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, message, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Mrecv_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, message, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_allgather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_allgather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6715,12 +7365,13 @@ subroutine MPI_Neighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, r
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_allgather" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_allgather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_allgather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6738,12 +7389,13 @@ subroutine MPI_Neighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recv
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_allgather_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_allgather_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_allgather_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6763,12 +7415,13 @@ subroutine MPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recvb
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_allgather_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_allgather_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_allgather_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6788,12 +7441,13 @@ subroutine MPI_Neighbor_allgather_init_f08ts_large(sendbuf, sendcount, sendtype,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_allgather_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_allgatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_allgatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6811,12 +7465,13 @@ subroutine MPI_Neighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, 
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_allgatherv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_allgatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_allgatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6835,12 +7490,13 @@ subroutine MPI_Neighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, rec
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_allgatherv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_allgatherv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_allgatherv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6861,12 +7517,13 @@ subroutine MPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recv
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_allgatherv_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_allgatherv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_allgatherv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6888,12 +7545,13 @@ subroutine MPI_Neighbor_allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_allgatherv_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_alltoall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6911,12 +7569,13 @@ subroutine MPI_Neighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, re
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoall" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_alltoall_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoall_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6934,12 +7593,13 @@ subroutine MPI_Neighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvb
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoall_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_alltoall_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoall_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6959,12 +7619,13 @@ subroutine MPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbu
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoall_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_alltoall_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoall_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6984,12 +7645,13 @@ subroutine MPI_Neighbor_alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, 
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoall_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_alltoallv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoallv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7007,12 +7669,13 @@ subroutine MPI_Neighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, 
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoallv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_alltoallv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoallv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7031,12 +7694,13 @@ subroutine MPI_Neighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, send
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoallv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_alltoallv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoallv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7056,12 +7720,13 @@ subroutine MPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendt
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoallv_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_alltoallv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoallv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7082,12 +7747,13 @@ subroutine MPI_Neighbor_alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoallv_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_alltoallw
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoallw
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7106,12 +7772,13 @@ subroutine MPI_Neighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoallw" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_alltoallw_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoallw_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7130,12 +7797,13 @@ subroutine MPI_Neighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, send
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoallw_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_neighbor_alltoallw_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoallw_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7156,12 +7824,13 @@ subroutine MPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendt
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoallw_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_neighbor_alltoallw_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoallw_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7182,12 +7851,13 @@ subroutine MPI_Neighbor_alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoallw_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Op_commutative_f08(op, commute, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_op_commutative
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_op_commutative
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7203,7 +7873,7 @@ subroutine MPI_Op_commutative_f08(op, commute, ierror)
 end subroutine
 
 subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_op_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_op_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7220,7 +7890,7 @@ subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
 end subroutine
 
 subroutine MPI_Op_create_c_f08(user_fn, commute, op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_op_create_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_op_create_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7237,7 +7907,7 @@ subroutine MPI_Op_create_c_f08(user_fn, commute, op, ierror)
 end subroutine
 
 subroutine MPI_Op_free_f08(op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_op_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_op_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7252,7 +7922,7 @@ subroutine MPI_Op_free_f08(op, ierror)
 end subroutine
 
 subroutine MPI_Open_port_f08(info, port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_open_port
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_open_port
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7268,7 +7938,7 @@ subroutine MPI_Open_port_f08(info, port_name, ierror)
 end subroutine
 
 subroutine MPI_Pack_f08ts(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_pack
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pack
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7284,15 +7954,21 @@ subroutine MPI_Pack_f08ts(inbuf, incount, datatype, outbuf, outsize, position, c
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  INTEGER :: incount_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
+  incount_c = incount
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(inbuf, incount, datatype, inbuf_c, incount_c, datatype_c, ierror_c)
   if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_buf(outbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, incount, datatype, outbuf_c, outsize, position, comm, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Pack" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, incount_c, datatype_c, outbuf_c, outsize, position, comm, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Pack_f08ts_large(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_pack_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_pack_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7308,15 +7984,21 @@ subroutine MPI_Pack_f08ts_large(inbuf, incount, datatype, outbuf, outsize, posit
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: incount_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
+  incount_c = incount
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(inbuf, incount, datatype, inbuf_c, incount_c, datatype_c, ierror_c)
   if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_buf(outbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, incount, datatype, outbuf_c, outsize, position, comm, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Pack_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, incount_c, datatype_c, outbuf_c, outsize, position, comm, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_pack_external
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pack_external
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7333,15 +8015,21 @@ subroutine MPI_Pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, ou
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  INTEGER :: incount_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
+  incount_c = incount
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(inbuf, incount, datatype, inbuf_c, incount_c, datatype_c, ierror_c)
   if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_buf(outbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(datarep, inbuf_c, incount, datatype, outbuf_c, outsize, position, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Pack_external" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(datarep, inbuf_c, incount_c, datatype_c, outbuf_c, outsize, position, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Pack_external_f08ts_large(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_pack_external_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_pack_external_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7357,15 +8045,21 @@ subroutine MPI_Pack_external_f08ts_large(datarep, inbuf, incount, datatype, outb
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: incount_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
+  incount_c = incount
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(inbuf, incount, datatype, inbuf_c, incount_c, datatype_c, ierror_c)
   if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_buf(outbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(datarep, inbuf_c, incount, datatype, outbuf_c, outsize, position, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Pack_external_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(datarep, inbuf_c, incount_c, datatype_c, outbuf_c, outsize, position, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_pack_external_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pack_external_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7383,7 +8077,7 @@ subroutine MPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
 end subroutine
 
 subroutine MPI_Pack_external_size_f08_large(datarep, incount, datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_pack_external_size_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_pack_external_size_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7401,7 +8095,7 @@ subroutine MPI_Pack_external_size_f08_large(datarep, incount, datatype, size, ie
 end subroutine
 
 subroutine MPI_Pack_size_f08(incount, datatype, comm, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_pack_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pack_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7419,7 +8113,7 @@ subroutine MPI_Pack_size_f08(incount, datatype, comm, size, ierror)
 end subroutine
 
 subroutine MPI_Pack_size_f08_large(incount, datatype, comm, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_pack_size_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_pack_size_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7437,7 +8131,7 @@ subroutine MPI_Pack_size_f08_large(incount, datatype, comm, size, ierror)
 end subroutine
 
 subroutine MPI_Parrived_f08(request, partition, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_parrived
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_parrived
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7454,7 +8148,7 @@ subroutine MPI_Parrived_f08(request, partition, flag, ierror)
 end subroutine
 
 subroutine MPI_Pcontrol_f08(level)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_pcontrol
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pcontrol
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7467,7 +8161,7 @@ subroutine MPI_Pcontrol_f08(level)
 end subroutine
 
 subroutine MPI_Pready_f08(partition, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_pready
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pready
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7483,7 +8177,7 @@ subroutine MPI_Pready_f08(partition, request, ierror)
 end subroutine
 
 subroutine MPI_Pready_list_f08(length, array_of_partitions, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_pready_list
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pready_list
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7499,7 +8193,7 @@ subroutine MPI_Pready_list_f08(length, array_of_partitions, request, ierror)
 end subroutine
 
 subroutine MPI_Pready_range_f08(partition_low, partition_high, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_pready_range
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pready_range
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7515,7 +8209,7 @@ subroutine MPI_Pready_range_f08(partition_low, partition_high, request, ierror)
 end subroutine
 
 subroutine MPI_Precv_init_f08ts(buf, partitions, count, datatype, source, tag, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_precv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_precv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7533,12 +8227,13 @@ subroutine MPI_Precv_init_f08ts(buf, partitions, count, datatype, source, tag, c
   type(c_ptr) :: buf_c
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Precv_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, partitions, count, datatype, source, tag, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Probe_f08(source, tag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_probe
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_probe
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7555,7 +8250,7 @@ subroutine MPI_Probe_f08(source, tag, comm, status, ierror)
 end subroutine
 
 subroutine MPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_psend_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_psend_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7573,12 +8268,13 @@ subroutine MPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, com
   type(c_ptr) :: buf_c
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Psend_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, partitions, count, datatype, dest, tag, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Publish_name_f08(service_name, info, port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_publish_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_publish_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7594,7 +8290,7 @@ subroutine MPI_Publish_name_f08(service_name, info, port_name, ierror)
 end subroutine
 
 subroutine MPI_Put_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_put
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_put
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7608,14 +8304,20 @@ subroutine MPI_Put_f08ts(origin_addr, origin_count, origin_datatype, target_rank
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  INTEGER :: origin_count_c
+  type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror_c)
+  origin_count_c = origin_count
+  origin_datatype_c = origin_datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Put" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, win, ierror_c)
+  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Put_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_put_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_put_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7630,14 +8332,20 @@ subroutine MPI_Put_f08ts_large(origin_addr, origin_count, origin_datatype, targe
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: origin_count_c
+  type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror_c)
+  origin_count_c = origin_count
+  origin_datatype_c = origin_datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Put_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, win, ierror_c)
+  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Query_thread_f08(provided, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_query_thread
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_query_thread
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7652,7 +8360,7 @@ subroutine MPI_Query_thread_f08(provided, ierror)
 end subroutine
 
 subroutine MPI_Raccumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_raccumulate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_raccumulate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7668,14 +8376,20 @@ subroutine MPI_Raccumulate_f08ts(origin_addr, origin_count, origin_datatype, tar
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  INTEGER :: origin_count_c
+  type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror_c)
+  origin_count_c = origin_count
+  origin_datatype_c = origin_datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Raccumulate" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror_c)
+  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Raccumulate_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_raccumulate_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_raccumulate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7692,14 +8406,20 @@ subroutine MPI_Raccumulate_f08ts_large(origin_addr, origin_count, origin_datatyp
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: origin_count_c
+  type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror_c)
+  origin_count_c = origin_count
+  origin_datatype_c = origin_datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Raccumulate_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror_c)
+  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Recv_f08ts(buf, count, datatype, source, tag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_recv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_recv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7713,14 +8433,20 @@ subroutine MPI_Recv_f08ts(buf, count, datatype, source, tag, comm, status, ierro
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, source, tag, comm, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Recv" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, source, tag, comm, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Recv_f08ts_large(buf, count, datatype, source, tag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_recv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_recv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7735,14 +8461,20 @@ subroutine MPI_Recv_f08ts_large(buf, count, datatype, source, tag, comm, status,
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, source, tag, comm, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Recv_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, source, tag, comm, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Recv_init_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_recv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_recv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7756,14 +8488,20 @@ subroutine MPI_Recv_init_f08ts(buf, count, datatype, source, tag, comm, request,
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, source, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Recv_init" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, source, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Recv_init_f08ts_large(buf, count, datatype, source, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_recv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_recv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7778,14 +8516,20 @@ subroutine MPI_Recv_init_f08ts_large(buf, count, datatype, source, tag, comm, re
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, source, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Recv_init_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, source, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_reduce
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7804,12 +8548,13 @@ subroutine MPI_Reduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, i
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, root, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_reduce_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7829,12 +8574,13 @@ subroutine MPI_Reduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, c
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, root, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_reduce_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7855,12 +8601,13 @@ subroutine MPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, co
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, root, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_reduce_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7882,12 +8629,13 @@ subroutine MPI_Reduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, ro
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, root, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_local_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_reduce_local
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_local
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7905,12 +8653,13 @@ subroutine MPI_Reduce_local_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) inoutbuf_c = fy_f08_buf(inoutbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Reduce_local" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, inoutbuf_c, count, datatype, op, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_local_f08ts_large(inbuf, inoutbuf, count, datatype, op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_reduce_local_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_local_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7928,12 +8677,13 @@ subroutine MPI_Reduce_local_f08ts_large(inbuf, inoutbuf, count, datatype, op, ie
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) inoutbuf_c = fy_f08_buf(inoutbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Reduce_local_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, inoutbuf_c, count, datatype, op, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_reduce_scatter
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_scatter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7952,12 +8702,13 @@ subroutine MPI_Reduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, 
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_scatter" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcounts, datatype, op, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_reduce_scatter_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_scatter_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7976,12 +8727,13 @@ subroutine MPI_Reduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_scatter_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcounts, datatype, op, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_reduce_scatter_block
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_scatter_block
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8000,12 +8752,13 @@ subroutine MPI_Reduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_scatter_block" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcount, datatype, op, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_reduce_scatter_block_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_scatter_block_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8024,12 +8777,13 @@ subroutine MPI_Reduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, dat
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_scatter_block_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcount, datatype, op, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_reduce_scatter_block_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_scatter_block_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8050,12 +8804,13 @@ subroutine MPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, data
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_scatter_block_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcount, datatype, op, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_scatter_block_init_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_reduce_scatter_block_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_scatter_block_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8076,12 +8831,13 @@ subroutine MPI_Reduce_scatter_block_init_f08ts_large(sendbuf, recvbuf, recvcount
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_scatter_block_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcount, datatype, op, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_reduce_scatter_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_scatter_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8102,12 +8858,13 @@ subroutine MPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype,
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_scatter_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcounts, datatype, op, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_scatter_init_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_reduce_scatter_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_scatter_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8128,12 +8885,13 @@ subroutine MPI_Reduce_scatter_init_f08ts_large(sendbuf, recvbuf, recvcounts, dat
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_scatter_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcounts, datatype, op, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_register_datarep
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_register_datarep
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8151,7 +8909,7 @@ subroutine MPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversio
 end subroutine
 
 subroutine MPI_Register_datarep_c_f08(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8166,7 +8924,7 @@ subroutine MPI_Register_datarep_c_f08(datarep, read_conversion_fn, write_convers
 end subroutine
 
 subroutine MPI_Remove_error_class_f08(errorclass, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_remove_error_class
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_remove_error_class
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8181,7 +8939,7 @@ subroutine MPI_Remove_error_class_f08(errorclass, ierror)
 end subroutine
 
 subroutine MPI_Remove_error_code_f08(errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_remove_error_code
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_remove_error_code
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8196,7 +8954,7 @@ subroutine MPI_Remove_error_code_f08(errorcode, ierror)
 end subroutine
 
 subroutine MPI_Remove_error_string_f08(errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_remove_error_string
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_remove_error_string
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8211,7 +8969,7 @@ subroutine MPI_Remove_error_string_f08(errorcode, ierror)
 end subroutine
 
 subroutine MPI_Request_free_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_request_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8226,7 +8984,7 @@ subroutine MPI_Request_free_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Request_get_status_f08(request, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_request_get_status
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_get_status
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8243,7 +9001,7 @@ subroutine MPI_Request_get_status_f08(request, flag, status, ierror)
 end subroutine
 
 subroutine MPI_Request_get_status_all_f08(count, array_of_requests, flag, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_request_get_status_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_get_status_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8261,7 +9019,7 @@ subroutine MPI_Request_get_status_all_f08(count, array_of_requests, flag, array_
 end subroutine
 
 subroutine MPI_Request_get_status_any_f08(count, array_of_requests, index, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_request_get_status_any
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_get_status_any
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8280,7 +9038,7 @@ subroutine MPI_Request_get_status_any_f08(count, array_of_requests, index, flag,
 end subroutine
 
 subroutine MPI_Request_get_status_some_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_request_get_status_some
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_get_status_some
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8298,7 +9056,7 @@ subroutine MPI_Request_get_status_some_f08(incount, array_of_requests, outcount,
 end subroutine
 
 subroutine MPI_Rget_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_rget
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rget
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8313,14 +9071,20 @@ subroutine MPI_Rget_f08ts(origin_addr, origin_count, origin_datatype, target_ran
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  INTEGER :: origin_count_c
+  type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror_c)
+  origin_count_c = origin_count
+  origin_datatype_c = origin_datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Rget" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, win, request, ierror_c)
+  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Rget_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_rget_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rget_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8336,14 +9100,20 @@ subroutine MPI_Rget_f08ts_large(origin_addr, origin_count, origin_datatype, targ
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: origin_count_c
+  type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror_c)
+  origin_count_c = origin_count
+  origin_datatype_c = origin_datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Rget_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, win, request, ierror_c)
+  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Rget_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_rget_accumulate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rget_accumulate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8361,15 +9131,26 @@ subroutine MPI_Rget_accumulate_f08ts(origin_addr, origin_count, origin_datatype,
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
   type(c_ptr) :: result_addr_c
+  INTEGER :: origin_count_c
+  type(MPI_Datatype) :: origin_datatype_c
+  INTEGER :: result_count_c
+  type(MPI_Datatype) :: result_datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) result_addr_c = fy_f08_buf(result_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count, origin_datatype, result_addr_c, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror_c)
+  origin_count_c = origin_count
+  origin_datatype_c = origin_datatype
+  result_count_c = result_count
+  result_datatype_c = result_datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(result_addr, result_count, result_datatype, result_addr_c, result_count_c, result_datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Rget_accumulate" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, result_addr_c, result_count_c, result_datatype_c, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror_c)
+  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(result_datatype_c, result_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Rget_accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_rget_accumulate_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rget_accumulate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8388,15 +9169,26 @@ subroutine MPI_Rget_accumulate_f08ts_large(origin_addr, origin_count, origin_dat
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
   type(c_ptr) :: result_addr_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: origin_count_c
+  type(MPI_Datatype) :: origin_datatype_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: result_count_c
+  type(MPI_Datatype) :: result_datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) result_addr_c = fy_f08_buf(result_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count, origin_datatype, result_addr_c, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror_c)
+  origin_count_c = origin_count
+  origin_datatype_c = origin_datatype
+  result_count_c = result_count
+  result_datatype_c = result_datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(result_addr, result_count, result_datatype, result_addr_c, result_count_c, result_datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Rget_accumulate_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, result_addr_c, result_count_c, result_datatype_c, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror_c)
+  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(result_datatype_c, result_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Rput_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_rput
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rput
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8411,14 +9203,20 @@ subroutine MPI_Rput_f08ts(origin_addr, origin_count, origin_datatype, target_ran
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  INTEGER :: origin_count_c
+  type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror_c)
+  origin_count_c = origin_count
+  origin_datatype_c = origin_datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Rput" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, win, request, ierror_c)
+  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Rput_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_rput_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rput_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8434,14 +9232,20 @@ subroutine MPI_Rput_f08ts_large(origin_addr, origin_count, origin_datatype, targ
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: origin_count_c
+  type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror_c)
+  origin_count_c = origin_count
+  origin_datatype_c = origin_datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Rput_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, win, request, ierror_c)
+  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Rsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_rsend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rsend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8454,14 +9258,20 @@ subroutine MPI_Rsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Rsend" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Rsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_rsend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rsend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8475,14 +9285,20 @@ subroutine MPI_Rsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Rsend_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Rsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_rsend_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rsend_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8496,14 +9312,20 @@ subroutine MPI_Rsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Rsend_init" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Rsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_rsend_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rsend_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8518,14 +9340,20 @@ subroutine MPI_Rsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, req
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Rsend_init_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_scan
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scan
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8544,12 +9372,13 @@ subroutine MPI_Scan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scan" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_scan_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scan_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8568,12 +9397,13 @@ subroutine MPI_Scan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ier
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scan_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_scan_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scan_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8594,12 +9424,13 @@ subroutine MPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scan_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_scan_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scan_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8620,12 +9451,13 @@ subroutine MPI_Scan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scan_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_scatter
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scatter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8643,12 +9475,13 @@ subroutine MPI_Scatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, r
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scatter" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_scatter_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scatter_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8667,12 +9500,13 @@ subroutine MPI_Scatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvco
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scatter_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_scatter_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scatter_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8692,12 +9526,13 @@ subroutine MPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scatter_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scatter_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_scatter_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scatter_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8718,12 +9553,13 @@ subroutine MPI_Scatter_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, r
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scatter_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_scatterv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scatterv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8741,12 +9577,13 @@ subroutine MPI_Scatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, re
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scatterv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, displs, sendtype, recvbuf_c, recvcount, recvtype, root, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_scatterv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scatterv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8766,12 +9603,13 @@ subroutine MPI_Scatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvb
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scatterv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, displs, sendtype, recvbuf_c, recvcount, recvtype, root, comm, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_scatterv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scatterv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8792,12 +9630,13 @@ subroutine MPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvbu
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scatterv_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, displs, sendtype, recvbuf_c, recvcount, recvtype, root, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scatterv_init_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_scatterv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scatterv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8820,12 +9659,13 @@ subroutine MPI_Scatterv_init_f08ts_large(sendbuf, sendcounts, displs, sendtype, 
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
   if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scatterv_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, displs, sendtype, recvbuf_c, recvcount, recvtype, root, comm, info, request, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_send
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_send
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8838,14 +9678,20 @@ subroutine MPI_Send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Send" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Send_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_send_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_send_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8859,14 +9705,20 @@ subroutine MPI_Send_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Send_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Send_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_send_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_send_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8880,14 +9732,20 @@ subroutine MPI_Send_init_f08ts(buf, count, datatype, dest, tag, comm, request, i
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Send_init" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Send_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_send_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_send_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8902,14 +9760,20 @@ subroutine MPI_Send_init_f08ts_large(buf, count, datatype, dest, tag, comm, requ
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Send_init_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Sendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_sendrecv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_sendrecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8925,15 +9789,26 @@ subroutine MPI_Sendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvb
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  INTEGER :: sendcount_c
+  type(MPI_Datatype) :: sendtype_c
+  INTEGER :: recvcount_c
+  type(MPI_Datatype) :: recvtype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, dest, sendtag, recvbuf_c, recvcount, recvtype, source, recvtag, comm, status, ierror_c)
+  sendcount_c = sendcount
+  sendtype_c = sendtype
+  recvcount_c = recvcount
+  recvtype_c = recvtype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(sendbuf, sendcount, sendtype, sendbuf_c, sendcount_c, sendtype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(recvbuf, recvcount, recvtype, recvbuf_c, recvcount_c, recvtype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Sendrecv" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount_c, sendtype_c, dest, sendtag, recvbuf_c, recvcount_c, recvtype_c, source, recvtag, comm, status, ierror_c)
+  call fy_f08_sec_done(sendtype_c, sendtype)
+  call fy_f08_sec_done(recvtype_c, recvtype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Sendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_sendrecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_sendrecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8950,15 +9825,26 @@ subroutine MPI_Sendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: sendcount_c
+  type(MPI_Datatype) :: sendtype_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: recvcount_c
+  type(MPI_Datatype) :: recvtype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, dest, sendtag, recvbuf_c, recvcount, recvtype, source, recvtag, comm, status, ierror_c)
+  sendcount_c = sendcount
+  sendtype_c = sendtype
+  recvcount_c = recvcount
+  recvtype_c = recvtype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(sendbuf, sendcount, sendtype, sendbuf_c, sendcount_c, sendtype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(recvbuf, recvcount, recvtype, recvbuf_c, recvcount_c, recvtype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Sendrecv_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount_c, sendtype_c, dest, sendtag, recvbuf_c, recvcount_c, recvtype_c, source, recvtag, comm, status, ierror_c)
+  call fy_f08_sec_done(sendtype_c, sendtype)
+  call fy_f08_sec_done(recvtype_c, recvtype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Sendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_sendrecv_replace
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_sendrecv_replace
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8972,14 +9858,20 @@ subroutine MPI_Sendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, sourc
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Sendrecv_replace" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, sendtag, source, recvtag, comm, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Sendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_sendrecv_replace_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_sendrecv_replace_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8994,14 +9886,20 @@ subroutine MPI_Sendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag,
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Sendrecv_replace_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, sendtag, source, recvtag, comm, status, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Session_attach_buffer_f08ts(session, buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_attach_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_attach_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9015,12 +9913,13 @@ subroutine MPI_Session_attach_buffer_f08ts(session, buffer, size, ierror)
   type(c_ptr) :: buffer_c
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) buffer_c = fy_f08_buf(buffer, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Session_attach_buffer" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(session, buffer_c, size, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Session_attach_buffer_f08ts_large(session, buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_session_attach_buffer_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_session_attach_buffer_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9034,12 +9933,13 @@ subroutine MPI_Session_attach_buffer_f08ts_large(session, buffer, size, ierror)
   type(c_ptr) :: buffer_c
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) buffer_c = fy_f08_buf(buffer, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Session_attach_buffer_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(session, buffer_c, size, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Session_call_errhandler_f08(session, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_call_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_call_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9055,7 +9955,7 @@ subroutine MPI_Session_call_errhandler_f08(session, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_create_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_create_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9071,7 +9971,7 @@ subroutine MPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, 
 end subroutine
 
 subroutine MPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_detach_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_detach_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9088,7 +9988,7 @@ subroutine MPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Session_detach_buffer_f08_large(session, buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_session_detach_buffer_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_session_detach_buffer_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9105,7 +10005,7 @@ subroutine MPI_Session_detach_buffer_f08_large(session, buffer_addr, size, ierro
 end subroutine
 
 subroutine MPI_Session_finalize_f08(session, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_finalize
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_finalize
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9120,7 +10020,7 @@ subroutine MPI_Session_finalize_f08(session, ierror)
 end subroutine
 
 subroutine MPI_Session_flush_buffer_f08(session, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_flush_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_flush_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9135,7 +10035,7 @@ subroutine MPI_Session_flush_buffer_f08(session, ierror)
 end subroutine
 
 subroutine MPI_Session_get_errhandler_f08(session, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_get_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9151,7 +10051,7 @@ subroutine MPI_Session_get_errhandler_f08(session, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Session_get_info_f08(session, info_used, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9167,7 +10067,7 @@ subroutine MPI_Session_get_info_f08(session, info_used, ierror)
 end subroutine
 
 subroutine MPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_get_nth_pset
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_nth_pset
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9186,7 +10086,7 @@ subroutine MPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, i
 end subroutine
 
 subroutine MPI_Session_get_num_psets_f08(session, info, npset_names, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_get_num_psets
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_num_psets
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9203,7 +10103,7 @@ subroutine MPI_Session_get_num_psets_f08(session, info, npset_names, ierror)
 end subroutine
 
 subroutine MPI_Session_get_pset_info_f08(session, pset_name, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_get_pset_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_pset_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9220,7 +10120,7 @@ subroutine MPI_Session_get_pset_info_f08(session, pset_name, info, ierror)
 end subroutine
 
 subroutine MPI_Session_iflush_buffer_f08(session, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_iflush_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_iflush_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9236,7 +10136,7 @@ subroutine MPI_Session_iflush_buffer_f08(session, request, ierror)
 end subroutine
 
 subroutine MPI_Session_init_f08(info, errhandler, session, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9253,7 +10153,7 @@ subroutine MPI_Session_init_f08(info, errhandler, session, ierror)
 end subroutine
 
 subroutine MPI_Session_set_errhandler_f08(session, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_session_set_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_set_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9269,7 +10169,7 @@ subroutine MPI_Session_set_errhandler_f08(session, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ssend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ssend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9282,14 +10182,20 @@ subroutine MPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ssend" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ssend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ssend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ssend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9303,14 +10209,20 @@ subroutine MPI_Ssend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ssend_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ssend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_ssend_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ssend_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9324,14 +10236,20 @@ subroutine MPI_Ssend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ssend_init" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ssend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_ssend_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ssend_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9346,14 +10264,20 @@ subroutine MPI_Ssend_init_f08ts_large(buf, count, datatype, dest, tag, comm, req
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: count_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) buf_c = fy_f08_buf(buf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count, datatype, dest, tag, comm, request, ierror_c)
+  count_c = count
+  datatype_c = datatype
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ssend_init_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Start_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_start
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_start
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9368,7 +10292,7 @@ subroutine MPI_Start_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Startall_f08(count, array_of_requests, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_startall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_startall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9384,7 +10308,7 @@ subroutine MPI_Startall_f08(count, array_of_requests, ierror)
 end subroutine
 
 subroutine MPI_Status_get_error_f08(status, err, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_get_error
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_get_error
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9400,7 +10324,7 @@ subroutine MPI_Status_get_error_f08(status, err, ierror)
 end subroutine
 
 subroutine MPI_Status_get_source_f08(status, source, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_get_source
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_get_source
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9416,7 +10340,7 @@ subroutine MPI_Status_get_source_f08(status, source, ierror)
 end subroutine
 
 subroutine MPI_Status_get_tag_f08(status, tag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_get_tag
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_get_tag
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9432,7 +10356,7 @@ subroutine MPI_Status_get_tag_f08(status, tag, ierror)
 end subroutine
 
 subroutine MPI_Status_set_cancelled_f08(status, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_set_cancelled
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_cancelled
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9448,7 +10372,7 @@ subroutine MPI_Status_set_cancelled_f08(status, flag, ierror)
 end subroutine
 
 subroutine MPI_Status_set_elements_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_set_elements
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_elements
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9465,7 +10389,7 @@ subroutine MPI_Status_set_elements_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Status_set_elements_f08_large(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_status_set_elements_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_status_set_elements_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9482,7 +10406,7 @@ subroutine MPI_Status_set_elements_f08_large(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Status_set_elements_x_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_set_elements_x
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_elements_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9499,7 +10423,7 @@ subroutine MPI_Status_set_elements_x_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Status_set_error_f08(status, err, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_set_error
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_error
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9515,7 +10439,7 @@ subroutine MPI_Status_set_error_f08(status, err, ierror)
 end subroutine
 
 subroutine MPI_Status_set_source_f08(status, source, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_set_source
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_source
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9531,7 +10455,7 @@ subroutine MPI_Status_set_source_f08(status, source, ierror)
 end subroutine
 
 subroutine MPI_Status_set_tag_f08(status, tag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_status_set_tag
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_tag
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9547,7 +10471,7 @@ subroutine MPI_Status_set_tag_f08(status, tag, ierror)
 end subroutine
 
 subroutine MPI_Test_f08(request, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_test
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_test
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9564,7 +10488,7 @@ subroutine MPI_Test_f08(request, flag, status, ierror)
 end subroutine
 
 subroutine MPI_Test_cancelled_f08(status, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_test_cancelled
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_test_cancelled
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9580,7 +10504,7 @@ subroutine MPI_Test_cancelled_f08(status, flag, ierror)
 end subroutine
 
 subroutine MPI_Testall_f08(count, array_of_requests, flag, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_testall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_testall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9598,7 +10522,7 @@ subroutine MPI_Testall_f08(count, array_of_requests, flag, array_of_statuses, ie
 end subroutine
 
 subroutine MPI_Testany_f08(count, array_of_requests, index, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_testany
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_testany
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9617,7 +10541,7 @@ subroutine MPI_Testany_f08(count, array_of_requests, index, flag, status, ierror
 end subroutine
 
 subroutine MPI_Testsome_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_testsome
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_testsome
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9635,7 +10559,7 @@ subroutine MPI_Testsome_f08(incount, array_of_requests, outcount, array_of_indic
 end subroutine
 
 subroutine MPI_Topo_test_f08(comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_topo_test
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_topo_test
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9651,7 +10575,7 @@ subroutine MPI_Topo_test_f08(comm, status, ierror)
 end subroutine
 
 subroutine MPI_Type_commit_f08(datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_commit
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_commit
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9666,7 +10590,7 @@ subroutine MPI_Type_commit_f08(datatype, ierror)
 end subroutine
 
 subroutine MPI_Type_contiguous_f08(count, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_contiguous
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_contiguous
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9683,7 +10607,7 @@ subroutine MPI_Type_contiguous_f08(count, oldtype, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_contiguous_f08_large(count, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_contiguous_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_contiguous_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9700,7 +10624,7 @@ subroutine MPI_Type_contiguous_f08_large(count, oldtype, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_darray
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_darray
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9717,7 +10641,7 @@ subroutine MPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, array_
 end subroutine
 
 subroutine MPI_Type_create_darray_f08_large(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_create_darray_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_darray_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9735,7 +10659,7 @@ subroutine MPI_Type_create_darray_f08_large(size, rank, ndims, array_of_gsizes, 
 end subroutine
 
 subroutine MPI_Type_create_f90_complex_f08(p, r, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_f90_complex
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_f90_complex
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9751,7 +10675,7 @@ subroutine MPI_Type_create_f90_complex_f08(p, r, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_f90_integer_f08(r, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_f90_integer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_f90_integer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9767,7 +10691,7 @@ subroutine MPI_Type_create_f90_integer_f08(r, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_f90_real_f08(p, r, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_f90_real
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_f90_real
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9783,7 +10707,7 @@ subroutine MPI_Type_create_f90_real_f08(p, r, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_hindexed_f08(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_hindexed
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_hindexed
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9801,7 +10725,7 @@ subroutine MPI_Type_create_hindexed_f08(count, array_of_blocklengths, array_of_d
 end subroutine
 
 subroutine MPI_Type_create_hindexed_f08_large(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_create_hindexed_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_hindexed_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9818,7 +10742,7 @@ subroutine MPI_Type_create_hindexed_f08_large(count, array_of_blocklengths, arra
 end subroutine
 
 subroutine MPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_hindexed_block
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_hindexed_block
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9836,7 +10760,7 @@ subroutine MPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displ
 end subroutine
 
 subroutine MPI_Type_create_hindexed_block_f08_large(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_create_hindexed_block_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_hindexed_block_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9853,7 +10777,7 @@ subroutine MPI_Type_create_hindexed_block_f08_large(count, blocklength, array_of
 end subroutine
 
 subroutine MPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_hvector
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_hvector
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9871,7 +10795,7 @@ subroutine MPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newt
 end subroutine
 
 subroutine MPI_Type_create_hvector_f08_large(count, blocklength, stride, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_create_hvector_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_hvector_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9888,7 +10812,7 @@ subroutine MPI_Type_create_hvector_f08_large(count, blocklength, stride, oldtype
 end subroutine
 
 subroutine MPI_Type_create_indexed_block_f08(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_indexed_block
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_indexed_block
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9905,7 +10829,7 @@ subroutine MPI_Type_create_indexed_block_f08(count, blocklength, array_of_displa
 end subroutine
 
 subroutine MPI_Type_create_indexed_block_f08_large(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_create_indexed_block_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_indexed_block_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9922,7 +10846,7 @@ subroutine MPI_Type_create_indexed_block_f08_large(count, blocklength, array_of_
 end subroutine
 
 subroutine MPI_Type_create_keyval_f08(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9940,7 +10864,7 @@ subroutine MPI_Type_create_keyval_f08(type_copy_attr_fn, type_delete_attr_fn, ty
 end subroutine
 
 subroutine MPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_resized
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_resized
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9957,7 +10881,7 @@ subroutine MPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_struct
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_struct
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9975,7 +10899,7 @@ subroutine MPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_dis
 end subroutine
 
 subroutine MPI_Type_create_struct_f08_large(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_create_struct_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_struct_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9992,7 +10916,7 @@ subroutine MPI_Type_create_struct_f08_large(count, array_of_blocklengths, array_
 end subroutine
 
 subroutine MPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_create_subarray
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_subarray
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10009,7 +10933,7 @@ subroutine MPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes
 end subroutine
 
 subroutine MPI_Type_create_subarray_f08_large(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_create_subarray_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_subarray_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10027,7 +10951,7 @@ subroutine MPI_Type_create_subarray_f08_large(ndims, array_of_sizes, array_of_su
 end subroutine
 
 subroutine MPI_Type_delete_attr_f08(datatype, type_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_delete_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_delete_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10043,7 +10967,7 @@ subroutine MPI_Type_delete_attr_f08(datatype, type_keyval, ierror)
 end subroutine
 
 subroutine MPI_Type_dup_f08(oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_dup
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_dup
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10059,7 +10983,7 @@ subroutine MPI_Type_dup_f08(oldtype, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_free_f08(datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10074,7 +10998,7 @@ subroutine MPI_Type_free_f08(datatype, ierror)
 end subroutine
 
 subroutine MPI_Type_free_keyval_f08(type_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_free_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_free_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10089,7 +11013,7 @@ subroutine MPI_Type_free_keyval_f08(type_keyval, ierror)
 end subroutine
 
 subroutine MPI_Type_get_attr_f08(datatype, type_keyval, attribute_val, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10107,7 +11031,7 @@ subroutine MPI_Type_get_attr_f08(datatype, type_keyval, attribute_val, flag, ier
 end subroutine
 
 subroutine MPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_contents
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_contents
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10126,7 +11050,7 @@ subroutine MPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_
 end subroutine
 
 subroutine MPI_Type_get_contents_f08_large(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_get_contents_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_get_contents_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10146,7 +11070,7 @@ subroutine MPI_Type_get_contents_f08_large(datatype, max_integers, max_addresses
 end subroutine
 
 subroutine MPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_datatypes, combiner, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_envelope
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_envelope
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10162,7 +11086,7 @@ subroutine MPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_
 end subroutine
 
 subroutine MPI_Type_get_envelope_f08_large(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_get_envelope_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_get_envelope_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10179,7 +11103,7 @@ subroutine MPI_Type_get_envelope_f08_large(datatype, num_integers, num_addresses
 end subroutine
 
 subroutine MPI_Type_get_extent_f08(datatype, lb, extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_extent
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_extent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10195,7 +11119,7 @@ subroutine MPI_Type_get_extent_f08(datatype, lb, extent, ierror)
 end subroutine
 
 subroutine MPI_Type_get_extent_x_f08(datatype, lb, extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_extent_x
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_extent_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10211,7 +11135,7 @@ subroutine MPI_Type_get_extent_x_f08(datatype, lb, extent, ierror)
 end subroutine
 
 subroutine MPI_Type_get_name_f08(datatype, type_name, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10228,7 +11152,7 @@ subroutine MPI_Type_get_name_f08(datatype, type_name, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Type_get_true_extent_f08(datatype, true_lb, true_extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_true_extent
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_true_extent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10244,7 +11168,7 @@ subroutine MPI_Type_get_true_extent_f08(datatype, true_lb, true_extent, ierror)
 end subroutine
 
 subroutine MPI_Type_get_true_extent_x_f08(datatype, true_lb, true_extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_true_extent_x
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_true_extent_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10260,7 +11184,7 @@ subroutine MPI_Type_get_true_extent_x_f08(datatype, true_lb, true_extent, ierror
 end subroutine
 
 subroutine MPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_get_value_index
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_value_index
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10276,7 +11200,7 @@ subroutine MPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierro
 end subroutine
 
 subroutine MPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_indexed
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_indexed
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10293,7 +11217,7 @@ subroutine MPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacem
 end subroutine
 
 subroutine MPI_Type_indexed_f08_large(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_indexed_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_indexed_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10310,7 +11234,7 @@ subroutine MPI_Type_indexed_f08_large(count, array_of_blocklengths, array_of_dis
 end subroutine
 
 subroutine MPI_Type_match_size_f08(typeclass, size, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_match_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_match_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10326,7 +11250,7 @@ subroutine MPI_Type_match_size_f08(typeclass, size, datatype, ierror)
 end subroutine
 
 subroutine MPI_Type_set_attr_f08(datatype, type_keyval, attribute_val, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_set_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_set_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10343,7 +11267,7 @@ subroutine MPI_Type_set_attr_f08(datatype, type_keyval, attribute_val, ierror)
 end subroutine
 
 subroutine MPI_Type_set_name_f08(datatype, type_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_set_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_set_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10359,7 +11283,7 @@ subroutine MPI_Type_set_name_f08(datatype, type_name, ierror)
 end subroutine
 
 subroutine MPI_Type_size_f08(datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10375,7 +11299,7 @@ subroutine MPI_Type_size_f08(datatype, size, ierror)
 end subroutine
 
 subroutine MPI_Type_size_f08_large(datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_size_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_size_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10391,7 +11315,7 @@ subroutine MPI_Type_size_f08_large(datatype, size, ierror)
 end subroutine
 
 subroutine MPI_Type_size_x_f08(datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_size_x
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_size_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10407,7 +11331,7 @@ subroutine MPI_Type_size_x_f08(datatype, size, ierror)
 end subroutine
 
 subroutine MPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_type_vector
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_vector
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10424,7 +11348,7 @@ subroutine MPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ier
 end subroutine
 
 subroutine MPI_Type_vector_f08_large(count, blocklength, stride, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_type_vector_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_vector_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10441,7 +11365,7 @@ subroutine MPI_Type_vector_f08_large(count, blocklength, stride, oldtype, newtyp
 end subroutine
 
 subroutine MPI_Unpack_f08ts(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_unpack
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_unpack
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10457,15 +11381,21 @@ subroutine MPI_Unpack_f08ts(inbuf, insize, position, outbuf, outcount, datatype,
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  INTEGER :: outcount_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  outcount_c = outcount
+  datatype_c = datatype
   if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_buf(outbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, insize, position, outbuf_c, outcount, datatype, comm, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(outbuf, outcount, datatype, outbuf_c, outcount_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Unpack" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, insize, position, outbuf_c, outcount_c, datatype_c, comm, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Unpack_f08ts_large(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_unpack_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_unpack_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10481,15 +11411,21 @@ subroutine MPI_Unpack_f08ts_large(inbuf, insize, position, outbuf, outcount, dat
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: outcount_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  outcount_c = outcount
+  datatype_c = datatype
   if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_buf(outbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, insize, position, outbuf_c, outcount, datatype, comm, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(outbuf, outcount, datatype, outbuf_c, outcount_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Unpack_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, insize, position, outbuf_c, outcount_c, datatype_c, comm, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_unpack_external
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_unpack_external
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10506,15 +11442,21 @@ subroutine MPI_Unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, o
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  INTEGER :: outcount_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  outcount_c = outcount
+  datatype_c = datatype
   if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_buf(outbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(datarep, inbuf_c, insize, position, outbuf_c, outcount, datatype, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(outbuf, outcount, datatype, outbuf_c, outcount_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Unpack_external" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(datarep, inbuf_c, insize, position, outbuf_c, outcount_c, datatype_c, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Unpack_external_f08ts_large(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_unpack_external_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_unpack_external_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10530,15 +11472,21 @@ subroutine MPI_Unpack_external_f08ts_large(datarep, inbuf, insize, position, out
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  INTEGER(KIND=MPI_COUNT_KIND) :: outcount_c
+  type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  outcount_c = outcount
+  datatype_c = datatype
   if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_buf(outbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_c(datarep, inbuf_c, insize, position, outbuf_c, outcount, datatype, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(outbuf, outcount, datatype, outbuf_c, outcount_c, datatype_c, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Unpack_external_c" // c_null_char)
+  if (ierror_c == MPI_SUCCESS) call fy_c(datarep, inbuf_c, insize, position, outbuf_c, outcount_c, datatype_c, ierror_c)
+  call fy_f08_sec_done(datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Unpublish_name_f08(service_name, info, port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_unpublish_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_unpublish_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10554,7 +11502,7 @@ subroutine MPI_Unpublish_name_f08(service_name, info, port_name, ierror)
 end subroutine
 
 subroutine MPI_Wait_f08(request, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_wait
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_wait
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10570,7 +11518,7 @@ subroutine MPI_Wait_f08(request, status, ierror)
 end subroutine
 
 subroutine MPI_Waitall_f08(count, array_of_requests, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_waitall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_waitall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10587,7 +11535,7 @@ subroutine MPI_Waitall_f08(count, array_of_requests, array_of_statuses, ierror)
 end subroutine
 
 subroutine MPI_Waitany_f08(count, array_of_requests, index, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_waitany
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_waitany
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10605,7 +11553,7 @@ subroutine MPI_Waitany_f08(count, array_of_requests, index, status, ierror)
 end subroutine
 
 subroutine MPI_Waitsome_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_waitsome
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_waitsome
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10623,7 +11571,7 @@ subroutine MPI_Waitsome_f08(incount, array_of_requests, outcount, array_of_indic
 end subroutine
 
 subroutine MPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_allocate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_allocate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10643,7 +11591,7 @@ subroutine MPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierro
 end subroutine
 
 subroutine MPI_Win_allocate_f08_large(size, disp_unit, info, comm, baseptr, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_win_allocate_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_win_allocate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10662,7 +11610,7 @@ subroutine MPI_Win_allocate_f08_large(size, disp_unit, info, comm, baseptr, win,
 end subroutine
 
 subroutine MPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_allocate_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_allocate_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10682,7 +11630,7 @@ subroutine MPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win
 end subroutine
 
 subroutine MPI_Win_allocate_shared_f08_large(size, disp_unit, info, comm, baseptr, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_win_allocate_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_win_allocate_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10701,7 +11649,7 @@ subroutine MPI_Win_allocate_shared_f08_large(size, disp_unit, info, comm, basept
 end subroutine
 
 subroutine MPI_Win_attach_f08ts(win, base, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_attach
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_attach
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10715,12 +11663,13 @@ subroutine MPI_Win_attach_f08ts(win, base, size, ierror)
   type(c_ptr) :: base_c
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) base_c = fy_f08_buf(base, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Win_attach" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(win, base_c, size, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Win_call_errhandler_f08(win, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_call_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_call_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10736,7 +11685,7 @@ subroutine MPI_Win_call_errhandler_f08(win, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Win_complete_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_complete
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_complete
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10751,7 +11700,7 @@ subroutine MPI_Win_complete_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_create_f08ts(base, size, disp_unit, info, comm, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10768,12 +11717,13 @@ subroutine MPI_Win_create_f08ts(base, size, disp_unit, info, comm, win, ierror)
   type(c_ptr) :: base_c
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) base_c = fy_f08_buf(base, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Win_create" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(base_c, size, disp_unit, info, comm, win, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Win_create_f08ts_large(base, size, disp_unit, info, comm, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_win_create_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_win_create_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10789,12 +11739,13 @@ subroutine MPI_Win_create_f08ts_large(base, size, disp_unit, info, comm, win, ie
   type(c_ptr) :: base_c
   ierror_c = MPI_SUCCESS
   if (ierror_c == MPI_SUCCESS) base_c = fy_f08_buf(base, ierror_c)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Win_create_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(base_c, size, disp_unit, info, comm, win, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Win_create_dynamic_f08(info, comm, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_create_dynamic
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_create_dynamic
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10811,7 +11762,7 @@ subroutine MPI_Win_create_dynamic_f08(info, comm, win, ierror)
 end subroutine
 
 subroutine MPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_create_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_create_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10827,7 +11778,7 @@ subroutine MPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Win_create_keyval_f08(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_create_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_create_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10845,7 +11796,7 @@ subroutine MPI_Win_create_keyval_f08(win_copy_attr_fn, win_delete_attr_fn, win_k
 end subroutine
 
 subroutine MPI_Win_delete_attr_f08(win, win_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_delete_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_delete_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10861,7 +11812,7 @@ subroutine MPI_Win_delete_attr_f08(win, win_keyval, ierror)
 end subroutine
 
 subroutine MPI_Win_detach_f08ts(win, base, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_detach
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_detach
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10873,13 +11824,14 @@ subroutine MPI_Win_detach_f08ts(win, base, ierror)
   integer :: ierror_c
   type(c_ptr) :: base_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) base_c = fy_f08_buf(base, ierror_c)
+  if (ierror_c == MPI_SUCCESS) base_c = fy_f08_addr(base)
+  if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Win_detach" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(win, base_c, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Win_fence_f08(assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_fence
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_fence
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10895,7 +11847,7 @@ subroutine MPI_Win_fence_f08(assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_flush_f08(rank, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_flush
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_flush
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10911,7 +11863,7 @@ subroutine MPI_Win_flush_f08(rank, win, ierror)
 end subroutine
 
 subroutine MPI_Win_flush_all_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_flush_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_flush_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10926,7 +11878,7 @@ subroutine MPI_Win_flush_all_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_flush_local_f08(rank, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_flush_local
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_flush_local
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10942,7 +11894,7 @@ subroutine MPI_Win_flush_local_f08(rank, win, ierror)
 end subroutine
 
 subroutine MPI_Win_flush_local_all_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_flush_local_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_flush_local_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10957,7 +11909,7 @@ subroutine MPI_Win_flush_local_all_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_free_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10972,7 +11924,7 @@ subroutine MPI_Win_free_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_free_keyval_f08(win_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_free_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_free_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10987,7 +11939,7 @@ subroutine MPI_Win_free_keyval_f08(win_keyval, ierror)
 end subroutine
 
 subroutine MPI_Win_get_attr_f08(win, win_keyval, attribute_val, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_get_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11005,7 +11957,7 @@ subroutine MPI_Win_get_attr_f08(win, win_keyval, attribute_val, flag, ierror)
 end subroutine
 
 subroutine MPI_Win_get_errhandler_f08(win, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_get_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11021,7 +11973,7 @@ subroutine MPI_Win_get_errhandler_f08(win, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Win_get_group_f08(win, group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_get_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11037,7 +11989,7 @@ subroutine MPI_Win_get_group_f08(win, group, ierror)
 end subroutine
 
 subroutine MPI_Win_get_info_f08(win, info_used, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11053,7 +12005,7 @@ subroutine MPI_Win_get_info_f08(win, info_used, ierror)
 end subroutine
 
 subroutine MPI_Win_get_name_f08(win, win_name, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_get_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11070,7 +12022,7 @@ subroutine MPI_Win_get_name_f08(win, win_name, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Win_lock_f08(lock_type, rank, assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_lock
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_lock
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11086,7 +12038,7 @@ subroutine MPI_Win_lock_f08(lock_type, rank, assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_lock_all_f08(assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_lock_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_lock_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11102,7 +12054,7 @@ subroutine MPI_Win_lock_all_f08(assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_post_f08(group, assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_post
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_post
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11119,7 +12071,7 @@ subroutine MPI_Win_post_f08(group, assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_set_attr_f08(win, win_keyval, attribute_val, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_set_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_set_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11136,7 +12088,7 @@ subroutine MPI_Win_set_attr_f08(win, win_keyval, attribute_val, ierror)
 end subroutine
 
 subroutine MPI_Win_set_errhandler_f08(win, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_set_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_set_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11152,7 +12104,7 @@ subroutine MPI_Win_set_errhandler_f08(win, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Win_set_info_f08(win, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_set_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_set_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11168,7 +12120,7 @@ subroutine MPI_Win_set_info_f08(win, info, ierror)
 end subroutine
 
 subroutine MPI_Win_set_name_f08(win, win_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_set_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_set_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11184,7 +12136,7 @@ subroutine MPI_Win_set_name_f08(win, win_name, ierror)
 end subroutine
 
 subroutine MPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_shared_query
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_shared_query
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11203,7 +12155,7 @@ subroutine MPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror)
 end subroutine
 
 subroutine MPI_Win_shared_query_f08_large(win, rank, size, disp_unit, baseptr, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => fy_f_win_shared_query_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_win_shared_query_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11221,7 +12173,7 @@ subroutine MPI_Win_shared_query_f08_large(win, rank, size, disp_unit, baseptr, i
 end subroutine
 
 subroutine MPI_Win_start_f08(group, assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_start
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_start
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11238,7 +12190,7 @@ subroutine MPI_Win_start_f08(group, assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_sync_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_sync
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_sync
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11253,7 +12205,7 @@ subroutine MPI_Win_sync_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_test_f08(win, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_test
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_test
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11269,7 +12221,7 @@ subroutine MPI_Win_test_f08(win, flag, ierror)
 end subroutine
 
 subroutine MPI_Win_unlock_f08(rank, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_unlock
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_unlock
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11285,7 +12237,7 @@ subroutine MPI_Win_unlock_f08(rank, win, ierror)
 end subroutine
 
 subroutine MPI_Win_unlock_all_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_unlock_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_unlock_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11300,7 +12252,7 @@ subroutine MPI_Win_unlock_all_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_wait_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_win_wait
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_wait
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11315,7 +12267,7 @@ subroutine MPI_Win_wait_f08(win, ierror)
 end subroutine
 
 function MPI_Wtick_f08() result(res)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_wtick
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_wtick
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11326,7 +12278,7 @@ function MPI_Wtick_f08() result(res)
 end function
 
 function MPI_Wtime_f08() result(res)
-  use fy_f08_c, only : fy_f08_buf, fy_c => pmpi_wtime
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_wtime
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants

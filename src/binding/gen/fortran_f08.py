@@ -13,8 +13,9 @@ _large for the MPI_Count versions, mpi_f08_types' mpi_comm_eq ...) and the
 dummy arguments are the standard's, so the calling convention is the one a
 program compiled against MPICH's mpi_f08.mod expects. A wrapper converts
 nothing but choice buffers (their address, from the descriptor of the
-assumed-rank dummy; a non-contiguous section is refused with MPI_ERR_BUFFER)
-and the optional ierror: handles, statuses, LOGICAL and CHARACTER arguments
+assumed-rank dummy; a strided section becomes a datatype where the buffer
+has its own count and datatype, and is refused elsewhere: see
+src/binding/fortran/fy_f08_buf.c) and the optional ierror: handles, statuses, LOGICAL and CHARACTER arguments
 go by address to the same C entry points mpif.h uses (TYPE(MPI_Comm) is one
 INTEGER, TYPE(MPI_Status) is laid out as the C MPI_Status)."""
 
@@ -348,6 +349,23 @@ def gen_c_iface(procs):
     o += ["    function fy_f08_buf(buf, ierror) bind(C, name=\"fy_f08_buf\") result(p)",
           "      import", "      type(*), dimension(..), intent(in) :: buf", "      integer(c_int) :: ierror",
           "      type(c_ptr) :: p", "    end function"]
+    o += ["    function fy_f08_addr(buf) bind(C, name=\"fy_f08_addr\") result(p)",
+          "      import", "      type(*), dimension(..), intent(in) :: buf", "      type(c_ptr) :: p",
+          "    end function"]
+    for sfx, kind in (("", "integer(c_int)"), ("_l", "integer(c_int64_t)")):
+        o += ["    subroutine fy_f08_sec%s(buf, count, datatype, buf_c, count_c, datatype_c, ierror) &" % sfx,
+              "        bind(C, name=\"fy_f08_sec%s\")" % sfx,
+              "      import", "      type(*), dimension(..), intent(in) :: buf",
+              "      %s, intent(in) :: count" % kind, "      type(MPI_Datatype), intent(in) :: datatype",
+              "      type(c_ptr), intent(out) :: buf_c", "      %s, intent(out) :: count_c" % kind,
+              "      type(MPI_Datatype), intent(out) :: datatype_c", "      integer(c_int) :: ierror",
+              "    end subroutine"]
+    o += ["    subroutine fy_f08_sec_done(datatype_c, datatype) bind(C, name=\"fy_f08_sec_done\")",
+          "      import", "      type(MPI_Datatype) :: datatype_c", "      type(MPI_Datatype), intent(in) :: datatype",
+          "    end subroutine",
+          "    subroutine fy_f08_fail(ierror, kind, handle, fname) bind(C, name=\"fy_f08_fail\")",
+          "      import", "      integer(c_int) :: ierror", "      integer(c_int), intent(in) :: kind, handle",
+          "      character(kind=c_char), dimension(*), intent(in) :: fname", "    end subroutine"]
     seen = set()
     for p, f, large in procs:
         ce = c_entry(p, f, large)
@@ -441,12 +459,52 @@ def gen_pmpi_aliases(procs):
     return o
 
 
+def own_triple(p, b, bufs):
+    """(count, datatype) when buffer b is followed by a scalar count and a
+    datatype of its own, the number of items in it (MPI_Send's buf,
+    MPI_Bcast's, an RMA origin, a file buffer), not shared with a buffer
+    before it (MPI_Reduce's recvbuf): a strided section there becomes a
+    datatype (fy_f08_sec)."""
+    i = p.args.index(b)
+    if i + 2 >= len(p.args) or (i > 0 and p.args[i - 1] in bufs):
+        return None
+    # a gather's, scatter's or alltoall's count is per process: block k
+    # starts k * count items on, which one datatype of the section cannot say
+    if re.search(r"gather|scatter|alltoall", p.name, re.I):
+        return None
+    (cspec, cent), (tspec, tent) = p.spec_of(p.args[i + 1]), p.spec_of(p.args[i + 2])
+    if (not cspec.startswith("INTEGER") or "ADDRESS_KIND" in cspec or "INTENT(IN)" not in cspec
+            or "(" in cent or not tspec.startswith("TYPE(MPI_Datatype)") or "(" in tent):
+        return None
+    return p.args[i + 1], p.args[i + 2]
+
+
+def address_only(p):
+    """Calls that take only where a buffer starts, never its data: a split
+    collective's end (its begin described the buffer), an address query,
+    a detach, a free."""
+    return p.name.endswith("_end") or p.name in ("MPI_Get_address", "MPI_Win_detach", "MPI_Free_mem")
+
+
+def error_object(p):
+    """(kind, handle) of the object whose error handler a refused buffer goes
+    to: the call's communicator, window or file (core/fy_check.h's FY_OBJ_*),
+    else none (MPI_COMM_WORLD's)."""
+    for a in p.args:
+        spec, ent = p.spec_of(a)
+        for kind, t in ((1, "TYPE(MPI_Comm)"), (2, "TYPE(MPI_Win)"), (3, "TYPE(MPI_File)")):
+            if spec.startswith(t) and "(" not in ent and "OPTIONAL" not in spec:
+                return kind, a + "%MPI_VAL"
+    return 0, "0"
+
+
 def gen_wrapper(p, f, large):
     body, end = gen_interface_body(p, large, "")
     body = [l for b in body for l in wrap_lines(b, "")]
     ce = c_entry(p, f, large)
     o = body[:1]
-    uses = ["  use fy_f08_c, only : fy_f08_buf%s" % (", fy_c => %s" % ce if ce else "")]
+    uses = ["  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail%s"
+            % (", fy_c => %s" % ce if ce else "")]
     o += uses + body[1:]
     bufs = []
     for spec, ents in p.decls:
@@ -465,12 +523,37 @@ def gen_wrapper(p, f, large):
     o.append("  integer :: ierror_c")
     for b in bufs:
         o.append("  type(c_ptr) :: %s_c" % b)
+    own = {b: own_triple(p, b, bufs) for b in bufs}
+    for b, t in own.items():
+        if t:
+            o.append("  %s :: %s_c" % (_strip_attrs(p.spec_of(t[0])[0]), t[0]))
+            o.append("  type(MPI_Datatype) :: %s_c" % t[1])
     o.append("  ierror_c = MPI_SUCCESS")
+    renamed = {}
+    for b, t in own.items():
+        if t:
+            o += ["  %s_c = %s" % (t[0], t[0]), "  %s_c = %s" % (t[1], t[1])]
+            renamed.update({t[0]: t[0] + "_c", t[1]: t[1] + "_c"})
     for b in bufs:
-        o.append("  if (ierror_c == MPI_SUCCESS) %s_c = fy_f08_buf(%s, ierror_c)" % (b, b))
-    args = [("%s_c" % a if a in bufs else "ierror_c" if a == "ierror" else a) for a in p.args]
+        t = own[b]
+        if t:
+            sfx = "_l" if "MPI_COUNT_KIND" in p.spec_of(t[0])[0] else ""
+            o += wrap_lines("if (ierror_c == MPI_SUCCESS) call fy_f08_sec%s(%s, %s, %s, %s_c, %s_c, %s_c, ierror_c)"
+                            % (sfx, b, t[0], t[1], b, t[0], t[1]), "  ")
+        elif address_only(p):
+            o.append("  if (ierror_c == MPI_SUCCESS) %s_c = fy_f08_addr(%s)" % (b, b))
+        else:
+            o.append("  if (ierror_c == MPI_SUCCESS) %s_c = fy_f08_buf(%s, ierror_c)" % (b, b))
+    if bufs:
+        kind, handle = error_object(p)
+        o += wrap_lines("if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, %d, %s, \"%s\" // c_null_char)"
+                        % (kind, handle, p.name + ("_c" if large else "")), "  ")
+    args = [("%s_c" % a if a in bufs else "ierror_c" if a == "ierror" else renamed.get(a, a)) for a in p.args]
     call = "call fy_c(%s)" % ", ".join(args)
     o += wrap_lines("if (ierror_c == MPI_SUCCESS) " + call, "  ")
+    for b, t in own.items():
+        if t:
+            o.append("  call fy_f08_sec_done(%s_c, %s)" % (t[1], t[1]))
     if p.has_ierror:
         o.append("  if (present(ierror)) ierror = ierror_c")
     o.append(end)

@@ -1,0 +1,253 @@
+/* mpi_f08 choice buffers: what the generated wrappers (mpi_f08_wrappers.f90)
+ * pass to C for a TYPE(*), DIMENSION(..) dummy, an assumed-rank descriptor.
+ *
+ * Contract
+ * - fy_f08_buf(d, ierror): the address of the data when it is contiguous
+ *   (scalars, MPI_BOTTOM and MPI_IN_PLACE included). A strided section is
+ *   refused (ierror = MPI_ERR_BUFFER with a message for fy_f08_fail): the
+ *   buffers that get here share their count and datatype with another
+ *   buffer (MPI_Reduce's sendbuf and recvbuf), count per process (a
+ *   gather's, scatter's or alltoall's: block k starts k * count items on),
+ *   or have none (MPI_Buffer_attach, MPI_Win_create), where no single
+ *   datatype can describe the section.
+ * - fy_f08_addr(d): the address of the first element, for the calls that
+ *   take nothing else (MPI_Get_address, a split collective's end whose
+ *   begin described the buffer, MPI_Win_detach, MPI_Free_mem).
+ * - fy_f08_sec(d, count, datatype, ...) / fy_f08_sec_l (MPI_Count): a buffer
+ *   with its own count and datatype, the number of items in it (MPI_Send's,
+ *   MPI_Bcast's, an RMA origin, a file buffer, MPI_Pack's input). A strided section (a(1:n:2),
+ *   b(i,:)) becomes one element of a datatype that lists the `count`
+ *   datatype items of the section in array element order, as if the section
+ *   had been copied to a contiguous buffer (MPI 4.1 19.1.12), so the C call
+ *   accesses the section itself, also while a nonblocking operation is
+ *   pending. The datatype must describe one array element (its extent the
+ *   element's size, as MPI_REAL for a REAL array or a struct type for a
+ *   derived TYPE) or, if it is contiguous, a whole fraction of one (MPI_REAL
+ *   over a COMPLEX array); anything else, or a count beyond the section's
+ *   elements, is refused with a message. The wrapper frees the datatype
+ *   with fy_f08_sec_done after the call (an operation still pending holds
+ *   its own reference).
+ * - fy_f08_fail(ierror, kind, handle, fname): raises the refusal through the
+ *   error handler of the call's object (libmpi's fy_f08_raise), as a C
+ *   call raises its errors, so it is never lost when ierror is absent.
+ * - Handles are cast, not converted: under the MPICH ABI a Fortran handle is
+ *   the C one (and MPICH's MPI_Type_f2c is a macro, no PMPI_ symbol). */
+#include "fy_fort.h"
+#include <stdio.h>
+#include <ISO_Fortran_binding.h>
+
+/* libmpi's (src/binding/fy_fort_err.c); weak: the layer also runs over
+ * MPICH's libmpi (tests/fortran/on_mpich.sh), where the standard's
+ * MPI_*_call_errhandler raise the class without the message. */
+int fy_f08_raise(int cls, int kind, int handle, const char *fname, const char *msg)
+    __attribute__((weak));
+
+/* The reason for the last refusal on this thread, for fy_f08_fail. */
+static _Thread_local char fail_msg[256];
+
+static int refuse(int cls, const char *msg) {
+  snprintf(fail_msg, sizeof fail_msg, "%s", msg);
+  return cls;
+}
+
+FY_F_API void *fy_f08_buf(CFI_cdesc_t *d, MPI_Fint *ierror);
+void *fy_f08_buf(CFI_cdesc_t *d, MPI_Fint *ierror) {
+  if (d->rank > 0 && d->base_addr && !CFI_is_contiguous(d)) {
+    *ierror = refuse(MPI_ERR_BUFFER, "a non-contiguous array section where only a contiguous buffer "
+                                     "is accepted (a buffer whose count and datatype are shared with "
+                                     "another, counted per process, or absent): pass a contiguous "
+                                     "array, or describe the layout with a datatype");
+    return NULL;
+  }
+  return d->base_addr;
+}
+
+FY_F_API void *fy_f08_addr(CFI_cdesc_t *d);
+void *fy_f08_addr(CFI_cdesc_t *d) { return d->base_addr; }
+
+/* type_of_prefix: the first q elements (array element order) of the
+ * sub-array made of dimensions 0..lev-1 of d, each element of type el.
+ * full[k] is the datatype of one whole sub-array of dimensions 0..k-1,
+ * size[k] its number of elements. */
+static int type_of_prefix(const CFI_cdesc_t *d, int lev, MPI_Count q, MPI_Datatype el,
+                          const MPI_Datatype *full, const MPI_Count *size, MPI_Datatype *out) {
+  if (lev == 0) {   /* q is 1 */
+    return PMPI_Type_dup(el, out);
+  }
+  const CFI_dim_t *dim = &d->dim[lev - 1];
+  MPI_Count whole = q / size[lev - 1], rest = q % size[lev - 1];
+  MPI_Datatype parts[2] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
+  MPI_Aint disp[2] = {0, (MPI_Aint)whole * dim->sm};
+  int blen[2] = {1, 1}, n = 0, rc = MPI_SUCCESS;
+  if (whole > 0) {
+    rc = PMPI_Type_create_hvector_c(whole, 1, dim->sm, full[lev - 1], &parts[0]);
+    if (rc != MPI_SUCCESS) goto out;
+    n = 1;
+  }
+  if (rest > 0) {
+    rc = type_of_prefix(d, lev - 1, rest, el, full, size, &parts[n]);
+    if (rc != MPI_SUCCESS) goto out;
+    disp[n] = disp[1];
+    n++;
+  }
+  if (n == 1 && disp[0] == 0) {
+    *out = parts[0];
+    parts[0] = MPI_DATATYPE_NULL;
+  } else {
+    rc = PMPI_Type_create_struct(n, blen, disp, parts, out);
+  }
+out:
+  for (int i = 0; i < 2; i++)
+    if (parts[i] != MPI_DATATYPE_NULL) PMPI_Type_free(&parts[i]);
+  return rc;
+}
+
+/* section_type: the datatype for count items of dt over the section d
+ * (d non-contiguous, rank >= 1). */
+static int section_type(const CFI_cdesc_t *d, MPI_Count count, MPI_Datatype dt, MPI_Datatype *out) {
+  MPI_Count lb, ext, size, tlb, text;
+  MPI_Count elem = (MPI_Count)d->elem_len, nelem = 1;
+  MPI_Datatype el = MPI_DATATYPE_NULL, tail = MPI_DATATYPE_NULL, pre = MPI_DATATYPE_NULL;
+  MPI_Datatype full[CFI_MAX_RANK + 1];
+  MPI_Count fsize[CFI_MAX_RANK + 1];
+  int nfull = 0, rc;
+  char msg[200];
+
+  if (count < 0) return refuse(MPI_ERR_COUNT, "negative count with an array section");
+  if (PMPI_Type_get_extent_c(dt, &lb, &ext) != MPI_SUCCESS ||
+      PMPI_Type_get_true_extent_c(dt, &tlb, &text) != MPI_SUCCESS ||
+      PMPI_Type_size_c(dt, &size) != MPI_SUCCESS)
+    return refuse(MPI_ERR_TYPE, "invalid datatype with an array section");
+  for (int k = 0; k < d->rank; k++) nelem *= d->dim[k].extent;
+  /* units of dt per array element: 1 when dt is one element, m when a
+   * contiguous dt is 1/m of one */
+  MPI_Count per = 0;
+  if (lb == 0 && ext == elem) per = 1;
+  else if (lb == 0 && tlb == 0 && size == ext && text == ext && ext > 0 && ext < elem && elem % ext == 0)
+    per = elem / ext;
+  if (per == 0) {
+    snprintf(msg, sizeof msg, "the datatype (extent %lld, lower bound %lld) does not describe one "
+             "element of the array section (%lld bytes) or a contiguous fraction of one",
+             (long long)ext, (long long)lb, (long long)elem);
+    return refuse(MPI_ERR_TYPE, msg);
+  }
+  if (count > nelem * per) {
+    snprintf(msg, sizeof msg, "count = %lld exceeds the array section's %lld items",
+             (long long)count, (long long)(nelem * per));
+    return refuse(MPI_ERR_COUNT, msg);
+  }
+  if (count == 0) {   /* nothing accessed: the datatype is only checked */
+    *out = MPI_DATATYPE_NULL;
+    return MPI_SUCCESS;
+  }
+  rc = per == 1 ? PMPI_Type_dup(dt, &el) : PMPI_Type_contiguous_c(per, dt, &el);
+  if (rc != MPI_SUCCESS) goto out;
+  /* full[k]: a whole sub-array of dimensions 0..k-1 */
+  full[0] = el;
+  fsize[0] = 1;
+  for (int k = 0; k < d->rank; k++) {
+    rc = PMPI_Type_create_hvector_c(d->dim[k].extent, 1, d->dim[k].sm, full[k], &full[k + 1]);
+    if (rc != MPI_SUCCESS) goto out;
+    nfull = k + 1;
+    fsize[k + 1] = fsize[k] * d->dim[k].extent;
+  }
+  MPI_Count whole = count / per, rest = count % per;
+  if (whole > 0) {
+    rc = type_of_prefix(d, d->rank, whole, el, full, fsize, &pre);
+    if (rc != MPI_SUCCESS) goto out;
+  }
+  if (rest > 0) {   /* part of the next element */
+    MPI_Aint off = 0;
+    MPI_Count q = whole;
+    for (int k = 0; k < d->rank; k++) {
+      off += (MPI_Aint)(q % d->dim[k].extent) * d->dim[k].sm;
+      q /= d->dim[k].extent;
+    }
+    rc = PMPI_Type_contiguous_c(rest, dt, &tail);
+    if (rc != MPI_SUCCESS) goto out;
+    if (pre == MPI_DATATYPE_NULL) {
+      rc = PMPI_Type_create_struct(1, (int[]){1}, (MPI_Aint[]){off}, &tail, out);
+    } else {
+      MPI_Datatype two[2] = {pre, tail};
+      rc = PMPI_Type_create_struct(2, (int[]){1, 1}, (MPI_Aint[]){0, off}, two, out);
+    }
+  } else {
+    *out = pre;
+    pre = MPI_DATATYPE_NULL;
+  }
+  if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(out);
+out:
+  for (int k = 1; k <= nfull; k++) PMPI_Type_free(&full[k]);
+  if (el != MPI_DATATYPE_NULL) PMPI_Type_free(&el);
+  if (pre != MPI_DATATYPE_NULL) PMPI_Type_free(&pre);
+  if (tail != MPI_DATATYPE_NULL) PMPI_Type_free(&tail);
+  if (rc != MPI_SUCCESS) snprintf(fail_msg, sizeof fail_msg, "describing the array section failed");
+  return rc;
+}
+
+/* Shared by both count kinds: *n and *t in, out. */
+static void *sec(CFI_cdesc_t *d, MPI_Count *n, MPI_Fint *t, MPI_Fint *ierror) {
+  MPI_Datatype nt;
+  if (d->rank == 0 || !d->base_addr || CFI_is_contiguous(d)) return d->base_addr;
+  /* a zero-sized section has no element to point at: nothing to access */
+  for (int k = 0; k < d->rank; k++)
+    if (d->dim[k].extent == 0) {
+      if (*n > 0) {
+        *ierror = refuse(MPI_ERR_COUNT, "count > 0 with an empty array section");
+        return NULL;
+      }
+      return d->base_addr;
+    }
+  int rc = section_type(d, *n, (MPI_Datatype)*t, &nt);
+  if (rc != MPI_SUCCESS) {
+    *ierror = rc;
+    return NULL;
+  }
+  if (nt == MPI_DATATYPE_NULL) return d->base_addr;   /* count 0 */
+  *n = 1;
+  *t = (MPI_Fint)nt;
+  return d->base_addr;
+}
+
+FY_F_API void fy_f08_sec(CFI_cdesc_t *d, const MPI_Fint *count, const MPI_Fint *dt, void **buf_c,
+                         MPI_Fint *count_c, MPI_Fint *dt_c, MPI_Fint *ierror);
+void fy_f08_sec(CFI_cdesc_t *d, const MPI_Fint *count, const MPI_Fint *dt, void **buf_c,
+                MPI_Fint *count_c, MPI_Fint *dt_c, MPI_Fint *ierror) {
+  MPI_Count n = *count;
+  *dt_c = *dt;
+  *buf_c = sec(d, &n, dt_c, ierror);
+  *count_c = (MPI_Fint)n;
+}
+
+FY_F_API void fy_f08_sec_l(CFI_cdesc_t *d, const MPI_Count *count, const MPI_Fint *dt, void **buf_c,
+                           MPI_Count *count_c, MPI_Fint *dt_c, MPI_Fint *ierror);
+void fy_f08_sec_l(CFI_cdesc_t *d, const MPI_Count *count, const MPI_Fint *dt, void **buf_c,
+                  MPI_Count *count_c, MPI_Fint *dt_c, MPI_Fint *ierror) {
+  *count_c = *count;
+  *dt_c = *dt;
+  *buf_c = sec(d, count_c, dt_c, ierror);
+}
+
+FY_F_API void fy_f08_sec_done(MPI_Fint *dt_c, const MPI_Fint *dt);
+void fy_f08_sec_done(MPI_Fint *dt_c, const MPI_Fint *dt) {
+  if (*dt_c == *dt) return;
+  MPI_Datatype t = (MPI_Datatype)*dt_c;
+  PMPI_Type_free(&t);
+  *dt_c = *dt;
+}
+
+FY_F_API void fy_f08_fail(MPI_Fint *ierror, const MPI_Fint *kind, const MPI_Fint *handle, const char *fname);
+void fy_f08_fail(MPI_Fint *ierror, const MPI_Fint *kind, const MPI_Fint *handle, const char *fname) {
+  int cls = MPI_ERR_BUFFER;
+  PMPI_Error_class(*ierror, &cls);
+  const char *msg = fail_msg[0] ? fail_msg : "invalid buffer";
+  if (fy_f08_raise) {
+    *ierror = fy_f08_raise(cls, *kind, *handle, fname, msg);
+  } else {
+    *ierror = cls;
+    if (*kind == 2) PMPI_Win_call_errhandler((MPI_Win)*handle, cls);
+    else if (*kind == 3) MPI_File_call_errhandler(MPI_File_f2c(*handle), cls);
+    else PMPI_Comm_call_errhandler(*kind == 1 ? (MPI_Comm)*handle : MPI_COMM_WORLD, cls);
+  }
+  fail_msg[0] = 0;
+}
