@@ -6,10 +6,17 @@
  *   (scalars, MPI_BOTTOM and MPI_IN_PLACE included). A strided section is
  *   refused (ierror = MPI_ERR_BUFFER with a message for fy_f08_fail): the
  *   buffers that get here share their count and datatype with another
- *   buffer (MPI_Reduce's sendbuf and recvbuf), count per process (a
- *   gather's, scatter's or alltoall's: block k starts k * count items on),
- *   or have none (MPI_Buffer_attach, MPI_Win_create), where no single
- *   datatype can describe the section.
+ *   buffer (MPI_Ireduce's sendbuf and recvbuf), count per process (a
+ *   nonblocking or persistent gather's, scatter's or alltoall's: block k
+ *   starts k * count items on), or have none (MPI_Buffer_attach,
+ *   MPI_Win_create), where no single datatype can describe the section and
+ *   the operation outlives the call, so no copy can stand in.
+ * - fy_f08_tmp(d, &tmp, ierror) / fy_f08_tmp_done(d, &tmp, out): for a
+ *   blocking collective's buffer that no datatype can describe (count and
+ *   datatype shared or counted per process), a strided section is copied
+ *   to a contiguous buffer before the call and, when out, back after it:
+ *   exactly the standard's "as if copied" (MPI 4.1 19.1.12), and safe since
+ *   nothing touches the buffers once the call returns.
  * - fy_f08_addr(d): the address of the first element, for the calls that
  *   take nothing else (MPI_Get_address, a split collective's end whose
  *   begin described the buffer, MPI_Win_detach, MPI_Free_mem).
@@ -34,6 +41,7 @@
  *   the C one (and MPICH's MPI_Type_f2c is a macro, no PMPI_ symbol). */
 #include "fy_fort.h"
 #include <stdio.h>
+#include <string.h>
 #include <ISO_Fortran_binding.h>
 
 /* libmpi's (src/binding/fy_fort_err.c); weak: the layer also runs over
@@ -54,9 +62,9 @@ FY_F_API void *fy_f08_buf(CFI_cdesc_t *d, MPI_Fint *ierror);
 void *fy_f08_buf(CFI_cdesc_t *d, MPI_Fint *ierror) {
   if (d->rank > 0 && d->base_addr && !CFI_is_contiguous(d)) {
     *ierror = refuse(MPI_ERR_BUFFER, "a non-contiguous array section where only a contiguous buffer "
-                                     "is accepted (a buffer whose count and datatype are shared with "
-                                     "another, counted per process, or absent): pass a contiguous "
-                                     "array, or describe the layout with a datatype");
+                                     "is accepted (a nonblocking or persistent collective's, or one "
+                                     "without a datatype of its own): pass a contiguous array, or "
+                                     "describe the layout with a datatype");
     return NULL;
   }
   return d->base_addr;
@@ -64,6 +72,48 @@ void *fy_f08_buf(CFI_cdesc_t *d, MPI_Fint *ierror) {
 
 FY_F_API void *fy_f08_addr(CFI_cdesc_t *d);
 void *fy_f08_addr(CFI_cdesc_t *d) { return d->base_addr; }
+
+/* Visits the elements of section d in array element order: f(element
+ * address, i-th element). */
+static void each_elem(const CFI_cdesc_t *d, void (*f)(char *, size_t, size_t, void *), void *arg) {
+  CFI_index_t idx[CFI_MAX_RANK] = {0};
+  size_t n = 1;
+  for (int k = 0; k < d->rank; k++) n *= (size_t)d->dim[k].extent;
+  char *p = d->base_addr;
+  for (size_t i = 0; i < n; i++) {
+    f(p, i, d->elem_len, arg);
+    for (int k = 0; k < d->rank; k++) {   /* next multi-index */
+      p += d->dim[k].sm;
+      if (++idx[k] < d->dim[k].extent) break;
+      p -= d->dim[k].sm * d->dim[k].extent;
+      idx[k] = 0;
+    }
+  }
+}
+static void gather1(char *e, size_t i, size_t len, void *tmp) { memcpy((char *)tmp + i * len, e, len); }
+static void scatter1(char *e, size_t i, size_t len, void *tmp) { memcpy(e, (char *)tmp + i * len, len); }
+
+FY_F_API void *fy_f08_tmp(CFI_cdesc_t *d, void **tmp, MPI_Fint *ierror);
+void *fy_f08_tmp(CFI_cdesc_t *d, void **tmp, MPI_Fint *ierror) {
+  *tmp = NULL;
+  if (d->rank == 0 || !d->base_addr || CFI_is_contiguous(d)) return d->base_addr;
+  size_t n = d->elem_len;
+  for (int k = 0; k < d->rank; k++) n *= (size_t)d->dim[k].extent;
+  if (!(*tmp = malloc(n ? n : 1))) {
+    *ierror = refuse(MPI_ERR_NO_MEM, "no memory for a contiguous copy of the array section");
+    return NULL;
+  }
+  each_elem(d, gather1, *tmp);
+  return *tmp;
+}
+
+FY_F_API void fy_f08_tmp_done(CFI_cdesc_t *d, void **tmp, const MPI_Fint *out);
+void fy_f08_tmp_done(CFI_cdesc_t *d, void **tmp, const MPI_Fint *out) {
+  if (!*tmp) return;
+  if (*out) each_elem(d, scatter1, *tmp);
+  free(*tmp);
+  *tmp = NULL;
+}
 
 /* type_of_prefix: the first q elements (array element order) of the
  * sub-array made of dimensions 0..lev-1 of d, each element of type el.

@@ -1071,6 +1071,19 @@ module fy_f08_c
       type(*), dimension(..), intent(in) :: buf
       type(c_ptr) :: p
     end function
+    function fy_f08_tmp(buf, tmp, ierror) bind(C, name="fy_f08_tmp") result(p)
+      import
+      type(*), dimension(..), intent(in) :: buf
+      type(c_ptr) :: tmp
+      integer(c_int) :: ierror
+      type(c_ptr) :: p
+    end function
+    subroutine fy_f08_tmp_done(buf, tmp, out) bind(C, name="fy_f08_tmp_done")
+      import
+      type(*), dimension(..) :: buf
+      type(c_ptr) :: tmp
+      integer(c_int), intent(in) :: out
+    end subroutine
     subroutine fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror) &
         bind(C, name="fy_f08_sec")
       import

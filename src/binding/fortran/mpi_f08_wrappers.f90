@@ -4,7 +4,7 @@
 ! Ferry: the procedures behind module mpi_f08's generic interfaces.
 
 subroutine MPI_Abi_get_fortran_booleans_f08(logical_size, logical_true, logical_false, is_set, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_get_fortran_booleans
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_get_fortran_booleans
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -20,7 +20,7 @@ subroutine MPI_Abi_get_fortran_booleans_f08(logical_size, logical_true, logical_
 end subroutine
 
 subroutine MPI_Abi_get_fortran_info_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_get_fortran_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_get_fortran_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -35,7 +35,7 @@ subroutine MPI_Abi_get_fortran_info_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Abi_get_info_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -50,7 +50,7 @@ subroutine MPI_Abi_get_info_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Abi_get_version_f08(abi_major, abi_minor, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_get_version
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_get_version
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -65,7 +65,7 @@ subroutine MPI_Abi_get_version_f08(abi_major, abi_minor, ierror)
 end subroutine
 
 subroutine MPI_Abi_set_fortran_booleans_f08(logical_size, logical_true, logical_false, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_set_fortran_booleans
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_set_fortran_booleans
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -81,7 +81,7 @@ subroutine MPI_Abi_set_fortran_booleans_f08(logical_size, logical_true, logical_
 end subroutine
 
 subroutine MPI_Abi_set_fortran_info_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_set_fortran_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_set_fortran_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -96,7 +96,7 @@ subroutine MPI_Abi_set_fortran_info_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Abort_f08(comm, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abort
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abort
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -112,7 +112,7 @@ subroutine MPI_Abort_f08(comm, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Accumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_accumulate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_accumulate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -140,7 +140,7 @@ subroutine MPI_Accumulate_f08ts(origin_addr, origin_count, origin_datatype, targ
 end subroutine
 
 subroutine MPI_Accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_accumulate_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_accumulate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -169,7 +169,7 @@ subroutine MPI_Accumulate_f08ts_large(origin_addr, origin_count, origin_datatype
 end subroutine
 
 subroutine MPI_Add_error_class_f08(errorclass, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_add_error_class
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_add_error_class
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -184,7 +184,7 @@ subroutine MPI_Add_error_class_f08(errorclass, ierror)
 end subroutine
 
 subroutine MPI_Add_error_code_f08(errorclass, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_add_error_code
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_add_error_code
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -200,7 +200,7 @@ subroutine MPI_Add_error_code_f08(errorclass, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Add_error_string_f08(errorcode, string, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_add_error_string
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_add_error_string
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -216,7 +216,7 @@ subroutine MPI_Add_error_string_f08(errorcode, string, ierror)
 end subroutine
 
 function MPI_Aint_add_f08(base, disp) result(res)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_aint_add
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_aint_add
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -228,7 +228,7 @@ function MPI_Aint_add_f08(base, disp) result(res)
 end function
 
 function MPI_Aint_diff_f08(addr1, addr2) result(res)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_aint_diff
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_aint_diff
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -240,7 +240,7 @@ function MPI_Aint_diff_f08(addr1, addr2) result(res)
 end function
 
 subroutine MPI_Allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allgather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allgather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -255,16 +255,22 @@ subroutine MPI_Allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allgather" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allgather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allgather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -279,16 +285,22 @@ subroutine MPI_Allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recv
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allgather_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allgather_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allgather_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -314,7 +326,7 @@ subroutine MPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvc
 end subroutine
 
 subroutine MPI_Allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allgather_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allgather_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -340,7 +352,7 @@ subroutine MPI_Allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf,
 end subroutine
 
 subroutine MPI_Allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allgatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allgatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -355,16 +367,22 @@ subroutine MPI_Allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allgatherv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allgatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allgatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -380,16 +398,22 @@ subroutine MPI_Allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, rec
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allgatherv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allgatherv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allgatherv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -416,7 +440,7 @@ subroutine MPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recv
 end subroutine
 
 subroutine MPI_Allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allgatherv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allgatherv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -444,7 +468,7 @@ subroutine MPI_Allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf
 end subroutine
 
 subroutine MPI_Alloc_mem_f08(size, info, baseptr, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alloc_mem
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alloc_mem
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -461,7 +485,7 @@ subroutine MPI_Alloc_mem_f08(size, info, baseptr, ierror)
 end subroutine
 
 subroutine MPI_Allreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allreduce
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allreduce
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -477,16 +501,22 @@ subroutine MPI_Allreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierr
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allreduce" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allreduce_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allreduce_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -502,16 +532,22 @@ subroutine MPI_Allreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allreduce_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allreduce_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allreduce_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -538,7 +574,7 @@ subroutine MPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm,
 end subroutine
 
 subroutine MPI_Allreduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allreduce_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allreduce_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -565,7 +601,7 @@ subroutine MPI_Allreduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op,
 end subroutine
 
 subroutine MPI_Alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -580,16 +616,22 @@ subroutine MPI_Alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, 
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoall" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoall_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoall_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -604,16 +646,22 @@ subroutine MPI_Alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvc
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoall_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoall_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoall_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -639,7 +687,7 @@ subroutine MPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvco
 end subroutine
 
 subroutine MPI_Alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoall_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoall_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -665,7 +713,7 @@ subroutine MPI_Alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, 
 end subroutine
 
 subroutine MPI_Alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoallv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoallv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -680,16 +728,22 @@ subroutine MPI_Alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, 
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoallv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoallv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoallv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -705,16 +759,22 @@ subroutine MPI_Alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, rec
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoallv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoallv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoallv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -740,7 +800,7 @@ subroutine MPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recv
 end subroutine
 
 subroutine MPI_Alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoallv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoallv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -767,7 +827,7 @@ subroutine MPI_Alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype
 end subroutine
 
 subroutine MPI_Alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoallw
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoallw
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -782,16 +842,22 @@ subroutine MPI_Alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoallw" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoallw_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoallw_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -807,16 +873,22 @@ subroutine MPI_Alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, re
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoallw_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoallw_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoallw_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -842,7 +914,7 @@ subroutine MPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, rec
 end subroutine
 
 subroutine MPI_Alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoallw_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoallw_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -869,7 +941,7 @@ subroutine MPI_Alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype
 end subroutine
 
 subroutine MPI_Barrier_f08(comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_barrier
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_barrier
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -884,7 +956,7 @@ subroutine MPI_Barrier_f08(comm, ierror)
 end subroutine
 
 subroutine MPI_Barrier_init_f08(comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_barrier_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_barrier_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -901,7 +973,7 @@ subroutine MPI_Barrier_init_f08(comm, info, request, ierror)
 end subroutine
 
 subroutine MPI_Bcast_f08ts(buffer, count, datatype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_bcast
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_bcast
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -927,7 +999,7 @@ subroutine MPI_Bcast_f08ts(buffer, count, datatype, root, comm, ierror)
 end subroutine
 
 subroutine MPI_Bcast_f08ts_large(buffer, count, datatype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_bcast_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_bcast_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -954,7 +1026,7 @@ subroutine MPI_Bcast_f08ts_large(buffer, count, datatype, root, comm, ierror)
 end subroutine
 
 subroutine MPI_Bcast_init_f08ts(buffer, count, datatype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_bcast_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_bcast_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -982,7 +1054,7 @@ subroutine MPI_Bcast_init_f08ts(buffer, count, datatype, root, comm, info, reque
 end subroutine
 
 subroutine MPI_Bcast_init_f08ts_large(buffer, count, datatype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_bcast_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_bcast_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1011,7 +1083,7 @@ subroutine MPI_Bcast_init_f08ts_large(buffer, count, datatype, root, comm, info,
 end subroutine
 
 subroutine MPI_Bsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_bsend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_bsend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1037,7 +1109,7 @@ subroutine MPI_Bsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Bsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_bsend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_bsend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1064,7 +1136,7 @@ subroutine MPI_Bsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Bsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_bsend_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_bsend_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1091,7 +1163,7 @@ subroutine MPI_Bsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
 end subroutine
 
 subroutine MPI_Bsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_bsend_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_bsend_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1119,7 +1191,7 @@ subroutine MPI_Bsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, req
 end subroutine
 
 subroutine MPI_Buffer_attach_f08ts(buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_buffer_attach
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_buffer_attach
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1138,7 +1210,7 @@ subroutine MPI_Buffer_attach_f08ts(buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Buffer_attach_f08ts_large(buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_buffer_attach_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_buffer_attach_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1157,7 +1229,7 @@ subroutine MPI_Buffer_attach_f08ts_large(buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Buffer_detach_f08(buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_buffer_detach
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_buffer_detach
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1173,7 +1245,7 @@ subroutine MPI_Buffer_detach_f08(buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Buffer_detach_f08_large(buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_buffer_detach_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_buffer_detach_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1189,7 +1261,7 @@ subroutine MPI_Buffer_detach_f08_large(buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Buffer_flush_f08(ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_buffer_flush
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_buffer_flush
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1203,7 +1275,7 @@ subroutine MPI_Buffer_flush_f08(ierror)
 end subroutine
 
 subroutine MPI_Buffer_iflush_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_buffer_iflush
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_buffer_iflush
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1218,7 +1290,7 @@ subroutine MPI_Buffer_iflush_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Cancel_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cancel
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cancel
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1233,7 +1305,7 @@ subroutine MPI_Cancel_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Cart_coords_f08(comm, rank, maxdims, coords, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_coords
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_coords
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1250,7 +1322,7 @@ subroutine MPI_Cart_coords_f08(comm, rank, maxdims, coords, ierror)
 end subroutine
 
 subroutine MPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1268,7 +1340,7 @@ subroutine MPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_car
 end subroutine
 
 subroutine MPI_Cart_get_f08(comm, maxdims, dims, periods, coords, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1286,7 +1358,7 @@ subroutine MPI_Cart_get_f08(comm, maxdims, dims, periods, coords, ierror)
 end subroutine
 
 subroutine MPI_Cart_map_f08(comm, ndims, dims, periods, newrank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_map
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_map
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1304,7 +1376,7 @@ subroutine MPI_Cart_map_f08(comm, ndims, dims, periods, newrank, ierror)
 end subroutine
 
 subroutine MPI_Cart_rank_f08(comm, coords, rank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_rank
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_rank
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1321,7 +1393,7 @@ subroutine MPI_Cart_rank_f08(comm, coords, rank, ierror)
 end subroutine
 
 subroutine MPI_Cart_shift_f08(comm, direction, disp, rank_source, rank_dest, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_shift
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_shift
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1338,7 +1410,7 @@ subroutine MPI_Cart_shift_f08(comm, direction, disp, rank_source, rank_dest, ier
 end subroutine
 
 subroutine MPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_sub
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_sub
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1355,7 +1427,7 @@ subroutine MPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Cartdim_get_f08(comm, ndims, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cartdim_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cartdim_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1371,7 +1443,7 @@ subroutine MPI_Cartdim_get_f08(comm, ndims, ierror)
 end subroutine
 
 subroutine MPI_Close_port_f08(port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_close_port
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_close_port
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1386,7 +1458,7 @@ subroutine MPI_Close_port_f08(port_name, ierror)
 end subroutine
 
 subroutine MPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_accept
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_accept
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1405,7 +1477,7 @@ subroutine MPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_attach_buffer_f08ts(comm, buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_attach_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_attach_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1425,7 +1497,7 @@ subroutine MPI_Comm_attach_buffer_f08ts(comm, buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_attach_buffer_f08ts_large(comm, buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_comm_attach_buffer_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_comm_attach_buffer_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1445,7 +1517,7 @@ subroutine MPI_Comm_attach_buffer_f08ts_large(comm, buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_call_errhandler_f08(comm, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_call_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_call_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1461,7 +1533,7 @@ subroutine MPI_Comm_call_errhandler_f08(comm, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Comm_compare_f08(comm1, comm2, result, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_compare
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_compare
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1477,7 +1549,7 @@ subroutine MPI_Comm_compare_f08(comm1, comm2, result, ierror)
 end subroutine
 
 subroutine MPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_connect
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_connect
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1496,7 +1568,7 @@ subroutine MPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_create_f08(comm, group, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1513,7 +1585,7 @@ subroutine MPI_Comm_create_f08(comm, group, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1529,7 +1601,7 @@ subroutine MPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror
 end subroutine
 
 subroutine MPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create_from_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create_from_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1548,7 +1620,7 @@ subroutine MPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, ne
 end subroutine
 
 subroutine MPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1566,7 +1638,7 @@ subroutine MPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_create_keyval_f08(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1584,7 +1656,7 @@ subroutine MPI_Comm_create_keyval_f08(comm_copy_attr_fn, comm_delete_attr_fn, co
 end subroutine
 
 subroutine MPI_Comm_delete_attr_f08(comm, comm_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_delete_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_delete_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1600,7 +1672,7 @@ subroutine MPI_Comm_delete_attr_f08(comm, comm_keyval, ierror)
 end subroutine
 
 subroutine MPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_detach_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_detach_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1617,7 +1689,7 @@ subroutine MPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_detach_buffer_f08_large(comm, buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_comm_detach_buffer_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_comm_detach_buffer_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1634,7 +1706,7 @@ subroutine MPI_Comm_detach_buffer_f08_large(comm, buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_disconnect_f08(comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_disconnect
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_disconnect
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1649,7 +1721,7 @@ subroutine MPI_Comm_disconnect_f08(comm, ierror)
 end subroutine
 
 subroutine MPI_Comm_dup_f08(comm, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_dup
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_dup
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1665,7 +1737,7 @@ subroutine MPI_Comm_dup_f08(comm, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_dup_with_info_f08(comm, info, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_dup_with_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_dup_with_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1682,7 +1754,7 @@ subroutine MPI_Comm_dup_with_info_f08(comm, info, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_flush_buffer_f08(comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_flush_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_flush_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1697,7 +1769,7 @@ subroutine MPI_Comm_flush_buffer_f08(comm, ierror)
 end subroutine
 
 subroutine MPI_Comm_free_f08(comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1712,7 +1784,7 @@ subroutine MPI_Comm_free_f08(comm, ierror)
 end subroutine
 
 subroutine MPI_Comm_free_keyval_f08(comm_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_free_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_free_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1727,7 +1799,7 @@ subroutine MPI_Comm_free_keyval_f08(comm_keyval, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_attr_f08(comm, comm_keyval, attribute_val, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1745,7 +1817,7 @@ subroutine MPI_Comm_get_attr_f08(comm, comm_keyval, attribute_val, flag, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_errhandler_f08(comm, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1761,7 +1833,7 @@ subroutine MPI_Comm_get_errhandler_f08(comm, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_info_f08(comm, info_used, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1777,7 +1849,7 @@ subroutine MPI_Comm_get_info_f08(comm, info_used, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_name_f08(comm, comm_name, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1794,7 +1866,7 @@ subroutine MPI_Comm_get_name_f08(comm, comm_name, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_parent_f08(parent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_parent
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_parent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1809,7 +1881,7 @@ subroutine MPI_Comm_get_parent_f08(parent, ierror)
 end subroutine
 
 subroutine MPI_Comm_group_f08(comm, group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1825,7 +1897,7 @@ subroutine MPI_Comm_group_f08(comm, group, ierror)
 end subroutine
 
 subroutine MPI_Comm_idup_f08(comm, newcomm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_idup
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_idup
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1842,7 +1914,7 @@ subroutine MPI_Comm_idup_f08(comm, newcomm, request, ierror)
 end subroutine
 
 subroutine MPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_idup_with_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_idup_with_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1860,7 +1932,7 @@ subroutine MPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror)
 end subroutine
 
 subroutine MPI_Comm_iflush_buffer_f08(comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_iflush_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_iflush_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1876,7 +1948,7 @@ subroutine MPI_Comm_iflush_buffer_f08(comm, request, ierror)
 end subroutine
 
 subroutine MPI_Comm_join_f08(fd, intercomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_join
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_join
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1892,7 +1964,7 @@ subroutine MPI_Comm_join_f08(fd, intercomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_rank_f08(comm, rank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_rank
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_rank
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1908,7 +1980,7 @@ subroutine MPI_Comm_rank_f08(comm, rank, ierror)
 end subroutine
 
 subroutine MPI_Comm_remote_group_f08(comm, group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_remote_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_remote_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1924,7 +1996,7 @@ subroutine MPI_Comm_remote_group_f08(comm, group, ierror)
 end subroutine
 
 subroutine MPI_Comm_remote_size_f08(comm, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_remote_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_remote_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1940,7 +2012,7 @@ subroutine MPI_Comm_remote_size_f08(comm, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_set_attr_f08(comm, comm_keyval, attribute_val, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_set_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_set_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1957,7 +2029,7 @@ subroutine MPI_Comm_set_attr_f08(comm, comm_keyval, attribute_val, ierror)
 end subroutine
 
 subroutine MPI_Comm_set_errhandler_f08(comm, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_set_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_set_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1973,7 +2045,7 @@ subroutine MPI_Comm_set_errhandler_f08(comm, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Comm_set_info_f08(comm, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_set_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_set_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1989,7 +2061,7 @@ subroutine MPI_Comm_set_info_f08(comm, info, ierror)
 end subroutine
 
 subroutine MPI_Comm_set_name_f08(comm, comm_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_set_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_set_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2005,7 +2077,7 @@ subroutine MPI_Comm_set_name_f08(comm, comm_name, ierror)
 end subroutine
 
 subroutine MPI_Comm_size_f08(comm, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2021,7 +2093,7 @@ subroutine MPI_Comm_size_f08(comm, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_spawn
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_spawn
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2041,7 +2113,7 @@ subroutine MPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, interco
 end subroutine
 
 subroutine MPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_spawn_multiple
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_spawn_multiple
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2061,7 +2133,7 @@ subroutine MPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, 
 end subroutine
 
 subroutine MPI_Comm_split_f08(comm, color, key, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_split
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_split
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2078,7 +2150,7 @@ subroutine MPI_Comm_split_f08(comm, color, key, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_split_type_f08(comm, split_type, key, info, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_split_type
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_split_type
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2096,7 +2168,7 @@ subroutine MPI_Comm_split_type_f08(comm, split_type, key, info, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_test_inter_f08(comm, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_test_inter
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_test_inter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2112,7 +2184,7 @@ subroutine MPI_Comm_test_inter_f08(comm, flag, ierror)
 end subroutine
 
 subroutine MPI_Compare_and_swap_f08ts(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_compare_and_swap
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_compare_and_swap
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2139,7 +2211,7 @@ subroutine MPI_Compare_and_swap_f08ts(origin_addr, compare_addr, result_addr, da
 end subroutine
 
 subroutine MPI_Dims_create_f08(nnodes, ndims, dims, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dims_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dims_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2155,7 +2227,7 @@ subroutine MPI_Dims_create_f08(nnodes, ndims, dims, ierror)
 end subroutine
 
 subroutine MPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dist_graph_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dist_graph_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2174,7 +2246,7 @@ subroutine MPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations
 end subroutine
 
 subroutine MPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dist_graph_create_adjacent
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dist_graph_create_adjacent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2193,7 +2265,7 @@ subroutine MPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourc
 end subroutine
 
 subroutine MPI_Dist_graph_neighbors_f08(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dist_graph_neighbors
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dist_graph_neighbors
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2211,7 +2283,7 @@ subroutine MPI_Dist_graph_neighbors_f08(comm, maxindegree, sources, sourceweight
 end subroutine
 
 subroutine MPI_Dist_graph_neighbors_count_f08(comm, indegree, outdegree, weighted, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dist_graph_neighbors_count
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dist_graph_neighbors_count
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2228,7 +2300,7 @@ subroutine MPI_Dist_graph_neighbors_count_f08(comm, indegree, outdegree, weighte
 end subroutine
 
 subroutine MPI_Errhandler_free_f08(errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_errhandler_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_errhandler_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2243,7 +2315,7 @@ subroutine MPI_Errhandler_free_f08(errhandler, ierror)
 end subroutine
 
 subroutine MPI_Error_class_f08(errorcode, errorclass, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_error_class
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_error_class
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2259,7 +2331,7 @@ subroutine MPI_Error_class_f08(errorcode, errorclass, ierror)
 end subroutine
 
 subroutine MPI_Error_string_f08(errorcode, string, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_error_string
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_error_string
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2276,7 +2348,7 @@ subroutine MPI_Error_string_f08(errorcode, string, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Exscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_exscan
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_exscan
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2292,16 +2364,22 @@ subroutine MPI_Exscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Exscan" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Exscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_exscan_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_exscan_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2317,16 +2395,22 @@ subroutine MPI_Exscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, i
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Exscan_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_exscan_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_exscan_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2353,7 +2437,7 @@ subroutine MPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, in
 end subroutine
 
 subroutine MPI_Exscan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_exscan_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_exscan_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2380,7 +2464,7 @@ subroutine MPI_Exscan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, co
 end subroutine
 
 subroutine MPI_F_sync_reg_f08ts(buf)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2391,7 +2475,7 @@ subroutine MPI_F_sync_reg_f08ts(buf)
 end subroutine
 
 subroutine MPI_Fetch_and_op_f08ts(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_fetch_and_op
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_fetch_and_op
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2417,7 +2501,7 @@ subroutine MPI_Fetch_and_op_f08ts(origin_addr, result_addr, datatype, target_ran
 end subroutine
 
 subroutine MPI_File_call_errhandler_f08(fh, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_call_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_call_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2433,7 +2517,7 @@ subroutine MPI_File_call_errhandler_f08(fh, errorcode, ierror)
 end subroutine
 
 subroutine MPI_File_close_f08(fh, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_close
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_close
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2448,7 +2532,7 @@ subroutine MPI_File_close_f08(fh, ierror)
 end subroutine
 
 subroutine MPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_create_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_create_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2464,7 +2548,7 @@ subroutine MPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror
 end subroutine
 
 subroutine MPI_File_delete_f08(filename, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_delete
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_delete
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2480,7 +2564,7 @@ subroutine MPI_File_delete_f08(filename, info, ierror)
 end subroutine
 
 subroutine MPI_File_get_amode_f08(fh, amode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_amode
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_amode
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2496,7 +2580,7 @@ subroutine MPI_File_get_amode_f08(fh, amode, ierror)
 end subroutine
 
 subroutine MPI_File_get_atomicity_f08(fh, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_atomicity
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_atomicity
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2512,7 +2596,7 @@ subroutine MPI_File_get_atomicity_f08(fh, flag, ierror)
 end subroutine
 
 subroutine MPI_File_get_byte_offset_f08(fh, offset, disp, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_byte_offset
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_byte_offset
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2529,7 +2613,7 @@ subroutine MPI_File_get_byte_offset_f08(fh, offset, disp, ierror)
 end subroutine
 
 subroutine MPI_File_get_errhandler_f08(file, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2545,7 +2629,7 @@ subroutine MPI_File_get_errhandler_f08(file, errhandler, ierror)
 end subroutine
 
 subroutine MPI_File_get_group_f08(fh, group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2561,7 +2645,7 @@ subroutine MPI_File_get_group_f08(fh, group, ierror)
 end subroutine
 
 subroutine MPI_File_get_info_f08(fh, info_used, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2577,7 +2661,7 @@ subroutine MPI_File_get_info_f08(fh, info_used, ierror)
 end subroutine
 
 subroutine MPI_File_get_position_f08(fh, offset, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_position
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_position
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2593,7 +2677,7 @@ subroutine MPI_File_get_position_f08(fh, offset, ierror)
 end subroutine
 
 subroutine MPI_File_get_position_shared_f08(fh, offset, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_position_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_position_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2609,7 +2693,7 @@ subroutine MPI_File_get_position_shared_f08(fh, offset, ierror)
 end subroutine
 
 subroutine MPI_File_get_size_f08(fh, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2625,7 +2709,7 @@ subroutine MPI_File_get_size_f08(fh, size, ierror)
 end subroutine
 
 subroutine MPI_File_get_type_extent_f08(fh, datatype, extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_type_extent
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_type_extent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2642,7 +2726,7 @@ subroutine MPI_File_get_type_extent_f08(fh, datatype, extent, ierror)
 end subroutine
 
 subroutine MPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_view
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_view
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2660,7 +2744,7 @@ subroutine MPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror)
 end subroutine
 
 subroutine MPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2687,7 +2771,7 @@ subroutine MPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
 end subroutine
 
 subroutine MPI_File_iread_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2714,7 +2798,7 @@ subroutine MPI_File_iread_f08ts_large(fh, buf, count, datatype, request, ierror)
 end subroutine
 
 subroutine MPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2741,7 +2825,7 @@ subroutine MPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
 end subroutine
 
 subroutine MPI_File_iread_all_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2768,7 +2852,7 @@ subroutine MPI_File_iread_all_f08ts_large(fh, buf, count, datatype, request, ier
 end subroutine
 
 subroutine MPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread_at
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread_at
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2796,7 +2880,7 @@ subroutine MPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ie
 end subroutine
 
 subroutine MPI_File_iread_at_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_at_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_at_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2824,7 +2908,7 @@ subroutine MPI_File_iread_at_f08ts_large(fh, offset, buf, count, datatype, reque
 end subroutine
 
 subroutine MPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread_at_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread_at_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2852,7 +2936,7 @@ subroutine MPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request
 end subroutine
 
 subroutine MPI_File_iread_at_all_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_at_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_at_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2880,7 +2964,7 @@ subroutine MPI_File_iread_at_all_f08ts_large(fh, offset, buf, count, datatype, r
 end subroutine
 
 subroutine MPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2907,7 +2991,7 @@ subroutine MPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror
 end subroutine
 
 subroutine MPI_File_iread_shared_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2934,7 +3018,7 @@ subroutine MPI_File_iread_shared_f08ts_large(fh, buf, count, datatype, request, 
 end subroutine
 
 subroutine MPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2961,7 +3045,7 @@ subroutine MPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
 end subroutine
 
 subroutine MPI_File_iwrite_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2988,7 +3072,7 @@ subroutine MPI_File_iwrite_f08ts_large(fh, buf, count, datatype, request, ierror
 end subroutine
 
 subroutine MPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3015,7 +3099,7 @@ subroutine MPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
 end subroutine
 
 subroutine MPI_File_iwrite_all_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3042,7 +3126,7 @@ subroutine MPI_File_iwrite_all_f08ts_large(fh, buf, count, datatype, request, ie
 end subroutine
 
 subroutine MPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite_at
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite_at
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3070,7 +3154,7 @@ subroutine MPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, i
 end subroutine
 
 subroutine MPI_File_iwrite_at_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_at_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_at_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3098,7 +3182,7 @@ subroutine MPI_File_iwrite_at_f08ts_large(fh, offset, buf, count, datatype, requ
 end subroutine
 
 subroutine MPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite_at_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite_at_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3126,7 +3210,7 @@ subroutine MPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, reques
 end subroutine
 
 subroutine MPI_File_iwrite_at_all_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_at_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_at_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3154,7 +3238,7 @@ subroutine MPI_File_iwrite_at_all_f08ts_large(fh, offset, buf, count, datatype, 
 end subroutine
 
 subroutine MPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3181,7 +3265,7 @@ subroutine MPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierro
 end subroutine
 
 subroutine MPI_File_iwrite_shared_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3208,7 +3292,7 @@ subroutine MPI_File_iwrite_shared_f08ts_large(fh, buf, count, datatype, request,
 end subroutine
 
 subroutine MPI_File_open_f08(comm, filename, amode, info, fh, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_open
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_open
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3227,7 +3311,7 @@ subroutine MPI_File_open_f08(comm, filename, amode, info, fh, ierror)
 end subroutine
 
 subroutine MPI_File_preallocate_f08(fh, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_preallocate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_preallocate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3243,7 +3327,7 @@ subroutine MPI_File_preallocate_f08(fh, size, ierror)
 end subroutine
 
 subroutine MPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3270,7 +3354,7 @@ subroutine MPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3297,7 +3381,7 @@ subroutine MPI_File_read_f08ts_large(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3324,7 +3408,7 @@ subroutine MPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_all_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3351,7 +3435,7 @@ subroutine MPI_File_read_all_f08ts_large(fh, buf, count, datatype, status, ierro
 end subroutine
 
 subroutine MPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_all_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_all_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3377,7 +3461,7 @@ subroutine MPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
 end subroutine
 
 subroutine MPI_File_read_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_all_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_all_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3403,7 +3487,7 @@ subroutine MPI_File_read_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
 end subroutine
 
 subroutine MPI_File_read_all_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_all_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_all_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3423,7 +3507,7 @@ subroutine MPI_File_read_all_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_at
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_at
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3451,7 +3535,7 @@ subroutine MPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierr
 end subroutine
 
 subroutine MPI_File_read_at_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_at_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_at_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3479,7 +3563,7 @@ subroutine MPI_File_read_at_f08ts_large(fh, offset, buf, count, datatype, status
 end subroutine
 
 subroutine MPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_at_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_at_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3507,7 +3591,7 @@ subroutine MPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, 
 end subroutine
 
 subroutine MPI_File_read_at_all_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_at_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_at_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3535,7 +3619,7 @@ subroutine MPI_File_read_at_all_f08ts_large(fh, offset, buf, count, datatype, st
 end subroutine
 
 subroutine MPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_at_all_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_at_all_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3562,7 +3646,7 @@ subroutine MPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ie
 end subroutine
 
 subroutine MPI_File_read_at_all_begin_f08ts_large(fh, offset, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_at_all_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_at_all_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3589,7 +3673,7 @@ subroutine MPI_File_read_at_all_begin_f08ts_large(fh, offset, buf, count, dataty
 end subroutine
 
 subroutine MPI_File_read_at_all_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_at_all_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_at_all_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3609,7 +3693,7 @@ subroutine MPI_File_read_at_all_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_ordered
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_ordered
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3636,7 +3720,7 @@ subroutine MPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_ordered_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_ordered_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_ordered_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3663,7 +3747,7 @@ subroutine MPI_File_read_ordered_f08ts_large(fh, buf, count, datatype, status, i
 end subroutine
 
 subroutine MPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_ordered_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_ordered_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3689,7 +3773,7 @@ subroutine MPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
 end subroutine
 
 subroutine MPI_File_read_ordered_begin_f08ts_large(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_ordered_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_ordered_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3715,7 +3799,7 @@ subroutine MPI_File_read_ordered_begin_f08ts_large(fh, buf, count, datatype, ier
 end subroutine
 
 subroutine MPI_File_read_ordered_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_ordered_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_ordered_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3735,7 +3819,7 @@ subroutine MPI_File_read_ordered_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3762,7 +3846,7 @@ subroutine MPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_shared_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3789,7 +3873,7 @@ subroutine MPI_File_read_shared_f08ts_large(fh, buf, count, datatype, status, ie
 end subroutine
 
 subroutine MPI_File_seek_f08(fh, offset, whence, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_seek
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_seek
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3806,7 +3890,7 @@ subroutine MPI_File_seek_f08(fh, offset, whence, ierror)
 end subroutine
 
 subroutine MPI_File_seek_shared_f08(fh, offset, whence, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_seek_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_seek_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3823,7 +3907,7 @@ subroutine MPI_File_seek_shared_f08(fh, offset, whence, ierror)
 end subroutine
 
 subroutine MPI_File_set_atomicity_f08(fh, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_atomicity
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_atomicity
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3839,7 +3923,7 @@ subroutine MPI_File_set_atomicity_f08(fh, flag, ierror)
 end subroutine
 
 subroutine MPI_File_set_errhandler_f08(file, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3855,7 +3939,7 @@ subroutine MPI_File_set_errhandler_f08(file, errhandler, ierror)
 end subroutine
 
 subroutine MPI_File_set_info_f08(fh, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3871,7 +3955,7 @@ subroutine MPI_File_set_info_f08(fh, info, ierror)
 end subroutine
 
 subroutine MPI_File_set_size_f08(fh, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3887,7 +3971,7 @@ subroutine MPI_File_set_size_f08(fh, size, ierror)
 end subroutine
 
 subroutine MPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_view
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_view
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3906,7 +3990,7 @@ subroutine MPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierro
 end subroutine
 
 subroutine MPI_File_sync_f08(fh, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_sync
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_sync
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3921,7 +4005,7 @@ subroutine MPI_File_sync_f08(fh, ierror)
 end subroutine
 
 subroutine MPI_File_write_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3948,7 +4032,7 @@ subroutine MPI_File_write_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3975,7 +4059,7 @@ subroutine MPI_File_write_f08ts_large(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_all_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4002,7 +4086,7 @@ subroutine MPI_File_write_all_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_all_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4029,7 +4113,7 @@ subroutine MPI_File_write_all_f08ts_large(fh, buf, count, datatype, status, ierr
 end subroutine
 
 subroutine MPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_all_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_all_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4055,7 +4139,7 @@ subroutine MPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
 end subroutine
 
 subroutine MPI_File_write_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_all_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_all_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4081,7 +4165,7 @@ subroutine MPI_File_write_all_begin_f08ts_large(fh, buf, count, datatype, ierror
 end subroutine
 
 subroutine MPI_File_write_all_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_all_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_all_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4101,7 +4185,7 @@ subroutine MPI_File_write_all_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_at
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_at
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4129,7 +4213,7 @@ subroutine MPI_File_write_at_f08ts(fh, offset, buf, count, datatype, status, ier
 end subroutine
 
 subroutine MPI_File_write_at_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_at_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_at_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4157,7 +4241,7 @@ subroutine MPI_File_write_at_f08ts_large(fh, offset, buf, count, datatype, statu
 end subroutine
 
 subroutine MPI_File_write_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_at_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_at_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4185,7 +4269,7 @@ subroutine MPI_File_write_at_all_f08ts(fh, offset, buf, count, datatype, status,
 end subroutine
 
 subroutine MPI_File_write_at_all_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_at_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_at_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4213,7 +4297,7 @@ subroutine MPI_File_write_at_all_f08ts_large(fh, offset, buf, count, datatype, s
 end subroutine
 
 subroutine MPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_at_all_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_at_all_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4240,7 +4324,7 @@ subroutine MPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, i
 end subroutine
 
 subroutine MPI_File_write_at_all_begin_f08ts_large(fh, offset, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_at_all_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_at_all_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4267,7 +4351,7 @@ subroutine MPI_File_write_at_all_begin_f08ts_large(fh, offset, buf, count, datat
 end subroutine
 
 subroutine MPI_File_write_at_all_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_at_all_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_at_all_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4287,7 +4371,7 @@ subroutine MPI_File_write_at_all_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_ordered_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_ordered
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_ordered
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4314,7 +4398,7 @@ subroutine MPI_File_write_ordered_f08ts(fh, buf, count, datatype, status, ierror
 end subroutine
 
 subroutine MPI_File_write_ordered_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_ordered_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_ordered_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4341,7 +4425,7 @@ subroutine MPI_File_write_ordered_f08ts_large(fh, buf, count, datatype, status, 
 end subroutine
 
 subroutine MPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_ordered_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_ordered_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4367,7 +4451,7 @@ subroutine MPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
 end subroutine
 
 subroutine MPI_File_write_ordered_begin_f08ts_large(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_ordered_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_ordered_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4393,7 +4477,7 @@ subroutine MPI_File_write_ordered_begin_f08ts_large(fh, buf, count, datatype, ie
 end subroutine
 
 subroutine MPI_File_write_ordered_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_ordered_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_ordered_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4413,7 +4497,7 @@ subroutine MPI_File_write_ordered_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_shared_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4440,7 +4524,7 @@ subroutine MPI_File_write_shared_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_shared_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4467,7 +4551,7 @@ subroutine MPI_File_write_shared_f08ts_large(fh, buf, count, datatype, status, i
 end subroutine
 
 subroutine MPI_Finalize_f08(ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_finalize
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_finalize
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4481,7 +4565,7 @@ subroutine MPI_Finalize_f08(ierror)
 end subroutine
 
 subroutine MPI_Finalized_f08(flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_finalized
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_finalized
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4496,7 +4580,7 @@ subroutine MPI_Finalized_f08(flag, ierror)
 end subroutine
 
 subroutine MPI_Free_mem_f08ts(base, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_free_mem
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_free_mem
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4514,7 +4598,7 @@ subroutine MPI_Free_mem_f08ts(base, ierror)
 end subroutine
 
 subroutine MPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_gather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_gather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4529,16 +4613,22 @@ subroutine MPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, re
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Gather" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Gather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_gather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_gather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4554,16 +4644,22 @@ subroutine MPI_Gather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcou
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Gather_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_gather_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_gather_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4589,7 +4685,7 @@ subroutine MPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
 end subroutine
 
 subroutine MPI_Gather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_gather_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_gather_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4616,7 +4712,7 @@ subroutine MPI_Gather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, re
 end subroutine
 
 subroutine MPI_Gatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_gatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_gatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4631,16 +4727,22 @@ subroutine MPI_Gatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, 
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Gatherv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, root, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Gatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_gatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_gatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4657,16 +4759,22 @@ subroutine MPI_Gatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvco
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Gatherv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, root, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_gatherv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_gatherv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4693,7 +4801,7 @@ subroutine MPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
 end subroutine
 
 subroutine MPI_Gatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_gatherv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_gatherv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4722,7 +4830,7 @@ subroutine MPI_Gatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, r
 end subroutine
 
 subroutine MPI_Get_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4749,7 +4857,7 @@ subroutine MPI_Get_f08ts(origin_addr, origin_count, origin_datatype, target_rank
 end subroutine
 
 subroutine MPI_Get_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_get_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_get_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4777,7 +4885,7 @@ subroutine MPI_Get_f08ts_large(origin_addr, origin_count, origin_datatype, targe
 end subroutine
 
 subroutine MPI_Get_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_accumulate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_accumulate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4813,7 +4921,7 @@ subroutine MPI_Get_accumulate_f08ts(origin_addr, origin_count, origin_datatype, 
 end subroutine
 
 subroutine MPI_Get_accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_get_accumulate_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_get_accumulate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4850,7 +4958,7 @@ subroutine MPI_Get_accumulate_f08ts_large(origin_addr, origin_count, origin_data
 end subroutine
 
 subroutine MPI_Get_address_f08ts(location, address, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_address
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_address
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4869,7 +4977,7 @@ subroutine MPI_Get_address_f08ts(location, address, ierror)
 end subroutine
 
 subroutine MPI_Get_count_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_count
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_count
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4886,7 +4994,7 @@ subroutine MPI_Get_count_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_count_f08_large(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_get_count_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_get_count_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4903,7 +5011,7 @@ subroutine MPI_Get_count_f08_large(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_elements_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_elements
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_elements
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4920,7 +5028,7 @@ subroutine MPI_Get_elements_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_elements_f08_large(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_get_elements_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_get_elements_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4937,7 +5045,7 @@ subroutine MPI_Get_elements_f08_large(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_elements_x_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_elements_x
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_elements_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4954,7 +5062,7 @@ subroutine MPI_Get_elements_x_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_hw_resource_info_f08(hw_info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_hw_resource_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_hw_resource_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4969,7 +5077,7 @@ subroutine MPI_Get_hw_resource_info_f08(hw_info, ierror)
 end subroutine
 
 subroutine MPI_Get_library_version_f08(version, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_library_version
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_library_version
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4985,7 +5093,7 @@ subroutine MPI_Get_library_version_f08(version, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Get_processor_name_f08(name, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_processor_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_processor_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5001,7 +5109,7 @@ subroutine MPI_Get_processor_name_f08(name, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Get_version_f08(version, subversion, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_version
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_version
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5016,7 +5124,7 @@ subroutine MPI_Get_version_f08(version, subversion, ierror)
 end subroutine
 
 subroutine MPI_Graph_create_f08(comm_old, nnodes, index, edges, reorder, comm_graph, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5034,7 +5142,7 @@ subroutine MPI_Graph_create_f08(comm_old, nnodes, index, edges, reorder, comm_gr
 end subroutine
 
 subroutine MPI_Graph_get_f08(comm, maxindex, maxedges, index, edges, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5051,7 +5159,7 @@ subroutine MPI_Graph_get_f08(comm, maxindex, maxedges, index, edges, ierror)
 end subroutine
 
 subroutine MPI_Graph_map_f08(comm, nnodes, index, edges, newrank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_map
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_map
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5068,7 +5176,7 @@ subroutine MPI_Graph_map_f08(comm, nnodes, index, edges, newrank, ierror)
 end subroutine
 
 subroutine MPI_Graph_neighbors_f08(comm, rank, maxneighbors, neighbors, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_neighbors
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_neighbors
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5085,7 +5193,7 @@ subroutine MPI_Graph_neighbors_f08(comm, rank, maxneighbors, neighbors, ierror)
 end subroutine
 
 subroutine MPI_Graph_neighbors_count_f08(comm, rank, nneighbors, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_neighbors_count
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_neighbors_count
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5102,7 +5210,7 @@ subroutine MPI_Graph_neighbors_count_f08(comm, rank, nneighbors, ierror)
 end subroutine
 
 subroutine MPI_Graphdims_get_f08(comm, nnodes, nedges, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graphdims_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graphdims_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5118,7 +5226,7 @@ subroutine MPI_Graphdims_get_f08(comm, nnodes, nedges, ierror)
 end subroutine
 
 subroutine MPI_Grequest_complete_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_grequest_complete
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_grequest_complete
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5133,7 +5241,7 @@ subroutine MPI_Grequest_complete_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_grequest_start
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_grequest_start
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5152,7 +5260,7 @@ subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, req
 end subroutine
 
 subroutine MPI_Group_compare_f08(group1, group2, result, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_compare
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_compare
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5168,7 +5276,7 @@ subroutine MPI_Group_compare_f08(group1, group2, result, ierror)
 end subroutine
 
 subroutine MPI_Group_difference_f08(group1, group2, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_difference
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_difference
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5184,7 +5292,7 @@ subroutine MPI_Group_difference_f08(group1, group2, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_excl_f08(group, n, ranks, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_excl
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_excl
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5201,7 +5309,7 @@ subroutine MPI_Group_excl_f08(group, n, ranks, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_free_f08(group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5216,7 +5324,7 @@ subroutine MPI_Group_free_f08(group, ierror)
 end subroutine
 
 subroutine MPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_from_session_pset
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_from_session_pset
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5233,7 +5341,7 @@ subroutine MPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_incl_f08(group, n, ranks, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_incl
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_incl
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5250,7 +5358,7 @@ subroutine MPI_Group_incl_f08(group, n, ranks, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_intersection_f08(group1, group2, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_intersection
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_intersection
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5266,7 +5374,7 @@ subroutine MPI_Group_intersection_f08(group1, group2, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_range_excl_f08(group, n, ranges, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_range_excl
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_range_excl
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5283,7 +5391,7 @@ subroutine MPI_Group_range_excl_f08(group, n, ranges, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_range_incl_f08(group, n, ranges, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_range_incl
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_range_incl
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5300,7 +5408,7 @@ subroutine MPI_Group_range_incl_f08(group, n, ranges, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_rank_f08(group, rank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_rank
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_rank
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5316,7 +5424,7 @@ subroutine MPI_Group_rank_f08(group, rank, ierror)
 end subroutine
 
 subroutine MPI_Group_size_f08(group, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5332,7 +5440,7 @@ subroutine MPI_Group_size_f08(group, size, ierror)
 end subroutine
 
 subroutine MPI_Group_translate_ranks_f08(group1, n, ranks1, group2, ranks2, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_translate_ranks
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_translate_ranks
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5349,7 +5457,7 @@ subroutine MPI_Group_translate_ranks_f08(group1, n, ranks1, group2, ranks2, ierr
 end subroutine
 
 subroutine MPI_Group_union_f08(group1, group2, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_union
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_union
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5365,7 +5473,7 @@ subroutine MPI_Group_union_f08(group1, group2, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iallgather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iallgather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5390,7 +5498,7 @@ subroutine MPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
 end subroutine
 
 subroutine MPI_Iallgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iallgather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iallgather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5415,7 +5523,7 @@ subroutine MPI_Iallgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, rec
 end subroutine
 
 subroutine MPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iallgatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iallgatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5441,7 +5549,7 @@ subroutine MPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
 end subroutine
 
 subroutine MPI_Iallgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iallgatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iallgatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5468,7 +5576,7 @@ subroutine MPI_Iallgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, re
 end subroutine
 
 subroutine MPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iallreduce
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iallreduce
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5494,7 +5602,7 @@ subroutine MPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, req
 end subroutine
 
 subroutine MPI_Iallreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iallreduce_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iallreduce_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5520,7 +5628,7 @@ subroutine MPI_Iallreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, com
 end subroutine
 
 subroutine MPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ialltoall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ialltoall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5545,7 +5653,7 @@ subroutine MPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
 end subroutine
 
 subroutine MPI_Ialltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ialltoall_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ialltoall_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5570,7 +5678,7 @@ subroutine MPI_Ialltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recv
 end subroutine
 
 subroutine MPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ialltoallv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ialltoallv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5595,7 +5703,7 @@ subroutine MPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
 end subroutine
 
 subroutine MPI_Ialltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ialltoallv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ialltoallv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5621,7 +5729,7 @@ subroutine MPI_Ialltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, re
 end subroutine
 
 subroutine MPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ialltoallw
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ialltoallw
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5646,7 +5754,7 @@ subroutine MPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf
 end subroutine
 
 subroutine MPI_Ialltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ialltoallw_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ialltoallw_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5672,7 +5780,7 @@ subroutine MPI_Ialltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, r
 end subroutine
 
 subroutine MPI_Ibarrier_f08(comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ibarrier
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ibarrier
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5688,7 +5796,7 @@ subroutine MPI_Ibarrier_f08(comm, request, ierror)
 end subroutine
 
 subroutine MPI_Ibcast_f08ts(buffer, count, datatype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ibcast
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ibcast
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5715,7 +5823,7 @@ subroutine MPI_Ibcast_f08ts(buffer, count, datatype, root, comm, request, ierror
 end subroutine
 
 subroutine MPI_Ibcast_f08ts_large(buffer, count, datatype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ibcast_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ibcast_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5743,7 +5851,7 @@ subroutine MPI_Ibcast_f08ts_large(buffer, count, datatype, root, comm, request, 
 end subroutine
 
 subroutine MPI_Ibsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ibsend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ibsend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5770,7 +5878,7 @@ subroutine MPI_Ibsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
 end subroutine
 
 subroutine MPI_Ibsend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ibsend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ibsend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5798,7 +5906,7 @@ subroutine MPI_Ibsend_f08ts_large(buf, count, datatype, dest, tag, comm, request
 end subroutine
 
 subroutine MPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iexscan
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iexscan
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5824,7 +5932,7 @@ subroutine MPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, reques
 end subroutine
 
 subroutine MPI_Iexscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iexscan_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iexscan_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5850,7 +5958,7 @@ subroutine MPI_Iexscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, 
 end subroutine
 
 subroutine MPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_igather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_igather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5875,7 +5983,7 @@ subroutine MPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, r
 end subroutine
 
 subroutine MPI_Igather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_igather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_igather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5901,7 +6009,7 @@ subroutine MPI_Igather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvco
 end subroutine
 
 subroutine MPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_igatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_igatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5927,7 +6035,7 @@ subroutine MPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
 end subroutine
 
 subroutine MPI_Igatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_igatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_igatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5955,7 +6063,7 @@ subroutine MPI_Igatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvc
 end subroutine
 
 subroutine MPI_Improbe_f08(source, tag, comm, flag, message, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_improbe
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_improbe
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5974,7 +6082,7 @@ subroutine MPI_Improbe_f08(source, tag, comm, flag, message, status, ierror)
 end subroutine
 
 subroutine MPI_Imrecv_f08ts(buf, count, datatype, message, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_imrecv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_imrecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6001,7 +6109,7 @@ subroutine MPI_Imrecv_f08ts(buf, count, datatype, message, request, ierror)
 end subroutine
 
 subroutine MPI_Imrecv_f08ts_large(buf, count, datatype, message, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_imrecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_imrecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6028,7 +6136,7 @@ subroutine MPI_Imrecv_f08ts_large(buf, count, datatype, message, request, ierror
 end subroutine
 
 subroutine MPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_allgather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_allgather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6053,7 +6161,7 @@ subroutine MPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, 
 end subroutine
 
 subroutine MPI_Ineighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_allgather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_allgather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6078,7 +6186,7 @@ subroutine MPI_Ineighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, rec
 end subroutine
 
 subroutine MPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_allgatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_allgatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6104,7 +6212,7 @@ subroutine MPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf,
 end subroutine
 
 subroutine MPI_Ineighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_allgatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_allgatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6131,7 +6239,7 @@ subroutine MPI_Ineighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, re
 end subroutine
 
 subroutine MPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_alltoall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_alltoall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6156,7 +6264,7 @@ subroutine MPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, r
 end subroutine
 
 subroutine MPI_Ineighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_alltoall_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_alltoall_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6181,7 +6289,7 @@ subroutine MPI_Ineighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recv
 end subroutine
 
 subroutine MPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_alltoallv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_alltoallv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6206,7 +6314,7 @@ subroutine MPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype,
 end subroutine
 
 subroutine MPI_Ineighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_alltoallv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_alltoallv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6232,7 +6340,7 @@ subroutine MPI_Ineighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sen
 end subroutine
 
 subroutine MPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_alltoallw
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_alltoallw
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6258,7 +6366,7 @@ subroutine MPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes
 end subroutine
 
 subroutine MPI_Ineighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_alltoallw_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_alltoallw_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6284,7 +6392,7 @@ subroutine MPI_Ineighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sen
 end subroutine
 
 subroutine MPI_Info_create_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6299,7 +6407,7 @@ subroutine MPI_Info_create_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Info_create_env_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_create_env
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_create_env
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6314,7 +6422,7 @@ subroutine MPI_Info_create_env_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Info_delete_f08(info, key, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_delete
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_delete
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6330,7 +6438,7 @@ subroutine MPI_Info_delete_f08(info, key, ierror)
 end subroutine
 
 subroutine MPI_Info_dup_f08(info, newinfo, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_dup
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_dup
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6346,7 +6454,7 @@ subroutine MPI_Info_dup_f08(info, newinfo, ierror)
 end subroutine
 
 subroutine MPI_Info_free_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6361,7 +6469,7 @@ subroutine MPI_Info_free_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Info_get_f08(info, key, valuelen, value, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6380,7 +6488,7 @@ subroutine MPI_Info_get_f08(info, key, valuelen, value, flag, ierror)
 end subroutine
 
 subroutine MPI_Info_get_nkeys_f08(info, nkeys, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get_nkeys
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get_nkeys
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6396,7 +6504,7 @@ subroutine MPI_Info_get_nkeys_f08(info, nkeys, ierror)
 end subroutine
 
 subroutine MPI_Info_get_nthkey_f08(info, n, key, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get_nthkey
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get_nthkey
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6413,7 +6521,7 @@ subroutine MPI_Info_get_nthkey_f08(info, n, key, ierror)
 end subroutine
 
 subroutine MPI_Info_get_string_f08(info, key, buflen, value, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get_string
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get_string
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6432,7 +6540,7 @@ subroutine MPI_Info_get_string_f08(info, key, buflen, value, flag, ierror)
 end subroutine
 
 subroutine MPI_Info_get_valuelen_f08(info, key, valuelen, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get_valuelen
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get_valuelen
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6450,7 +6558,7 @@ subroutine MPI_Info_get_valuelen_f08(info, key, valuelen, flag, ierror)
 end subroutine
 
 subroutine MPI_Info_set_f08(info, key, value, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_set
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_set
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6466,7 +6574,7 @@ subroutine MPI_Info_set_f08(info, key, value, ierror)
 end subroutine
 
 subroutine MPI_Init_f08(ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6480,7 +6588,7 @@ subroutine MPI_Init_f08(ierror)
 end subroutine
 
 subroutine MPI_Init_thread_f08(required, provided, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_init_thread
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_init_thread
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6496,7 +6604,7 @@ subroutine MPI_Init_thread_f08(required, provided, ierror)
 end subroutine
 
 subroutine MPI_Initialized_f08(flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_initialized
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_initialized
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6511,7 +6619,7 @@ subroutine MPI_Initialized_f08(flag, ierror)
 end subroutine
 
 subroutine MPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_intercomm_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_intercomm_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6528,7 +6636,7 @@ subroutine MPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, remote_
 end subroutine
 
 subroutine MPI_Intercomm_create_from_groups_f08(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_intercomm_create_from_groups
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_intercomm_create_from_groups
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6548,7 +6656,7 @@ subroutine MPI_Intercomm_create_from_groups_f08(local_group, local_leader, remot
 end subroutine
 
 subroutine MPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_intercomm_merge
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_intercomm_merge
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6565,7 +6673,7 @@ subroutine MPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror)
 end subroutine
 
 subroutine MPI_Iprobe_f08(source, tag, comm, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iprobe
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iprobe
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6583,7 +6691,7 @@ subroutine MPI_Iprobe_f08(source, tag, comm, flag, status, ierror)
 end subroutine
 
 subroutine MPI_Irecv_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_irecv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_irecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6610,7 +6718,7 @@ subroutine MPI_Irecv_f08ts(buf, count, datatype, source, tag, comm, request, ier
 end subroutine
 
 subroutine MPI_Irecv_f08ts_large(buf, count, datatype, source, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_irecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_irecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6638,7 +6746,7 @@ subroutine MPI_Irecv_f08ts_large(buf, count, datatype, source, tag, comm, reques
 end subroutine
 
 subroutine MPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ireduce
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ireduce
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6664,7 +6772,7 @@ subroutine MPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, 
 end subroutine
 
 subroutine MPI_Ireduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ireduce_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ireduce_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6691,7 +6799,7 @@ subroutine MPI_Ireduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, 
 end subroutine
 
 subroutine MPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ireduce_scatter
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ireduce_scatter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6717,7 +6825,7 @@ subroutine MPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op,
 end subroutine
 
 subroutine MPI_Ireduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ireduce_scatter_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ireduce_scatter_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6743,7 +6851,7 @@ subroutine MPI_Ireduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatyp
 end subroutine
 
 subroutine MPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ireduce_scatter_block
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ireduce_scatter_block
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6769,7 +6877,7 @@ subroutine MPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype
 end subroutine
 
 subroutine MPI_Ireduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ireduce_scatter_block_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ireduce_scatter_block_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6795,7 +6903,7 @@ subroutine MPI_Ireduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, da
 end subroutine
 
 subroutine MPI_Irsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_irsend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_irsend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6822,7 +6930,7 @@ subroutine MPI_Irsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
 end subroutine
 
 subroutine MPI_Irsend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_irsend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_irsend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6850,7 +6958,7 @@ subroutine MPI_Irsend_f08ts_large(buf, count, datatype, dest, tag, comm, request
 end subroutine
 
 subroutine MPI_Is_thread_main_f08(flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_is_thread_main
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_is_thread_main
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6865,7 +6973,7 @@ subroutine MPI_Is_thread_main_f08(flag, ierror)
 end subroutine
 
 subroutine MPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iscan
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iscan
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6891,7 +6999,7 @@ subroutine MPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request,
 end subroutine
 
 subroutine MPI_Iscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iscan_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iscan_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6917,7 +7025,7 @@ subroutine MPI_Iscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, re
 end subroutine
 
 subroutine MPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iscatter
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iscatter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6942,7 +7050,7 @@ subroutine MPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, 
 end subroutine
 
 subroutine MPI_Iscatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iscatter_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iscatter_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6968,7 +7076,7 @@ subroutine MPI_Iscatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvc
 end subroutine
 
 subroutine MPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iscatterv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iscatterv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6994,7 +7102,7 @@ subroutine MPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, r
 end subroutine
 
 subroutine MPI_Iscatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iscatterv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iscatterv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7022,7 +7130,7 @@ subroutine MPI_Iscatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recv
 end subroutine
 
 subroutine MPI_Isend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_isend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_isend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7049,7 +7157,7 @@ subroutine MPI_Isend_f08ts(buf, count, datatype, dest, tag, comm, request, ierro
 end subroutine
 
 subroutine MPI_Isend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_isend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_isend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7077,7 +7185,7 @@ subroutine MPI_Isend_f08ts_large(buf, count, datatype, dest, tag, comm, request,
 end subroutine
 
 subroutine MPI_Isendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_isendrecv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_isendrecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7112,7 +7220,7 @@ subroutine MPI_Isendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recv
 end subroutine
 
 subroutine MPI_Isendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_isendrecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_isendrecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7148,7 +7256,7 @@ subroutine MPI_Isendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag
 end subroutine
 
 subroutine MPI_Isendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_isendrecv_replace
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_isendrecv_replace
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7175,7 +7283,7 @@ subroutine MPI_Isendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, sour
 end subroutine
 
 subroutine MPI_Isendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_isendrecv_replace_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_isendrecv_replace_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7203,7 +7311,7 @@ subroutine MPI_Isendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag
 end subroutine
 
 subroutine MPI_Issend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_issend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_issend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7230,7 +7338,7 @@ subroutine MPI_Issend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
 end subroutine
 
 subroutine MPI_Issend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_issend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_issend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7258,7 +7366,7 @@ subroutine MPI_Issend_f08ts_large(buf, count, datatype, dest, tag, comm, request
 end subroutine
 
 subroutine MPI_Lookup_name_f08(service_name, info, port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_lookup_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_lookup_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7275,7 +7383,7 @@ subroutine MPI_Lookup_name_f08(service_name, info, port_name, ierror)
 end subroutine
 
 subroutine MPI_Mprobe_f08(source, tag, comm, message, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_mprobe
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_mprobe
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7293,7 +7401,7 @@ subroutine MPI_Mprobe_f08(source, tag, comm, message, status, ierror)
 end subroutine
 
 subroutine MPI_Mrecv_f08ts(buf, count, datatype, message, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_mrecv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_mrecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7320,7 +7428,7 @@ subroutine MPI_Mrecv_f08ts(buf, count, datatype, message, status, ierror)
 end subroutine
 
 subroutine MPI_Mrecv_f08ts_large(buf, count, datatype, message, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_mrecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_mrecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7347,7 +7455,7 @@ subroutine MPI_Mrecv_f08ts_large(buf, count, datatype, message, status, ierror)
 end subroutine
 
 subroutine MPI_Neighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_allgather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_allgather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7371,7 +7479,7 @@ subroutine MPI_Neighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, r
 end subroutine
 
 subroutine MPI_Neighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_allgather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_allgather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7395,7 +7503,7 @@ subroutine MPI_Neighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recv
 end subroutine
 
 subroutine MPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_allgather_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_allgather_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7421,7 +7529,7 @@ subroutine MPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recvb
 end subroutine
 
 subroutine MPI_Neighbor_allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_allgather_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_allgather_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7447,7 +7555,7 @@ subroutine MPI_Neighbor_allgather_init_f08ts_large(sendbuf, sendcount, sendtype,
 end subroutine
 
 subroutine MPI_Neighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_allgatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_allgatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7471,7 +7579,7 @@ subroutine MPI_Neighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, 
 end subroutine
 
 subroutine MPI_Neighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_allgatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_allgatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7496,7 +7604,7 @@ subroutine MPI_Neighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, rec
 end subroutine
 
 subroutine MPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_allgatherv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_allgatherv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7523,7 +7631,7 @@ subroutine MPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recv
 end subroutine
 
 subroutine MPI_Neighbor_allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_allgatherv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_allgatherv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7551,7 +7659,7 @@ subroutine MPI_Neighbor_allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype
 end subroutine
 
 subroutine MPI_Neighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7575,7 +7683,7 @@ subroutine MPI_Neighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, re
 end subroutine
 
 subroutine MPI_Neighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoall_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoall_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7599,7 +7707,7 @@ subroutine MPI_Neighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvb
 end subroutine
 
 subroutine MPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoall_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoall_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7625,7 +7733,7 @@ subroutine MPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbu
 end subroutine
 
 subroutine MPI_Neighbor_alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoall_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoall_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7651,7 +7759,7 @@ subroutine MPI_Neighbor_alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, 
 end subroutine
 
 subroutine MPI_Neighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoallv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoallv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7675,7 +7783,7 @@ subroutine MPI_Neighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, 
 end subroutine
 
 subroutine MPI_Neighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoallv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoallv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7700,7 +7808,7 @@ subroutine MPI_Neighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, send
 end subroutine
 
 subroutine MPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoallv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoallv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7726,7 +7834,7 @@ subroutine MPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendt
 end subroutine
 
 subroutine MPI_Neighbor_alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoallv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoallv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7753,7 +7861,7 @@ subroutine MPI_Neighbor_alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls,
 end subroutine
 
 subroutine MPI_Neighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoallw
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoallw
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7778,7 +7886,7 @@ subroutine MPI_Neighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes,
 end subroutine
 
 subroutine MPI_Neighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoallw_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoallw_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7803,7 +7911,7 @@ subroutine MPI_Neighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, send
 end subroutine
 
 subroutine MPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoallw_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoallw_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7830,7 +7938,7 @@ subroutine MPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendt
 end subroutine
 
 subroutine MPI_Neighbor_alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoallw_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoallw_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7857,7 +7965,7 @@ subroutine MPI_Neighbor_alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls,
 end subroutine
 
 subroutine MPI_Op_commutative_f08(op, commute, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_op_commutative
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_op_commutative
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7873,7 +7981,7 @@ subroutine MPI_Op_commutative_f08(op, commute, ierror)
 end subroutine
 
 subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_op_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_op_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7890,7 +7998,7 @@ subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
 end subroutine
 
 subroutine MPI_Op_create_c_f08(user_fn, commute, op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_op_create_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_op_create_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7907,7 +8015,7 @@ subroutine MPI_Op_create_c_f08(user_fn, commute, op, ierror)
 end subroutine
 
 subroutine MPI_Op_free_f08(op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_op_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_op_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7922,7 +8030,7 @@ subroutine MPI_Op_free_f08(op, ierror)
 end subroutine
 
 subroutine MPI_Open_port_f08(info, port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_open_port
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_open_port
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7938,7 +8046,7 @@ subroutine MPI_Open_port_f08(info, port_name, ierror)
 end subroutine
 
 subroutine MPI_Pack_f08ts(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pack
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pack
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7968,7 +8076,7 @@ subroutine MPI_Pack_f08ts(inbuf, incount, datatype, outbuf, outsize, position, c
 end subroutine
 
 subroutine MPI_Pack_f08ts_large(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_pack_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_pack_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7998,7 +8106,7 @@ subroutine MPI_Pack_f08ts_large(inbuf, incount, datatype, outbuf, outsize, posit
 end subroutine
 
 subroutine MPI_Pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pack_external
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pack_external
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8029,7 +8137,7 @@ subroutine MPI_Pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, ou
 end subroutine
 
 subroutine MPI_Pack_external_f08ts_large(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_pack_external_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_pack_external_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8059,7 +8167,7 @@ subroutine MPI_Pack_external_f08ts_large(datarep, inbuf, incount, datatype, outb
 end subroutine
 
 subroutine MPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pack_external_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pack_external_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8077,7 +8185,7 @@ subroutine MPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
 end subroutine
 
 subroutine MPI_Pack_external_size_f08_large(datarep, incount, datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_pack_external_size_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_pack_external_size_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8095,7 +8203,7 @@ subroutine MPI_Pack_external_size_f08_large(datarep, incount, datatype, size, ie
 end subroutine
 
 subroutine MPI_Pack_size_f08(incount, datatype, comm, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pack_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pack_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8113,7 +8221,7 @@ subroutine MPI_Pack_size_f08(incount, datatype, comm, size, ierror)
 end subroutine
 
 subroutine MPI_Pack_size_f08_large(incount, datatype, comm, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_pack_size_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_pack_size_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8131,7 +8239,7 @@ subroutine MPI_Pack_size_f08_large(incount, datatype, comm, size, ierror)
 end subroutine
 
 subroutine MPI_Parrived_f08(request, partition, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_parrived
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_parrived
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8148,7 +8256,7 @@ subroutine MPI_Parrived_f08(request, partition, flag, ierror)
 end subroutine
 
 subroutine MPI_Pcontrol_f08(level)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pcontrol
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pcontrol
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8161,7 +8269,7 @@ subroutine MPI_Pcontrol_f08(level)
 end subroutine
 
 subroutine MPI_Pready_f08(partition, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pready
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pready
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8177,7 +8285,7 @@ subroutine MPI_Pready_f08(partition, request, ierror)
 end subroutine
 
 subroutine MPI_Pready_list_f08(length, array_of_partitions, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pready_list
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pready_list
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8193,7 +8301,7 @@ subroutine MPI_Pready_list_f08(length, array_of_partitions, request, ierror)
 end subroutine
 
 subroutine MPI_Pready_range_f08(partition_low, partition_high, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pready_range
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pready_range
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8209,7 +8317,7 @@ subroutine MPI_Pready_range_f08(partition_low, partition_high, request, ierror)
 end subroutine
 
 subroutine MPI_Precv_init_f08ts(buf, partitions, count, datatype, source, tag, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_precv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_precv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8233,7 +8341,7 @@ subroutine MPI_Precv_init_f08ts(buf, partitions, count, datatype, source, tag, c
 end subroutine
 
 subroutine MPI_Probe_f08(source, tag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_probe
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_probe
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8250,7 +8358,7 @@ subroutine MPI_Probe_f08(source, tag, comm, status, ierror)
 end subroutine
 
 subroutine MPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_psend_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_psend_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8274,7 +8382,7 @@ subroutine MPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, com
 end subroutine
 
 subroutine MPI_Publish_name_f08(service_name, info, port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_publish_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_publish_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8290,7 +8398,7 @@ subroutine MPI_Publish_name_f08(service_name, info, port_name, ierror)
 end subroutine
 
 subroutine MPI_Put_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_put
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_put
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8317,7 +8425,7 @@ subroutine MPI_Put_f08ts(origin_addr, origin_count, origin_datatype, target_rank
 end subroutine
 
 subroutine MPI_Put_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_put_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_put_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8345,7 +8453,7 @@ subroutine MPI_Put_f08ts_large(origin_addr, origin_count, origin_datatype, targe
 end subroutine
 
 subroutine MPI_Query_thread_f08(provided, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_query_thread
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_query_thread
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8360,7 +8468,7 @@ subroutine MPI_Query_thread_f08(provided, ierror)
 end subroutine
 
 subroutine MPI_Raccumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_raccumulate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_raccumulate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8389,7 +8497,7 @@ subroutine MPI_Raccumulate_f08ts(origin_addr, origin_count, origin_datatype, tar
 end subroutine
 
 subroutine MPI_Raccumulate_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_raccumulate_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_raccumulate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8419,7 +8527,7 @@ subroutine MPI_Raccumulate_f08ts_large(origin_addr, origin_count, origin_datatyp
 end subroutine
 
 subroutine MPI_Recv_f08ts(buf, count, datatype, source, tag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_recv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_recv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8446,7 +8554,7 @@ subroutine MPI_Recv_f08ts(buf, count, datatype, source, tag, comm, status, ierro
 end subroutine
 
 subroutine MPI_Recv_f08ts_large(buf, count, datatype, source, tag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_recv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_recv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8474,7 +8582,7 @@ subroutine MPI_Recv_f08ts_large(buf, count, datatype, source, tag, comm, status,
 end subroutine
 
 subroutine MPI_Recv_init_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_recv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_recv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8501,7 +8609,7 @@ subroutine MPI_Recv_init_f08ts(buf, count, datatype, source, tag, comm, request,
 end subroutine
 
 subroutine MPI_Recv_init_f08ts_large(buf, count, datatype, source, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_recv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_recv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8529,7 +8637,7 @@ subroutine MPI_Recv_init_f08ts_large(buf, count, datatype, source, tag, comm, re
 end subroutine
 
 subroutine MPI_Reduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8545,16 +8653,22 @@ subroutine MPI_Reduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, i
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, root, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8571,16 +8685,22 @@ subroutine MPI_Reduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, c
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, root, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8607,7 +8727,7 @@ subroutine MPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, co
 end subroutine
 
 subroutine MPI_Reduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8635,7 +8755,7 @@ subroutine MPI_Reduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, ro
 end subroutine
 
 subroutine MPI_Reduce_local_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_local
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_local
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8650,16 +8770,22 @@ subroutine MPI_Reduce_local_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: inoutbuf_c
+  type(c_ptr) :: inbuf_t
+  type(c_ptr) :: inoutbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) inoutbuf_c = fy_f08_buf(inoutbuf, ierror_c)
+  inbuf_t = c_null_ptr
+  inoutbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_tmp(inbuf, inbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) inoutbuf_c = fy_f08_tmp(inoutbuf, inoutbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Reduce_local" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, inoutbuf_c, count, datatype, op, ierror_c)
+  call fy_f08_tmp_done(inbuf, inbuf_t, 0)
+  call fy_f08_tmp_done(inoutbuf, inoutbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_local_f08ts_large(inbuf, inoutbuf, count, datatype, op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_local_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_local_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8674,16 +8800,22 @@ subroutine MPI_Reduce_local_f08ts_large(inbuf, inoutbuf, count, datatype, op, ie
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: inoutbuf_c
+  type(c_ptr) :: inbuf_t
+  type(c_ptr) :: inoutbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) inoutbuf_c = fy_f08_buf(inoutbuf, ierror_c)
+  inbuf_t = c_null_ptr
+  inoutbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_tmp(inbuf, inbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) inoutbuf_c = fy_f08_tmp(inoutbuf, inoutbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Reduce_local_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, inoutbuf_c, count, datatype, op, ierror_c)
+  call fy_f08_tmp_done(inbuf, inbuf_t, 0)
+  call fy_f08_tmp_done(inoutbuf, inoutbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_scatter
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_scatter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8699,16 +8831,22 @@ subroutine MPI_Reduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, 
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_scatter" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcounts, datatype, op, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_scatter_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_scatter_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8724,16 +8862,22 @@ subroutine MPI_Reduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_scatter_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcounts, datatype, op, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_scatter_block
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_scatter_block
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8749,16 +8893,22 @@ subroutine MPI_Reduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_scatter_block" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcount, datatype, op, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_scatter_block_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_scatter_block_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8774,16 +8924,22 @@ subroutine MPI_Reduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, dat
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_scatter_block_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcount, datatype, op, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_scatter_block_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_scatter_block_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8810,7 +8966,7 @@ subroutine MPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, data
 end subroutine
 
 subroutine MPI_Reduce_scatter_block_init_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_scatter_block_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_scatter_block_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8837,7 +8993,7 @@ subroutine MPI_Reduce_scatter_block_init_f08ts_large(sendbuf, recvbuf, recvcount
 end subroutine
 
 subroutine MPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_scatter_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_scatter_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8864,7 +9020,7 @@ subroutine MPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype,
 end subroutine
 
 subroutine MPI_Reduce_scatter_init_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_scatter_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_scatter_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8891,7 +9047,7 @@ subroutine MPI_Reduce_scatter_init_f08ts_large(sendbuf, recvbuf, recvcounts, dat
 end subroutine
 
 subroutine MPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_register_datarep
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_register_datarep
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8909,7 +9065,7 @@ subroutine MPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversio
 end subroutine
 
 subroutine MPI_Register_datarep_c_f08(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8924,7 +9080,7 @@ subroutine MPI_Register_datarep_c_f08(datarep, read_conversion_fn, write_convers
 end subroutine
 
 subroutine MPI_Remove_error_class_f08(errorclass, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_remove_error_class
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_remove_error_class
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8939,7 +9095,7 @@ subroutine MPI_Remove_error_class_f08(errorclass, ierror)
 end subroutine
 
 subroutine MPI_Remove_error_code_f08(errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_remove_error_code
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_remove_error_code
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8954,7 +9110,7 @@ subroutine MPI_Remove_error_code_f08(errorcode, ierror)
 end subroutine
 
 subroutine MPI_Remove_error_string_f08(errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_remove_error_string
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_remove_error_string
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8969,7 +9125,7 @@ subroutine MPI_Remove_error_string_f08(errorcode, ierror)
 end subroutine
 
 subroutine MPI_Request_free_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8984,7 +9140,7 @@ subroutine MPI_Request_free_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Request_get_status_f08(request, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_get_status
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_get_status
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9001,7 +9157,7 @@ subroutine MPI_Request_get_status_f08(request, flag, status, ierror)
 end subroutine
 
 subroutine MPI_Request_get_status_all_f08(count, array_of_requests, flag, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_get_status_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_get_status_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9019,7 +9175,7 @@ subroutine MPI_Request_get_status_all_f08(count, array_of_requests, flag, array_
 end subroutine
 
 subroutine MPI_Request_get_status_any_f08(count, array_of_requests, index, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_get_status_any
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_get_status_any
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9038,7 +9194,7 @@ subroutine MPI_Request_get_status_any_f08(count, array_of_requests, index, flag,
 end subroutine
 
 subroutine MPI_Request_get_status_some_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_get_status_some
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_get_status_some
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9056,7 +9212,7 @@ subroutine MPI_Request_get_status_some_f08(incount, array_of_requests, outcount,
 end subroutine
 
 subroutine MPI_Rget_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rget
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rget
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9084,7 +9240,7 @@ subroutine MPI_Rget_f08ts(origin_addr, origin_count, origin_datatype, target_ran
 end subroutine
 
 subroutine MPI_Rget_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rget_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rget_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9113,7 +9269,7 @@ subroutine MPI_Rget_f08ts_large(origin_addr, origin_count, origin_datatype, targ
 end subroutine
 
 subroutine MPI_Rget_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rget_accumulate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rget_accumulate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9150,7 +9306,7 @@ subroutine MPI_Rget_accumulate_f08ts(origin_addr, origin_count, origin_datatype,
 end subroutine
 
 subroutine MPI_Rget_accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rget_accumulate_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rget_accumulate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9188,7 +9344,7 @@ subroutine MPI_Rget_accumulate_f08ts_large(origin_addr, origin_count, origin_dat
 end subroutine
 
 subroutine MPI_Rput_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rput
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rput
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9216,7 +9372,7 @@ subroutine MPI_Rput_f08ts(origin_addr, origin_count, origin_datatype, target_ran
 end subroutine
 
 subroutine MPI_Rput_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rput_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rput_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9245,7 +9401,7 @@ subroutine MPI_Rput_f08ts_large(origin_addr, origin_count, origin_datatype, targ
 end subroutine
 
 subroutine MPI_Rsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rsend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rsend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9271,7 +9427,7 @@ subroutine MPI_Rsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Rsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rsend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rsend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9298,7 +9454,7 @@ subroutine MPI_Rsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Rsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rsend_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rsend_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9325,7 +9481,7 @@ subroutine MPI_Rsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
 end subroutine
 
 subroutine MPI_Rsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rsend_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rsend_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9353,7 +9509,7 @@ subroutine MPI_Rsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, req
 end subroutine
 
 subroutine MPI_Scan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scan
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scan
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9369,16 +9525,22 @@ subroutine MPI_Scan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scan" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scan_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scan_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9394,16 +9556,22 @@ subroutine MPI_Scan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ier
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scan_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scan_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scan_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9430,7 +9598,7 @@ subroutine MPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info
 end subroutine
 
 subroutine MPI_Scan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scan_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scan_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9457,7 +9625,7 @@ subroutine MPI_Scan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm
 end subroutine
 
 subroutine MPI_Scatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scatter
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scatter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9472,16 +9640,22 @@ subroutine MPI_Scatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, r
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scatter" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scatter_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scatter_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9497,16 +9671,22 @@ subroutine MPI_Scatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvco
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scatter_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scatter_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scatter_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9532,7 +9712,7 @@ subroutine MPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
 end subroutine
 
 subroutine MPI_Scatter_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scatter_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scatter_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9559,7 +9739,7 @@ subroutine MPI_Scatter_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, r
 end subroutine
 
 subroutine MPI_Scatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scatterv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scatterv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9574,16 +9754,22 @@ subroutine MPI_Scatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, re
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scatterv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, displs, sendtype, recvbuf_c, recvcount, recvtype, root, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scatterv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scatterv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9600,16 +9786,22 @@ subroutine MPI_Scatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvb
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scatterv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, displs, sendtype, recvbuf_c, recvcount, recvtype, root, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scatterv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scatterv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9636,7 +9828,7 @@ subroutine MPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvbu
 end subroutine
 
 subroutine MPI_Scatterv_init_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scatterv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scatterv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9665,7 +9857,7 @@ subroutine MPI_Scatterv_init_f08ts_large(sendbuf, sendcounts, displs, sendtype, 
 end subroutine
 
 subroutine MPI_Send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_send
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_send
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9691,7 +9883,7 @@ subroutine MPI_Send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Send_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_send_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_send_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9718,7 +9910,7 @@ subroutine MPI_Send_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Send_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_send_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_send_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9745,7 +9937,7 @@ subroutine MPI_Send_init_f08ts(buf, count, datatype, dest, tag, comm, request, i
 end subroutine
 
 subroutine MPI_Send_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_send_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_send_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9773,7 +9965,7 @@ subroutine MPI_Send_init_f08ts_large(buf, count, datatype, dest, tag, comm, requ
 end subroutine
 
 subroutine MPI_Sendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_sendrecv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_sendrecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9808,7 +10000,7 @@ subroutine MPI_Sendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvb
 end subroutine
 
 subroutine MPI_Sendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_sendrecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_sendrecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9844,7 +10036,7 @@ subroutine MPI_Sendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag,
 end subroutine
 
 subroutine MPI_Sendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_sendrecv_replace
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_sendrecv_replace
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9871,7 +10063,7 @@ subroutine MPI_Sendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, sourc
 end subroutine
 
 subroutine MPI_Sendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_sendrecv_replace_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_sendrecv_replace_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9899,7 +10091,7 @@ subroutine MPI_Sendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag,
 end subroutine
 
 subroutine MPI_Session_attach_buffer_f08ts(session, buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_attach_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_attach_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9919,7 +10111,7 @@ subroutine MPI_Session_attach_buffer_f08ts(session, buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Session_attach_buffer_f08ts_large(session, buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_session_attach_buffer_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_session_attach_buffer_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9939,7 +10131,7 @@ subroutine MPI_Session_attach_buffer_f08ts_large(session, buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Session_call_errhandler_f08(session, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_call_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_call_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9955,7 +10147,7 @@ subroutine MPI_Session_call_errhandler_f08(session, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_create_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_create_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9971,7 +10163,7 @@ subroutine MPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, 
 end subroutine
 
 subroutine MPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_detach_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_detach_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9988,7 +10180,7 @@ subroutine MPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Session_detach_buffer_f08_large(session, buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_session_detach_buffer_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_session_detach_buffer_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10005,7 +10197,7 @@ subroutine MPI_Session_detach_buffer_f08_large(session, buffer_addr, size, ierro
 end subroutine
 
 subroutine MPI_Session_finalize_f08(session, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_finalize
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_finalize
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10020,7 +10212,7 @@ subroutine MPI_Session_finalize_f08(session, ierror)
 end subroutine
 
 subroutine MPI_Session_flush_buffer_f08(session, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_flush_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_flush_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10035,7 +10227,7 @@ subroutine MPI_Session_flush_buffer_f08(session, ierror)
 end subroutine
 
 subroutine MPI_Session_get_errhandler_f08(session, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10051,7 +10243,7 @@ subroutine MPI_Session_get_errhandler_f08(session, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Session_get_info_f08(session, info_used, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10067,7 +10259,7 @@ subroutine MPI_Session_get_info_f08(session, info_used, ierror)
 end subroutine
 
 subroutine MPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_nth_pset
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_nth_pset
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10086,7 +10278,7 @@ subroutine MPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, i
 end subroutine
 
 subroutine MPI_Session_get_num_psets_f08(session, info, npset_names, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_num_psets
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_num_psets
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10103,7 +10295,7 @@ subroutine MPI_Session_get_num_psets_f08(session, info, npset_names, ierror)
 end subroutine
 
 subroutine MPI_Session_get_pset_info_f08(session, pset_name, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_pset_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_pset_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10120,7 +10312,7 @@ subroutine MPI_Session_get_pset_info_f08(session, pset_name, info, ierror)
 end subroutine
 
 subroutine MPI_Session_iflush_buffer_f08(session, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_iflush_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_iflush_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10136,7 +10328,7 @@ subroutine MPI_Session_iflush_buffer_f08(session, request, ierror)
 end subroutine
 
 subroutine MPI_Session_init_f08(info, errhandler, session, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10153,7 +10345,7 @@ subroutine MPI_Session_init_f08(info, errhandler, session, ierror)
 end subroutine
 
 subroutine MPI_Session_set_errhandler_f08(session, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_set_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_set_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10169,7 +10361,7 @@ subroutine MPI_Session_set_errhandler_f08(session, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ssend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ssend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10195,7 +10387,7 @@ subroutine MPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Ssend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ssend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ssend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10222,7 +10414,7 @@ subroutine MPI_Ssend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Ssend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ssend_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ssend_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10249,7 +10441,7 @@ subroutine MPI_Ssend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
 end subroutine
 
 subroutine MPI_Ssend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ssend_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ssend_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10277,7 +10469,7 @@ subroutine MPI_Ssend_init_f08ts_large(buf, count, datatype, dest, tag, comm, req
 end subroutine
 
 subroutine MPI_Start_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_start
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_start
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10292,7 +10484,7 @@ subroutine MPI_Start_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Startall_f08(count, array_of_requests, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_startall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_startall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10308,7 +10500,7 @@ subroutine MPI_Startall_f08(count, array_of_requests, ierror)
 end subroutine
 
 subroutine MPI_Status_get_error_f08(status, err, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_get_error
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_get_error
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10324,7 +10516,7 @@ subroutine MPI_Status_get_error_f08(status, err, ierror)
 end subroutine
 
 subroutine MPI_Status_get_source_f08(status, source, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_get_source
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_get_source
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10340,7 +10532,7 @@ subroutine MPI_Status_get_source_f08(status, source, ierror)
 end subroutine
 
 subroutine MPI_Status_get_tag_f08(status, tag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_get_tag
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_get_tag
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10356,7 +10548,7 @@ subroutine MPI_Status_get_tag_f08(status, tag, ierror)
 end subroutine
 
 subroutine MPI_Status_set_cancelled_f08(status, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_cancelled
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_cancelled
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10372,7 +10564,7 @@ subroutine MPI_Status_set_cancelled_f08(status, flag, ierror)
 end subroutine
 
 subroutine MPI_Status_set_elements_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_elements
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_elements
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10389,7 +10581,7 @@ subroutine MPI_Status_set_elements_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Status_set_elements_f08_large(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_status_set_elements_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_status_set_elements_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10406,7 +10598,7 @@ subroutine MPI_Status_set_elements_f08_large(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Status_set_elements_x_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_elements_x
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_elements_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10423,7 +10615,7 @@ subroutine MPI_Status_set_elements_x_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Status_set_error_f08(status, err, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_error
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_error
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10439,7 +10631,7 @@ subroutine MPI_Status_set_error_f08(status, err, ierror)
 end subroutine
 
 subroutine MPI_Status_set_source_f08(status, source, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_source
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_source
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10455,7 +10647,7 @@ subroutine MPI_Status_set_source_f08(status, source, ierror)
 end subroutine
 
 subroutine MPI_Status_set_tag_f08(status, tag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_tag
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_tag
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10471,7 +10663,7 @@ subroutine MPI_Status_set_tag_f08(status, tag, ierror)
 end subroutine
 
 subroutine MPI_Test_f08(request, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_test
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_test
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10488,7 +10680,7 @@ subroutine MPI_Test_f08(request, flag, status, ierror)
 end subroutine
 
 subroutine MPI_Test_cancelled_f08(status, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_test_cancelled
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_test_cancelled
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10504,7 +10696,7 @@ subroutine MPI_Test_cancelled_f08(status, flag, ierror)
 end subroutine
 
 subroutine MPI_Testall_f08(count, array_of_requests, flag, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_testall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_testall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10522,7 +10714,7 @@ subroutine MPI_Testall_f08(count, array_of_requests, flag, array_of_statuses, ie
 end subroutine
 
 subroutine MPI_Testany_f08(count, array_of_requests, index, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_testany
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_testany
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10541,7 +10733,7 @@ subroutine MPI_Testany_f08(count, array_of_requests, index, flag, status, ierror
 end subroutine
 
 subroutine MPI_Testsome_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_testsome
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_testsome
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10559,7 +10751,7 @@ subroutine MPI_Testsome_f08(incount, array_of_requests, outcount, array_of_indic
 end subroutine
 
 subroutine MPI_Topo_test_f08(comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_topo_test
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_topo_test
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10575,7 +10767,7 @@ subroutine MPI_Topo_test_f08(comm, status, ierror)
 end subroutine
 
 subroutine MPI_Type_commit_f08(datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_commit
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_commit
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10590,7 +10782,7 @@ subroutine MPI_Type_commit_f08(datatype, ierror)
 end subroutine
 
 subroutine MPI_Type_contiguous_f08(count, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_contiguous
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_contiguous
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10607,7 +10799,7 @@ subroutine MPI_Type_contiguous_f08(count, oldtype, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_contiguous_f08_large(count, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_contiguous_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_contiguous_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10624,7 +10816,7 @@ subroutine MPI_Type_contiguous_f08_large(count, oldtype, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_darray
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_darray
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10641,7 +10833,7 @@ subroutine MPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, array_
 end subroutine
 
 subroutine MPI_Type_create_darray_f08_large(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_darray_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_darray_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10659,7 +10851,7 @@ subroutine MPI_Type_create_darray_f08_large(size, rank, ndims, array_of_gsizes, 
 end subroutine
 
 subroutine MPI_Type_create_f90_complex_f08(p, r, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_f90_complex
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_f90_complex
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10675,7 +10867,7 @@ subroutine MPI_Type_create_f90_complex_f08(p, r, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_f90_integer_f08(r, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_f90_integer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_f90_integer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10691,7 +10883,7 @@ subroutine MPI_Type_create_f90_integer_f08(r, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_f90_real_f08(p, r, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_f90_real
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_f90_real
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10707,7 +10899,7 @@ subroutine MPI_Type_create_f90_real_f08(p, r, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_hindexed_f08(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_hindexed
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_hindexed
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10725,7 +10917,7 @@ subroutine MPI_Type_create_hindexed_f08(count, array_of_blocklengths, array_of_d
 end subroutine
 
 subroutine MPI_Type_create_hindexed_f08_large(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_hindexed_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_hindexed_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10742,7 +10934,7 @@ subroutine MPI_Type_create_hindexed_f08_large(count, array_of_blocklengths, arra
 end subroutine
 
 subroutine MPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_hindexed_block
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_hindexed_block
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10760,7 +10952,7 @@ subroutine MPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displ
 end subroutine
 
 subroutine MPI_Type_create_hindexed_block_f08_large(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_hindexed_block_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_hindexed_block_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10777,7 +10969,7 @@ subroutine MPI_Type_create_hindexed_block_f08_large(count, blocklength, array_of
 end subroutine
 
 subroutine MPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_hvector
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_hvector
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10795,7 +10987,7 @@ subroutine MPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newt
 end subroutine
 
 subroutine MPI_Type_create_hvector_f08_large(count, blocklength, stride, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_hvector_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_hvector_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10812,7 +11004,7 @@ subroutine MPI_Type_create_hvector_f08_large(count, blocklength, stride, oldtype
 end subroutine
 
 subroutine MPI_Type_create_indexed_block_f08(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_indexed_block
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_indexed_block
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10829,7 +11021,7 @@ subroutine MPI_Type_create_indexed_block_f08(count, blocklength, array_of_displa
 end subroutine
 
 subroutine MPI_Type_create_indexed_block_f08_large(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_indexed_block_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_indexed_block_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10846,7 +11038,7 @@ subroutine MPI_Type_create_indexed_block_f08_large(count, blocklength, array_of_
 end subroutine
 
 subroutine MPI_Type_create_keyval_f08(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10864,7 +11056,7 @@ subroutine MPI_Type_create_keyval_f08(type_copy_attr_fn, type_delete_attr_fn, ty
 end subroutine
 
 subroutine MPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_resized
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_resized
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10881,7 +11073,7 @@ subroutine MPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_struct
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_struct
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10899,7 +11091,7 @@ subroutine MPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_dis
 end subroutine
 
 subroutine MPI_Type_create_struct_f08_large(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_struct_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_struct_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10916,7 +11108,7 @@ subroutine MPI_Type_create_struct_f08_large(count, array_of_blocklengths, array_
 end subroutine
 
 subroutine MPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_subarray
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_subarray
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10933,7 +11125,7 @@ subroutine MPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes
 end subroutine
 
 subroutine MPI_Type_create_subarray_f08_large(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_subarray_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_subarray_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10951,7 +11143,7 @@ subroutine MPI_Type_create_subarray_f08_large(ndims, array_of_sizes, array_of_su
 end subroutine
 
 subroutine MPI_Type_delete_attr_f08(datatype, type_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_delete_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_delete_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10967,7 +11159,7 @@ subroutine MPI_Type_delete_attr_f08(datatype, type_keyval, ierror)
 end subroutine
 
 subroutine MPI_Type_dup_f08(oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_dup
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_dup
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10983,7 +11175,7 @@ subroutine MPI_Type_dup_f08(oldtype, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_free_f08(datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10998,7 +11190,7 @@ subroutine MPI_Type_free_f08(datatype, ierror)
 end subroutine
 
 subroutine MPI_Type_free_keyval_f08(type_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_free_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_free_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11013,7 +11205,7 @@ subroutine MPI_Type_free_keyval_f08(type_keyval, ierror)
 end subroutine
 
 subroutine MPI_Type_get_attr_f08(datatype, type_keyval, attribute_val, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11031,7 +11223,7 @@ subroutine MPI_Type_get_attr_f08(datatype, type_keyval, attribute_val, flag, ier
 end subroutine
 
 subroutine MPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_contents
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_contents
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11050,7 +11242,7 @@ subroutine MPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_
 end subroutine
 
 subroutine MPI_Type_get_contents_f08_large(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_get_contents_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_get_contents_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11070,7 +11262,7 @@ subroutine MPI_Type_get_contents_f08_large(datatype, max_integers, max_addresses
 end subroutine
 
 subroutine MPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_datatypes, combiner, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_envelope
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_envelope
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11086,7 +11278,7 @@ subroutine MPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_
 end subroutine
 
 subroutine MPI_Type_get_envelope_f08_large(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_get_envelope_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_get_envelope_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11103,7 +11295,7 @@ subroutine MPI_Type_get_envelope_f08_large(datatype, num_integers, num_addresses
 end subroutine
 
 subroutine MPI_Type_get_extent_f08(datatype, lb, extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_extent
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_extent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11119,7 +11311,7 @@ subroutine MPI_Type_get_extent_f08(datatype, lb, extent, ierror)
 end subroutine
 
 subroutine MPI_Type_get_extent_x_f08(datatype, lb, extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_extent_x
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_extent_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11135,7 +11327,7 @@ subroutine MPI_Type_get_extent_x_f08(datatype, lb, extent, ierror)
 end subroutine
 
 subroutine MPI_Type_get_name_f08(datatype, type_name, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11152,7 +11344,7 @@ subroutine MPI_Type_get_name_f08(datatype, type_name, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Type_get_true_extent_f08(datatype, true_lb, true_extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_true_extent
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_true_extent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11168,7 +11360,7 @@ subroutine MPI_Type_get_true_extent_f08(datatype, true_lb, true_extent, ierror)
 end subroutine
 
 subroutine MPI_Type_get_true_extent_x_f08(datatype, true_lb, true_extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_true_extent_x
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_true_extent_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11184,7 +11376,7 @@ subroutine MPI_Type_get_true_extent_x_f08(datatype, true_lb, true_extent, ierror
 end subroutine
 
 subroutine MPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_value_index
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_value_index
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11200,7 +11392,7 @@ subroutine MPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierro
 end subroutine
 
 subroutine MPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_indexed
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_indexed
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11217,7 +11409,7 @@ subroutine MPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacem
 end subroutine
 
 subroutine MPI_Type_indexed_f08_large(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_indexed_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_indexed_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11234,7 +11426,7 @@ subroutine MPI_Type_indexed_f08_large(count, array_of_blocklengths, array_of_dis
 end subroutine
 
 subroutine MPI_Type_match_size_f08(typeclass, size, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_match_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_match_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11250,7 +11442,7 @@ subroutine MPI_Type_match_size_f08(typeclass, size, datatype, ierror)
 end subroutine
 
 subroutine MPI_Type_set_attr_f08(datatype, type_keyval, attribute_val, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_set_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_set_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11267,7 +11459,7 @@ subroutine MPI_Type_set_attr_f08(datatype, type_keyval, attribute_val, ierror)
 end subroutine
 
 subroutine MPI_Type_set_name_f08(datatype, type_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_set_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_set_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11283,7 +11475,7 @@ subroutine MPI_Type_set_name_f08(datatype, type_name, ierror)
 end subroutine
 
 subroutine MPI_Type_size_f08(datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11299,7 +11491,7 @@ subroutine MPI_Type_size_f08(datatype, size, ierror)
 end subroutine
 
 subroutine MPI_Type_size_f08_large(datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_size_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_size_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11315,7 +11507,7 @@ subroutine MPI_Type_size_f08_large(datatype, size, ierror)
 end subroutine
 
 subroutine MPI_Type_size_x_f08(datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_size_x
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_size_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11331,7 +11523,7 @@ subroutine MPI_Type_size_x_f08(datatype, size, ierror)
 end subroutine
 
 subroutine MPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_vector
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_vector
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11348,7 +11540,7 @@ subroutine MPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ier
 end subroutine
 
 subroutine MPI_Type_vector_f08_large(count, blocklength, stride, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_vector_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_vector_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11365,7 +11557,7 @@ subroutine MPI_Type_vector_f08_large(count, blocklength, stride, oldtype, newtyp
 end subroutine
 
 subroutine MPI_Unpack_f08ts(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_unpack
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_unpack
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11395,7 +11587,7 @@ subroutine MPI_Unpack_f08ts(inbuf, insize, position, outbuf, outcount, datatype,
 end subroutine
 
 subroutine MPI_Unpack_f08ts_large(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_unpack_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_unpack_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11425,7 +11617,7 @@ subroutine MPI_Unpack_f08ts_large(inbuf, insize, position, outbuf, outcount, dat
 end subroutine
 
 subroutine MPI_Unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_unpack_external
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_unpack_external
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11456,7 +11648,7 @@ subroutine MPI_Unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, o
 end subroutine
 
 subroutine MPI_Unpack_external_f08ts_large(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_unpack_external_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_unpack_external_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11486,7 +11678,7 @@ subroutine MPI_Unpack_external_f08ts_large(datarep, inbuf, insize, position, out
 end subroutine
 
 subroutine MPI_Unpublish_name_f08(service_name, info, port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_unpublish_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_unpublish_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11502,7 +11694,7 @@ subroutine MPI_Unpublish_name_f08(service_name, info, port_name, ierror)
 end subroutine
 
 subroutine MPI_Wait_f08(request, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_wait
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_wait
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11518,7 +11710,7 @@ subroutine MPI_Wait_f08(request, status, ierror)
 end subroutine
 
 subroutine MPI_Waitall_f08(count, array_of_requests, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_waitall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_waitall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11535,7 +11727,7 @@ subroutine MPI_Waitall_f08(count, array_of_requests, array_of_statuses, ierror)
 end subroutine
 
 subroutine MPI_Waitany_f08(count, array_of_requests, index, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_waitany
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_waitany
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11553,7 +11745,7 @@ subroutine MPI_Waitany_f08(count, array_of_requests, index, status, ierror)
 end subroutine
 
 subroutine MPI_Waitsome_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_waitsome
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_waitsome
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11571,7 +11763,7 @@ subroutine MPI_Waitsome_f08(incount, array_of_requests, outcount, array_of_indic
 end subroutine
 
 subroutine MPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_allocate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_allocate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11591,7 +11783,7 @@ subroutine MPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierro
 end subroutine
 
 subroutine MPI_Win_allocate_f08_large(size, disp_unit, info, comm, baseptr, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_win_allocate_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_win_allocate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11610,7 +11802,7 @@ subroutine MPI_Win_allocate_f08_large(size, disp_unit, info, comm, baseptr, win,
 end subroutine
 
 subroutine MPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_allocate_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_allocate_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11630,7 +11822,7 @@ subroutine MPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win
 end subroutine
 
 subroutine MPI_Win_allocate_shared_f08_large(size, disp_unit, info, comm, baseptr, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_win_allocate_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_win_allocate_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11649,7 +11841,7 @@ subroutine MPI_Win_allocate_shared_f08_large(size, disp_unit, info, comm, basept
 end subroutine
 
 subroutine MPI_Win_attach_f08ts(win, base, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_attach
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_attach
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11669,7 +11861,7 @@ subroutine MPI_Win_attach_f08ts(win, base, size, ierror)
 end subroutine
 
 subroutine MPI_Win_call_errhandler_f08(win, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_call_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_call_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11685,7 +11877,7 @@ subroutine MPI_Win_call_errhandler_f08(win, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Win_complete_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_complete
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_complete
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11700,7 +11892,7 @@ subroutine MPI_Win_complete_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_create_f08ts(base, size, disp_unit, info, comm, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11723,7 +11915,7 @@ subroutine MPI_Win_create_f08ts(base, size, disp_unit, info, comm, win, ierror)
 end subroutine
 
 subroutine MPI_Win_create_f08ts_large(base, size, disp_unit, info, comm, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_win_create_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_win_create_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11745,7 +11937,7 @@ subroutine MPI_Win_create_f08ts_large(base, size, disp_unit, info, comm, win, ie
 end subroutine
 
 subroutine MPI_Win_create_dynamic_f08(info, comm, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_create_dynamic
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_create_dynamic
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11762,7 +11954,7 @@ subroutine MPI_Win_create_dynamic_f08(info, comm, win, ierror)
 end subroutine
 
 subroutine MPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_create_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_create_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11778,7 +11970,7 @@ subroutine MPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Win_create_keyval_f08(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_create_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_create_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11796,7 +11988,7 @@ subroutine MPI_Win_create_keyval_f08(win_copy_attr_fn, win_delete_attr_fn, win_k
 end subroutine
 
 subroutine MPI_Win_delete_attr_f08(win, win_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_delete_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_delete_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11812,7 +12004,7 @@ subroutine MPI_Win_delete_attr_f08(win, win_keyval, ierror)
 end subroutine
 
 subroutine MPI_Win_detach_f08ts(win, base, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_detach
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_detach
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11831,7 +12023,7 @@ subroutine MPI_Win_detach_f08ts(win, base, ierror)
 end subroutine
 
 subroutine MPI_Win_fence_f08(assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_fence
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_fence
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11847,7 +12039,7 @@ subroutine MPI_Win_fence_f08(assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_flush_f08(rank, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_flush
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_flush
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11863,7 +12055,7 @@ subroutine MPI_Win_flush_f08(rank, win, ierror)
 end subroutine
 
 subroutine MPI_Win_flush_all_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_flush_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_flush_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11878,7 +12070,7 @@ subroutine MPI_Win_flush_all_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_flush_local_f08(rank, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_flush_local
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_flush_local
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11894,7 +12086,7 @@ subroutine MPI_Win_flush_local_f08(rank, win, ierror)
 end subroutine
 
 subroutine MPI_Win_flush_local_all_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_flush_local_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_flush_local_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11909,7 +12101,7 @@ subroutine MPI_Win_flush_local_all_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_free_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11924,7 +12116,7 @@ subroutine MPI_Win_free_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_free_keyval_f08(win_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_free_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_free_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11939,7 +12131,7 @@ subroutine MPI_Win_free_keyval_f08(win_keyval, ierror)
 end subroutine
 
 subroutine MPI_Win_get_attr_f08(win, win_keyval, attribute_val, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11957,7 +12149,7 @@ subroutine MPI_Win_get_attr_f08(win, win_keyval, attribute_val, flag, ierror)
 end subroutine
 
 subroutine MPI_Win_get_errhandler_f08(win, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11973,7 +12165,7 @@ subroutine MPI_Win_get_errhandler_f08(win, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Win_get_group_f08(win, group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11989,7 +12181,7 @@ subroutine MPI_Win_get_group_f08(win, group, ierror)
 end subroutine
 
 subroutine MPI_Win_get_info_f08(win, info_used, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12005,7 +12197,7 @@ subroutine MPI_Win_get_info_f08(win, info_used, ierror)
 end subroutine
 
 subroutine MPI_Win_get_name_f08(win, win_name, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12022,7 +12214,7 @@ subroutine MPI_Win_get_name_f08(win, win_name, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Win_lock_f08(lock_type, rank, assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_lock
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_lock
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12038,7 +12230,7 @@ subroutine MPI_Win_lock_f08(lock_type, rank, assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_lock_all_f08(assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_lock_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_lock_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12054,7 +12246,7 @@ subroutine MPI_Win_lock_all_f08(assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_post_f08(group, assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_post
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_post
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12071,7 +12263,7 @@ subroutine MPI_Win_post_f08(group, assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_set_attr_f08(win, win_keyval, attribute_val, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_set_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_set_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12088,7 +12280,7 @@ subroutine MPI_Win_set_attr_f08(win, win_keyval, attribute_val, ierror)
 end subroutine
 
 subroutine MPI_Win_set_errhandler_f08(win, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_set_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_set_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12104,7 +12296,7 @@ subroutine MPI_Win_set_errhandler_f08(win, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Win_set_info_f08(win, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_set_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_set_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12120,7 +12312,7 @@ subroutine MPI_Win_set_info_f08(win, info, ierror)
 end subroutine
 
 subroutine MPI_Win_set_name_f08(win, win_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_set_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_set_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12136,7 +12328,7 @@ subroutine MPI_Win_set_name_f08(win, win_name, ierror)
 end subroutine
 
 subroutine MPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_shared_query
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_shared_query
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12155,7 +12347,7 @@ subroutine MPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror)
 end subroutine
 
 subroutine MPI_Win_shared_query_f08_large(win, rank, size, disp_unit, baseptr, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_win_shared_query_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_win_shared_query_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12173,7 +12365,7 @@ subroutine MPI_Win_shared_query_f08_large(win, rank, size, disp_unit, baseptr, i
 end subroutine
 
 subroutine MPI_Win_start_f08(group, assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_start
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_start
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12190,7 +12382,7 @@ subroutine MPI_Win_start_f08(group, assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_sync_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_sync
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_sync
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12205,7 +12397,7 @@ subroutine MPI_Win_sync_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_test_f08(win, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_test
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_test
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12221,7 +12413,7 @@ subroutine MPI_Win_test_f08(win, flag, ierror)
 end subroutine
 
 subroutine MPI_Win_unlock_f08(rank, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_unlock
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_unlock
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12237,7 +12429,7 @@ subroutine MPI_Win_unlock_f08(rank, win, ierror)
 end subroutine
 
 subroutine MPI_Win_unlock_all_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_unlock_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_unlock_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12252,7 +12444,7 @@ subroutine MPI_Win_unlock_all_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_wait_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_wait
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_wait
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12267,7 +12459,7 @@ subroutine MPI_Win_wait_f08(win, ierror)
 end subroutine
 
 function MPI_Wtick_f08() result(res)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_wtick
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_wtick
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12278,7 +12470,7 @@ function MPI_Wtick_f08() result(res)
 end function
 
 function MPI_Wtime_f08() result(res)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_wtime
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_wtime
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants

@@ -352,6 +352,12 @@ def gen_c_iface(procs):
     o += ["    function fy_f08_addr(buf) bind(C, name=\"fy_f08_addr\") result(p)",
           "      import", "      type(*), dimension(..), intent(in) :: buf", "      type(c_ptr) :: p",
           "    end function"]
+    o += ["    function fy_f08_tmp(buf, tmp, ierror) bind(C, name=\"fy_f08_tmp\") result(p)",
+          "      import", "      type(*), dimension(..), intent(in) :: buf", "      type(c_ptr) :: tmp",
+          "      integer(c_int) :: ierror", "      type(c_ptr) :: p", "    end function",
+          "    subroutine fy_f08_tmp_done(buf, tmp, out) bind(C, name=\"fy_f08_tmp_done\")",
+          "      import", "      type(*), dimension(..) :: buf", "      type(c_ptr) :: tmp",
+          "      integer(c_int), intent(in) :: out", "    end subroutine"]
     for sfx, kind in (("", "integer(c_int)"), ("_l", "integer(c_int64_t)")):
         o += ["    subroutine fy_f08_sec%s(buf, count, datatype, buf_c, count_c, datatype_c, ierror) &" % sfx,
               "        bind(C, name=\"fy_f08_sec%s\")" % sfx,
@@ -479,6 +485,17 @@ def own_triple(p, b, bufs):
     return p.args[i + 1], p.args[i + 2]
 
 
+BLOCKING_COLL = re.compile(r"MPI_(Neighbor_)?(Allgatherv?|Allreduce|Alltoall[vw]?|Exscan|Gatherv?|Reduce"
+                           r"|Reduce_local|Reduce_scatter(_block)?|Scan|Scatterv?)$")
+
+
+def blocking_collective(p):
+    """A blocking collective: nothing touches its buffers once it returns,
+    so a section no datatype can describe is copied in and out
+    (fy_f08_tmp)."""
+    return bool(BLOCKING_COLL.match(p.name))
+
+
 def address_only(p):
     """Calls that take only where a buffer starts, never its data: a split
     collective's end (its begin described the buffer), an address query,
@@ -503,7 +520,7 @@ def gen_wrapper(p, f, large):
     body = [l for b in body for l in wrap_lines(b, "")]
     ce = c_entry(p, f, large)
     o = body[:1]
-    uses = ["  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail%s"
+    uses = ["  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail%s"
             % (", fy_c => %s" % ce if ce else "")]
     o += uses + body[1:]
     bufs = []
@@ -525,10 +542,15 @@ def gen_wrapper(p, f, large):
         o.append("  type(c_ptr) :: %s_c" % b)
     own = {b: own_triple(p, b, bufs) for b in bufs}
     for b, t in own.items():
+        if not t and blocking_collective(p):
+            o.append("  type(c_ptr) :: %s_t" % b)
         if t:
             o.append("  %s :: %s_c" % (_strip_attrs(p.spec_of(t[0])[0]), t[0]))
             o.append("  type(MPI_Datatype) :: %s_c" % t[1])
     o.append("  ierror_c = MPI_SUCCESS")
+    for b, t in own.items():
+        if not t and blocking_collective(p):
+            o.append("  %s_t = c_null_ptr" % b)
     renamed = {}
     for b, t in own.items():
         if t:
@@ -540,6 +562,8 @@ def gen_wrapper(p, f, large):
             sfx = "_l" if "MPI_COUNT_KIND" in p.spec_of(t[0])[0] else ""
             o += wrap_lines("if (ierror_c == MPI_SUCCESS) call fy_f08_sec%s(%s, %s, %s, %s_c, %s_c, %s_c, ierror_c)"
                             % (sfx, b, t[0], t[1], b, t[0], t[1]), "  ")
+        elif blocking_collective(p):
+            o.append("  if (ierror_c == MPI_SUCCESS) %s_c = fy_f08_tmp(%s, %s_t, ierror_c)" % (b, b, b))
         elif address_only(p):
             o.append("  if (ierror_c == MPI_SUCCESS) %s_c = fy_f08_addr(%s)" % (b, b))
         else:
@@ -554,6 +578,9 @@ def gen_wrapper(p, f, large):
     for b, t in own.items():
         if t:
             o.append("  call fy_f08_sec_done(%s_c, %s)" % (t[1], t[1]))
+        elif blocking_collective(p):
+            out = 0 if "INTENT(IN)" in p.spec_of(b)[0] else 1
+            o.append("  call fy_f08_tmp_done(%s, %s_t, %d)" % (b, b, out))
     if p.has_ierror:
         o.append("  if (present(ierror)) ierror = ierror_c")
     o.append(end)
