@@ -48,6 +48,14 @@ impl_cc() {
   esac
 }
 
+impl_fc() {
+  case "$1" in
+    ferry) echo "$FY_INSTALL/bin/mpifort" ;;
+    mpich) echo mpif90.mpich ;;
+    ompi) echo mpif90.openmpi ;;
+  esac
+}
+
 # Keep only the configs whose library is installed; note the others once.
 filter_configs() {
   local c out=() skipped=()
@@ -65,17 +73,21 @@ filter_configs() {
 }
 
 # build IMPL NAME SRC... : builds bench/results/build-IMPL/NAME when a source
-# is newer; prints the binary's path.
+# is newer (with IMPL's C wrapper, or its Fortran one for a .f90); prints
+# the binary's path.
 build() {
   local impl=$1 name=$2; shift 2
-  local dir=$FY_RESULTS/build-$impl exe src stale=0
+  local dir=$FY_RESULTS/build-$impl exe src stale=0 cc
   mkdir -p "$dir"
   exe=$dir/$name
+  # a Fortran source is built with the library's Fortran wrapper
+  cc=$(impl_cc "$impl")
+  case "$1" in *.f90) cc=$(impl_fc "$impl") ;; esac
   for src in "$@"; do [ "$src" -nt "$exe" ] && stale=1; done
-  [ "$(impl_cc "$impl")" -nt "$exe" ] 2>/dev/null && stale=1
+  [ "$cc" -nt "$exe" ] 2>/dev/null && stale=1
   if [ ! -x "$exe" ] || [ $stale = 1 ]; then
     # shellcheck disable=SC2046
-    "$(impl_cc "$impl")" -O2 -Wall -Wextra -o "$exe" "$@" -lm >&2 \
+    "$cc" -O2 -Wall -Wextra -o "$exe" "$@" -lm >&2 \
       || { fy_note "build of $name against $impl failed"; return 1; }
   fi
   echo "$exe"

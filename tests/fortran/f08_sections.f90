@@ -25,7 +25,7 @@ program f08_sections
   use f08_sections_cb
   implicit none
   integer :: rank, nproc, right, left, i, j, ierr, cls, n, pos
-  integer :: a(100), b(100), m(6, 8), row(8), expect(100)
+  integer :: a(100), b(100), m(6, 8), row(8), expect(100), big(2000), bigr(2000)
   integer :: win_buf(20)
   complex :: z(10)
   real :: zr(20)
@@ -60,6 +60,22 @@ program f08_sections
                  'strided send delivers the section in order')
   call MPI_Get_count(st, MPI_INTEGER, n)
   call fyt_check(n == 50, 'Get_count after a strided send')
+
+  ! a large section (4000 bytes: described by a datatype; the small ones of
+  ! blocking calls are copied) and a short message into a section (the
+  ! elements it does not reach keep their values)
+  big = [(rank * 10000 + i, i = 1, 2000)]
+  bigr = -1
+  call MPI_Sendrecv(big(2:2000:2), 1000, MPI_INTEGER, right, 9, bigr(1:2000:2), 1000, MPI_INTEGER, left, 9, &
+                    MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+  call fyt_check(ierr == MPI_SUCCESS .and. all(bigr(1:2000:2) == [(left * 10000 + i, i = 2, 2000, 2)]) .and. &
+                 all(bigr(2:2000:2) == -1), 'a large strided Sendrecv')
+  b = -1
+  call MPI_Sendrecv(a, 3, MPI_INTEGER, right, 10, b(1:20:2), 10, MPI_INTEGER, left, 10, &
+                    MPI_COMM_WORLD, st, ierr)
+  call MPI_Get_count(st, MPI_INTEGER, n)
+  call fyt_check(ierr == MPI_SUCCESS .and. n == 3 .and. all(b(1:5:2) == [(left * 1000 + i, i = 1, 3)]) .and. &
+                 all(b(7:) == -1) .and. b(2) == -1, 'a short message into a section')
 
   ! a nonblocking strided receive (every third element, backwards) and a
   ! strided send of fewer items than the section has

@@ -1084,7 +1084,7 @@ module fy_f08_c
       type(c_ptr) :: tmp
       integer(c_int), intent(in) :: out
     end subroutine
-    subroutine fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror) &
+    subroutine fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, tmp, blocking, ierror) &
         bind(C, name="fy_f08_sec")
       import
       type(*), dimension(..), intent(in) :: buf
@@ -1093,9 +1093,11 @@ module fy_f08_c
       type(c_ptr), intent(out) :: buf_c
       integer(c_int), intent(out) :: count_c
       type(MPI_Datatype), intent(out) :: datatype_c
+      type(c_ptr) :: tmp
+      integer(c_int), intent(in) :: blocking
       integer(c_int) :: ierror
     end subroutine
-    subroutine fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror) &
+    subroutine fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, tmp, blocking, ierror) &
         bind(C, name="fy_f08_sec_l")
       import
       type(*), dimension(..), intent(in) :: buf
@@ -1104,10 +1106,15 @@ module fy_f08_c
       type(c_ptr), intent(out) :: buf_c
       integer(c_int64_t), intent(out) :: count_c
       type(MPI_Datatype), intent(out) :: datatype_c
+      type(c_ptr) :: tmp
+      integer(c_int), intent(in) :: blocking
       integer(c_int) :: ierror
     end subroutine
-    subroutine fy_f08_sec_done(datatype_c, datatype) bind(C, name="fy_f08_sec_done")
+    subroutine fy_f08_sec_done(buf, tmp, out, datatype_c, datatype) bind(C, name="fy_f08_sec_done")
       import
+      type(*), dimension(..) :: buf
+      type(c_ptr) :: tmp
+      integer(c_int), intent(in) :: out
       type(MPI_Datatype) :: datatype_c
       type(MPI_Datatype), intent(in) :: datatype
     end subroutine

@@ -127,15 +127,17 @@ subroutine MPI_Accumulate_f08ts(origin_addr, origin_count, origin_datatype, targ
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  type(c_ptr) :: origin_addr_t
   INTEGER :: origin_count_c
   type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
+  origin_addr_t = c_null_ptr
   origin_count_c = origin_count
   origin_datatype_c = origin_datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, origin_addr_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Accumulate" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, op, win, ierror_c)
-  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(origin_addr, origin_addr_t, 0, origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -156,15 +158,17 @@ subroutine MPI_Accumulate_f08ts_large(origin_addr, origin_count, origin_datatype
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  type(c_ptr) :: origin_addr_t
   INTEGER(KIND=MPI_COUNT_KIND) :: origin_count_c
   type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
+  origin_addr_t = c_null_ptr
   origin_count_c = origin_count
   origin_datatype_c = origin_datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, origin_addr_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Accumulate_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, op, win, ierror_c)
-  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(origin_addr, origin_addr_t, 0, origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -986,15 +990,17 @@ subroutine MPI_Bcast_f08ts(buffer, count, datatype, root, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buffer_c
+  type(c_ptr) :: buffer_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buffer_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buffer, count, datatype, buffer_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buffer, count, datatype, buffer_c, count_c, datatype_c, buffer_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Bcast" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count_c, datatype_c, root, comm, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buffer, buffer_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -1013,15 +1019,17 @@ subroutine MPI_Bcast_f08ts_large(buffer, count, datatype, root, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buffer_c
+  type(c_ptr) :: buffer_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buffer_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buffer, count, datatype, buffer_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buffer, count, datatype, buffer_c, count_c, datatype_c, buffer_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Bcast_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count_c, datatype_c, root, comm, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buffer, buffer_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -1041,15 +1049,17 @@ subroutine MPI_Bcast_init_f08ts(buffer, count, datatype, root, comm, info, reque
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buffer_c
+  type(c_ptr) :: buffer_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buffer_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buffer, count, datatype, buffer_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buffer, count, datatype, buffer_c, count_c, datatype_c, buffer_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Bcast_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count_c, datatype_c, root, comm, info, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buffer, buffer_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -1070,15 +1080,17 @@ subroutine MPI_Bcast_init_f08ts_large(buffer, count, datatype, root, comm, info,
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buffer_c
+  type(c_ptr) :: buffer_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buffer_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buffer, count, datatype, buffer_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buffer, count, datatype, buffer_c, count_c, datatype_c, buffer_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Bcast_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count_c, datatype_c, root, comm, info, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buffer, buffer_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -1096,15 +1108,17 @@ subroutine MPI_Bsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Bsend" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -1123,15 +1137,17 @@ subroutine MPI_Bsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Bsend_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -1150,15 +1166,17 @@ subroutine MPI_Bsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Bsend_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -1178,15 +1196,17 @@ subroutine MPI_Bsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, req
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Bsend_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -2758,15 +2778,17 @@ subroutine MPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -2785,15 +2807,17 @@ subroutine MPI_File_iread_f08ts_large(fh, buf, count, datatype, request, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -2812,15 +2836,17 @@ subroutine MPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_all" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -2839,15 +2865,17 @@ subroutine MPI_File_iread_all_f08ts_large(fh, buf, count, datatype, request, ier
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_all_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -2867,15 +2895,17 @@ subroutine MPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ie
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_at" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -2895,15 +2925,17 @@ subroutine MPI_File_iread_at_f08ts_large(fh, offset, buf, count, datatype, reque
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_at_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -2923,15 +2955,17 @@ subroutine MPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_at_all" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -2951,15 +2985,17 @@ subroutine MPI_File_iread_at_all_f08ts_large(fh, offset, buf, count, datatype, r
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_at_all_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -2978,15 +3014,17 @@ subroutine MPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_shared" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3005,15 +3043,17 @@ subroutine MPI_File_iread_shared_f08ts_large(fh, buf, count, datatype, request, 
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iread_shared_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3032,15 +3072,17 @@ subroutine MPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3059,15 +3101,17 @@ subroutine MPI_File_iwrite_f08ts_large(fh, buf, count, datatype, request, ierror
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3086,15 +3130,17 @@ subroutine MPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_all" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3113,15 +3159,17 @@ subroutine MPI_File_iwrite_all_f08ts_large(fh, buf, count, datatype, request, ie
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_all_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3141,15 +3189,17 @@ subroutine MPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, i
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_at" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3169,15 +3219,17 @@ subroutine MPI_File_iwrite_at_f08ts_large(fh, offset, buf, count, datatype, requ
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_at_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3197,15 +3249,17 @@ subroutine MPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, reques
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_at_all" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3225,15 +3279,17 @@ subroutine MPI_File_iwrite_at_all_f08ts_large(fh, offset, buf, count, datatype, 
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_at_all_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3252,15 +3308,17 @@ subroutine MPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierro
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_shared" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3279,15 +3337,17 @@ subroutine MPI_File_iwrite_shared_f08ts_large(fh, buf, count, datatype, request,
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_iwrite_shared_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3341,15 +3401,17 @@ subroutine MPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3368,15 +3430,17 @@ subroutine MPI_File_read_f08ts_large(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3395,15 +3459,17 @@ subroutine MPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_all" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3422,15 +3488,17 @@ subroutine MPI_File_read_all_f08ts_large(fh, buf, count, datatype, status, ierro
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_all_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3448,15 +3516,17 @@ subroutine MPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_all_begin" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3474,15 +3544,17 @@ subroutine MPI_File_read_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_all_begin_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3522,15 +3594,17 @@ subroutine MPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierr
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_at" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3550,15 +3624,17 @@ subroutine MPI_File_read_at_f08ts_large(fh, offset, buf, count, datatype, status
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_at_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3578,15 +3654,17 @@ subroutine MPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, 
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_at_all" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3606,15 +3684,17 @@ subroutine MPI_File_read_at_all_f08ts_large(fh, offset, buf, count, datatype, st
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_at_all_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3633,15 +3713,17 @@ subroutine MPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ie
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_at_all_begin" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3660,15 +3742,17 @@ subroutine MPI_File_read_at_all_begin_f08ts_large(fh, offset, buf, count, dataty
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_at_all_begin_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3707,15 +3791,17 @@ subroutine MPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_ordered" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3734,15 +3820,17 @@ subroutine MPI_File_read_ordered_f08ts_large(fh, buf, count, datatype, status, i
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_ordered_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3760,15 +3848,17 @@ subroutine MPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_ordered_begin" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3786,15 +3876,17 @@ subroutine MPI_File_read_ordered_begin_f08ts_large(fh, buf, count, datatype, ier
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_ordered_begin_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3833,15 +3925,17 @@ subroutine MPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_shared" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -3860,15 +3954,17 @@ subroutine MPI_File_read_shared_f08ts_large(fh, buf, count, datatype, status, ie
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_read_shared_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4019,15 +4115,17 @@ subroutine MPI_File_write_f08ts(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4046,15 +4144,17 @@ subroutine MPI_File_write_f08ts_large(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4073,15 +4173,17 @@ subroutine MPI_File_write_all_f08ts(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_all" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4100,15 +4202,17 @@ subroutine MPI_File_write_all_f08ts_large(fh, buf, count, datatype, status, ierr
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_all_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4126,15 +4230,17 @@ subroutine MPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_all_begin" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4152,15 +4258,17 @@ subroutine MPI_File_write_all_begin_f08ts_large(fh, buf, count, datatype, ierror
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_all_begin_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4200,15 +4308,17 @@ subroutine MPI_File_write_at_f08ts(fh, offset, buf, count, datatype, status, ier
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_at" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4228,15 +4338,17 @@ subroutine MPI_File_write_at_f08ts_large(fh, offset, buf, count, datatype, statu
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_at_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4256,15 +4368,17 @@ subroutine MPI_File_write_at_all_f08ts(fh, offset, buf, count, datatype, status,
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_at_all" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4284,15 +4398,17 @@ subroutine MPI_File_write_at_all_f08ts_large(fh, offset, buf, count, datatype, s
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_at_all_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4311,15 +4427,17 @@ subroutine MPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, i
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_at_all_begin" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4338,15 +4456,17 @@ subroutine MPI_File_write_at_all_begin_f08ts_large(fh, offset, buf, count, datat
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_at_all_begin_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, offset, buf_c, count_c, datatype_c, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4385,15 +4505,17 @@ subroutine MPI_File_write_ordered_f08ts(fh, buf, count, datatype, status, ierror
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_ordered" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4412,15 +4534,17 @@ subroutine MPI_File_write_ordered_f08ts_large(fh, buf, count, datatype, status, 
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_ordered_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4438,15 +4562,17 @@ subroutine MPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_ordered_begin" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4464,15 +4590,17 @@ subroutine MPI_File_write_ordered_begin_f08ts_large(fh, buf, count, datatype, ie
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_ordered_begin_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4511,15 +4639,17 @@ subroutine MPI_File_write_shared_f08ts(fh, buf, count, datatype, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_shared" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4538,15 +4668,17 @@ subroutine MPI_File_write_shared_f08ts_large(fh, buf, count, datatype, status, i
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 3, fh%MPI_VAL, "MPI_File_write_shared_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(fh, buf_c, count_c, datatype_c, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4844,15 +4976,17 @@ subroutine MPI_Get_f08ts(origin_addr, origin_count, origin_datatype, target_rank
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  type(c_ptr) :: origin_addr_t
   INTEGER :: origin_count_c
   type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
+  origin_addr_t = c_null_ptr
   origin_count_c = origin_count
   origin_datatype_c = origin_datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, origin_addr_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Get" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, win, ierror_c)
-  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(origin_addr, origin_addr_t, 1, origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4872,15 +5006,17 @@ subroutine MPI_Get_f08ts_large(origin_addr, origin_count, origin_datatype, targe
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  type(c_ptr) :: origin_addr_t
   INTEGER(KIND=MPI_COUNT_KIND) :: origin_count_c
   type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
+  origin_addr_t = c_null_ptr
   origin_count_c = origin_count
   origin_datatype_c = origin_datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, origin_addr_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Get_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, win, ierror_c)
-  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(origin_addr, origin_addr_t, 1, origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4902,21 +5038,25 @@ subroutine MPI_Get_accumulate_f08ts(origin_addr, origin_count, origin_datatype, 
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
   type(c_ptr) :: result_addr_c
+  type(c_ptr) :: origin_addr_t
   INTEGER :: origin_count_c
   type(MPI_Datatype) :: origin_datatype_c
+  type(c_ptr) :: result_addr_t
   INTEGER :: result_count_c
   type(MPI_Datatype) :: result_datatype_c
   ierror_c = MPI_SUCCESS
+  origin_addr_t = c_null_ptr
+  result_addr_t = c_null_ptr
   origin_count_c = origin_count
   origin_datatype_c = origin_datatype
   result_count_c = result_count
   result_datatype_c = result_datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(result_addr, result_count, result_datatype, result_addr_c, result_count_c, result_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, origin_addr_t, 0, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(result_addr, result_count, result_datatype, result_addr_c, result_count_c, result_datatype_c, result_addr_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Get_accumulate" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, result_addr_c, result_count_c, result_datatype_c, target_rank, target_disp, target_count, target_datatype, op, win, ierror_c)
-  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
-  call fy_f08_sec_done(result_datatype_c, result_datatype)
+  call fy_f08_sec_done(origin_addr, origin_addr_t, 0, origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(result_addr, result_addr_t, 1, result_datatype_c, result_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -4939,21 +5079,25 @@ subroutine MPI_Get_accumulate_f08ts_large(origin_addr, origin_count, origin_data
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
   type(c_ptr) :: result_addr_c
+  type(c_ptr) :: origin_addr_t
   INTEGER(KIND=MPI_COUNT_KIND) :: origin_count_c
   type(MPI_Datatype) :: origin_datatype_c
+  type(c_ptr) :: result_addr_t
   INTEGER(KIND=MPI_COUNT_KIND) :: result_count_c
   type(MPI_Datatype) :: result_datatype_c
   ierror_c = MPI_SUCCESS
+  origin_addr_t = c_null_ptr
+  result_addr_t = c_null_ptr
   origin_count_c = origin_count
   origin_datatype_c = origin_datatype
   result_count_c = result_count
   result_datatype_c = result_datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(result_addr, result_count, result_datatype, result_addr_c, result_count_c, result_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, origin_addr_t, 0, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(result_addr, result_count, result_datatype, result_addr_c, result_count_c, result_datatype_c, result_addr_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Get_accumulate_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, result_addr_c, result_count_c, result_datatype_c, target_rank, target_disp, target_count, target_datatype, op, win, ierror_c)
-  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
-  call fy_f08_sec_done(result_datatype_c, result_datatype)
+  call fy_f08_sec_done(origin_addr, origin_addr_t, 0, origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(result_addr, result_addr_t, 1, result_datatype_c, result_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -5810,15 +5954,17 @@ subroutine MPI_Ibcast_f08ts(buffer, count, datatype, root, comm, request, ierror
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buffer_c
+  type(c_ptr) :: buffer_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buffer_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buffer, count, datatype, buffer_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buffer, count, datatype, buffer_c, count_c, datatype_c, buffer_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ibcast" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count_c, datatype_c, root, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buffer, buffer_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -5838,15 +5984,17 @@ subroutine MPI_Ibcast_f08ts_large(buffer, count, datatype, root, comm, request, 
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buffer_c
+  type(c_ptr) :: buffer_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buffer_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buffer, count, datatype, buffer_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buffer, count, datatype, buffer_c, count_c, datatype_c, buffer_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ibcast_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buffer_c, count_c, datatype_c, root, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buffer, buffer_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -5865,15 +6013,17 @@ subroutine MPI_Ibsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ibsend" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -5893,15 +6043,17 @@ subroutine MPI_Ibsend_f08ts_large(buf, count, datatype, dest, tag, comm, request
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ibsend_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -6096,15 +6248,17 @@ subroutine MPI_Imrecv_f08ts(buf, count, datatype, message, request, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Imrecv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, message, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -6123,15 +6277,17 @@ subroutine MPI_Imrecv_f08ts_large(buf, count, datatype, message, request, ierror
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Imrecv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, message, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -6705,15 +6861,17 @@ subroutine MPI_Irecv_f08ts(buf, count, datatype, source, tag, comm, request, ier
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Irecv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, source, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -6733,15 +6891,17 @@ subroutine MPI_Irecv_f08ts_large(buf, count, datatype, source, tag, comm, reques
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Irecv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, source, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -6917,15 +7077,17 @@ subroutine MPI_Irsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Irsend" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -6945,15 +7107,17 @@ subroutine MPI_Irsend_f08ts_large(buf, count, datatype, dest, tag, comm, request
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Irsend_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -7144,15 +7308,17 @@ subroutine MPI_Isend_f08ts(buf, count, datatype, dest, tag, comm, request, ierro
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Isend" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -7172,15 +7338,17 @@ subroutine MPI_Isend_f08ts_large(buf, count, datatype, dest, tag, comm, request,
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Isend_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -7201,21 +7369,25 @@ subroutine MPI_Isendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recv
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
   INTEGER :: sendcount_c
   type(MPI_Datatype) :: sendtype_c
+  type(c_ptr) :: recvbuf_t
   INTEGER :: recvcount_c
   type(MPI_Datatype) :: recvtype_c
   ierror_c = MPI_SUCCESS
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
   sendcount_c = sendcount
   sendtype_c = sendtype
   recvcount_c = recvcount
   recvtype_c = recvtype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(sendbuf, sendcount, sendtype, sendbuf_c, sendcount_c, sendtype_c, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(recvbuf, recvcount, recvtype, recvbuf_c, recvcount_c, recvtype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(sendbuf, sendcount, sendtype, sendbuf_c, sendcount_c, sendtype_c, sendbuf_t, 0, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(recvbuf, recvcount, recvtype, recvbuf_c, recvcount_c, recvtype_c, recvbuf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Isendrecv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount_c, sendtype_c, dest, sendtag, recvbuf_c, recvcount_c, recvtype_c, source, recvtag, comm, request, ierror_c)
-  call fy_f08_sec_done(sendtype_c, sendtype)
-  call fy_f08_sec_done(recvtype_c, recvtype)
+  call fy_f08_sec_done(sendbuf, sendbuf_t, 0, sendtype_c, sendtype)
+  call fy_f08_sec_done(recvbuf, recvbuf_t, 1, recvtype_c, recvtype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -7237,21 +7409,25 @@ subroutine MPI_Isendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: sendcount_c
   type(MPI_Datatype) :: sendtype_c
+  type(c_ptr) :: recvbuf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: recvcount_c
   type(MPI_Datatype) :: recvtype_c
   ierror_c = MPI_SUCCESS
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
   sendcount_c = sendcount
   sendtype_c = sendtype
   recvcount_c = recvcount
   recvtype_c = recvtype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(sendbuf, sendcount, sendtype, sendbuf_c, sendcount_c, sendtype_c, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(recvbuf, recvcount, recvtype, recvbuf_c, recvcount_c, recvtype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(sendbuf, sendcount, sendtype, sendbuf_c, sendcount_c, sendtype_c, sendbuf_t, 0, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(recvbuf, recvcount, recvtype, recvbuf_c, recvcount_c, recvtype_c, recvbuf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Isendrecv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount_c, sendtype_c, dest, sendtag, recvbuf_c, recvcount_c, recvtype_c, source, recvtag, comm, request, ierror_c)
-  call fy_f08_sec_done(sendtype_c, sendtype)
-  call fy_f08_sec_done(recvtype_c, recvtype)
+  call fy_f08_sec_done(sendbuf, sendbuf_t, 0, sendtype_c, sendtype)
+  call fy_f08_sec_done(recvbuf, recvbuf_t, 1, recvtype_c, recvtype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -7270,15 +7446,17 @@ subroutine MPI_Isendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, sour
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Isendrecv_replace" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, sendtag, source, recvtag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -7298,15 +7476,17 @@ subroutine MPI_Isendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Isendrecv_replace_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, sendtag, source, recvtag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -7325,15 +7505,17 @@ subroutine MPI_Issend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Issend" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -7353,15 +7535,17 @@ subroutine MPI_Issend_f08ts_large(buf, count, datatype, dest, tag, comm, request
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Issend_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -7415,15 +7599,17 @@ subroutine MPI_Mrecv_f08ts(buf, count, datatype, message, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Mrecv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, message, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -7442,15 +7628,17 @@ subroutine MPI_Mrecv_f08ts_large(buf, count, datatype, message, status, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Mrecv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, message, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -8062,16 +8250,18 @@ subroutine MPI_Pack_f08ts(inbuf, incount, datatype, outbuf, outsize, position, c
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  type(c_ptr) :: inbuf_t
   INTEGER :: incount_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  inbuf_t = c_null_ptr
   incount_c = incount
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(inbuf, incount, datatype, inbuf_c, incount_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(inbuf, incount, datatype, inbuf_c, incount_c, datatype_c, inbuf_t, 1, ierror_c)
   if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_buf(outbuf, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Pack" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, incount_c, datatype_c, outbuf_c, outsize, position, comm, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(inbuf, inbuf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -8092,16 +8282,18 @@ subroutine MPI_Pack_f08ts_large(inbuf, incount, datatype, outbuf, outsize, posit
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  type(c_ptr) :: inbuf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: incount_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  inbuf_t = c_null_ptr
   incount_c = incount
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(inbuf, incount, datatype, inbuf_c, incount_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(inbuf, incount, datatype, inbuf_c, incount_c, datatype_c, inbuf_t, 1, ierror_c)
   if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_buf(outbuf, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Pack_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, incount_c, datatype_c, outbuf_c, outsize, position, comm, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(inbuf, inbuf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -8123,16 +8315,18 @@ subroutine MPI_Pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, ou
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  type(c_ptr) :: inbuf_t
   INTEGER :: incount_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  inbuf_t = c_null_ptr
   incount_c = incount
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(inbuf, incount, datatype, inbuf_c, incount_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(inbuf, incount, datatype, inbuf_c, incount_c, datatype_c, inbuf_t, 1, ierror_c)
   if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_buf(outbuf, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Pack_external" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(datarep, inbuf_c, incount_c, datatype_c, outbuf_c, outsize, position, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(inbuf, inbuf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -8153,16 +8347,18 @@ subroutine MPI_Pack_external_f08ts_large(datarep, inbuf, incount, datatype, outb
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  type(c_ptr) :: inbuf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: incount_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  inbuf_t = c_null_ptr
   incount_c = incount
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(inbuf, incount, datatype, inbuf_c, incount_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(inbuf, incount, datatype, inbuf_c, incount_c, datatype_c, inbuf_t, 1, ierror_c)
   if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_buf(outbuf, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Pack_external_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(datarep, inbuf_c, incount_c, datatype_c, outbuf_c, outsize, position, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(inbuf, inbuf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -8412,15 +8608,17 @@ subroutine MPI_Put_f08ts(origin_addr, origin_count, origin_datatype, target_rank
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  type(c_ptr) :: origin_addr_t
   INTEGER :: origin_count_c
   type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
+  origin_addr_t = c_null_ptr
   origin_count_c = origin_count
   origin_datatype_c = origin_datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, origin_addr_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Put" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, win, ierror_c)
-  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(origin_addr, origin_addr_t, 0, origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -8440,15 +8638,17 @@ subroutine MPI_Put_f08ts_large(origin_addr, origin_count, origin_datatype, targe
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  type(c_ptr) :: origin_addr_t
   INTEGER(KIND=MPI_COUNT_KIND) :: origin_count_c
   type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
+  origin_addr_t = c_null_ptr
   origin_count_c = origin_count
   origin_datatype_c = origin_datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, origin_addr_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Put_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, win, ierror_c)
-  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(origin_addr, origin_addr_t, 0, origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -8484,15 +8684,17 @@ subroutine MPI_Raccumulate_f08ts(origin_addr, origin_count, origin_datatype, tar
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  type(c_ptr) :: origin_addr_t
   INTEGER :: origin_count_c
   type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
+  origin_addr_t = c_null_ptr
   origin_count_c = origin_count
   origin_datatype_c = origin_datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, origin_addr_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Raccumulate" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror_c)
-  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(origin_addr, origin_addr_t, 0, origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -8514,15 +8716,17 @@ subroutine MPI_Raccumulate_f08ts_large(origin_addr, origin_count, origin_datatyp
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  type(c_ptr) :: origin_addr_t
   INTEGER(KIND=MPI_COUNT_KIND) :: origin_count_c
   type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
+  origin_addr_t = c_null_ptr
   origin_count_c = origin_count
   origin_datatype_c = origin_datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, origin_addr_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Raccumulate_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror_c)
-  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(origin_addr, origin_addr_t, 0, origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -8541,15 +8745,17 @@ subroutine MPI_Recv_f08ts(buf, count, datatype, source, tag, comm, status, ierro
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Recv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, source, tag, comm, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -8569,15 +8775,17 @@ subroutine MPI_Recv_f08ts_large(buf, count, datatype, source, tag, comm, status,
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Recv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, source, tag, comm, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -8596,15 +8804,17 @@ subroutine MPI_Recv_init_f08ts(buf, count, datatype, source, tag, comm, request,
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Recv_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, source, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -8624,15 +8834,17 @@ subroutine MPI_Recv_init_f08ts_large(buf, count, datatype, source, tag, comm, re
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Recv_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, source, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -9227,15 +9439,17 @@ subroutine MPI_Rget_f08ts(origin_addr, origin_count, origin_datatype, target_ran
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  type(c_ptr) :: origin_addr_t
   INTEGER :: origin_count_c
   type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
+  origin_addr_t = c_null_ptr
   origin_count_c = origin_count
   origin_datatype_c = origin_datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, origin_addr_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Rget" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, win, request, ierror_c)
-  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(origin_addr, origin_addr_t, 1, origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -9256,15 +9470,17 @@ subroutine MPI_Rget_f08ts_large(origin_addr, origin_count, origin_datatype, targ
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  type(c_ptr) :: origin_addr_t
   INTEGER(KIND=MPI_COUNT_KIND) :: origin_count_c
   type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
+  origin_addr_t = c_null_ptr
   origin_count_c = origin_count
   origin_datatype_c = origin_datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, origin_addr_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Rget_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, win, request, ierror_c)
-  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(origin_addr, origin_addr_t, 1, origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -9287,21 +9503,25 @@ subroutine MPI_Rget_accumulate_f08ts(origin_addr, origin_count, origin_datatype,
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
   type(c_ptr) :: result_addr_c
+  type(c_ptr) :: origin_addr_t
   INTEGER :: origin_count_c
   type(MPI_Datatype) :: origin_datatype_c
+  type(c_ptr) :: result_addr_t
   INTEGER :: result_count_c
   type(MPI_Datatype) :: result_datatype_c
   ierror_c = MPI_SUCCESS
+  origin_addr_t = c_null_ptr
+  result_addr_t = c_null_ptr
   origin_count_c = origin_count
   origin_datatype_c = origin_datatype
   result_count_c = result_count
   result_datatype_c = result_datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(result_addr, result_count, result_datatype, result_addr_c, result_count_c, result_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, origin_addr_t, 0, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(result_addr, result_count, result_datatype, result_addr_c, result_count_c, result_datatype_c, result_addr_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Rget_accumulate" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, result_addr_c, result_count_c, result_datatype_c, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror_c)
-  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
-  call fy_f08_sec_done(result_datatype_c, result_datatype)
+  call fy_f08_sec_done(origin_addr, origin_addr_t, 0, origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(result_addr, result_addr_t, 1, result_datatype_c, result_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -9325,21 +9545,25 @@ subroutine MPI_Rget_accumulate_f08ts_large(origin_addr, origin_count, origin_dat
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
   type(c_ptr) :: result_addr_c
+  type(c_ptr) :: origin_addr_t
   INTEGER(KIND=MPI_COUNT_KIND) :: origin_count_c
   type(MPI_Datatype) :: origin_datatype_c
+  type(c_ptr) :: result_addr_t
   INTEGER(KIND=MPI_COUNT_KIND) :: result_count_c
   type(MPI_Datatype) :: result_datatype_c
   ierror_c = MPI_SUCCESS
+  origin_addr_t = c_null_ptr
+  result_addr_t = c_null_ptr
   origin_count_c = origin_count
   origin_datatype_c = origin_datatype
   result_count_c = result_count
   result_datatype_c = result_datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(result_addr, result_count, result_datatype, result_addr_c, result_count_c, result_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, origin_addr_t, 0, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(result_addr, result_count, result_datatype, result_addr_c, result_count_c, result_datatype_c, result_addr_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Rget_accumulate_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, result_addr_c, result_count_c, result_datatype_c, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror_c)
-  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
-  call fy_f08_sec_done(result_datatype_c, result_datatype)
+  call fy_f08_sec_done(origin_addr, origin_addr_t, 0, origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(result_addr, result_addr_t, 1, result_datatype_c, result_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -9359,15 +9583,17 @@ subroutine MPI_Rput_f08ts(origin_addr, origin_count, origin_datatype, target_ran
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  type(c_ptr) :: origin_addr_t
   INTEGER :: origin_count_c
   type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
+  origin_addr_t = c_null_ptr
   origin_count_c = origin_count
   origin_datatype_c = origin_datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, origin_addr_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Rput" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, win, request, ierror_c)
-  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(origin_addr, origin_addr_t, 0, origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -9388,15 +9614,17 @@ subroutine MPI_Rput_f08ts_large(origin_addr, origin_count, origin_datatype, targ
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: origin_addr_c
+  type(c_ptr) :: origin_addr_t
   INTEGER(KIND=MPI_COUNT_KIND) :: origin_count_c
   type(MPI_Datatype) :: origin_datatype_c
   ierror_c = MPI_SUCCESS
+  origin_addr_t = c_null_ptr
   origin_count_c = origin_count
   origin_datatype_c = origin_datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(origin_addr, origin_count, origin_datatype, origin_addr_c, origin_count_c, origin_datatype_c, origin_addr_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Rput_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, origin_count_c, origin_datatype_c, target_rank, target_disp, target_count, target_datatype, win, request, ierror_c)
-  call fy_f08_sec_done(origin_datatype_c, origin_datatype)
+  call fy_f08_sec_done(origin_addr, origin_addr_t, 0, origin_datatype_c, origin_datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -9414,15 +9642,17 @@ subroutine MPI_Rsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Rsend" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -9441,15 +9671,17 @@ subroutine MPI_Rsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Rsend_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -9468,15 +9700,17 @@ subroutine MPI_Rsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Rsend_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -9496,15 +9730,17 @@ subroutine MPI_Rsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, req
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Rsend_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -9870,15 +10106,17 @@ subroutine MPI_Send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Send" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -9897,15 +10135,17 @@ subroutine MPI_Send_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Send_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -9924,15 +10164,17 @@ subroutine MPI_Send_init_f08ts(buf, count, datatype, dest, tag, comm, request, i
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Send_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -9952,15 +10194,17 @@ subroutine MPI_Send_init_f08ts_large(buf, count, datatype, dest, tag, comm, requ
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Send_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -9981,21 +10225,25 @@ subroutine MPI_Sendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvb
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
   INTEGER :: sendcount_c
   type(MPI_Datatype) :: sendtype_c
+  type(c_ptr) :: recvbuf_t
   INTEGER :: recvcount_c
   type(MPI_Datatype) :: recvtype_c
   ierror_c = MPI_SUCCESS
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
   sendcount_c = sendcount
   sendtype_c = sendtype
   recvcount_c = recvcount
   recvtype_c = recvtype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(sendbuf, sendcount, sendtype, sendbuf_c, sendcount_c, sendtype_c, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(recvbuf, recvcount, recvtype, recvbuf_c, recvcount_c, recvtype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(sendbuf, sendcount, sendtype, sendbuf_c, sendcount_c, sendtype_c, sendbuf_t, 1, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(recvbuf, recvcount, recvtype, recvbuf_c, recvcount_c, recvtype_c, recvbuf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Sendrecv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount_c, sendtype_c, dest, sendtag, recvbuf_c, recvcount_c, recvtype_c, source, recvtag, comm, status, ierror_c)
-  call fy_f08_sec_done(sendtype_c, sendtype)
-  call fy_f08_sec_done(recvtype_c, recvtype)
+  call fy_f08_sec_done(sendbuf, sendbuf_t, 0, sendtype_c, sendtype)
+  call fy_f08_sec_done(recvbuf, recvbuf_t, 1, recvtype_c, recvtype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -10017,21 +10265,25 @@ subroutine MPI_Sendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: sendcount_c
   type(MPI_Datatype) :: sendtype_c
+  type(c_ptr) :: recvbuf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: recvcount_c
   type(MPI_Datatype) :: recvtype_c
   ierror_c = MPI_SUCCESS
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
   sendcount_c = sendcount
   sendtype_c = sendtype
   recvcount_c = recvcount
   recvtype_c = recvtype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(sendbuf, sendcount, sendtype, sendbuf_c, sendcount_c, sendtype_c, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(recvbuf, recvcount, recvtype, recvbuf_c, recvcount_c, recvtype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(sendbuf, sendcount, sendtype, sendbuf_c, sendcount_c, sendtype_c, sendbuf_t, 1, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(recvbuf, recvcount, recvtype, recvbuf_c, recvcount_c, recvtype_c, recvbuf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Sendrecv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount_c, sendtype_c, dest, sendtag, recvbuf_c, recvcount_c, recvtype_c, source, recvtag, comm, status, ierror_c)
-  call fy_f08_sec_done(sendtype_c, sendtype)
-  call fy_f08_sec_done(recvtype_c, recvtype)
+  call fy_f08_sec_done(sendbuf, sendbuf_t, 0, sendtype_c, sendtype)
+  call fy_f08_sec_done(recvbuf, recvbuf_t, 1, recvtype_c, recvtype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -10050,15 +10302,17 @@ subroutine MPI_Sendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, sourc
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Sendrecv_replace" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, sendtag, source, recvtag, comm, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -10078,15 +10332,17 @@ subroutine MPI_Sendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag,
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Sendrecv_replace_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, sendtag, source, recvtag, comm, status, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -10374,15 +10630,17 @@ subroutine MPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ssend" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -10401,15 +10659,17 @@ subroutine MPI_Ssend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ssend_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -10428,15 +10688,17 @@ subroutine MPI_Ssend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ssend_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -10456,15 +10718,17 @@ subroutine MPI_Ssend_init_f08ts_large(buf, count, datatype, dest, tag, comm, req
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
   type(c_ptr) :: buf_c
+  type(c_ptr) :: buf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: count_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  buf_t = c_null_ptr
   count_c = count
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(buf, count, datatype, buf_c, count_c, datatype_c, buf_t, 0, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ssend_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(buf_c, count_c, datatype_c, dest, tag, comm, request, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(buf, buf_t, 0, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -11573,16 +11837,18 @@ subroutine MPI_Unpack_f08ts(inbuf, insize, position, outbuf, outcount, datatype,
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  type(c_ptr) :: outbuf_t
   INTEGER :: outcount_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  outbuf_t = c_null_ptr
   outcount_c = outcount
   datatype_c = datatype
   if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(outbuf, outcount, datatype, outbuf_c, outcount_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(outbuf, outcount, datatype, outbuf_c, outcount_c, datatype_c, outbuf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Unpack" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, insize, position, outbuf_c, outcount_c, datatype_c, comm, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(outbuf, outbuf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -11603,16 +11869,18 @@ subroutine MPI_Unpack_f08ts_large(inbuf, insize, position, outbuf, outcount, dat
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  type(c_ptr) :: outbuf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: outcount_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  outbuf_t = c_null_ptr
   outcount_c = outcount
   datatype_c = datatype
   if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(outbuf, outcount, datatype, outbuf_c, outcount_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(outbuf, outcount, datatype, outbuf_c, outcount_c, datatype_c, outbuf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Unpack_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, insize, position, outbuf_c, outcount_c, datatype_c, comm, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(outbuf, outbuf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -11634,16 +11902,18 @@ subroutine MPI_Unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, o
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  type(c_ptr) :: outbuf_t
   INTEGER :: outcount_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  outbuf_t = c_null_ptr
   outcount_c = outcount
   datatype_c = datatype
   if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(outbuf, outcount, datatype, outbuf_c, outcount_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec(outbuf, outcount, datatype, outbuf_c, outcount_c, datatype_c, outbuf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Unpack_external" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(datarep, inbuf_c, insize, position, outbuf_c, outcount_c, datatype_c, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(outbuf, outbuf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -11664,16 +11934,18 @@ subroutine MPI_Unpack_external_f08ts_large(datarep, inbuf, insize, position, out
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  type(c_ptr) :: outbuf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: outcount_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  outbuf_t = c_null_ptr
   outcount_c = outcount
   datatype_c = datatype
   if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(outbuf, outcount, datatype, outbuf_c, outcount_c, datatype_c, ierror_c)
+  if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(outbuf, outcount, datatype, outbuf_c, outcount_c, datatype_c, outbuf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Unpack_external_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(datarep, inbuf_c, insize, position, outbuf_c, outcount_c, datatype_c, ierror_c)
-  call fy_f08_sec_done(datatype_c, datatype)
+  call fy_f08_sec_done(outbuf, outbuf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 

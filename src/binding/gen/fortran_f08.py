@@ -359,16 +359,18 @@ def gen_c_iface(procs):
           "      import", "      type(*), dimension(..) :: buf", "      type(c_ptr) :: tmp",
           "      integer(c_int), intent(in) :: out", "    end subroutine"]
     for sfx, kind in (("", "integer(c_int)"), ("_l", "integer(c_int64_t)")):
-        o += ["    subroutine fy_f08_sec%s(buf, count, datatype, buf_c, count_c, datatype_c, ierror) &" % sfx,
+        o += ["    subroutine fy_f08_sec%s(buf, count, datatype, buf_c, count_c, datatype_c, tmp, blocking, ierror) &" % sfx,
               "        bind(C, name=\"fy_f08_sec%s\")" % sfx,
               "      import", "      type(*), dimension(..), intent(in) :: buf",
               "      %s, intent(in) :: count" % kind, "      type(MPI_Datatype), intent(in) :: datatype",
               "      type(c_ptr), intent(out) :: buf_c", "      %s, intent(out) :: count_c" % kind,
-              "      type(MPI_Datatype), intent(out) :: datatype_c", "      integer(c_int) :: ierror",
+              "      type(MPI_Datatype), intent(out) :: datatype_c", "      type(c_ptr) :: tmp",
+              "      integer(c_int), intent(in) :: blocking", "      integer(c_int) :: ierror",
               "    end subroutine"]
-    o += ["    subroutine fy_f08_sec_done(datatype_c, datatype) bind(C, name=\"fy_f08_sec_done\")",
-          "      import", "      type(MPI_Datatype) :: datatype_c", "      type(MPI_Datatype), intent(in) :: datatype",
-          "    end subroutine",
+    o += ["    subroutine fy_f08_sec_done(buf, tmp, out, datatype_c, datatype) bind(C, name=\"fy_f08_sec_done\")",
+          "      import", "      type(*), dimension(..) :: buf", "      type(c_ptr) :: tmp",
+          "      integer(c_int), intent(in) :: out", "      type(MPI_Datatype) :: datatype_c",
+          "      type(MPI_Datatype), intent(in) :: datatype", "    end subroutine",
           "    subroutine fy_f08_fail(ierror, kind, handle, fname) bind(C, name=\"fy_f08_fail\")",
           "      import", "      integer(c_int) :: ierror", "      integer(c_int), intent(in) :: kind, handle",
           "      character(kind=c_char), dimension(*), intent(in) :: fname", "    end subroutine"]
@@ -496,6 +498,17 @@ def blocking_collective(p):
     return bool(BLOCKING_COLL.match(p.name))
 
 
+BLOCKING_OWN = re.compile(r"MPI_([BSR]?send|Recv|Sendrecv(_replace)?|Mrecv|Bcast|(Un)?pack(_external)?"
+                          r"|File_(read|write)(_at)?(_all|_shared|_ordered)?)$", re.I)
+
+
+def blocking_own(p):
+    """A blocking call whose buffers have their own count and datatype:
+    nothing touches them once it returns, so a small section may be copied
+    rather than described by a datatype (fy_f08_sec)."""
+    return bool(BLOCKING_OWN.match(p.name))
+
+
 def address_only(p):
     """Calls that take only where a buffer starts, never its data: a split
     collective's end (its begin described the buffer), an address query,
@@ -542,14 +555,14 @@ def gen_wrapper(p, f, large):
         o.append("  type(c_ptr) :: %s_c" % b)
     own = {b: own_triple(p, b, bufs) for b in bufs}
     for b, t in own.items():
-        if not t and blocking_collective(p):
+        if t or blocking_collective(p):
             o.append("  type(c_ptr) :: %s_t" % b)
         if t:
             o.append("  %s :: %s_c" % (_strip_attrs(p.spec_of(t[0])[0]), t[0]))
             o.append("  type(MPI_Datatype) :: %s_c" % t[1])
     o.append("  ierror_c = MPI_SUCCESS")
     for b, t in own.items():
-        if not t and blocking_collective(p):
+        if t or blocking_collective(p):
             o.append("  %s_t = c_null_ptr" % b)
     renamed = {}
     for b, t in own.items():
@@ -560,8 +573,8 @@ def gen_wrapper(p, f, large):
         t = own[b]
         if t:
             sfx = "_l" if "MPI_COUNT_KIND" in p.spec_of(t[0])[0] else ""
-            o += wrap_lines("if (ierror_c == MPI_SUCCESS) call fy_f08_sec%s(%s, %s, %s, %s_c, %s_c, %s_c, ierror_c)"
-                            % (sfx, b, t[0], t[1], b, t[0], t[1]), "  ")
+            o += wrap_lines("if (ierror_c == MPI_SUCCESS) call fy_f08_sec%s(%s, %s, %s, %s_c, %s_c, %s_c, %s_t, %d, ierror_c)"
+                            % (sfx, b, t[0], t[1], b, t[0], t[1], b, 1 if blocking_own(p) else 0), "  ")
         elif blocking_collective(p):
             o.append("  if (ierror_c == MPI_SUCCESS) %s_c = fy_f08_tmp(%s, %s_t, ierror_c)" % (b, b, b))
         elif address_only(p):
@@ -576,10 +589,10 @@ def gen_wrapper(p, f, large):
     call = "call fy_c(%s)" % ", ".join(args)
     o += wrap_lines("if (ierror_c == MPI_SUCCESS) " + call, "  ")
     for b, t in own.items():
+        out = 0 if "INTENT(IN)" in p.spec_of(b)[0] else 1
         if t:
-            o.append("  call fy_f08_sec_done(%s_c, %s)" % (t[1], t[1]))
+            o.append("  call fy_f08_sec_done(%s, %s_t, %d, %s_c, %s)" % (b, b, out, t[1], t[1]))
         elif blocking_collective(p):
-            out = 0 if "INTENT(IN)" in p.spec_of(b)[0] else 1
             o.append("  call fy_f08_tmp_done(%s, %s_t, %d)" % (b, b, out))
     if p.has_ierror:
         o.append("  if (present(ierror)) ierror = ierror_c")
