@@ -22,8 +22,9 @@
  *   begin described the buffer, MPI_Win_detach, MPI_Free_mem).
  * - fy_f08_sec(d, count, datatype, ...) / fy_f08_sec_l (MPI_Count): a buffer
  *   with its own count and datatype, the number of items in it (MPI_Send's,
- *   MPI_Bcast's, an RMA origin, a file buffer, MPI_Pack's input). A strided section (a(1:n:2),
- *   b(i,:)) becomes one element of a datatype that lists the `count`
+ *   MPI_Bcast's, an RMA origin, a file buffer, MPI_Pack's input). A strided
+ *   section (a(1:n:2), b(i,:)) becomes one element of a datatype that lists
+ *   the `count`
  *   datatype items of the section in array element order, as if the section
  *   had been copied to a contiguous buffer (MPI 4.1 19.1.12), so the C call
  *   accesses the section itself, also while a nonblocking operation is
@@ -31,9 +32,11 @@
  *   element's size, as MPI_REAL for a REAL array or a struct type for a
  *   derived TYPE) or, if it is contiguous, a whole fraction of one (MPI_REAL
  *   over a COMPLEX array); anything else, or a count beyond the section's
- *   elements, is refused with a message. The wrapper frees the datatype
- *   with fy_f08_sec_done after the call (an operation still pending holds
- *   its own reference).
+ *   elements, is refused with a message. A blocking call (the wrapper says
+ *   which) copies a section of at most FY_F08_COPY_MAX bytes instead, as
+ *   fy_f08_tmp. fy_f08_sec_done, after the call, frees the datatype (an
+ *   operation still pending holds its own reference) or copies back and
+ *   frees the copy.
  * - fy_f08_fail(ierror, kind, handle, fname): raises the refusal through the
  *   error handler of the call's object (libmpi's fy_f08_raise), as a C
  *   call raises its errors, so it is never lost when ierror is absent.
@@ -191,7 +194,8 @@ static int section_type(const CFI_cdesc_t *d, MPI_Count count, MPI_Datatype dt, 
    * contiguous dt is 1/m of one */
   MPI_Count per = 0;
   if (lb == 0 && ext == elem) per = 1;
-  else if (lb == 0 && tlb == 0 && size == ext && text == ext && ext > 0 && ext < elem && elem % ext == 0)
+  else if (lb == 0 && tlb == 0 && size == ext && text == ext && ext > 0 && ext < elem &&
+           elem % ext == 0)
     per = elem / ext;
   if (per == 0) {
     snprintf(msg, sizeof msg, "the datatype (extent %lld, lower bound %lld) does not describe one "
@@ -260,7 +264,8 @@ out:
 
 /* Shared by both count kinds: *n and *t in, out; *tmp the copy made, if
  * any (blocking calls only: the operation ends with the call). */
-static void *sec(CFI_cdesc_t *d, MPI_Count *n, MPI_Fint *t, void **tmp, int blocking, MPI_Fint *ierror) {
+static void *sec(CFI_cdesc_t *d, MPI_Count *n, MPI_Fint *t, void **tmp, int blocking,
+                 MPI_Fint *ierror) {
   MPI_Datatype nt;
   size_t bytes = d->elem_len;
   *tmp = NULL;
@@ -291,7 +296,8 @@ FY_F_API void fy_f08_sec(CFI_cdesc_t *d, const MPI_Fint *count, const MPI_Fint *
                          MPI_Fint *count_c, MPI_Fint *dt_c, void **tmp, const MPI_Fint *blocking,
                          MPI_Fint *ierror);
 void fy_f08_sec(CFI_cdesc_t *d, const MPI_Fint *count, const MPI_Fint *dt, void **buf_c,
-                MPI_Fint *count_c, MPI_Fint *dt_c, void **tmp, const MPI_Fint *blocking, MPI_Fint *ierror) {
+                MPI_Fint *count_c, MPI_Fint *dt_c, void **tmp, const MPI_Fint *blocking,
+                MPI_Fint *ierror) {
   MPI_Count n = *count;
   *dt_c = *dt;
   *buf_c = sec(d, &n, dt_c, tmp, *blocking, ierror);
@@ -313,7 +319,8 @@ void fy_f08_sec_l(CFI_cdesc_t *d, const MPI_Count *count, const MPI_Fint *dt, vo
  * and freed. */
 FY_F_API void fy_f08_sec_done(CFI_cdesc_t *d, void **tmp, const MPI_Fint *out, MPI_Fint *dt_c,
                               const MPI_Fint *dt);
-void fy_f08_sec_done(CFI_cdesc_t *d, void **tmp, const MPI_Fint *out, MPI_Fint *dt_c, const MPI_Fint *dt) {
+void fy_f08_sec_done(CFI_cdesc_t *d, void **tmp, const MPI_Fint *out, MPI_Fint *dt_c,
+                     const MPI_Fint *dt) {
   fy_f08_tmp_done(d, tmp, out);
   if (*dt_c == *dt) return;
   MPI_Datatype t = (MPI_Datatype)*dt_c;
@@ -321,8 +328,10 @@ void fy_f08_sec_done(CFI_cdesc_t *d, void **tmp, const MPI_Fint *out, MPI_Fint *
   *dt_c = *dt;
 }
 
-FY_F_API void fy_f08_fail(MPI_Fint *ierror, const MPI_Fint *kind, const MPI_Fint *handle, const char *fname);
-void fy_f08_fail(MPI_Fint *ierror, const MPI_Fint *kind, const MPI_Fint *handle, const char *fname) {
+FY_F_API void fy_f08_fail(MPI_Fint *ierror, const MPI_Fint *kind, const MPI_Fint *handle,
+                          const char *fname);
+void fy_f08_fail(MPI_Fint *ierror, const MPI_Fint *kind, const MPI_Fint *handle,
+                 const char *fname) {
   int cls = MPI_ERR_BUFFER;
   PMPI_Error_class(*ierror, &cls);
   const char *msg = fail_msg[0] ? fail_msg : "invalid buffer";
