@@ -40,19 +40,15 @@ impl_available() {
   esac
 }
 
+# impl_cc IMPL [fortran]: IMPL's C compiler wrapper, or its Fortran one.
 impl_cc() {
-  case "$1" in
-    ferry) echo "$FY_INSTALL/bin/mpicc" ;;
-    mpich) echo mpicc.mpich ;;
-    ompi) echo mpicc.openmpi ;;
-  esac
-}
-
-impl_fc() {
-  case "$1" in
-    ferry) echo "$FY_INSTALL/bin/mpifort" ;;
-    mpich) echo mpif90.mpich ;;
-    ompi) echo mpif90.openmpi ;;
+  case "$1:${2:-}" in
+    ferry:) echo "$FY_INSTALL/bin/mpicc" ;;
+    mpich:) echo mpicc.mpich ;;
+    ompi:) echo mpicc.openmpi ;;
+    ferry:fortran) echo "$FY_INSTALL/bin/mpifort" ;;
+    mpich:fortran) echo mpif90.mpich ;;
+    ompi:fortran) echo mpif90.openmpi ;;
   esac
 }
 
@@ -82,7 +78,7 @@ build() {
   exe=$dir/$name
   # a Fortran source is built with the library's Fortran wrapper
   cc=$(impl_cc "$impl")
-  case "$1" in *.f90) cc=$(impl_fc "$impl") ;; esac
+  case "$1" in *.f90) cc=$(impl_cc "$impl" fortran) ;; esac
   for src in "$@"; do [ "$src" -nt "$exe" ] && stale=1; done
   [ "$cc" -nt "$exe" ] 2>/dev/null && stale=1
   if [ ! -x "$exe" ] || [ $stale = 1 ]; then
