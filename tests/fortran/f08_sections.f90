@@ -35,7 +35,7 @@ program f08_sections
   integer(kind=MPI_COUNT_KIND) :: nc
   type(MPI_Request) :: reqs(2)
   type(MPI_Status) :: st
-  type(MPI_Comm) :: dup
+  type(MPI_Comm) :: dup, cart
   type(MPI_Errhandler) :: eh
   type(MPI_Win) :: win
   type(MPI_File) :: fh
@@ -198,6 +198,15 @@ program f08_sections
   call MPI_Allreduce(MPI_IN_PLACE, m(2, 1:8:2), 4, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
   call fyt_check(ierr == MPI_SUCCESS .and. all(m(2, 1:8:2) == [((nproc - 1) * 100 + 2 + 6 * j, j = 0, 6, 2)]) &
                  .and. m(2, 2) == rank * 100 + 8, 'Allreduce in place on a matrix row')
+
+  ! a neighbourhood collective over a ring: each rank gets its left and
+  ! right neighbours' two items, into a section
+  call MPI_Cart_create(MPI_COMM_WORLD, 1, [nproc], [.true.], .false., cart)
+  b = -1
+  call MPI_Neighbor_allgather(a(1:3:2), 2, MPI_INTEGER, b(1:8:2), 2, MPI_INTEGER, cart, ierr)
+  call fyt_check(ierr == MPI_SUCCESS .and. all(b(1:8:2) == [left * 1000 + 1, left * 1000 + 3, &
+                 right * 1000 + 1, right * 1000 + 3]) .and. b(2) == -1, 'Neighbor_allgather into a section')
+  call MPI_Comm_free(cart)
 
   ! refusals, with MPI_ERRORS_RETURN (fyt_init set it on MPI_COMM_WORLD)
   call MPI_Iallreduce(a(1:10:2), b, 5, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, reqs(1), ierr)

@@ -7658,11 +7658,17 @@ subroutine MPI_Neighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, r
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_allgather" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -7682,11 +7688,17 @@ subroutine MPI_Neighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recv
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_allgather_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -7758,11 +7770,17 @@ subroutine MPI_Neighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, 
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_allgatherv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -7783,11 +7801,17 @@ subroutine MPI_Neighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, rec
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_allgatherv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -7862,11 +7886,17 @@ subroutine MPI_Neighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, re
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoall" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -7886,11 +7916,17 @@ subroutine MPI_Neighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvb
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoall_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -7962,11 +7998,17 @@ subroutine MPI_Neighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, 
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoallv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -7987,11 +8029,17 @@ subroutine MPI_Neighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, send
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoallv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -8065,11 +8113,17 @@ subroutine MPI_Neighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoallw" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
@@ -8090,11 +8144,17 @@ subroutine MPI_Neighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, send
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoallw_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, ierror_c)
+  call fy_f08_tmp_done(sendbuf, sendbuf_t, 0)
+  call fy_f08_tmp_done(recvbuf, recvbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 

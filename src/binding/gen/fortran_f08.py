@@ -13,10 +13,9 @@ _large for the MPI_Count versions, mpi_f08_types' mpi_comm_eq ...) and the
 dummy arguments are the standard's, so the calling convention is the one a
 program compiled against MPICH's mpi_f08.mod expects. A wrapper converts
 nothing but choice buffers (their address, from the descriptor of the
-assumed-rank dummy; a strided section becomes a datatype where the buffer
-has its own count and datatype, and is refused elsewhere: see
-src/binding/fortran/fy_f08_buf.c) and the optional ierror: handles, statuses, LOGICAL and CHARACTER arguments
-go by address to the same C entry points mpif.h uses (TYPE(MPI_Comm) is one
+assumed-rank dummy; a strided section becomes a datatype or a copy, or is
+refused: see src/binding/fortran/fy_f08_buf.c) and the optional ierror:
+handles, statuses, LOGICAL and CHARACTER arguments go by address to the same C entry points mpif.h uses (TYPE(MPI_Comm) is one
 INTEGER, TYPE(MPI_Status) is laid out as the C MPI_Status)."""
 
 import re
@@ -488,7 +487,7 @@ def own_triple(p, b, bufs):
 
 
 BLOCKING_COLL = re.compile(r"MPI_(Neighbor_)?(Allgatherv?|Allreduce|Alltoall[vw]?|Exscan|Gatherv?|Reduce"
-                           r"|Reduce_local|Reduce_scatter(_block)?|Scan|Scatterv?)$")
+                           r"|Reduce_local|Reduce_scatter(_block)?|Scan|Scatterv?)$", re.I)
 
 
 def blocking_collective(p):
