@@ -398,7 +398,7 @@ void fy_net_finalize(void) {
   if (fy_config.stats)
     fprintf(stderr,
             "ferry-stats rank=%d ofi: provider=%s eager=%llu rget=%llu rput=%llu sent=%llu recvd=%llu "
-            "queued=%llu eagain=%llu (inject %llu send %llu rma %llu) rma_pieces=%llu mr_hits=%llu mr_misses=%llu early=%llu injected=%llu landed=%llu "
+            "queued=%llu eagain=%llu (inject %llu send %llu rma %llu) connecting=%llu rma_pieces=%llu mr_hits=%llu mr_misses=%llu early=%llu injected=%llu landed=%llu "
             "wait_busy=%llu fd_sleeps=%llu fd_woken=%llu fd_timeouts=%llu naps=%llu paced=%llu machine_ranks=%d\n",
             fy_state.world_rank, fy_ofi_provider(), (unsigned long long)st.eager, (unsigned long long)st.rget,
             (unsigned long long)st.rput, (unsigned long long)fy_ofi_stats.sent,
@@ -406,6 +406,7 @@ void fy_net_finalize(void) {
             (unsigned long long)(fy_ofi_stats.eagain_inject + fy_ofi_stats.eagain_send + fy_ofi_stats.eagain_rma),
             (unsigned long long)fy_ofi_stats.eagain_inject,
             (unsigned long long)fy_ofi_stats.eagain_send, (unsigned long long)fy_ofi_stats.eagain_rma,
+            (unsigned long long)fy_ofi_stats.eagain_connect,
             (unsigned long long)fy_ofi_stats.rma_pieces,
             (unsigned long long)fy_ofi_stats.mr_hits, (unsigned long long)fy_ofi_stats.mr_misses,
             (unsigned long long)fy_ofi_stats.early, (unsigned long long)fy_ofi_stats.injected, (unsigned long long)fy_ofi_stats.landed,

@@ -232,6 +232,7 @@ static int ncache;
  * of them (12 338 registrations for 20 000 gets). */
 static fy_ofi_mr_t *busy;
 static uint32_t *tx_seq, *rx_seq;        /* per peer: next to send, next to deliver */
+static unsigned char *took;              /* per peer: a message of ours was accepted */
 static uint8_t *injected;                /* per peer: injected since the last tracked send */
 static early_t **early;                  /* per source: arrivals ahead of rx_seq, sorted */
 
@@ -411,10 +412,12 @@ static int post_send(sbuf_t *s) {
   if (rc == 0) {
     inflight++;
     fy_ofi_stats.sent++;
+    took[s->dst] = 1;
     return 0;
   }
   if (rc != -FI_EAGAIN) fatal("fi_send", (int)rc);
-  fy_ofi_stats.eagain_send++;
+  if (took[s->dst]) fy_ofi_stats.eagain_send++;
+  else fy_ofi_stats.eagain_connect++;
   return -1;
 }
 
@@ -479,10 +482,12 @@ int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t 
     if (rc == 0) {
       fy_ofi_stats.injected++;
       injected[dst] = 1;
+      took[dst] = 1;
       return 0;
     }
     if (rc != -FI_EAGAIN) fatal("fi_inject", (int)rc);
-    fy_ofi_stats.eagain_inject++;
+    if (took[dst]) fy_ofi_stats.eagain_inject++;
+    else fy_ofi_stats.eagain_connect++;
   }
   injected[dst] = 0; /* this one is tracked, and follows them */
   sbuf_t *s = framed(dst, &p, hdr, hlen, len);
@@ -941,10 +946,11 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   addrs = calloc((size_t)nranks, sizeof *addrs);
   tx_seq = calloc((size_t)nranks, sizeof *tx_seq);
   injected = calloc((size_t)nranks, 1);
+  took = calloc((size_t)nranks, 1);
   rx_seq = calloc((size_t)nranks, sizeof *rx_seq);
   early = calloc((size_t)nranks, sizeof *early);
   unsigned char *all = malloc((size_t)nranks * nlen);
-  if (!addrs || !all || !tx_seq || !rx_seq || !early || !injected) {
+  if (!addrs || !all || !tx_seq || !rx_seq || !early || !injected || !took) {
     free(all);
     seterr("out of memory for %d addresses", nranks);
     goto fail;
@@ -1016,7 +1022,8 @@ void fy_ofi_finalize(void) {
   free(tx_seq);
   free(rx_seq);
   free(injected);
-  injected = NULL;
+  free(took);
+  injected = took = NULL;
   early = NULL;
   tx_seq = rx_seq = NULL;
   ep = NULL;

@@ -127,6 +127,8 @@ typedef struct fy_ofi_stats {
   uint64_t sent, injected, recvd, queued, reads, writes, rma_pieces, mr_hits, mr_misses, early;
   uint64_t landed; /* peers' notified writes into this process's memory */
   uint64_t eagain_inject, eagain_send, eagain_rma; /* FI_EAGAIN, by the call refused */
+  uint64_t eagain_connect; /* FI_EAGAIN before a peer took its first message (the
+                            * provider still connecting: TCP's refuse until then) */
 } fy_ofi_stats_t;
 extern fy_ofi_stats_t fy_ofi_stats;
 #endif
