@@ -62,9 +62,21 @@ static int refuse(int cls, const char *msg) {
   return cls;
 }
 
+/* A section the C call cannot take as it is (scalars, MPI_BOTTOM and
+ * MPI_IN_PLACE are not). */
+static int strided(const CFI_cdesc_t *d) {
+  return d->rank > 0 && d->base_addr && !CFI_is_contiguous(d);
+}
+
+static size_t elems(const CFI_cdesc_t *d) {
+  size_t n = 1;
+  for (int k = 0; k < d->rank; k++) n *= (size_t)d->dim[k].extent;
+  return n;
+}
+
 FY_F_API void *fy_f08_buf(CFI_cdesc_t *d, MPI_Fint *ierror);
 void *fy_f08_buf(CFI_cdesc_t *d, MPI_Fint *ierror) {
-  if (d->rank > 0 && d->base_addr && !CFI_is_contiguous(d)) {
+  if (strided(d)) {
     *ierror = refuse(MPI_ERR_BUFFER, "a non-contiguous array section where only a contiguous buffer "
                                      "is accepted (a nonblocking or persistent collective's, or one "
                                      "without a datatype of its own): pass a contiguous array, or "
@@ -115,18 +127,21 @@ static void copy_sec(const CFI_cdesc_t *d, char *t, int back) {
   }
 }
 
-FY_F_API void *fy_f08_tmp(CFI_cdesc_t *d, void **tmp, MPI_Fint *ierror);
-void *fy_f08_tmp(CFI_cdesc_t *d, void **tmp, MPI_Fint *ierror) {
-  *tmp = NULL;
-  if (d->rank == 0 || !d->base_addr || CFI_is_contiguous(d)) return d->base_addr;
-  size_t n = d->elem_len;
-  for (int k = 0; k < d->rank; k++) n *= (size_t)d->dim[k].extent;
-  if (!(*tmp = malloc(n ? n : 1))) {
+/* The contiguous copy of strided section d (bytes long) in *tmp. */
+static void *copy_in(CFI_cdesc_t *d, size_t bytes, void **tmp, MPI_Fint *ierror) {
+  if (!(*tmp = malloc(bytes ? bytes : 1))) {
     *ierror = refuse(MPI_ERR_NO_MEM, "no memory for a contiguous copy of the array section");
     return NULL;
   }
   copy_sec(d, *tmp, 0);
   return *tmp;
+}
+
+FY_F_API void *fy_f08_tmp(CFI_cdesc_t *d, void **tmp, MPI_Fint *ierror);
+void *fy_f08_tmp(CFI_cdesc_t *d, void **tmp, MPI_Fint *ierror) {
+  *tmp = NULL;
+  if (!strided(d)) return d->base_addr;
+  return copy_in(d, elems(d) * d->elem_len, tmp, ierror);
 }
 
 FY_F_API void fy_f08_tmp_done(CFI_cdesc_t *d, void **tmp, const MPI_Fint *out);
@@ -177,7 +192,7 @@ out:
 static int section_type(const CFI_cdesc_t *d, MPI_Count count, MPI_Datatype dt, int build,
                         MPI_Datatype *out) {
   MPI_Count lb, ext, size, tlb, text;
-  MPI_Count elem = (MPI_Count)d->elem_len, nelem = 1;
+  MPI_Count elem = (MPI_Count)d->elem_len, nelem = (MPI_Count)elems(d);
   MPI_Datatype el = MPI_DATATYPE_NULL, tail = MPI_DATATYPE_NULL, pre = MPI_DATATYPE_NULL;
   MPI_Datatype full[CFI_MAX_RANK + 1];
   MPI_Count fsize[CFI_MAX_RANK + 1];
@@ -189,7 +204,6 @@ static int section_type(const CFI_cdesc_t *d, MPI_Count count, MPI_Datatype dt, 
       PMPI_Type_get_true_extent_c(dt, &tlb, &text) != MPI_SUCCESS ||
       PMPI_Type_size_c(dt, &size) != MPI_SUCCESS)
     return refuse(MPI_ERR_TYPE, "invalid datatype with an array section");
-  for (int k = 0; k < d->rank; k++) nelem *= d->dim[k].extent;
   /* units of dt per array element: 1 when dt is one element, m when a
    * contiguous dt is 1/m of one */
   MPI_Count per = 0;
@@ -267,10 +281,9 @@ out:
 static void *sec(CFI_cdesc_t *d, MPI_Count *n, MPI_Fint *t, void **tmp, int blocking,
                  MPI_Fint *ierror) {
   MPI_Datatype nt;
-  size_t bytes = d->elem_len;
   *tmp = NULL;
-  if (d->rank == 0 || !d->base_addr || CFI_is_contiguous(d)) return d->base_addr;
-  for (int k = 0; k < d->rank; k++) bytes *= (size_t)d->dim[k].extent;
+  if (!strided(d)) return d->base_addr;
+  size_t bytes = elems(d) * d->elem_len;
   /* a zero-sized section has no element to point at: nothing to access */
   if (bytes == 0) {
     if (*n > 0) {
@@ -285,7 +298,7 @@ static void *sec(CFI_cdesc_t *d, MPI_Count *n, MPI_Fint *t, void **tmp, int bloc
     *ierror = rc;
     return NULL;
   }
-  if (copy) return fy_f08_tmp(d, tmp, ierror);
+  if (copy) return copy_in(d, bytes, tmp, ierror);
   if (nt == MPI_DATATYPE_NULL) return d->base_addr;   /* count 0 */
   *n = 1;
   *t = (MPI_Fint)nt;
