@@ -232,7 +232,7 @@ static int ncache;
  * of them (12 338 registrations for 20 000 gets). */
 static fy_ofi_mr_t *busy;
 static uint32_t *tx_seq, *rx_seq;        /* per peer: next to send, next to deliver */
-static unsigned char *took;              /* per peer: a message of ours was accepted */
+static uint8_t *took;                    /* per peer: a message of ours was accepted */
 static uint8_t *injected;                /* per peer: injected since the last tracked send */
 static early_t **early;                  /* per source: arrivals ahead of rx_seq, sorted */
 
@@ -401,6 +401,15 @@ uint64_t fy_ofi_mr_raddr(const fy_ofi_mr_t *m, const void *buf) {
 
 /* ---- sends ---- */
 
+/* A send or inject to dst was taken (1) or refused with FI_EAGAIN (0):
+ * refusals before dst took its first message are the provider still
+ * connecting, counted apart from those of the call (*refused). */
+static void sent_to(int dst, int taken, uint64_t *refused) {
+  if (taken) took[dst] = 1;
+  else if (took[dst]) (*refused)++;
+  else fy_ofi_stats.eagain_connect++;
+}
+
 static int post_send(sbuf_t *s) {
   ssize_t rc;
   if (s->ref) {
@@ -412,12 +421,11 @@ static int post_send(sbuf_t *s) {
   if (rc == 0) {
     inflight++;
     fy_ofi_stats.sent++;
-    took[s->dst] = 1;
+    sent_to(s->dst, 1, NULL);
     return 0;
   }
   if (rc != -FI_EAGAIN) fatal("fi_send", (int)rc);
-  if (took[s->dst]) fy_ofi_stats.eagain_send++;
-  else fy_ofi_stats.eagain_connect++;
+  sent_to(s->dst, 0, &fy_ofi_stats.eagain_send);
   return -1;
 }
 
@@ -482,12 +490,11 @@ int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t 
     if (rc == 0) {
       fy_ofi_stats.injected++;
       injected[dst] = 1;
-      took[dst] = 1;
+      sent_to(dst, 1, NULL);
       return 0;
     }
     if (rc != -FI_EAGAIN) fatal("fi_inject", (int)rc);
-    if (took[dst]) fy_ofi_stats.eagain_inject++;
-    else fy_ofi_stats.eagain_connect++;
+    sent_to(dst, 0, &fy_ofi_stats.eagain_inject);
   }
   injected[dst] = 0; /* this one is tracked, and follows them */
   sbuf_t *s = framed(dst, &p, hdr, hlen, len);
