@@ -6,7 +6,7 @@
       include 'mpif.h'
       integer ierr, rank, nproc, right, left, i, cnt, key, dup, eh
       integer buf(10), rbuf(10), st(MPI_STATUS_SIZE), reqs(2)
-      integer sts(MPI_STATUS_SIZE, 2)
+      integer sts(MPI_STATUS_SIZE, 2), idx(2)
       integer(kind=MPI_ADDRESS_KIND) val, xs
       logical flag, avail
       character*(MPI_MAX_OBJECT_NAME) cname
@@ -43,6 +43,26 @@
       call MPI_WAITALL(2, reqs, MPI_STATUSES_IGNORE, ierr)
       call fyt_ok(ierr, 'MPI_WAITALL')
       call fyt_check(reqs(1) .eq. MPI_REQUEST_NULL, 'request freed')
+! which request completed: Fortran counts from 1
+      call MPI_ISEND(buf, 1, MPI_INTEGER, MPI_PROC_NULL, 8,
+     &     MPI_COMM_WORLD, reqs(2), ierr)
+      call MPI_WAITANY(2, reqs, i, st, ierr)
+      call fyt_check(ierr .eq. MPI_SUCCESS .and. i .eq. 2,
+     &     'WAITANY index counted from 1')
+      call MPI_WAITANY(2, reqs, i, st, ierr)
+      call fyt_check(i .eq. MPI_UNDEFINED, 'WAITANY with none active')
+      call MPI_ISEND(buf, 1, MPI_INTEGER, MPI_PROC_NULL, 8,
+     &     MPI_COMM_WORLD, reqs(2), ierr)
+      call MPI_WAITSOME(2, reqs, cnt, idx, sts, ierr)
+      call fyt_check(cnt .eq. 1 .and. idx(1) .eq. 2,
+     &     'WAITSOME indices counted from 1')
+      call MPI_ISEND(buf, 1, MPI_INTEGER, MPI_PROC_NULL, 8,
+     &     MPI_COMM_WORLD, reqs(1), ierr)
+      flag = .false.
+      do while (.not. flag)
+        call MPI_TESTANY(2, reqs, i, flag, st, ierr)
+      end do
+      call fyt_check(i .eq. 1, 'TESTANY index counted from 1')
       call MPI_ISEND(buf, 3, MPI_INTEGER, right, 7, MPI_COMM_WORLD,
      &     reqs(1), ierr)
       call MPI_PROBE(left, 7, MPI_COMM_WORLD, st, ierr)

@@ -252,6 +252,16 @@ def gen_c_wrapper(f, fparams=None):
                 cparams[n] = "&%s_c" % n
         elif base in INT_TYPES or base in WIDE_TYPES:
             wparams.append("%s *%s" % (base, n))
+            if kind == "INDEX" and ps["param_direction"] == "out" and "array_of_requests" in cparams:
+                # which request completed: Fortran counts from 1 (MPI 4.1
+                # 3.7.5); MPI_UNDEFINED (negative) stays, as does an index
+                # the call did not set (an argument error)
+                if arr:
+                    pre.append("*outcount = MPI_UNDEFINED;")
+                    post.append("for (int i_ = 0; i_ < *outcount; i_++) %s[i_]++;" % n)
+                else:
+                    pre.append("*%s = MPI_UNDEFINED;" % n)
+                    post.append("if (*%s >= 0) (*%s)++;" % (n, n))
             if lvl == 0:
                 cparams[n] = "*%s" % n
             elif kind == "WEIGHT" and arr:

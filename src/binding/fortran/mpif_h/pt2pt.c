@@ -548,7 +548,11 @@ FY_F_API void pmpi_request_get_status_any_(int *count, MPI_Request *array_of_req
 void pmpi_request_get_status_any_(int *count, MPI_Request *array_of_requests, int *index, int *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
   int rc = MPI_SUCCESS;
+  *index = MPI_UNDEFINED;
   rc = MPI_Request_get_status_any(*count, array_of_requests, index, flag, FY_F_STATUS(status));
+  if (*index >= 0) (*index)++;
+  goto out;
+out:
   *ierror = rc;
 }
 FY_F_ALIAS(mpi_request_get_status_any_, pmpi_request_get_status_any_)
@@ -563,7 +567,11 @@ FY_F_API void pmpi_request_get_status_some_(int *incount, MPI_Request *array_of_
 void pmpi_request_get_status_some_(int *incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
   int rc = MPI_SUCCESS;
+  *outcount = MPI_UNDEFINED;
   rc = MPI_Request_get_status_some(*incount, array_of_requests, outcount, array_of_indices, FY_F_STATUSES(array_of_statuses));
+  for (int i_ = 0; i_ < *outcount; i_++) array_of_indices[i_]++;
+  goto out;
+out:
   *ierror = rc;
 }
 FY_F_ALIAS(mpi_request_get_status_some_, pmpi_request_get_status_some_)
@@ -968,7 +976,11 @@ FY_F_API void pmpi_testany_(int *count, MPI_Request *array_of_requests, int *ind
 void pmpi_testany_(int *count, MPI_Request *array_of_requests, int *index, int *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
   int rc = MPI_SUCCESS;
+  *index = MPI_UNDEFINED;
   rc = MPI_Testany(*count, array_of_requests, index, flag, FY_F_STATUS(status));
+  if (*index >= 0) (*index)++;
+  goto out;
+out:
   *ierror = rc;
 }
 FY_F_ALIAS(mpi_testany_, pmpi_testany_)
@@ -983,7 +995,11 @@ FY_F_API void pmpi_testsome_(int *incount, MPI_Request *array_of_requests, int *
 void pmpi_testsome_(int *incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
   int rc = MPI_SUCCESS;
+  *outcount = MPI_UNDEFINED;
   rc = MPI_Testsome(*incount, array_of_requests, outcount, array_of_indices, FY_F_STATUSES(array_of_statuses));
+  for (int i_ = 0; i_ < *outcount; i_++) array_of_indices[i_]++;
+  goto out;
+out:
   *ierror = rc;
 }
 FY_F_ALIAS(mpi_testsome_, pmpi_testsome_)
@@ -1028,7 +1044,11 @@ FY_F_API void pmpi_waitany_(int *count, MPI_Request *array_of_requests, int *ind
 void pmpi_waitany_(int *count, MPI_Request *array_of_requests, int *index, MPI_Fint *status, MPI_Fint *ierror)
 {
   int rc = MPI_SUCCESS;
+  *index = MPI_UNDEFINED;
   rc = MPI_Waitany(*count, array_of_requests, index, FY_F_STATUS(status));
+  if (*index >= 0) (*index)++;
+  goto out;
+out:
   *ierror = rc;
 }
 FY_F_ALIAS(mpi_waitany_, pmpi_waitany_)
@@ -1043,7 +1063,11 @@ FY_F_API void pmpi_waitsome_(int *incount, MPI_Request *array_of_requests, int *
 void pmpi_waitsome_(int *incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
   int rc = MPI_SUCCESS;
+  *outcount = MPI_UNDEFINED;
   rc = MPI_Waitsome(*incount, array_of_requests, outcount, array_of_indices, FY_F_STATUSES(array_of_statuses));
+  for (int i_ = 0; i_ < *outcount; i_++) array_of_indices[i_]++;
+  goto out;
+out:
   *ierror = rc;
 }
 FY_F_ALIAS(mpi_waitsome_, pmpi_waitsome_)
