@@ -1,12 +1,13 @@
 ! Strided array sections as mpi_f08 choice buffers: a buffer with its own
 ! count and datatype accesses the section itself (sends, receives,
 ! nonblocking and persistent ones, MPI_Bcast, an RMA origin, file I/O,
-! MPI_Pack), as if it had been copied to a contiguous buffer; a blocking
-! collective whose count is shared or per process copies it; a section
-! Ferry cannot pass (a nonblocking reduction's, a datatype wider than an
-! element, a count beyond the section) is refused with a message through
-! the communicator's error handler, also when ierror is absent. 2 or more
-! ranks.
+! MPI_Pack), as if it had been copied to a contiguous buffer; a collective
+! whose count is shared or per process copies it, a nonblocking or
+! persistent one keeping the copy with its request until a wait or test
+! sees it complete; a section Ferry cannot pass (window memory, a datatype
+! wider than an element, a count beyond the section) is refused with a
+! message through the communicator's error handler, also when ierror is
+! absent. 2 or more ranks.
 module f08_sections_cb
   use mpi_f08
   implicit none
@@ -25,7 +26,11 @@ program f08_sections
   use f08_sections_cb
   implicit none
   integer :: rank, nproc, right, left, i, j, ierr, cls, n, pos
-  integer :: a(100), b(100), m(6, 8), row(8), expect(100), big(2000), bigr(2000)
+  ! (ASYNCHRONOUS: nonblocking operations write them behind the compiler's
+  ! back, MPI 4.1 19.1.17; without it the persistent loop below reads a
+  ! value the compiler kept from before MPI_Start)
+  integer, asynchronous :: a(100), b(100)
+  integer :: m(6, 8), row(8), expect(100), big(2000), bigr(2000)
   integer :: win_buf(20)
   complex :: z(10)
   real :: zr(20)
@@ -41,7 +46,8 @@ program f08_sections
   type(MPI_File) :: fh
   integer(kind=MPI_OFFSET_KIND) :: off
   character(len=64) :: fname
-  logical :: ok
+  logical :: ok, flag
+  type(MPI_Request) :: preq
 
   call MPI_Init()
   call fyt_init('f08_sections')
@@ -208,12 +214,91 @@ program f08_sections
                  right * 1000 + 1, right * 1000 + 3]) .and. b(2) == -1, 'Neighbor_allgather into a section')
   call MPI_Comm_free(cart)
 
+  ! nonblocking collectives: the copy stays with the request and comes
+  ! back into the section when a wait or test completes it
+  a = [(rank * 1000 + i, i = 1, 100)]
+  b = -1
+  call MPI_Iallreduce(a(1:10:2), b(1:10:2), 5, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, reqs(1), ierr)
+  call fyt_ok(ierr, 'Iallreduce of sections started')
+  a(1:10) = -7   ! (the operation has its copy)
+  call MPI_Wait(reqs(1), MPI_STATUS_IGNORE, ierr)
+  call fyt_check(ierr == MPI_SUCCESS .and. &
+                 all(b(1:10:2) == [(nproc * (nproc - 1) / 2 * 1000 + nproc * i, i = 1, 10, 2)]) .and. &
+                 all(b(2:10:2) == -1), 'Iallreduce from and into sections, MPI_Wait')
+  a = [(rank * 1000 + i, i = 1, 100)]
+  b = -1
+  call MPI_Ialltoall(a(1:4 * nproc:2), 2, MPI_INTEGER, b(1:4 * nproc:2), 2, MPI_INTEGER, MPI_COMM_WORLD, &
+                     reqs(1), ierr)
+  call MPI_Ibarrier(MPI_COMM_WORLD, reqs(2), ierr)
+  call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE, ierr)
+  ok = ierr == MPI_SUCCESS
+  do i = 0, nproc - 1
+    ok = ok .and. b(4 * i + 1) == i * 1000 + 4 * rank + 1 .and. b(4 * i + 3) == i * 1000 + 4 * rank + 3 &
+         .and. b(4 * i + 2) == -1
+  end do
+  call fyt_check(ok, 'Ialltoall from and into sections, MPI_Waitall')
+  b = -1
+  call MPI_Igather(a(2:4:2), 2, MPI_INTEGER, b(1:4 * nproc:2), 2, MPI_INTEGER, 0, MPI_COMM_WORLD, reqs(1), ierr)
+  flag = .false.
+  do while (.not. flag .and. ierr == MPI_SUCCESS)
+    call MPI_Test(reqs(1), flag, MPI_STATUS_IGNORE, ierr)
+  end do
+  ok = ierr == MPI_SUCCESS
+  do i = 0, nproc - 1
+    if (rank == 0) ok = ok .and. b(4 * i + 1) == i * 1000 + 2 .and. b(4 * i + 3) == i * 1000 + 4 .and. &
+                        b(4 * i + 2) == -1
+  end do
+  if (rank /= 0) ok = ok .and. all(b == -1)
+  call fyt_check(ok, 'Igather into a section, MPI_Test')
+  b = -1
+  nc = 2
+  call MPI_Iscan(a(1:3:2), b(2:4:2), nc, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, reqs(1), ierr)
+  call MPI_Waitany(1, reqs, j, MPI_STATUS_IGNORE, ierr)
+  call fyt_check(ierr == MPI_SUCCESS .and. j == 1 .and. b(2) == rank * (rank + 1) / 2 * 1000 + (rank + 1) &
+                 .and. b(4) == rank * (rank + 1) / 2 * 1000 + 3 * (rank + 1) .and. b(3) == -1, &
+                 'Iscan_c into a section, MPI_Waitany')
+
+  ! a persistent collective reads the section at each MPI_Start
+  call MPI_Allreduce_init(a(1:6:5), b(1:4:3), 2, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &
+                          preq, ierr)
+  ok = ierr == MPI_SUCCESS
+  do j = 1, 3
+    a(1) = j * 10 + rank
+    a(6) = j * 100 + rank
+    b = -1
+    if (j == 1) then
+      call MPI_Start(preq, ierr)
+      call MPI_Wait(preq, MPI_STATUS_IGNORE, ierr)
+    else if (j == 2) then
+      reqs(1) = preq   ! (a copy of the handle: the same request)
+      call MPI_Startall(1, reqs, ierr)
+      call MPI_Waitall(1, reqs, MPI_STATUSES_IGNORE, ierr)
+    else
+      call MPI_Start(preq, ierr)
+      flag = .false.
+      do while (.not. flag .and. ierr == MPI_SUCCESS)
+        call MPI_Request_get_status(preq, flag, MPI_STATUS_IGNORE, ierr)
+      end do
+    end if
+    ok = ok .and. ierr == MPI_SUCCESS .and. b(1) == nproc * j * 10 + nproc * (nproc - 1) / 2 .and. &
+         b(4) == nproc * j * 100 + nproc * (nproc - 1) / 2 .and. b(2) == -1 .and. b(3) == -1
+  end do
+  ! complete once the status said so: the wait copies nothing again
+  b(1) = -5
+  call MPI_Wait(preq, MPI_STATUS_IGNORE, ierr)
+  ok = ok .and. b(1) == -5
+  call MPI_Request_free(preq, ierr)
+  call fyt_check(ok .and. ierr == MPI_SUCCESS .and. preq == MPI_REQUEST_NULL, &
+                 'Allreduce_init from and into sections: Start, Startall, Request_get_status')
+
+  call fyt_check(MPI_SUBARRAYS_SUPPORTED, 'MPI_SUBARRAYS_SUPPORTED is .TRUE. in mpi_f08')
+
   ! refusals, with MPI_ERRORS_RETURN (fyt_init set it on MPI_COMM_WORLD)
-  call MPI_Iallreduce(a(1:10:2), b, 5, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, reqs(1), ierr)
+  call MPI_Win_create(win_buf(1:20:2), 40_MPI_ADDRESS_KIND, 4, MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)
   call MPI_Error_class(ierr, cls)
   call MPI_Error_string(ierr, msg, n)
-  call fyt_check(cls == MPI_ERR_BUFFER .and. index(msg, 'MPI_Iallreduce') > 0 .and. &
-                 index(msg, 'non-contiguous') > 0, 'Iallreduce of a section refused with a message')
+  call fyt_check(cls == MPI_ERR_BUFFER .and. index(msg, 'MPI_Win_create') > 0 .and. &
+                 index(msg, 'non-contiguous') > 0, 'Win_create of a section refused with a message')
   call MPI_Send(a(1:10:2), 5, MPI_DOUBLE_PRECISION, right, 7, MPI_COMM_WORLD, ierr)
   call MPI_Error_class(ierr, cls)
   call fyt_check(cls == MPI_ERR_TYPE, 'a datatype wider than an element refused')
@@ -229,7 +314,7 @@ program f08_sections
   call MPI_Comm_dup(MPI_COMM_WORLD, dup)
   call MPI_Comm_create_errhandler(errfn, eh)
   call MPI_Comm_set_errhandler(dup, eh)
-  call MPI_Iallreduce(a(1:10:2), b, 5, MPI_INTEGER, MPI_SUM, dup, reqs(1))
+  call MPI_Win_create(win_buf(1:20:2), 40_MPI_ADDRESS_KIND, 4, MPI_INFO_NULL, dup, win)
   call MPI_Error_class(last_code, cls)
   call fyt_check(errs_seen == 1 .and. cls == MPI_ERR_BUFFER, 'refusal without ierror calls the handler')
   call MPI_Errhandler_free(eh)

@@ -5,18 +5,24 @@
  * - fy_f08_buf(d, ierror): the address of the data when it is contiguous
  *   (scalars, MPI_BOTTOM and MPI_IN_PLACE included). A strided section is
  *   refused (ierror = MPI_ERR_BUFFER with a message for fy_f08_fail): the
- *   buffers that get here share their count and datatype with another
- *   buffer (MPI_Ireduce's sendbuf and recvbuf), count per process (a
- *   nonblocking or persistent gather's, scatter's or alltoall's: block k
- *   starts k * count items on), or have none (MPI_Buffer_attach,
- *   MPI_Win_create), where no single datatype can describe the section and
- *   the operation outlives the call, so no copy can stand in.
+ *   buffers that get here are the ones MPI keeps using after the request
+ *   that involves them completes or without a datatype of their own
+ *   (MPI_Buffer_attach, MPI_Win_create, MPI_Win_attach), and partitioned
+ *   ones (MPI_Psend_init: the program fills partitions after MPI_Start, so
+ *   neither a copy at the start nor one datatype per partition can stand
+ *   in).
+ * - fy_f08_one(d, datatype, ierror): a buffer of one datatype item
+ *   (MPI_Fetch_and_op, MPI_Compare_and_swap): the first element of a
+ *   section is the first element of its copy, so its address serves when
+ *   the item fits in one element; a wider datatype is refused.
  * - fy_f08_tmp(d, &tmp, ierror) / fy_f08_tmp_done(d, &tmp, out): for a
- *   blocking collective's buffer that no datatype can describe (count and
- *   datatype shared or counted per process), a strided section is copied
- *   to a contiguous buffer before the call and, when out, back after it:
- *   exactly the standard's "as if copied" (MPI 4.1 19.1.12), and safe since
- *   nothing touches the buffers once the call returns.
+ *   collective's buffer that no datatype can describe (count and datatype
+ *   shared or counted per process) and the packed bytes of MPI_Pack and
+ *   MPI_Unpack, a strided section is copied to a contiguous buffer before
+ *   the call and, in a blocking call, back after it when out: exactly the
+ *   standard's "as if copied" (MPI 4.1 19.1.12), and safe since nothing
+ *   touches the buffers once the call returns. A nonblocking or persistent
+ *   collective keeps its copy with the request instead (fy_f08_req.c).
  * - fy_f08_addr(d): the address of the first element, for the calls that
  *   take nothing else (MPI_Get_address, a split collective's end whose
  *   begin described the buffer, MPI_Win_detach, MPI_Free_mem).
@@ -46,7 +52,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
-#include <ISO_Fortran_binding.h>
+#include "fy_f08_sec.h"
 
 /* libmpi's (src/binding/fy_fort_err.c); weak: the layer also runs over
  * MPICH's libmpi (tests/fortran/on_mpich.sh), where the standard's
@@ -78,9 +84,21 @@ FY_F_API void *fy_f08_buf(CFI_cdesc_t *d, MPI_Fint *ierror);
 void *fy_f08_buf(CFI_cdesc_t *d, MPI_Fint *ierror) {
   if (strided(d)) {
     *ierror = refuse(MPI_ERR_BUFFER, "a non-contiguous array section where only a contiguous buffer "
-                                     "is accepted (a nonblocking or persistent collective's, or one "
-                                     "without a datatype of its own): pass a contiguous array, or "
-                                     "describe the layout with a datatype");
+                                     "is accepted (memory MPI keeps using: an attached buffer, window "
+                                     "memory, a partitioned buffer): pass a contiguous array");
+    return NULL;
+  }
+  return d->base_addr;
+}
+
+FY_F_API void *fy_f08_one(CFI_cdesc_t *d, const MPI_Fint *dt, MPI_Fint *ierror);
+void *fy_f08_one(CFI_cdesc_t *d, const MPI_Fint *dt, MPI_Fint *ierror) {
+  MPI_Aint lb, ext;
+  if (!strided(d)) return d->base_addr;
+  if (PMPI_Type_get_extent((MPI_Datatype)*dt, &lb, &ext) != MPI_SUCCESS || lb < 0 ||
+      lb + ext > (MPI_Aint)d->elem_len) {
+    *ierror = refuse(MPI_ERR_TYPE, "the datatype does not fit in one element of the array section "
+                                   "(this call accesses one datatype item): pass a contiguous array");
     return NULL;
   }
   return d->base_addr;
@@ -99,7 +117,7 @@ void *fy_f08_addr(CFI_cdesc_t *d) { return d->base_addr; }
   else                                                                         \
     for (CFI_index_t i = 0; i < n0; i++) memcpy(t + i * sizeof(T), e + i * sm0, sizeof(T)); \
   t += n0 * sizeof(T);
-static void copy_sec(const CFI_cdesc_t *d, char *t, int back) {
+void fy_f08_copy_sec(const CFI_cdesc_t *d, char *t, int back) {
   CFI_index_t idx[CFI_MAX_RANK] = {0}, n0 = d->dim[0].extent, sm0 = d->dim[0].sm;
   size_t len = d->elem_len, rows = 1;
   for (int k = 1; k < d->rank; k++) rows *= (size_t)d->dim[k].extent;
@@ -133,7 +151,7 @@ static void *copy_in(CFI_cdesc_t *d, size_t bytes, void **tmp, MPI_Fint *ierror)
     *ierror = refuse(MPI_ERR_NO_MEM, "no memory for a contiguous copy of the array section");
     return NULL;
   }
-  copy_sec(d, *tmp, 0);
+  fy_f08_copy_sec(d, *tmp, 0);
   return *tmp;
 }
 
@@ -147,7 +165,7 @@ void *fy_f08_tmp(CFI_cdesc_t *d, void **tmp, MPI_Fint *ierror) {
 FY_F_API void fy_f08_tmp_done(CFI_cdesc_t *d, void **tmp, const MPI_Fint *out);
 void fy_f08_tmp_done(CFI_cdesc_t *d, void **tmp, const MPI_Fint *out) {
   if (!*tmp) return;
-  if (*out) copy_sec(d, *tmp, 1);
+  if (*out) fy_f08_copy_sec(d, *tmp, 1);
   free(*tmp);
   *tmp = NULL;
 }

@@ -792,7 +792,7 @@ module mpi_f08_compile_constants
   integer, parameter :: MPI_DISTRIBUTE_NONE = 123
   integer, parameter :: MPI_DISTRIBUTE_DFLT_DARG = -49767
   integer(kind=8), parameter :: MPI_DISPLACEMENT_CURRENT = -54278278
-  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.
+  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .true.
   logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.
 end module mpi_f08_compile_constants
 module mpi_f08_link_constants
@@ -1066,6 +1066,13 @@ module fy_f08_c
       integer(c_int) :: ierror
       type(c_ptr) :: p
     end function
+    function fy_f08_one(buf, datatype, ierror) bind(C, name="fy_f08_one") result(p)
+      import
+      type(*), dimension(..), intent(in) :: buf
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(c_int) :: ierror
+      type(c_ptr) :: p
+    end function
     function fy_f08_addr(buf) bind(C, name="fy_f08_addr") result(p)
       import
       type(*), dimension(..), intent(in) :: buf
@@ -1109,6 +1116,24 @@ module fy_f08_c
       type(c_ptr) :: tmp
       integer(c_int), intent(in) :: blocking
       integer(c_int) :: ierror
+    end subroutine
+    subroutine fy_f08_track(req, persistent, first, buf, tmp, out, ierror) bind(C, name="fy_f08_track")
+      import
+      integer(c_int), intent(in) :: req, persistent, first
+      type(*), dimension(..) :: buf
+      type(c_ptr) :: tmp
+      integer(c_int), intent(in) :: out, ierror
+    end subroutine
+    function fy_f08_req_before(reqs, n, kind) bind(C, name="fy_f08_req_before") result(p)
+      import
+      type(*), dimension(..) :: reqs
+      integer(c_int), intent(in) :: n, kind
+      type(c_ptr) :: p
+    end function
+    subroutine fy_f08_req_after(mark, reqs) bind(C, name="fy_f08_req_after")
+      import
+      type(c_ptr) :: mark
+      type(*), dimension(..) :: reqs
     end subroutine
     subroutine fy_f08_sec_done(buf, tmp, out, datatype_c, datatype) bind(C, name="fy_f08_sec_done")
       import

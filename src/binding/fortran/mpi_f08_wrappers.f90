@@ -4,7 +4,7 @@
 ! Ferry: the procedures behind module mpi_f08's generic interfaces.
 
 subroutine MPI_Abi_get_fortran_booleans_f08(logical_size, logical_true, logical_false, is_set, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_get_fortran_booleans
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_abi_get_fortran_booleans
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -20,7 +20,7 @@ subroutine MPI_Abi_get_fortran_booleans_f08(logical_size, logical_true, logical_
 end subroutine
 
 subroutine MPI_Abi_get_fortran_info_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_get_fortran_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_abi_get_fortran_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -35,7 +35,7 @@ subroutine MPI_Abi_get_fortran_info_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Abi_get_info_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_abi_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -50,7 +50,7 @@ subroutine MPI_Abi_get_info_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Abi_get_version_f08(abi_major, abi_minor, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_get_version
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_abi_get_version
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -65,7 +65,7 @@ subroutine MPI_Abi_get_version_f08(abi_major, abi_minor, ierror)
 end subroutine
 
 subroutine MPI_Abi_set_fortran_booleans_f08(logical_size, logical_true, logical_false, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_set_fortran_booleans
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_abi_set_fortran_booleans
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -81,7 +81,7 @@ subroutine MPI_Abi_set_fortran_booleans_f08(logical_size, logical_true, logical_
 end subroutine
 
 subroutine MPI_Abi_set_fortran_info_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abi_set_fortran_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_abi_set_fortran_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -96,7 +96,7 @@ subroutine MPI_Abi_set_fortran_info_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Abort_f08(comm, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_abort
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_abort
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -112,7 +112,7 @@ subroutine MPI_Abort_f08(comm, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Accumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_accumulate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_accumulate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -142,7 +142,7 @@ subroutine MPI_Accumulate_f08ts(origin_addr, origin_count, origin_datatype, targ
 end subroutine
 
 subroutine MPI_Accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_accumulate_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_accumulate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -173,7 +173,7 @@ subroutine MPI_Accumulate_f08ts_large(origin_addr, origin_count, origin_datatype
 end subroutine
 
 subroutine MPI_Add_error_class_f08(errorclass, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_add_error_class
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_add_error_class
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -188,7 +188,7 @@ subroutine MPI_Add_error_class_f08(errorclass, ierror)
 end subroutine
 
 subroutine MPI_Add_error_code_f08(errorclass, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_add_error_code
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_add_error_code
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -204,7 +204,7 @@ subroutine MPI_Add_error_code_f08(errorclass, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Add_error_string_f08(errorcode, string, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_add_error_string
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_add_error_string
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -220,7 +220,7 @@ subroutine MPI_Add_error_string_f08(errorcode, string, ierror)
 end subroutine
 
 function MPI_Aint_add_f08(base, disp) result(res)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_aint_add
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_aint_add
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -232,7 +232,7 @@ function MPI_Aint_add_f08(base, disp) result(res)
 end function
 
 function MPI_Aint_diff_f08(addr1, addr2) result(res)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_aint_diff
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_aint_diff
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -244,7 +244,7 @@ function MPI_Aint_diff_f08(addr1, addr2) result(res)
 end function
 
 subroutine MPI_Allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allgather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_allgather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -274,7 +274,7 @@ subroutine MPI_Allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
 end subroutine
 
 subroutine MPI_Allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allgather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_allgather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -304,7 +304,7 @@ subroutine MPI_Allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recv
 end subroutine
 
 subroutine MPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allgather_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_allgather_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -321,16 +321,22 @@ subroutine MPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvc
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allgather_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allgather_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_allgather_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -347,16 +353,22 @@ subroutine MPI_Allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allgather_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allgatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_allgatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -386,7 +398,7 @@ subroutine MPI_Allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
 end subroutine
 
 subroutine MPI_Allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allgatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_allgatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -417,7 +429,7 @@ subroutine MPI_Allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, rec
 end subroutine
 
 subroutine MPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allgatherv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_allgatherv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -435,16 +447,22 @@ subroutine MPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recv
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allgatherv_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allgatherv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_allgatherv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -463,16 +481,22 @@ subroutine MPI_Allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allgatherv_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alloc_mem_f08(size, info, baseptr, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alloc_mem
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_alloc_mem
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -489,7 +513,7 @@ subroutine MPI_Alloc_mem_f08(size, info, baseptr, ierror)
 end subroutine
 
 subroutine MPI_Allreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allreduce
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_allreduce
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -520,7 +544,7 @@ subroutine MPI_Allreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierr
 end subroutine
 
 subroutine MPI_Allreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allreduce_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_allreduce_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -551,7 +575,7 @@ subroutine MPI_Allreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm
 end subroutine
 
 subroutine MPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_allreduce_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_allreduce_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -569,16 +593,22 @@ subroutine MPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allreduce_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Allreduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_allreduce_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_allreduce_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -596,16 +626,22 @@ subroutine MPI_Allreduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Allreduce_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_alltoall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -635,7 +671,7 @@ subroutine MPI_Alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, 
 end subroutine
 
 subroutine MPI_Alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoall_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_alltoall_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -665,7 +701,7 @@ subroutine MPI_Alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvc
 end subroutine
 
 subroutine MPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoall_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_alltoall_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -682,16 +718,22 @@ subroutine MPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvco
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoall_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoall_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_alltoall_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -708,16 +750,22 @@ subroutine MPI_Alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, 
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoall_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoallv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_alltoallv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -747,7 +795,7 @@ subroutine MPI_Alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, 
 end subroutine
 
 subroutine MPI_Alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoallv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_alltoallv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -778,7 +826,7 @@ subroutine MPI_Alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, rec
 end subroutine
 
 subroutine MPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoallv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_alltoallv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -795,16 +843,22 @@ subroutine MPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recv
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoallv_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoallv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_alltoallv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -822,16 +876,22 @@ subroutine MPI_Alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoallv_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoallw
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_alltoallw
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -861,7 +921,7 @@ subroutine MPI_Alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
 end subroutine
 
 subroutine MPI_Alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoallw_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_alltoallw_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -892,7 +952,7 @@ subroutine MPI_Alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, re
 end subroutine
 
 subroutine MPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_alltoallw_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_alltoallw_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -909,16 +969,22 @@ subroutine MPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, rec
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoallw_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_alltoallw_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_alltoallw_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -936,16 +1002,22 @@ subroutine MPI_Alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Alltoallw_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Barrier_f08(comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_barrier
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_barrier
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -960,7 +1032,7 @@ subroutine MPI_Barrier_f08(comm, ierror)
 end subroutine
 
 subroutine MPI_Barrier_init_f08(comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_barrier_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_barrier_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -977,7 +1049,7 @@ subroutine MPI_Barrier_init_f08(comm, info, request, ierror)
 end subroutine
 
 subroutine MPI_Bcast_f08ts(buffer, count, datatype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_bcast
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_bcast
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1005,7 +1077,7 @@ subroutine MPI_Bcast_f08ts(buffer, count, datatype, root, comm, ierror)
 end subroutine
 
 subroutine MPI_Bcast_f08ts_large(buffer, count, datatype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_bcast_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_bcast_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1034,7 +1106,7 @@ subroutine MPI_Bcast_f08ts_large(buffer, count, datatype, root, comm, ierror)
 end subroutine
 
 subroutine MPI_Bcast_init_f08ts(buffer, count, datatype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_bcast_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_bcast_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1064,7 +1136,7 @@ subroutine MPI_Bcast_init_f08ts(buffer, count, datatype, root, comm, info, reque
 end subroutine
 
 subroutine MPI_Bcast_init_f08ts_large(buffer, count, datatype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_bcast_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_bcast_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1095,7 +1167,7 @@ subroutine MPI_Bcast_init_f08ts_large(buffer, count, datatype, root, comm, info,
 end subroutine
 
 subroutine MPI_Bsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_bsend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_bsend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1123,7 +1195,7 @@ subroutine MPI_Bsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Bsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_bsend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_bsend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1152,7 +1224,7 @@ subroutine MPI_Bsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Bsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_bsend_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_bsend_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1181,7 +1253,7 @@ subroutine MPI_Bsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
 end subroutine
 
 subroutine MPI_Bsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_bsend_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_bsend_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1211,7 +1283,7 @@ subroutine MPI_Bsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, req
 end subroutine
 
 subroutine MPI_Buffer_attach_f08ts(buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_buffer_attach
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_buffer_attach
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1230,7 +1302,7 @@ subroutine MPI_Buffer_attach_f08ts(buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Buffer_attach_f08ts_large(buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_buffer_attach_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_buffer_attach_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1249,7 +1321,7 @@ subroutine MPI_Buffer_attach_f08ts_large(buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Buffer_detach_f08(buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_buffer_detach
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_buffer_detach
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1265,7 +1337,7 @@ subroutine MPI_Buffer_detach_f08(buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Buffer_detach_f08_large(buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_buffer_detach_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_buffer_detach_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1281,7 +1353,7 @@ subroutine MPI_Buffer_detach_f08_large(buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Buffer_flush_f08(ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_buffer_flush
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_buffer_flush
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1295,7 +1367,7 @@ subroutine MPI_Buffer_flush_f08(ierror)
 end subroutine
 
 subroutine MPI_Buffer_iflush_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_buffer_iflush
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_buffer_iflush
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1310,7 +1382,7 @@ subroutine MPI_Buffer_iflush_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Cancel_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cancel
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_cancel
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1325,7 +1397,7 @@ subroutine MPI_Cancel_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Cart_coords_f08(comm, rank, maxdims, coords, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_coords
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_cart_coords
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1342,7 +1414,7 @@ subroutine MPI_Cart_coords_f08(comm, rank, maxdims, coords, ierror)
 end subroutine
 
 subroutine MPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_cart_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1360,7 +1432,7 @@ subroutine MPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_car
 end subroutine
 
 subroutine MPI_Cart_get_f08(comm, maxdims, dims, periods, coords, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_cart_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1378,7 +1450,7 @@ subroutine MPI_Cart_get_f08(comm, maxdims, dims, periods, coords, ierror)
 end subroutine
 
 subroutine MPI_Cart_map_f08(comm, ndims, dims, periods, newrank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_map
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_cart_map
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1396,7 +1468,7 @@ subroutine MPI_Cart_map_f08(comm, ndims, dims, periods, newrank, ierror)
 end subroutine
 
 subroutine MPI_Cart_rank_f08(comm, coords, rank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_rank
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_cart_rank
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1413,7 +1485,7 @@ subroutine MPI_Cart_rank_f08(comm, coords, rank, ierror)
 end subroutine
 
 subroutine MPI_Cart_shift_f08(comm, direction, disp, rank_source, rank_dest, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_shift
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_cart_shift
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1430,7 +1502,7 @@ subroutine MPI_Cart_shift_f08(comm, direction, disp, rank_source, rank_dest, ier
 end subroutine
 
 subroutine MPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cart_sub
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_cart_sub
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1447,7 +1519,7 @@ subroutine MPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Cartdim_get_f08(comm, ndims, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_cartdim_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_cartdim_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1463,7 +1535,7 @@ subroutine MPI_Cartdim_get_f08(comm, ndims, ierror)
 end subroutine
 
 subroutine MPI_Close_port_f08(port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_close_port
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_close_port
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1478,7 +1550,7 @@ subroutine MPI_Close_port_f08(port_name, ierror)
 end subroutine
 
 subroutine MPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_accept
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_accept
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1497,7 +1569,7 @@ subroutine MPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_attach_buffer_f08ts(comm, buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_attach_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_attach_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1517,7 +1589,7 @@ subroutine MPI_Comm_attach_buffer_f08ts(comm, buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_attach_buffer_f08ts_large(comm, buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_comm_attach_buffer_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_comm_attach_buffer_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1537,7 +1609,7 @@ subroutine MPI_Comm_attach_buffer_f08ts_large(comm, buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_call_errhandler_f08(comm, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_call_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_call_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1553,7 +1625,7 @@ subroutine MPI_Comm_call_errhandler_f08(comm, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Comm_compare_f08(comm1, comm2, result, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_compare
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_compare
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1569,7 +1641,7 @@ subroutine MPI_Comm_compare_f08(comm1, comm2, result, ierror)
 end subroutine
 
 subroutine MPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_connect
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_connect
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1588,7 +1660,7 @@ subroutine MPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_create_f08(comm, group, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1605,7 +1677,7 @@ subroutine MPI_Comm_create_f08(comm, group, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_create_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1621,7 +1693,7 @@ subroutine MPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror
 end subroutine
 
 subroutine MPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create_from_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_create_from_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1640,7 +1712,7 @@ subroutine MPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, ne
 end subroutine
 
 subroutine MPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_create_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1658,7 +1730,7 @@ subroutine MPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_create_keyval_f08(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_create_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_create_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1676,7 +1748,7 @@ subroutine MPI_Comm_create_keyval_f08(comm_copy_attr_fn, comm_delete_attr_fn, co
 end subroutine
 
 subroutine MPI_Comm_delete_attr_f08(comm, comm_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_delete_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_delete_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1692,7 +1764,7 @@ subroutine MPI_Comm_delete_attr_f08(comm, comm_keyval, ierror)
 end subroutine
 
 subroutine MPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_detach_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_detach_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1709,7 +1781,7 @@ subroutine MPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_detach_buffer_f08_large(comm, buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_comm_detach_buffer_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_comm_detach_buffer_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1726,7 +1798,7 @@ subroutine MPI_Comm_detach_buffer_f08_large(comm, buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_disconnect_f08(comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_disconnect
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_disconnect
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1741,7 +1813,7 @@ subroutine MPI_Comm_disconnect_f08(comm, ierror)
 end subroutine
 
 subroutine MPI_Comm_dup_f08(comm, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_dup
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_dup
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1757,7 +1829,7 @@ subroutine MPI_Comm_dup_f08(comm, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_dup_with_info_f08(comm, info, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_dup_with_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_dup_with_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1774,7 +1846,7 @@ subroutine MPI_Comm_dup_with_info_f08(comm, info, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_flush_buffer_f08(comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_flush_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_flush_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1789,7 +1861,7 @@ subroutine MPI_Comm_flush_buffer_f08(comm, ierror)
 end subroutine
 
 subroutine MPI_Comm_free_f08(comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1804,7 +1876,7 @@ subroutine MPI_Comm_free_f08(comm, ierror)
 end subroutine
 
 subroutine MPI_Comm_free_keyval_f08(comm_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_free_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_free_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1819,7 +1891,7 @@ subroutine MPI_Comm_free_keyval_f08(comm_keyval, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_attr_f08(comm, comm_keyval, attribute_val, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_get_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1837,7 +1909,7 @@ subroutine MPI_Comm_get_attr_f08(comm, comm_keyval, attribute_val, flag, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_errhandler_f08(comm, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_get_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1853,7 +1925,7 @@ subroutine MPI_Comm_get_errhandler_f08(comm, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_info_f08(comm, info_used, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1869,7 +1941,7 @@ subroutine MPI_Comm_get_info_f08(comm, info_used, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_name_f08(comm, comm_name, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_get_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1886,7 +1958,7 @@ subroutine MPI_Comm_get_name_f08(comm, comm_name, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Comm_get_parent_f08(parent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_get_parent
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_get_parent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1901,7 +1973,7 @@ subroutine MPI_Comm_get_parent_f08(parent, ierror)
 end subroutine
 
 subroutine MPI_Comm_group_f08(comm, group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1917,7 +1989,7 @@ subroutine MPI_Comm_group_f08(comm, group, ierror)
 end subroutine
 
 subroutine MPI_Comm_idup_f08(comm, newcomm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_idup
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_idup
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1934,7 +2006,7 @@ subroutine MPI_Comm_idup_f08(comm, newcomm, request, ierror)
 end subroutine
 
 subroutine MPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_idup_with_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_idup_with_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1952,7 +2024,7 @@ subroutine MPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror)
 end subroutine
 
 subroutine MPI_Comm_iflush_buffer_f08(comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_iflush_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_iflush_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1968,7 +2040,7 @@ subroutine MPI_Comm_iflush_buffer_f08(comm, request, ierror)
 end subroutine
 
 subroutine MPI_Comm_join_f08(fd, intercomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_join
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_join
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -1984,7 +2056,7 @@ subroutine MPI_Comm_join_f08(fd, intercomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_rank_f08(comm, rank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_rank
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_rank
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2000,7 +2072,7 @@ subroutine MPI_Comm_rank_f08(comm, rank, ierror)
 end subroutine
 
 subroutine MPI_Comm_remote_group_f08(comm, group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_remote_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_remote_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2016,7 +2088,7 @@ subroutine MPI_Comm_remote_group_f08(comm, group, ierror)
 end subroutine
 
 subroutine MPI_Comm_remote_size_f08(comm, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_remote_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_remote_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2032,7 +2104,7 @@ subroutine MPI_Comm_remote_size_f08(comm, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_set_attr_f08(comm, comm_keyval, attribute_val, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_set_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_set_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2049,7 +2121,7 @@ subroutine MPI_Comm_set_attr_f08(comm, comm_keyval, attribute_val, ierror)
 end subroutine
 
 subroutine MPI_Comm_set_errhandler_f08(comm, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_set_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_set_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2065,7 +2137,7 @@ subroutine MPI_Comm_set_errhandler_f08(comm, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Comm_set_info_f08(comm, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_set_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_set_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2081,7 +2153,7 @@ subroutine MPI_Comm_set_info_f08(comm, info, ierror)
 end subroutine
 
 subroutine MPI_Comm_set_name_f08(comm, comm_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_set_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_set_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2097,7 +2169,7 @@ subroutine MPI_Comm_set_name_f08(comm, comm_name, ierror)
 end subroutine
 
 subroutine MPI_Comm_size_f08(comm, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2113,7 +2185,7 @@ subroutine MPI_Comm_size_f08(comm, size, ierror)
 end subroutine
 
 subroutine MPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_spawn
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_spawn
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2133,7 +2205,7 @@ subroutine MPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, interco
 end subroutine
 
 subroutine MPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_spawn_multiple
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_spawn_multiple
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2153,7 +2225,7 @@ subroutine MPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, 
 end subroutine
 
 subroutine MPI_Comm_split_f08(comm, color, key, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_split
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_split
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2170,7 +2242,7 @@ subroutine MPI_Comm_split_f08(comm, color, key, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_split_type_f08(comm, split_type, key, info, newcomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_split_type
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_split_type
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2188,7 +2260,7 @@ subroutine MPI_Comm_split_type_f08(comm, split_type, key, info, newcomm, ierror)
 end subroutine
 
 subroutine MPI_Comm_test_inter_f08(comm, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_comm_test_inter
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_comm_test_inter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2204,7 +2276,7 @@ subroutine MPI_Comm_test_inter_f08(comm, flag, ierror)
 end subroutine
 
 subroutine MPI_Compare_and_swap_f08ts(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_compare_and_swap
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_compare_and_swap
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2222,16 +2294,16 @@ subroutine MPI_Compare_and_swap_f08ts(origin_addr, compare_addr, result_addr, da
   type(c_ptr) :: compare_addr_c
   type(c_ptr) :: result_addr_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) compare_addr_c = fy_f08_buf(compare_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) result_addr_c = fy_f08_buf(result_addr, ierror_c)
+  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_one(origin_addr, datatype, ierror_c)
+  if (ierror_c == MPI_SUCCESS) compare_addr_c = fy_f08_one(compare_addr, datatype, ierror_c)
+  if (ierror_c == MPI_SUCCESS) result_addr_c = fy_f08_one(result_addr, datatype, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Compare_and_swap" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, compare_addr_c, result_addr_c, datatype, target_rank, target_disp, win, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Dims_create_f08(nnodes, ndims, dims, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dims_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_dims_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2247,7 +2319,7 @@ subroutine MPI_Dims_create_f08(nnodes, ndims, dims, ierror)
 end subroutine
 
 subroutine MPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dist_graph_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_dist_graph_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2266,7 +2338,7 @@ subroutine MPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations
 end subroutine
 
 subroutine MPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dist_graph_create_adjacent
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_dist_graph_create_adjacent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2285,7 +2357,7 @@ subroutine MPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourc
 end subroutine
 
 subroutine MPI_Dist_graph_neighbors_f08(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dist_graph_neighbors
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_dist_graph_neighbors
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2303,7 +2375,7 @@ subroutine MPI_Dist_graph_neighbors_f08(comm, maxindegree, sources, sourceweight
 end subroutine
 
 subroutine MPI_Dist_graph_neighbors_count_f08(comm, indegree, outdegree, weighted, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_dist_graph_neighbors_count
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_dist_graph_neighbors_count
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2320,7 +2392,7 @@ subroutine MPI_Dist_graph_neighbors_count_f08(comm, indegree, outdegree, weighte
 end subroutine
 
 subroutine MPI_Errhandler_free_f08(errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_errhandler_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_errhandler_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2335,7 +2407,7 @@ subroutine MPI_Errhandler_free_f08(errhandler, ierror)
 end subroutine
 
 subroutine MPI_Error_class_f08(errorcode, errorclass, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_error_class
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_error_class
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2351,7 +2423,7 @@ subroutine MPI_Error_class_f08(errorcode, errorclass, ierror)
 end subroutine
 
 subroutine MPI_Error_string_f08(errorcode, string, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_error_string
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_error_string
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2368,7 +2440,7 @@ subroutine MPI_Error_string_f08(errorcode, string, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Exscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_exscan
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_exscan
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2399,7 +2471,7 @@ subroutine MPI_Exscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
 end subroutine
 
 subroutine MPI_Exscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_exscan_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_exscan_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2430,7 +2502,7 @@ subroutine MPI_Exscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, i
 end subroutine
 
 subroutine MPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_exscan_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_exscan_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2448,16 +2520,22 @@ subroutine MPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, in
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Exscan_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Exscan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_exscan_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_exscan_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2475,16 +2553,22 @@ subroutine MPI_Exscan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, co
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Exscan_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_F_sync_reg_f08ts(buf)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2495,7 +2579,7 @@ subroutine MPI_F_sync_reg_f08ts(buf)
 end subroutine
 
 subroutine MPI_Fetch_and_op_f08ts(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_fetch_and_op
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_fetch_and_op
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2513,15 +2597,15 @@ subroutine MPI_Fetch_and_op_f08ts(origin_addr, result_addr, datatype, target_ran
   type(c_ptr) :: origin_addr_c
   type(c_ptr) :: result_addr_c
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_buf(origin_addr, ierror_c)
-  if (ierror_c == MPI_SUCCESS) result_addr_c = fy_f08_buf(result_addr, ierror_c)
+  if (ierror_c == MPI_SUCCESS) origin_addr_c = fy_f08_one(origin_addr, datatype, ierror_c)
+  if (ierror_c == MPI_SUCCESS) result_addr_c = fy_f08_one(result_addr, datatype, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 2, win%MPI_VAL, "MPI_Fetch_and_op" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(origin_addr_c, result_addr_c, datatype, target_rank, target_disp, op, win, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_File_call_errhandler_f08(fh, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_call_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_call_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2537,7 +2621,7 @@ subroutine MPI_File_call_errhandler_f08(fh, errorcode, ierror)
 end subroutine
 
 subroutine MPI_File_close_f08(fh, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_close
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_close
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2552,7 +2636,7 @@ subroutine MPI_File_close_f08(fh, ierror)
 end subroutine
 
 subroutine MPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_create_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_create_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2568,7 +2652,7 @@ subroutine MPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror
 end subroutine
 
 subroutine MPI_File_delete_f08(filename, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_delete
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_delete
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2584,7 +2668,7 @@ subroutine MPI_File_delete_f08(filename, info, ierror)
 end subroutine
 
 subroutine MPI_File_get_amode_f08(fh, amode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_amode
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_get_amode
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2600,7 +2684,7 @@ subroutine MPI_File_get_amode_f08(fh, amode, ierror)
 end subroutine
 
 subroutine MPI_File_get_atomicity_f08(fh, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_atomicity
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_get_atomicity
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2616,7 +2700,7 @@ subroutine MPI_File_get_atomicity_f08(fh, flag, ierror)
 end subroutine
 
 subroutine MPI_File_get_byte_offset_f08(fh, offset, disp, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_byte_offset
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_get_byte_offset
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2633,7 +2717,7 @@ subroutine MPI_File_get_byte_offset_f08(fh, offset, disp, ierror)
 end subroutine
 
 subroutine MPI_File_get_errhandler_f08(file, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_get_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2649,7 +2733,7 @@ subroutine MPI_File_get_errhandler_f08(file, errhandler, ierror)
 end subroutine
 
 subroutine MPI_File_get_group_f08(fh, group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_get_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2665,7 +2749,7 @@ subroutine MPI_File_get_group_f08(fh, group, ierror)
 end subroutine
 
 subroutine MPI_File_get_info_f08(fh, info_used, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2681,7 +2765,7 @@ subroutine MPI_File_get_info_f08(fh, info_used, ierror)
 end subroutine
 
 subroutine MPI_File_get_position_f08(fh, offset, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_position
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_get_position
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2697,7 +2781,7 @@ subroutine MPI_File_get_position_f08(fh, offset, ierror)
 end subroutine
 
 subroutine MPI_File_get_position_shared_f08(fh, offset, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_position_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_get_position_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2713,7 +2797,7 @@ subroutine MPI_File_get_position_shared_f08(fh, offset, ierror)
 end subroutine
 
 subroutine MPI_File_get_size_f08(fh, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_get_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2729,7 +2813,7 @@ subroutine MPI_File_get_size_f08(fh, size, ierror)
 end subroutine
 
 subroutine MPI_File_get_type_extent_f08(fh, datatype, extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_type_extent
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_get_type_extent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2746,7 +2830,7 @@ subroutine MPI_File_get_type_extent_f08(fh, datatype, extent, ierror)
 end subroutine
 
 subroutine MPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_get_view
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_get_view
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2764,7 +2848,7 @@ subroutine MPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror)
 end subroutine
 
 subroutine MPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_iread
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2793,7 +2877,7 @@ subroutine MPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
 end subroutine
 
 subroutine MPI_File_iread_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_iread_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2822,7 +2906,7 @@ subroutine MPI_File_iread_f08ts_large(fh, buf, count, datatype, request, ierror)
 end subroutine
 
 subroutine MPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_iread_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2851,7 +2935,7 @@ subroutine MPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
 end subroutine
 
 subroutine MPI_File_iread_all_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_iread_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2880,7 +2964,7 @@ subroutine MPI_File_iread_all_f08ts_large(fh, buf, count, datatype, request, ier
 end subroutine
 
 subroutine MPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread_at
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_iread_at
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2910,7 +2994,7 @@ subroutine MPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ie
 end subroutine
 
 subroutine MPI_File_iread_at_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_at_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_iread_at_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2940,7 +3024,7 @@ subroutine MPI_File_iread_at_f08ts_large(fh, offset, buf, count, datatype, reque
 end subroutine
 
 subroutine MPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread_at_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_iread_at_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -2970,7 +3054,7 @@ subroutine MPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request
 end subroutine
 
 subroutine MPI_File_iread_at_all_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_at_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_iread_at_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3000,7 +3084,7 @@ subroutine MPI_File_iread_at_all_f08ts_large(fh, offset, buf, count, datatype, r
 end subroutine
 
 subroutine MPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iread_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_iread_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3029,7 +3113,7 @@ subroutine MPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror
 end subroutine
 
 subroutine MPI_File_iread_shared_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iread_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_iread_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3058,7 +3142,7 @@ subroutine MPI_File_iread_shared_f08ts_large(fh, buf, count, datatype, request, 
 end subroutine
 
 subroutine MPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_iwrite
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3087,7 +3171,7 @@ subroutine MPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
 end subroutine
 
 subroutine MPI_File_iwrite_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_iwrite_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3116,7 +3200,7 @@ subroutine MPI_File_iwrite_f08ts_large(fh, buf, count, datatype, request, ierror
 end subroutine
 
 subroutine MPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_iwrite_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3145,7 +3229,7 @@ subroutine MPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
 end subroutine
 
 subroutine MPI_File_iwrite_all_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_iwrite_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3174,7 +3258,7 @@ subroutine MPI_File_iwrite_all_f08ts_large(fh, buf, count, datatype, request, ie
 end subroutine
 
 subroutine MPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite_at
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_iwrite_at
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3204,7 +3288,7 @@ subroutine MPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, i
 end subroutine
 
 subroutine MPI_File_iwrite_at_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_at_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_iwrite_at_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3234,7 +3318,7 @@ subroutine MPI_File_iwrite_at_f08ts_large(fh, offset, buf, count, datatype, requ
 end subroutine
 
 subroutine MPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite_at_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_iwrite_at_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3264,7 +3348,7 @@ subroutine MPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, reques
 end subroutine
 
 subroutine MPI_File_iwrite_at_all_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_at_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_iwrite_at_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3294,7 +3378,7 @@ subroutine MPI_File_iwrite_at_all_f08ts_large(fh, offset, buf, count, datatype, 
 end subroutine
 
 subroutine MPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_iwrite_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_iwrite_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3323,7 +3407,7 @@ subroutine MPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierro
 end subroutine
 
 subroutine MPI_File_iwrite_shared_f08ts_large(fh, buf, count, datatype, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_iwrite_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_iwrite_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3352,7 +3436,7 @@ subroutine MPI_File_iwrite_shared_f08ts_large(fh, buf, count, datatype, request,
 end subroutine
 
 subroutine MPI_File_open_f08(comm, filename, amode, info, fh, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_open
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_open
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3371,7 +3455,7 @@ subroutine MPI_File_open_f08(comm, filename, amode, info, fh, ierror)
 end subroutine
 
 subroutine MPI_File_preallocate_f08(fh, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_preallocate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_preallocate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3387,7 +3471,7 @@ subroutine MPI_File_preallocate_f08(fh, size, ierror)
 end subroutine
 
 subroutine MPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_read
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3416,7 +3500,7 @@ subroutine MPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_read_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3445,7 +3529,7 @@ subroutine MPI_File_read_f08ts_large(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_read_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3474,7 +3558,7 @@ subroutine MPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_all_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_read_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3503,7 +3587,7 @@ subroutine MPI_File_read_all_f08ts_large(fh, buf, count, datatype, status, ierro
 end subroutine
 
 subroutine MPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_all_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_read_all_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3531,7 +3615,7 @@ subroutine MPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
 end subroutine
 
 subroutine MPI_File_read_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_all_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_read_all_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3559,7 +3643,7 @@ subroutine MPI_File_read_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
 end subroutine
 
 subroutine MPI_File_read_all_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_all_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_read_all_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3579,7 +3663,7 @@ subroutine MPI_File_read_all_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_at
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_read_at
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3609,7 +3693,7 @@ subroutine MPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierr
 end subroutine
 
 subroutine MPI_File_read_at_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_at_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_read_at_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3639,7 +3723,7 @@ subroutine MPI_File_read_at_f08ts_large(fh, offset, buf, count, datatype, status
 end subroutine
 
 subroutine MPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_at_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_read_at_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3669,7 +3753,7 @@ subroutine MPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, 
 end subroutine
 
 subroutine MPI_File_read_at_all_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_at_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_read_at_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3699,7 +3783,7 @@ subroutine MPI_File_read_at_all_f08ts_large(fh, offset, buf, count, datatype, st
 end subroutine
 
 subroutine MPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_at_all_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_read_at_all_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3728,7 +3812,7 @@ subroutine MPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ie
 end subroutine
 
 subroutine MPI_File_read_at_all_begin_f08ts_large(fh, offset, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_at_all_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_read_at_all_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3757,7 +3841,7 @@ subroutine MPI_File_read_at_all_begin_f08ts_large(fh, offset, buf, count, dataty
 end subroutine
 
 subroutine MPI_File_read_at_all_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_at_all_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_read_at_all_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3777,7 +3861,7 @@ subroutine MPI_File_read_at_all_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_ordered
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_read_ordered
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3806,7 +3890,7 @@ subroutine MPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_ordered_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_ordered_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_read_ordered_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3835,7 +3919,7 @@ subroutine MPI_File_read_ordered_f08ts_large(fh, buf, count, datatype, status, i
 end subroutine
 
 subroutine MPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_ordered_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_read_ordered_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3863,7 +3947,7 @@ subroutine MPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
 end subroutine
 
 subroutine MPI_File_read_ordered_begin_f08ts_large(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_ordered_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_read_ordered_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3891,7 +3975,7 @@ subroutine MPI_File_read_ordered_begin_f08ts_large(fh, buf, count, datatype, ier
 end subroutine
 
 subroutine MPI_File_read_ordered_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_ordered_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_read_ordered_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3911,7 +3995,7 @@ subroutine MPI_File_read_ordered_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_read_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_read_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3940,7 +4024,7 @@ subroutine MPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_read_shared_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_read_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_read_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3969,7 +4053,7 @@ subroutine MPI_File_read_shared_f08ts_large(fh, buf, count, datatype, status, ie
 end subroutine
 
 subroutine MPI_File_seek_f08(fh, offset, whence, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_seek
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_seek
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -3986,7 +4070,7 @@ subroutine MPI_File_seek_f08(fh, offset, whence, ierror)
 end subroutine
 
 subroutine MPI_File_seek_shared_f08(fh, offset, whence, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_seek_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_seek_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4003,7 +4087,7 @@ subroutine MPI_File_seek_shared_f08(fh, offset, whence, ierror)
 end subroutine
 
 subroutine MPI_File_set_atomicity_f08(fh, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_atomicity
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_set_atomicity
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4019,7 +4103,7 @@ subroutine MPI_File_set_atomicity_f08(fh, flag, ierror)
 end subroutine
 
 subroutine MPI_File_set_errhandler_f08(file, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_set_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4035,7 +4119,7 @@ subroutine MPI_File_set_errhandler_f08(file, errhandler, ierror)
 end subroutine
 
 subroutine MPI_File_set_info_f08(fh, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_set_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4051,7 +4135,7 @@ subroutine MPI_File_set_info_f08(fh, info, ierror)
 end subroutine
 
 subroutine MPI_File_set_size_f08(fh, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_set_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4067,7 +4151,7 @@ subroutine MPI_File_set_size_f08(fh, size, ierror)
 end subroutine
 
 subroutine MPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_set_view
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_set_view
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4086,7 +4170,7 @@ subroutine MPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierro
 end subroutine
 
 subroutine MPI_File_sync_f08(fh, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_sync
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_sync
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4101,7 +4185,7 @@ subroutine MPI_File_sync_f08(fh, ierror)
 end subroutine
 
 subroutine MPI_File_write_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_write
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4130,7 +4214,7 @@ subroutine MPI_File_write_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_write_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4159,7 +4243,7 @@ subroutine MPI_File_write_f08ts_large(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_all_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_write_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4188,7 +4272,7 @@ subroutine MPI_File_write_all_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_all_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_write_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4217,7 +4301,7 @@ subroutine MPI_File_write_all_f08ts_large(fh, buf, count, datatype, status, ierr
 end subroutine
 
 subroutine MPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_all_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_write_all_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4245,7 +4329,7 @@ subroutine MPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
 end subroutine
 
 subroutine MPI_File_write_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_all_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_write_all_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4273,7 +4357,7 @@ subroutine MPI_File_write_all_begin_f08ts_large(fh, buf, count, datatype, ierror
 end subroutine
 
 subroutine MPI_File_write_all_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_all_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_write_all_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4293,7 +4377,7 @@ subroutine MPI_File_write_all_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_at
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_write_at
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4323,7 +4407,7 @@ subroutine MPI_File_write_at_f08ts(fh, offset, buf, count, datatype, status, ier
 end subroutine
 
 subroutine MPI_File_write_at_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_at_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_write_at_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4353,7 +4437,7 @@ subroutine MPI_File_write_at_f08ts_large(fh, offset, buf, count, datatype, statu
 end subroutine
 
 subroutine MPI_File_write_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_at_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_write_at_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4383,7 +4467,7 @@ subroutine MPI_File_write_at_all_f08ts(fh, offset, buf, count, datatype, status,
 end subroutine
 
 subroutine MPI_File_write_at_all_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_at_all_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_write_at_all_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4413,7 +4497,7 @@ subroutine MPI_File_write_at_all_f08ts_large(fh, offset, buf, count, datatype, s
 end subroutine
 
 subroutine MPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_at_all_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_write_at_all_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4442,7 +4526,7 @@ subroutine MPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, i
 end subroutine
 
 subroutine MPI_File_write_at_all_begin_f08ts_large(fh, offset, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_at_all_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_write_at_all_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4471,7 +4555,7 @@ subroutine MPI_File_write_at_all_begin_f08ts_large(fh, offset, buf, count, datat
 end subroutine
 
 subroutine MPI_File_write_at_all_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_at_all_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_write_at_all_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4491,7 +4575,7 @@ subroutine MPI_File_write_at_all_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_ordered_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_ordered
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_write_ordered
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4520,7 +4604,7 @@ subroutine MPI_File_write_ordered_f08ts(fh, buf, count, datatype, status, ierror
 end subroutine
 
 subroutine MPI_File_write_ordered_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_ordered_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_write_ordered_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4549,7 +4633,7 @@ subroutine MPI_File_write_ordered_f08ts_large(fh, buf, count, datatype, status, 
 end subroutine
 
 subroutine MPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_ordered_begin
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_write_ordered_begin
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4577,7 +4661,7 @@ subroutine MPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
 end subroutine
 
 subroutine MPI_File_write_ordered_begin_f08ts_large(fh, buf, count, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_ordered_begin_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_write_ordered_begin_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4605,7 +4689,7 @@ subroutine MPI_File_write_ordered_begin_f08ts_large(fh, buf, count, datatype, ie
 end subroutine
 
 subroutine MPI_File_write_ordered_end_f08ts(fh, buf, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_ordered_end
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_write_ordered_end
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4625,7 +4709,7 @@ subroutine MPI_File_write_ordered_end_f08ts(fh, buf, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_shared_f08ts(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_file_write_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_file_write_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4654,7 +4738,7 @@ subroutine MPI_File_write_shared_f08ts(fh, buf, count, datatype, status, ierror)
 end subroutine
 
 subroutine MPI_File_write_shared_f08ts_large(fh, buf, count, datatype, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_file_write_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_file_write_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4683,7 +4767,7 @@ subroutine MPI_File_write_shared_f08ts_large(fh, buf, count, datatype, status, i
 end subroutine
 
 subroutine MPI_Finalize_f08(ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_finalize
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_finalize
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4697,7 +4781,7 @@ subroutine MPI_Finalize_f08(ierror)
 end subroutine
 
 subroutine MPI_Finalized_f08(flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_finalized
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_finalized
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4712,7 +4796,7 @@ subroutine MPI_Finalized_f08(flag, ierror)
 end subroutine
 
 subroutine MPI_Free_mem_f08ts(base, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_free_mem
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_free_mem
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4730,7 +4814,7 @@ subroutine MPI_Free_mem_f08ts(base, ierror)
 end subroutine
 
 subroutine MPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_gather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_gather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4760,7 +4844,7 @@ subroutine MPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, re
 end subroutine
 
 subroutine MPI_Gather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_gather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_gather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4791,7 +4875,7 @@ subroutine MPI_Gather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcou
 end subroutine
 
 subroutine MPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_gather_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_gather_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4808,16 +4892,22 @@ subroutine MPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Gather_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Gather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_gather_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_gather_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4835,16 +4925,22 @@ subroutine MPI_Gather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, re
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Gather_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Gatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_gatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_gatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4874,7 +4970,7 @@ subroutine MPI_Gatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, 
 end subroutine
 
 subroutine MPI_Gatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_gatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_gatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4906,7 +5002,7 @@ subroutine MPI_Gatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvco
 end subroutine
 
 subroutine MPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_gatherv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_gatherv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4924,16 +5020,22 @@ subroutine MPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Gatherv_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, root, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Gatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_gatherv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_gatherv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4953,16 +5055,22 @@ subroutine MPI_Gatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, r
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Gatherv_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, root, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Get_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -4991,7 +5099,7 @@ subroutine MPI_Get_f08ts(origin_addr, origin_count, origin_datatype, target_rank
 end subroutine
 
 subroutine MPI_Get_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_get_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_get_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5021,7 +5129,7 @@ subroutine MPI_Get_f08ts_large(origin_addr, origin_count, origin_datatype, targe
 end subroutine
 
 subroutine MPI_Get_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_accumulate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_get_accumulate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5061,7 +5169,7 @@ subroutine MPI_Get_accumulate_f08ts(origin_addr, origin_count, origin_datatype, 
 end subroutine
 
 subroutine MPI_Get_accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_get_accumulate_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_get_accumulate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5102,7 +5210,7 @@ subroutine MPI_Get_accumulate_f08ts_large(origin_addr, origin_count, origin_data
 end subroutine
 
 subroutine MPI_Get_address_f08ts(location, address, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_address
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_get_address
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5121,7 +5229,7 @@ subroutine MPI_Get_address_f08ts(location, address, ierror)
 end subroutine
 
 subroutine MPI_Get_count_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_count
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_get_count
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5138,7 +5246,7 @@ subroutine MPI_Get_count_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_count_f08_large(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_get_count_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_get_count_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5155,7 +5263,7 @@ subroutine MPI_Get_count_f08_large(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_elements_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_elements
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_get_elements
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5172,7 +5280,7 @@ subroutine MPI_Get_elements_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_elements_f08_large(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_get_elements_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_get_elements_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5189,7 +5297,7 @@ subroutine MPI_Get_elements_f08_large(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_elements_x_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_elements_x
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_get_elements_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5206,7 +5314,7 @@ subroutine MPI_Get_elements_x_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Get_hw_resource_info_f08(hw_info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_hw_resource_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_get_hw_resource_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5221,7 +5329,7 @@ subroutine MPI_Get_hw_resource_info_f08(hw_info, ierror)
 end subroutine
 
 subroutine MPI_Get_library_version_f08(version, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_library_version
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_get_library_version
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5237,7 +5345,7 @@ subroutine MPI_Get_library_version_f08(version, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Get_processor_name_f08(name, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_processor_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_get_processor_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5253,7 +5361,7 @@ subroutine MPI_Get_processor_name_f08(name, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Get_version_f08(version, subversion, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_get_version
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_get_version
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5268,7 +5376,7 @@ subroutine MPI_Get_version_f08(version, subversion, ierror)
 end subroutine
 
 subroutine MPI_Graph_create_f08(comm_old, nnodes, index, edges, reorder, comm_graph, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_graph_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5286,7 +5394,7 @@ subroutine MPI_Graph_create_f08(comm_old, nnodes, index, edges, reorder, comm_gr
 end subroutine
 
 subroutine MPI_Graph_get_f08(comm, maxindex, maxedges, index, edges, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_graph_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5303,7 +5411,7 @@ subroutine MPI_Graph_get_f08(comm, maxindex, maxedges, index, edges, ierror)
 end subroutine
 
 subroutine MPI_Graph_map_f08(comm, nnodes, index, edges, newrank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_map
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_graph_map
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5320,7 +5428,7 @@ subroutine MPI_Graph_map_f08(comm, nnodes, index, edges, newrank, ierror)
 end subroutine
 
 subroutine MPI_Graph_neighbors_f08(comm, rank, maxneighbors, neighbors, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_neighbors
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_graph_neighbors
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5337,7 +5445,7 @@ subroutine MPI_Graph_neighbors_f08(comm, rank, maxneighbors, neighbors, ierror)
 end subroutine
 
 subroutine MPI_Graph_neighbors_count_f08(comm, rank, nneighbors, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graph_neighbors_count
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_graph_neighbors_count
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5354,7 +5462,7 @@ subroutine MPI_Graph_neighbors_count_f08(comm, rank, nneighbors, ierror)
 end subroutine
 
 subroutine MPI_Graphdims_get_f08(comm, nnodes, nedges, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_graphdims_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_graphdims_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5370,7 +5478,7 @@ subroutine MPI_Graphdims_get_f08(comm, nnodes, nedges, ierror)
 end subroutine
 
 subroutine MPI_Grequest_complete_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_grequest_complete
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_grequest_complete
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5385,7 +5493,7 @@ subroutine MPI_Grequest_complete_f08(request, ierror)
 end subroutine
 
 subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_grequest_start
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_grequest_start
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5404,7 +5512,7 @@ subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, req
 end subroutine
 
 subroutine MPI_Group_compare_f08(group1, group2, result, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_compare
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_group_compare
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5420,7 +5528,7 @@ subroutine MPI_Group_compare_f08(group1, group2, result, ierror)
 end subroutine
 
 subroutine MPI_Group_difference_f08(group1, group2, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_difference
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_group_difference
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5436,7 +5544,7 @@ subroutine MPI_Group_difference_f08(group1, group2, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_excl_f08(group, n, ranks, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_excl
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_group_excl
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5453,7 +5561,7 @@ subroutine MPI_Group_excl_f08(group, n, ranks, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_free_f08(group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_group_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5468,7 +5576,7 @@ subroutine MPI_Group_free_f08(group, ierror)
 end subroutine
 
 subroutine MPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_from_session_pset
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_group_from_session_pset
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5485,7 +5593,7 @@ subroutine MPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_incl_f08(group, n, ranks, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_incl
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_group_incl
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5502,7 +5610,7 @@ subroutine MPI_Group_incl_f08(group, n, ranks, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_intersection_f08(group1, group2, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_intersection
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_group_intersection
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5518,7 +5626,7 @@ subroutine MPI_Group_intersection_f08(group1, group2, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_range_excl_f08(group, n, ranges, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_range_excl
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_group_range_excl
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5535,7 +5643,7 @@ subroutine MPI_Group_range_excl_f08(group, n, ranges, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_range_incl_f08(group, n, ranges, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_range_incl
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_group_range_incl
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5552,7 +5660,7 @@ subroutine MPI_Group_range_incl_f08(group, n, ranges, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Group_rank_f08(group, rank, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_rank
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_group_rank
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5568,7 +5676,7 @@ subroutine MPI_Group_rank_f08(group, rank, ierror)
 end subroutine
 
 subroutine MPI_Group_size_f08(group, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_group_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5584,7 +5692,7 @@ subroutine MPI_Group_size_f08(group, size, ierror)
 end subroutine
 
 subroutine MPI_Group_translate_ranks_f08(group1, n, ranks1, group2, ranks2, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_translate_ranks
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_group_translate_ranks
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5601,7 +5709,7 @@ subroutine MPI_Group_translate_ranks_f08(group1, n, ranks1, group2, ranks2, ierr
 end subroutine
 
 subroutine MPI_Group_union_f08(group1, group2, newgroup, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_group_union
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_group_union
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5617,7 +5725,7 @@ subroutine MPI_Group_union_f08(group1, group2, newgroup, ierror)
 end subroutine
 
 subroutine MPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iallgather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_iallgather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5633,16 +5741,22 @@ subroutine MPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iallgather" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iallgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iallgather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_iallgather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5658,16 +5772,22 @@ subroutine MPI_Iallgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, rec
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iallgather_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iallgatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_iallgatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5684,16 +5804,22 @@ subroutine MPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iallgatherv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iallgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iallgatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_iallgatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5711,16 +5837,22 @@ subroutine MPI_Iallgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, re
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iallgatherv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iallreduce
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_iallreduce
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5737,16 +5869,22 @@ subroutine MPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, req
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iallreduce" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iallreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iallreduce_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_iallreduce_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5763,16 +5901,22 @@ subroutine MPI_Iallreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, com
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iallreduce_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ialltoall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_ialltoall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5788,16 +5932,22 @@ subroutine MPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ialltoall" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ialltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ialltoall_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_ialltoall_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5813,16 +5963,22 @@ subroutine MPI_Ialltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recv
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ialltoall_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ialltoallv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_ialltoallv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5838,16 +5994,22 @@ subroutine MPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ialltoallv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ialltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ialltoallv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_ialltoallv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5864,16 +6026,22 @@ subroutine MPI_Ialltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, re
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ialltoallv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ialltoallw
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_ialltoallw
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5889,16 +6057,22 @@ subroutine MPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ialltoallw" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ialltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ialltoallw_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_ialltoallw_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5915,16 +6089,22 @@ subroutine MPI_Ialltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, r
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ialltoallw_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ibarrier_f08(comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ibarrier
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_ibarrier
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5940,7 +6120,7 @@ subroutine MPI_Ibarrier_f08(comm, request, ierror)
 end subroutine
 
 subroutine MPI_Ibcast_f08ts(buffer, count, datatype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ibcast
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_ibcast
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5969,7 +6149,7 @@ subroutine MPI_Ibcast_f08ts(buffer, count, datatype, root, comm, request, ierror
 end subroutine
 
 subroutine MPI_Ibcast_f08ts_large(buffer, count, datatype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ibcast_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_ibcast_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -5999,7 +6179,7 @@ subroutine MPI_Ibcast_f08ts_large(buffer, count, datatype, root, comm, request, 
 end subroutine
 
 subroutine MPI_Ibsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ibsend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_ibsend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6028,7 +6208,7 @@ subroutine MPI_Ibsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
 end subroutine
 
 subroutine MPI_Ibsend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ibsend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_ibsend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6058,7 +6238,7 @@ subroutine MPI_Ibsend_f08ts_large(buf, count, datatype, dest, tag, comm, request
 end subroutine
 
 subroutine MPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iexscan
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_iexscan
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6075,16 +6255,22 @@ subroutine MPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, reques
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iexscan" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iexscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iexscan_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_iexscan_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6101,16 +6287,22 @@ subroutine MPI_Iexscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, 
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iexscan_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_igather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_igather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6126,16 +6318,22 @@ subroutine MPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, r
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Igather" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Igather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_igather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_igather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6152,16 +6350,22 @@ subroutine MPI_Igather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvco
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Igather_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_igatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_igatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6178,16 +6382,22 @@ subroutine MPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Igatherv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, root, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Igatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_igatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_igatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6206,16 +6416,22 @@ subroutine MPI_Igatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvc
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Igatherv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, root, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Improbe_f08(source, tag, comm, flag, message, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_improbe
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_improbe
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6234,7 +6450,7 @@ subroutine MPI_Improbe_f08(source, tag, comm, flag, message, status, ierror)
 end subroutine
 
 subroutine MPI_Imrecv_f08ts(buf, count, datatype, message, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_imrecv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_imrecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6263,7 +6479,7 @@ subroutine MPI_Imrecv_f08ts(buf, count, datatype, message, request, ierror)
 end subroutine
 
 subroutine MPI_Imrecv_f08ts_large(buf, count, datatype, message, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_imrecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_imrecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6292,7 +6508,7 @@ subroutine MPI_Imrecv_f08ts_large(buf, count, datatype, message, request, ierror
 end subroutine
 
 subroutine MPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_allgather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_ineighbor_allgather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6308,16 +6524,22 @@ subroutine MPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, 
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_allgather" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_allgather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_ineighbor_allgather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6333,16 +6555,22 @@ subroutine MPI_Ineighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, rec
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_allgather_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_allgatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_ineighbor_allgatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6359,16 +6587,22 @@ subroutine MPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_allgatherv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_allgatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_ineighbor_allgatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6386,16 +6620,22 @@ subroutine MPI_Ineighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, re
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_allgatherv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_alltoall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_ineighbor_alltoall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6411,16 +6651,22 @@ subroutine MPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, r
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_alltoall" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_alltoall_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_ineighbor_alltoall_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6436,16 +6682,22 @@ subroutine MPI_Ineighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recv
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_alltoall_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_alltoallv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_ineighbor_alltoallv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6461,16 +6713,22 @@ subroutine MPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_alltoallv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_alltoallv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_ineighbor_alltoallv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6487,16 +6745,22 @@ subroutine MPI_Ineighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sen
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_alltoallv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ineighbor_alltoallw
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_ineighbor_alltoallw
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6513,16 +6777,22 @@ subroutine MPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_alltoallw" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ineighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ineighbor_alltoallw_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_ineighbor_alltoallw_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6539,16 +6809,22 @@ subroutine MPI_Ineighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sen
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ineighbor_alltoallw_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Info_create_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_info_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6563,7 +6839,7 @@ subroutine MPI_Info_create_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Info_create_env_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_create_env
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_info_create_env
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6578,7 +6854,7 @@ subroutine MPI_Info_create_env_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Info_delete_f08(info, key, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_delete
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_info_delete
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6594,7 +6870,7 @@ subroutine MPI_Info_delete_f08(info, key, ierror)
 end subroutine
 
 subroutine MPI_Info_dup_f08(info, newinfo, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_dup
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_info_dup
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6610,7 +6886,7 @@ subroutine MPI_Info_dup_f08(info, newinfo, ierror)
 end subroutine
 
 subroutine MPI_Info_free_f08(info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_info_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6625,7 +6901,7 @@ subroutine MPI_Info_free_f08(info, ierror)
 end subroutine
 
 subroutine MPI_Info_get_f08(info, key, valuelen, value, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_info_get
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6644,7 +6920,7 @@ subroutine MPI_Info_get_f08(info, key, valuelen, value, flag, ierror)
 end subroutine
 
 subroutine MPI_Info_get_nkeys_f08(info, nkeys, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get_nkeys
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_info_get_nkeys
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6660,7 +6936,7 @@ subroutine MPI_Info_get_nkeys_f08(info, nkeys, ierror)
 end subroutine
 
 subroutine MPI_Info_get_nthkey_f08(info, n, key, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get_nthkey
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_info_get_nthkey
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6677,7 +6953,7 @@ subroutine MPI_Info_get_nthkey_f08(info, n, key, ierror)
 end subroutine
 
 subroutine MPI_Info_get_string_f08(info, key, buflen, value, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get_string
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_info_get_string
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6696,7 +6972,7 @@ subroutine MPI_Info_get_string_f08(info, key, buflen, value, flag, ierror)
 end subroutine
 
 subroutine MPI_Info_get_valuelen_f08(info, key, valuelen, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_get_valuelen
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_info_get_valuelen
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6714,7 +6990,7 @@ subroutine MPI_Info_get_valuelen_f08(info, key, valuelen, flag, ierror)
 end subroutine
 
 subroutine MPI_Info_set_f08(info, key, value, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_info_set
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_info_set
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6730,7 +7006,7 @@ subroutine MPI_Info_set_f08(info, key, value, ierror)
 end subroutine
 
 subroutine MPI_Init_f08(ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6744,7 +7020,7 @@ subroutine MPI_Init_f08(ierror)
 end subroutine
 
 subroutine MPI_Init_thread_f08(required, provided, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_init_thread
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_init_thread
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6760,7 +7036,7 @@ subroutine MPI_Init_thread_f08(required, provided, ierror)
 end subroutine
 
 subroutine MPI_Initialized_f08(flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_initialized
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_initialized
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6775,7 +7051,7 @@ subroutine MPI_Initialized_f08(flag, ierror)
 end subroutine
 
 subroutine MPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_intercomm_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_intercomm_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6792,7 +7068,7 @@ subroutine MPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, remote_
 end subroutine
 
 subroutine MPI_Intercomm_create_from_groups_f08(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_intercomm_create_from_groups
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_intercomm_create_from_groups
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6812,7 +7088,7 @@ subroutine MPI_Intercomm_create_from_groups_f08(local_group, local_leader, remot
 end subroutine
 
 subroutine MPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_intercomm_merge
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_intercomm_merge
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6829,7 +7105,7 @@ subroutine MPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror)
 end subroutine
 
 subroutine MPI_Iprobe_f08(source, tag, comm, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iprobe
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_iprobe
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6847,7 +7123,7 @@ subroutine MPI_Iprobe_f08(source, tag, comm, flag, status, ierror)
 end subroutine
 
 subroutine MPI_Irecv_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_irecv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_irecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6876,7 +7152,7 @@ subroutine MPI_Irecv_f08ts(buf, count, datatype, source, tag, comm, request, ier
 end subroutine
 
 subroutine MPI_Irecv_f08ts_large(buf, count, datatype, source, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_irecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_irecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6906,7 +7182,7 @@ subroutine MPI_Irecv_f08ts_large(buf, count, datatype, source, tag, comm, reques
 end subroutine
 
 subroutine MPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ireduce
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_ireduce
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6923,16 +7199,22 @@ subroutine MPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, 
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ireduce" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, root, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ireduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ireduce_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_ireduce_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6950,16 +7232,22 @@ subroutine MPI_Ireduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, 
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ireduce_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, root, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ireduce_scatter
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_ireduce_scatter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -6976,16 +7264,22 @@ subroutine MPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ireduce_scatter" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcounts, datatype, op, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ireduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ireduce_scatter_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_ireduce_scatter_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7002,16 +7296,22 @@ subroutine MPI_Ireduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatyp
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ireduce_scatter_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcounts, datatype, op, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ireduce_scatter_block
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_ireduce_scatter_block
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7028,16 +7328,22 @@ subroutine MPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ireduce_scatter_block" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcount, datatype, op, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Ireduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ireduce_scatter_block_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_ireduce_scatter_block_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7054,16 +7360,22 @@ subroutine MPI_Ireduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, da
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Ireduce_scatter_block_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcount, datatype, op, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Irsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_irsend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_irsend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7092,7 +7404,7 @@ subroutine MPI_Irsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
 end subroutine
 
 subroutine MPI_Irsend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_irsend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_irsend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7122,7 +7434,7 @@ subroutine MPI_Irsend_f08ts_large(buf, count, datatype, dest, tag, comm, request
 end subroutine
 
 subroutine MPI_Is_thread_main_f08(flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_is_thread_main
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_is_thread_main
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7137,7 +7449,7 @@ subroutine MPI_Is_thread_main_f08(flag, ierror)
 end subroutine
 
 subroutine MPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iscan
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_iscan
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7154,16 +7466,22 @@ subroutine MPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iscan" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iscan_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_iscan_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7180,16 +7498,22 @@ subroutine MPI_Iscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, re
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iscan_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iscatter
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_iscatter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7205,16 +7529,22 @@ subroutine MPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, 
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iscatter" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iscatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iscatter_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_iscatter_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7231,16 +7561,22 @@ subroutine MPI_Iscatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvc
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iscatter_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_iscatterv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_iscatterv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7257,16 +7593,22 @@ subroutine MPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, r
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iscatterv" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, displs, sendtype, recvbuf_c, recvcount, recvtype, root, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Iscatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_iscatterv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_iscatterv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7285,16 +7627,22 @@ subroutine MPI_Iscatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recv
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Iscatterv_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, displs, sendtype, recvbuf_c, recvcount, recvtype, root, comm, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 0, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Isend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_isend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_isend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7323,7 +7671,7 @@ subroutine MPI_Isend_f08ts(buf, count, datatype, dest, tag, comm, request, ierro
 end subroutine
 
 subroutine MPI_Isend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_isend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_isend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7353,7 +7701,7 @@ subroutine MPI_Isend_f08ts_large(buf, count, datatype, dest, tag, comm, request,
 end subroutine
 
 subroutine MPI_Isendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_isendrecv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_isendrecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7392,7 +7740,7 @@ subroutine MPI_Isendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recv
 end subroutine
 
 subroutine MPI_Isendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_isendrecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_isendrecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7432,7 +7780,7 @@ subroutine MPI_Isendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag
 end subroutine
 
 subroutine MPI_Isendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_isendrecv_replace
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_isendrecv_replace
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7461,7 +7809,7 @@ subroutine MPI_Isendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, sour
 end subroutine
 
 subroutine MPI_Isendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_isendrecv_replace_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_isendrecv_replace_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7491,7 +7839,7 @@ subroutine MPI_Isendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag
 end subroutine
 
 subroutine MPI_Issend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_issend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_issend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7520,7 +7868,7 @@ subroutine MPI_Issend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
 end subroutine
 
 subroutine MPI_Issend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_issend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_issend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7550,7 +7898,7 @@ subroutine MPI_Issend_f08ts_large(buf, count, datatype, dest, tag, comm, request
 end subroutine
 
 subroutine MPI_Lookup_name_f08(service_name, info, port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_lookup_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_lookup_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7567,7 +7915,7 @@ subroutine MPI_Lookup_name_f08(service_name, info, port_name, ierror)
 end subroutine
 
 subroutine MPI_Mprobe_f08(source, tag, comm, message, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_mprobe
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_mprobe
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7585,7 +7933,7 @@ subroutine MPI_Mprobe_f08(source, tag, comm, message, status, ierror)
 end subroutine
 
 subroutine MPI_Mrecv_f08ts(buf, count, datatype, message, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_mrecv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_mrecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7614,7 +7962,7 @@ subroutine MPI_Mrecv_f08ts(buf, count, datatype, message, status, ierror)
 end subroutine
 
 subroutine MPI_Mrecv_f08ts_large(buf, count, datatype, message, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_mrecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_mrecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7643,7 +7991,7 @@ subroutine MPI_Mrecv_f08ts_large(buf, count, datatype, message, status, ierror)
 end subroutine
 
 subroutine MPI_Neighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_allgather
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_neighbor_allgather
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7673,7 +8021,7 @@ subroutine MPI_Neighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, r
 end subroutine
 
 subroutine MPI_Neighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_allgather_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_neighbor_allgather_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7703,7 +8051,7 @@ subroutine MPI_Neighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recv
 end subroutine
 
 subroutine MPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_allgather_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_neighbor_allgather_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7720,16 +8068,22 @@ subroutine MPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recvb
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_allgather_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_allgather_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_neighbor_allgather_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7746,16 +8100,22 @@ subroutine MPI_Neighbor_allgather_init_f08ts_large(sendbuf, sendcount, sendtype,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_allgather_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_allgatherv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_neighbor_allgatherv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7785,7 +8145,7 @@ subroutine MPI_Neighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, 
 end subroutine
 
 subroutine MPI_Neighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_allgatherv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_neighbor_allgatherv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7816,7 +8176,7 @@ subroutine MPI_Neighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, rec
 end subroutine
 
 subroutine MPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_allgatherv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_neighbor_allgatherv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7834,16 +8194,22 @@ subroutine MPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recv
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_allgatherv_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_allgatherv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_neighbor_allgatherv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7862,16 +8228,22 @@ subroutine MPI_Neighbor_allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_allgatherv_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcounts, displs, recvtype, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_neighbor_alltoall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7901,7 +8273,7 @@ subroutine MPI_Neighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, re
 end subroutine
 
 subroutine MPI_Neighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoall_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_neighbor_alltoall_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7931,7 +8303,7 @@ subroutine MPI_Neighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvb
 end subroutine
 
 subroutine MPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoall_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_neighbor_alltoall_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7948,16 +8320,22 @@ subroutine MPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbu
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoall_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoall_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_neighbor_alltoall_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -7974,16 +8352,22 @@ subroutine MPI_Neighbor_alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, 
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoall_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoallv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_neighbor_alltoallv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8013,7 +8397,7 @@ subroutine MPI_Neighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, 
 end subroutine
 
 subroutine MPI_Neighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoallv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_neighbor_alltoallv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8044,7 +8428,7 @@ subroutine MPI_Neighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, send
 end subroutine
 
 subroutine MPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoallv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_neighbor_alltoallv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8061,16 +8445,22 @@ subroutine MPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendt
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoallv_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoallv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_neighbor_alltoallv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8088,16 +8478,22 @@ subroutine MPI_Neighbor_alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoallv_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtype, recvbuf_c, recvcounts, rdispls, recvtype, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoallw
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_neighbor_alltoallw
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8128,7 +8524,7 @@ subroutine MPI_Neighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes,
 end subroutine
 
 subroutine MPI_Neighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoallw_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_neighbor_alltoallw_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8159,7 +8555,7 @@ subroutine MPI_Neighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, send
 end subroutine
 
 subroutine MPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_neighbor_alltoallw_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_neighbor_alltoallw_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8177,16 +8573,22 @@ subroutine MPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendt
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoallw_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Neighbor_alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_neighbor_alltoallw_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_neighbor_alltoallw_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8204,16 +8606,22 @@ subroutine MPI_Neighbor_alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Neighbor_alltoallw_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, sdispls, sendtypes, recvbuf_c, recvcounts, rdispls, recvtypes, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Op_commutative_f08(op, commute, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_op_commutative
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_op_commutative
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8229,7 +8637,7 @@ subroutine MPI_Op_commutative_f08(op, commute, ierror)
 end subroutine
 
 subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_op_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_op_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8246,7 +8654,7 @@ subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
 end subroutine
 
 subroutine MPI_Op_create_c_f08(user_fn, commute, op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_op_create_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_op_create_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8263,7 +8671,7 @@ subroutine MPI_Op_create_c_f08(user_fn, commute, op, ierror)
 end subroutine
 
 subroutine MPI_Op_free_f08(op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_op_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_op_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8278,7 +8686,7 @@ subroutine MPI_Op_free_f08(op, ierror)
 end subroutine
 
 subroutine MPI_Open_port_f08(info, port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_open_port
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_open_port
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8294,7 +8702,7 @@ subroutine MPI_Open_port_f08(info, port_name, ierror)
 end subroutine
 
 subroutine MPI_Pack_f08ts(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pack
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_pack
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8313,20 +8721,23 @@ subroutine MPI_Pack_f08ts(inbuf, incount, datatype, outbuf, outsize, position, c
   type(c_ptr) :: inbuf_t
   INTEGER :: incount_c
   type(MPI_Datatype) :: datatype_c
+  type(c_ptr) :: outbuf_t
   ierror_c = MPI_SUCCESS
   inbuf_t = c_null_ptr
+  outbuf_t = c_null_ptr
   incount_c = incount
   datatype_c = datatype
   if (ierror_c == MPI_SUCCESS) call fy_f08_sec(inbuf, incount, datatype, inbuf_c, incount_c, datatype_c, inbuf_t, 1, ierror_c)
-  if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_buf(outbuf, ierror_c)
+  if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_tmp(outbuf, outbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Pack" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, incount_c, datatype_c, outbuf_c, outsize, position, comm, ierror_c)
   call fy_f08_sec_done(inbuf, inbuf_t, 0, datatype_c, datatype)
+  call fy_f08_tmp_done(outbuf, outbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Pack_f08ts_large(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_pack_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_pack_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8345,20 +8756,23 @@ subroutine MPI_Pack_f08ts_large(inbuf, incount, datatype, outbuf, outsize, posit
   type(c_ptr) :: inbuf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: incount_c
   type(MPI_Datatype) :: datatype_c
+  type(c_ptr) :: outbuf_t
   ierror_c = MPI_SUCCESS
   inbuf_t = c_null_ptr
+  outbuf_t = c_null_ptr
   incount_c = incount
   datatype_c = datatype
   if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(inbuf, incount, datatype, inbuf_c, incount_c, datatype_c, inbuf_t, 1, ierror_c)
-  if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_buf(outbuf, ierror_c)
+  if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_tmp(outbuf, outbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Pack_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, incount_c, datatype_c, outbuf_c, outsize, position, comm, ierror_c)
   call fy_f08_sec_done(inbuf, inbuf_t, 0, datatype_c, datatype)
+  call fy_f08_tmp_done(outbuf, outbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pack_external
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_pack_external
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8378,20 +8792,23 @@ subroutine MPI_Pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, ou
   type(c_ptr) :: inbuf_t
   INTEGER :: incount_c
   type(MPI_Datatype) :: datatype_c
+  type(c_ptr) :: outbuf_t
   ierror_c = MPI_SUCCESS
   inbuf_t = c_null_ptr
+  outbuf_t = c_null_ptr
   incount_c = incount
   datatype_c = datatype
   if (ierror_c == MPI_SUCCESS) call fy_f08_sec(inbuf, incount, datatype, inbuf_c, incount_c, datatype_c, inbuf_t, 1, ierror_c)
-  if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_buf(outbuf, ierror_c)
+  if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_tmp(outbuf, outbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Pack_external" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(datarep, inbuf_c, incount_c, datatype_c, outbuf_c, outsize, position, ierror_c)
   call fy_f08_sec_done(inbuf, inbuf_t, 0, datatype_c, datatype)
+  call fy_f08_tmp_done(outbuf, outbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Pack_external_f08ts_large(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_pack_external_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_pack_external_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8410,20 +8827,23 @@ subroutine MPI_Pack_external_f08ts_large(datarep, inbuf, incount, datatype, outb
   type(c_ptr) :: inbuf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: incount_c
   type(MPI_Datatype) :: datatype_c
+  type(c_ptr) :: outbuf_t
   ierror_c = MPI_SUCCESS
   inbuf_t = c_null_ptr
+  outbuf_t = c_null_ptr
   incount_c = incount
   datatype_c = datatype
   if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(inbuf, incount, datatype, inbuf_c, incount_c, datatype_c, inbuf_t, 1, ierror_c)
-  if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_buf(outbuf, ierror_c)
+  if (ierror_c == MPI_SUCCESS) outbuf_c = fy_f08_tmp(outbuf, outbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Pack_external_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(datarep, inbuf_c, incount_c, datatype_c, outbuf_c, outsize, position, ierror_c)
   call fy_f08_sec_done(inbuf, inbuf_t, 0, datatype_c, datatype)
+  call fy_f08_tmp_done(outbuf, outbuf_t, 1)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pack_external_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_pack_external_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8441,7 +8861,7 @@ subroutine MPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
 end subroutine
 
 subroutine MPI_Pack_external_size_f08_large(datarep, incount, datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_pack_external_size_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_pack_external_size_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8459,7 +8879,7 @@ subroutine MPI_Pack_external_size_f08_large(datarep, incount, datatype, size, ie
 end subroutine
 
 subroutine MPI_Pack_size_f08(incount, datatype, comm, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pack_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_pack_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8477,7 +8897,7 @@ subroutine MPI_Pack_size_f08(incount, datatype, comm, size, ierror)
 end subroutine
 
 subroutine MPI_Pack_size_f08_large(incount, datatype, comm, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_pack_size_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_pack_size_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8495,7 +8915,7 @@ subroutine MPI_Pack_size_f08_large(incount, datatype, comm, size, ierror)
 end subroutine
 
 subroutine MPI_Parrived_f08(request, partition, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_parrived
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_parrived
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8512,7 +8932,7 @@ subroutine MPI_Parrived_f08(request, partition, flag, ierror)
 end subroutine
 
 subroutine MPI_Pcontrol_f08(level)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pcontrol
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_pcontrol
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8525,7 +8945,7 @@ subroutine MPI_Pcontrol_f08(level)
 end subroutine
 
 subroutine MPI_Pready_f08(partition, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pready
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_pready
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8541,7 +8961,7 @@ subroutine MPI_Pready_f08(partition, request, ierror)
 end subroutine
 
 subroutine MPI_Pready_list_f08(length, array_of_partitions, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pready_list
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_pready_list
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8557,7 +8977,7 @@ subroutine MPI_Pready_list_f08(length, array_of_partitions, request, ierror)
 end subroutine
 
 subroutine MPI_Pready_range_f08(partition_low, partition_high, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_pready_range
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_pready_range
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8573,7 +8993,7 @@ subroutine MPI_Pready_range_f08(partition_low, partition_high, request, ierror)
 end subroutine
 
 subroutine MPI_Precv_init_f08ts(buf, partitions, count, datatype, source, tag, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_precv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_precv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8597,7 +9017,7 @@ subroutine MPI_Precv_init_f08ts(buf, partitions, count, datatype, source, tag, c
 end subroutine
 
 subroutine MPI_Probe_f08(source, tag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_probe
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_probe
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8614,7 +9034,7 @@ subroutine MPI_Probe_f08(source, tag, comm, status, ierror)
 end subroutine
 
 subroutine MPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_psend_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_psend_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8638,7 +9058,7 @@ subroutine MPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, com
 end subroutine
 
 subroutine MPI_Publish_name_f08(service_name, info, port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_publish_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_publish_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8654,7 +9074,7 @@ subroutine MPI_Publish_name_f08(service_name, info, port_name, ierror)
 end subroutine
 
 subroutine MPI_Put_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_put
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_put
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8683,7 +9103,7 @@ subroutine MPI_Put_f08ts(origin_addr, origin_count, origin_datatype, target_rank
 end subroutine
 
 subroutine MPI_Put_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_put_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_put_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8713,7 +9133,7 @@ subroutine MPI_Put_f08ts_large(origin_addr, origin_count, origin_datatype, targe
 end subroutine
 
 subroutine MPI_Query_thread_f08(provided, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_query_thread
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_query_thread
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8728,7 +9148,7 @@ subroutine MPI_Query_thread_f08(provided, ierror)
 end subroutine
 
 subroutine MPI_Raccumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_raccumulate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_raccumulate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8759,7 +9179,7 @@ subroutine MPI_Raccumulate_f08ts(origin_addr, origin_count, origin_datatype, tar
 end subroutine
 
 subroutine MPI_Raccumulate_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_raccumulate_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_raccumulate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8791,7 +9211,7 @@ subroutine MPI_Raccumulate_f08ts_large(origin_addr, origin_count, origin_datatyp
 end subroutine
 
 subroutine MPI_Recv_f08ts(buf, count, datatype, source, tag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_recv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_recv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8820,7 +9240,7 @@ subroutine MPI_Recv_f08ts(buf, count, datatype, source, tag, comm, status, ierro
 end subroutine
 
 subroutine MPI_Recv_f08ts_large(buf, count, datatype, source, tag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_recv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_recv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8850,7 +9270,7 @@ subroutine MPI_Recv_f08ts_large(buf, count, datatype, source, tag, comm, status,
 end subroutine
 
 subroutine MPI_Recv_init_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_recv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_recv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8879,7 +9299,7 @@ subroutine MPI_Recv_init_f08ts(buf, count, datatype, source, tag, comm, request,
 end subroutine
 
 subroutine MPI_Recv_init_f08ts_large(buf, count, datatype, source, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_recv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_recv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8909,7 +9329,7 @@ subroutine MPI_Recv_init_f08ts_large(buf, count, datatype, source, tag, comm, re
 end subroutine
 
 subroutine MPI_Reduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_reduce
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8940,7 +9360,7 @@ subroutine MPI_Reduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, i
 end subroutine
 
 subroutine MPI_Reduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_reduce_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8972,7 +9392,7 @@ subroutine MPI_Reduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, c
 end subroutine
 
 subroutine MPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_reduce_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -8990,16 +9410,22 @@ subroutine MPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, co
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, root, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_reduce_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9018,16 +9444,22 @@ subroutine MPI_Reduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, ro
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, root, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_local_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_local
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_reduce_local
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9057,7 +9489,7 @@ subroutine MPI_Reduce_local_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
 end subroutine
 
 subroutine MPI_Reduce_local_f08ts_large(inbuf, inoutbuf, count, datatype, op, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_local_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_reduce_local_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9087,7 +9519,7 @@ subroutine MPI_Reduce_local_f08ts_large(inbuf, inoutbuf, count, datatype, op, ie
 end subroutine
 
 subroutine MPI_Reduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_scatter
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_reduce_scatter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9118,7 +9550,7 @@ subroutine MPI_Reduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, 
 end subroutine
 
 subroutine MPI_Reduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_scatter_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_reduce_scatter_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9149,7 +9581,7 @@ subroutine MPI_Reduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype
 end subroutine
 
 subroutine MPI_Reduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_scatter_block
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_reduce_scatter_block
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9180,7 +9612,7 @@ subroutine MPI_Reduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype,
 end subroutine
 
 subroutine MPI_Reduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_scatter_block_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_reduce_scatter_block_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9211,7 +9643,7 @@ subroutine MPI_Reduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, dat
 end subroutine
 
 subroutine MPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_scatter_block_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_reduce_scatter_block_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9229,16 +9661,22 @@ subroutine MPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, data
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_scatter_block_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcount, datatype, op, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_scatter_block_init_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_scatter_block_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_reduce_scatter_block_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9256,16 +9694,22 @@ subroutine MPI_Reduce_scatter_block_init_f08ts_large(sendbuf, recvbuf, recvcount
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_scatter_block_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcount, datatype, op, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_reduce_scatter_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_reduce_scatter_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9283,16 +9727,22 @@ subroutine MPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype,
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_scatter_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcounts, datatype, op, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Reduce_scatter_init_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_reduce_scatter_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_reduce_scatter_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9310,16 +9760,22 @@ subroutine MPI_Reduce_scatter_init_f08ts_large(sendbuf, recvbuf, recvcounts, dat
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Reduce_scatter_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, recvcounts, datatype, op, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_register_datarep
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_register_datarep
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9337,7 +9793,7 @@ subroutine MPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversio
 end subroutine
 
 subroutine MPI_Register_datarep_c_f08(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9352,7 +9808,7 @@ subroutine MPI_Register_datarep_c_f08(datarep, read_conversion_fn, write_convers
 end subroutine
 
 subroutine MPI_Remove_error_class_f08(errorclass, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_remove_error_class
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_remove_error_class
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9367,7 +9823,7 @@ subroutine MPI_Remove_error_class_f08(errorclass, ierror)
 end subroutine
 
 subroutine MPI_Remove_error_code_f08(errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_remove_error_code
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_remove_error_code
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9382,7 +9838,7 @@ subroutine MPI_Remove_error_code_f08(errorcode, ierror)
 end subroutine
 
 subroutine MPI_Remove_error_string_f08(errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_remove_error_string
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_remove_error_string
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9397,7 +9853,7 @@ subroutine MPI_Remove_error_string_f08(errorcode, ierror)
 end subroutine
 
 subroutine MPI_Request_free_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_request_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9406,13 +9862,16 @@ subroutine MPI_Request_free_f08(request, ierror)
   TYPE(MPI_Request), INTENT(INOUT) :: request
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
+  type(c_ptr) :: mark
   ierror_c = MPI_SUCCESS
+  mark = fy_f08_req_before(request, 1, 2)
   if (ierror_c == MPI_SUCCESS) call fy_c(request, ierror_c)
+  call fy_f08_req_after(mark, request)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Request_get_status_f08(request, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_get_status
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_request_get_status
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9423,13 +9882,16 @@ subroutine MPI_Request_get_status_f08(request, flag, status, ierror)
   TYPE(MPI_Status) :: status
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
+  type(c_ptr) :: mark
   ierror_c = MPI_SUCCESS
+  mark = fy_f08_req_before(request, 1, 0)
   if (ierror_c == MPI_SUCCESS) call fy_c(request, flag, status, ierror_c)
+  call fy_f08_req_after(mark, request)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Request_get_status_all_f08(count, array_of_requests, flag, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_get_status_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_request_get_status_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9441,13 +9903,16 @@ subroutine MPI_Request_get_status_all_f08(count, array_of_requests, flag, array_
   TYPE(MPI_Status) :: array_of_statuses(*)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
+  type(c_ptr) :: mark
   ierror_c = MPI_SUCCESS
+  mark = fy_f08_req_before(array_of_requests, count, 0)
   if (ierror_c == MPI_SUCCESS) call fy_c(count, array_of_requests, flag, array_of_statuses, ierror_c)
+  call fy_f08_req_after(mark, array_of_requests)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Request_get_status_any_f08(count, array_of_requests, index, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_get_status_any
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_request_get_status_any
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9460,13 +9925,16 @@ subroutine MPI_Request_get_status_any_f08(count, array_of_requests, index, flag,
   TYPE(MPI_Status) :: status
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
+  type(c_ptr) :: mark
   ierror_c = MPI_SUCCESS
+  mark = fy_f08_req_before(array_of_requests, count, 0)
   if (ierror_c == MPI_SUCCESS) call fy_c(count, array_of_requests, index, flag, status, ierror_c)
+  call fy_f08_req_after(mark, array_of_requests)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Request_get_status_some_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_request_get_status_some
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_request_get_status_some
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9478,13 +9946,16 @@ subroutine MPI_Request_get_status_some_f08(incount, array_of_requests, outcount,
   TYPE(MPI_Status) :: array_of_statuses(*)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
+  type(c_ptr) :: mark
   ierror_c = MPI_SUCCESS
+  mark = fy_f08_req_before(array_of_requests, incount, 0)
   if (ierror_c == MPI_SUCCESS) call fy_c(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror_c)
+  call fy_f08_req_after(mark, array_of_requests)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Rget_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rget
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_rget
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9514,7 +9985,7 @@ subroutine MPI_Rget_f08ts(origin_addr, origin_count, origin_datatype, target_ran
 end subroutine
 
 subroutine MPI_Rget_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rget_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_rget_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9545,7 +10016,7 @@ subroutine MPI_Rget_f08ts_large(origin_addr, origin_count, origin_datatype, targ
 end subroutine
 
 subroutine MPI_Rget_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rget_accumulate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_rget_accumulate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9586,7 +10057,7 @@ subroutine MPI_Rget_accumulate_f08ts(origin_addr, origin_count, origin_datatype,
 end subroutine
 
 subroutine MPI_Rget_accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rget_accumulate_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_rget_accumulate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9628,7 +10099,7 @@ subroutine MPI_Rget_accumulate_f08ts_large(origin_addr, origin_count, origin_dat
 end subroutine
 
 subroutine MPI_Rput_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rput
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_rput
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9658,7 +10129,7 @@ subroutine MPI_Rput_f08ts(origin_addr, origin_count, origin_datatype, target_ran
 end subroutine
 
 subroutine MPI_Rput_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rput_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_rput_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9689,7 +10160,7 @@ subroutine MPI_Rput_f08ts_large(origin_addr, origin_count, origin_datatype, targ
 end subroutine
 
 subroutine MPI_Rsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rsend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_rsend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9717,7 +10188,7 @@ subroutine MPI_Rsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Rsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rsend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_rsend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9746,7 +10217,7 @@ subroutine MPI_Rsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Rsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_rsend_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_rsend_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9775,7 +10246,7 @@ subroutine MPI_Rsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
 end subroutine
 
 subroutine MPI_Rsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_rsend_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_rsend_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9805,7 +10276,7 @@ subroutine MPI_Rsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, req
 end subroutine
 
 subroutine MPI_Scan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scan
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_scan
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9836,7 +10307,7 @@ subroutine MPI_Scan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
 end subroutine
 
 subroutine MPI_Scan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scan_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_scan_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9867,7 +10338,7 @@ subroutine MPI_Scan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ier
 end subroutine
 
 subroutine MPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scan_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_scan_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9885,16 +10356,22 @@ subroutine MPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scan_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scan_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_scan_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9912,16 +10389,22 @@ subroutine MPI_Scan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scan_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, recvbuf_c, count, datatype, op, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scatter
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_scatter
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9951,7 +10434,7 @@ subroutine MPI_Scatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, r
 end subroutine
 
 subroutine MPI_Scatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scatter_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_scatter_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9982,7 +10465,7 @@ subroutine MPI_Scatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvco
 end subroutine
 
 subroutine MPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scatter_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_scatter_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -9999,16 +10482,22 @@ subroutine MPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scatter_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scatter_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scatter_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_scatter_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10026,16 +10515,22 @@ subroutine MPI_Scatter_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, r
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scatter_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcount, sendtype, recvbuf_c, recvcount, recvtype, root, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scatterv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_scatterv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10065,7 +10560,7 @@ subroutine MPI_Scatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, re
 end subroutine
 
 subroutine MPI_Scatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scatterv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_scatterv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10097,7 +10592,7 @@ subroutine MPI_Scatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvb
 end subroutine
 
 subroutine MPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_scatterv_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_scatterv_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10115,16 +10610,22 @@ subroutine MPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvbu
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scatterv_init" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, displs, sendtype, recvbuf_c, recvcount, recvtype, root, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Scatterv_init_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_scatterv_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_scatterv_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10144,16 +10645,22 @@ subroutine MPI_Scatterv_init_f08ts_large(sendbuf, sendcounts, displs, sendtype, 
   integer :: ierror_c
   type(c_ptr) :: sendbuf_c
   type(c_ptr) :: recvbuf_c
+  type(c_ptr) :: sendbuf_t
+  type(c_ptr) :: recvbuf_t
   ierror_c = MPI_SUCCESS
-  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_buf(sendbuf, ierror_c)
-  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_buf(recvbuf, ierror_c)
+  sendbuf_t = c_null_ptr
+  recvbuf_t = c_null_ptr
+  if (ierror_c == MPI_SUCCESS) sendbuf_c = fy_f08_tmp(sendbuf, sendbuf_t, ierror_c)
+  if (ierror_c == MPI_SUCCESS) recvbuf_c = fy_f08_tmp(recvbuf, recvbuf_t, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Scatterv_init_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(sendbuf_c, sendcounts, displs, sendtype, recvbuf_c, recvcount, recvtype, root, comm, info, request, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 1, sendbuf, sendbuf_t, 0, ierror_c)
+  call fy_f08_track(request%MPI_VAL, 1, 0, recvbuf, recvbuf_t, 1, ierror_c)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_send
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_send
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10181,7 +10688,7 @@ subroutine MPI_Send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Send_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_send_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_send_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10210,7 +10717,7 @@ subroutine MPI_Send_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Send_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_send_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_send_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10239,7 +10746,7 @@ subroutine MPI_Send_init_f08ts(buf, count, datatype, dest, tag, comm, request, i
 end subroutine
 
 subroutine MPI_Send_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_send_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_send_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10269,7 +10776,7 @@ subroutine MPI_Send_init_f08ts_large(buf, count, datatype, dest, tag, comm, requ
 end subroutine
 
 subroutine MPI_Sendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_sendrecv
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_sendrecv
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10308,7 +10815,7 @@ subroutine MPI_Sendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvb
 end subroutine
 
 subroutine MPI_Sendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_sendrecv_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_sendrecv_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10348,7 +10855,7 @@ subroutine MPI_Sendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag,
 end subroutine
 
 subroutine MPI_Sendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_sendrecv_replace
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_sendrecv_replace
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10377,7 +10884,7 @@ subroutine MPI_Sendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, sourc
 end subroutine
 
 subroutine MPI_Sendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_sendrecv_replace_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_sendrecv_replace_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10407,7 +10914,7 @@ subroutine MPI_Sendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag,
 end subroutine
 
 subroutine MPI_Session_attach_buffer_f08ts(session, buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_attach_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_session_attach_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10427,7 +10934,7 @@ subroutine MPI_Session_attach_buffer_f08ts(session, buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Session_attach_buffer_f08ts_large(session, buffer, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_session_attach_buffer_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_session_attach_buffer_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10447,7 +10954,7 @@ subroutine MPI_Session_attach_buffer_f08ts_large(session, buffer, size, ierror)
 end subroutine
 
 subroutine MPI_Session_call_errhandler_f08(session, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_call_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_session_call_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10463,7 +10970,7 @@ subroutine MPI_Session_call_errhandler_f08(session, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_create_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_session_create_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10479,7 +10986,7 @@ subroutine MPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, 
 end subroutine
 
 subroutine MPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_detach_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_session_detach_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10496,7 +11003,7 @@ subroutine MPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror)
 end subroutine
 
 subroutine MPI_Session_detach_buffer_f08_large(session, buffer_addr, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_session_detach_buffer_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_session_detach_buffer_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10513,7 +11020,7 @@ subroutine MPI_Session_detach_buffer_f08_large(session, buffer_addr, size, ierro
 end subroutine
 
 subroutine MPI_Session_finalize_f08(session, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_finalize
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_session_finalize
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10528,7 +11035,7 @@ subroutine MPI_Session_finalize_f08(session, ierror)
 end subroutine
 
 subroutine MPI_Session_flush_buffer_f08(session, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_flush_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_session_flush_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10543,7 +11050,7 @@ subroutine MPI_Session_flush_buffer_f08(session, ierror)
 end subroutine
 
 subroutine MPI_Session_get_errhandler_f08(session, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_session_get_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10559,7 +11066,7 @@ subroutine MPI_Session_get_errhandler_f08(session, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Session_get_info_f08(session, info_used, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_session_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10575,7 +11082,7 @@ subroutine MPI_Session_get_info_f08(session, info_used, ierror)
 end subroutine
 
 subroutine MPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_nth_pset
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_session_get_nth_pset
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10594,7 +11101,7 @@ subroutine MPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, i
 end subroutine
 
 subroutine MPI_Session_get_num_psets_f08(session, info, npset_names, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_num_psets
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_session_get_num_psets
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10611,7 +11118,7 @@ subroutine MPI_Session_get_num_psets_f08(session, info, npset_names, ierror)
 end subroutine
 
 subroutine MPI_Session_get_pset_info_f08(session, pset_name, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_get_pset_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_session_get_pset_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10628,7 +11135,7 @@ subroutine MPI_Session_get_pset_info_f08(session, pset_name, info, ierror)
 end subroutine
 
 subroutine MPI_Session_iflush_buffer_f08(session, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_iflush_buffer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_session_iflush_buffer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10644,7 +11151,7 @@ subroutine MPI_Session_iflush_buffer_f08(session, request, ierror)
 end subroutine
 
 subroutine MPI_Session_init_f08(info, errhandler, session, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_session_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10661,7 +11168,7 @@ subroutine MPI_Session_init_f08(info, errhandler, session, ierror)
 end subroutine
 
 subroutine MPI_Session_set_errhandler_f08(session, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_session_set_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_session_set_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10677,7 +11184,7 @@ subroutine MPI_Session_set_errhandler_f08(session, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ssend
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_ssend
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10705,7 +11212,7 @@ subroutine MPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Ssend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ssend_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_ssend_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10734,7 +11241,7 @@ subroutine MPI_Ssend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
 end subroutine
 
 subroutine MPI_Ssend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_ssend_init
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_ssend_init
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10763,7 +11270,7 @@ subroutine MPI_Ssend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
 end subroutine
 
 subroutine MPI_Ssend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_ssend_init_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_ssend_init_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10793,7 +11300,7 @@ subroutine MPI_Ssend_init_f08ts_large(buf, count, datatype, dest, tag, comm, req
 end subroutine
 
 subroutine MPI_Start_f08(request, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_start
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_start
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10802,13 +11309,16 @@ subroutine MPI_Start_f08(request, ierror)
   TYPE(MPI_Request), INTENT(INOUT) :: request
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
+  type(c_ptr) :: mark
   ierror_c = MPI_SUCCESS
+  mark = fy_f08_req_before(request, 1, 1)
   if (ierror_c == MPI_SUCCESS) call fy_c(request, ierror_c)
+  call fy_f08_req_after(mark, request)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Startall_f08(count, array_of_requests, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_startall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_startall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10818,13 +11328,16 @@ subroutine MPI_Startall_f08(count, array_of_requests, ierror)
   TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
+  type(c_ptr) :: mark
   ierror_c = MPI_SUCCESS
+  mark = fy_f08_req_before(array_of_requests, count, 1)
   if (ierror_c == MPI_SUCCESS) call fy_c(count, array_of_requests, ierror_c)
+  call fy_f08_req_after(mark, array_of_requests)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Status_get_error_f08(status, err, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_get_error
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_status_get_error
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10840,7 +11353,7 @@ subroutine MPI_Status_get_error_f08(status, err, ierror)
 end subroutine
 
 subroutine MPI_Status_get_source_f08(status, source, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_get_source
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_status_get_source
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10856,7 +11369,7 @@ subroutine MPI_Status_get_source_f08(status, source, ierror)
 end subroutine
 
 subroutine MPI_Status_get_tag_f08(status, tag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_get_tag
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_status_get_tag
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10872,7 +11385,7 @@ subroutine MPI_Status_get_tag_f08(status, tag, ierror)
 end subroutine
 
 subroutine MPI_Status_set_cancelled_f08(status, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_cancelled
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_status_set_cancelled
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10888,7 +11401,7 @@ subroutine MPI_Status_set_cancelled_f08(status, flag, ierror)
 end subroutine
 
 subroutine MPI_Status_set_elements_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_elements
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_status_set_elements
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10905,7 +11418,7 @@ subroutine MPI_Status_set_elements_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Status_set_elements_f08_large(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_status_set_elements_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_status_set_elements_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10922,7 +11435,7 @@ subroutine MPI_Status_set_elements_f08_large(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Status_set_elements_x_f08(status, datatype, count, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_elements_x
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_status_set_elements_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10939,7 +11452,7 @@ subroutine MPI_Status_set_elements_x_f08(status, datatype, count, ierror)
 end subroutine
 
 subroutine MPI_Status_set_error_f08(status, err, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_error
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_status_set_error
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10955,7 +11468,7 @@ subroutine MPI_Status_set_error_f08(status, err, ierror)
 end subroutine
 
 subroutine MPI_Status_set_source_f08(status, source, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_source
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_status_set_source
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10971,7 +11484,7 @@ subroutine MPI_Status_set_source_f08(status, source, ierror)
 end subroutine
 
 subroutine MPI_Status_set_tag_f08(status, tag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_status_set_tag
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_status_set_tag
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10987,7 +11500,7 @@ subroutine MPI_Status_set_tag_f08(status, tag, ierror)
 end subroutine
 
 subroutine MPI_Test_f08(request, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_test
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_test
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -10998,13 +11511,16 @@ subroutine MPI_Test_f08(request, flag, status, ierror)
   TYPE(MPI_Status) :: status
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
+  type(c_ptr) :: mark
   ierror_c = MPI_SUCCESS
+  mark = fy_f08_req_before(request, 1, 0)
   if (ierror_c == MPI_SUCCESS) call fy_c(request, flag, status, ierror_c)
+  call fy_f08_req_after(mark, request)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Test_cancelled_f08(status, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_test_cancelled
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_test_cancelled
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11020,7 +11536,7 @@ subroutine MPI_Test_cancelled_f08(status, flag, ierror)
 end subroutine
 
 subroutine MPI_Testall_f08(count, array_of_requests, flag, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_testall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_testall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11032,13 +11548,16 @@ subroutine MPI_Testall_f08(count, array_of_requests, flag, array_of_statuses, ie
   TYPE(MPI_Status) :: array_of_statuses(*)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
+  type(c_ptr) :: mark
   ierror_c = MPI_SUCCESS
+  mark = fy_f08_req_before(array_of_requests, count, 0)
   if (ierror_c == MPI_SUCCESS) call fy_c(count, array_of_requests, flag, array_of_statuses, ierror_c)
+  call fy_f08_req_after(mark, array_of_requests)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Testany_f08(count, array_of_requests, index, flag, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_testany
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_testany
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11051,13 +11570,16 @@ subroutine MPI_Testany_f08(count, array_of_requests, index, flag, status, ierror
   TYPE(MPI_Status) :: status
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
+  type(c_ptr) :: mark
   ierror_c = MPI_SUCCESS
+  mark = fy_f08_req_before(array_of_requests, count, 0)
   if (ierror_c == MPI_SUCCESS) call fy_c(count, array_of_requests, index, flag, status, ierror_c)
+  call fy_f08_req_after(mark, array_of_requests)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Testsome_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_testsome
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_testsome
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11069,13 +11591,16 @@ subroutine MPI_Testsome_f08(incount, array_of_requests, outcount, array_of_indic
   TYPE(MPI_Status) :: array_of_statuses(*)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
+  type(c_ptr) :: mark
   ierror_c = MPI_SUCCESS
+  mark = fy_f08_req_before(array_of_requests, incount, 0)
   if (ierror_c == MPI_SUCCESS) call fy_c(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror_c)
+  call fy_f08_req_after(mark, array_of_requests)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Topo_test_f08(comm, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_topo_test
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_topo_test
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11091,7 +11616,7 @@ subroutine MPI_Topo_test_f08(comm, status, ierror)
 end subroutine
 
 subroutine MPI_Type_commit_f08(datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_commit
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_commit
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11106,7 +11631,7 @@ subroutine MPI_Type_commit_f08(datatype, ierror)
 end subroutine
 
 subroutine MPI_Type_contiguous_f08(count, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_contiguous
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_contiguous
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11123,7 +11648,7 @@ subroutine MPI_Type_contiguous_f08(count, oldtype, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_contiguous_f08_large(count, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_contiguous_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_type_contiguous_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11140,7 +11665,7 @@ subroutine MPI_Type_contiguous_f08_large(count, oldtype, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_darray
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_create_darray
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11157,7 +11682,7 @@ subroutine MPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, array_
 end subroutine
 
 subroutine MPI_Type_create_darray_f08_large(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_darray_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_type_create_darray_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11175,7 +11700,7 @@ subroutine MPI_Type_create_darray_f08_large(size, rank, ndims, array_of_gsizes, 
 end subroutine
 
 subroutine MPI_Type_create_f90_complex_f08(p, r, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_f90_complex
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_create_f90_complex
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11191,7 +11716,7 @@ subroutine MPI_Type_create_f90_complex_f08(p, r, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_f90_integer_f08(r, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_f90_integer
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_create_f90_integer
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11207,7 +11732,7 @@ subroutine MPI_Type_create_f90_integer_f08(r, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_f90_real_f08(p, r, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_f90_real
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_create_f90_real
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11223,7 +11748,7 @@ subroutine MPI_Type_create_f90_real_f08(p, r, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_hindexed_f08(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_hindexed
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_create_hindexed
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11241,7 +11766,7 @@ subroutine MPI_Type_create_hindexed_f08(count, array_of_blocklengths, array_of_d
 end subroutine
 
 subroutine MPI_Type_create_hindexed_f08_large(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_hindexed_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_type_create_hindexed_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11258,7 +11783,7 @@ subroutine MPI_Type_create_hindexed_f08_large(count, array_of_blocklengths, arra
 end subroutine
 
 subroutine MPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_hindexed_block
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_create_hindexed_block
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11276,7 +11801,7 @@ subroutine MPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displ
 end subroutine
 
 subroutine MPI_Type_create_hindexed_block_f08_large(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_hindexed_block_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_type_create_hindexed_block_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11293,7 +11818,7 @@ subroutine MPI_Type_create_hindexed_block_f08_large(count, blocklength, array_of
 end subroutine
 
 subroutine MPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_hvector
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_create_hvector
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11311,7 +11836,7 @@ subroutine MPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newt
 end subroutine
 
 subroutine MPI_Type_create_hvector_f08_large(count, blocklength, stride, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_hvector_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_type_create_hvector_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11328,7 +11853,7 @@ subroutine MPI_Type_create_hvector_f08_large(count, blocklength, stride, oldtype
 end subroutine
 
 subroutine MPI_Type_create_indexed_block_f08(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_indexed_block
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_create_indexed_block
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11345,7 +11870,7 @@ subroutine MPI_Type_create_indexed_block_f08(count, blocklength, array_of_displa
 end subroutine
 
 subroutine MPI_Type_create_indexed_block_f08_large(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_indexed_block_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_type_create_indexed_block_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11362,7 +11887,7 @@ subroutine MPI_Type_create_indexed_block_f08_large(count, blocklength, array_of_
 end subroutine
 
 subroutine MPI_Type_create_keyval_f08(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_create_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11380,7 +11905,7 @@ subroutine MPI_Type_create_keyval_f08(type_copy_attr_fn, type_delete_attr_fn, ty
 end subroutine
 
 subroutine MPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_resized
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_create_resized
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11397,7 +11922,7 @@ subroutine MPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_struct
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_create_struct
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11415,7 +11940,7 @@ subroutine MPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_dis
 end subroutine
 
 subroutine MPI_Type_create_struct_f08_large(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_struct_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_type_create_struct_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11432,7 +11957,7 @@ subroutine MPI_Type_create_struct_f08_large(count, array_of_blocklengths, array_
 end subroutine
 
 subroutine MPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_create_subarray
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_create_subarray
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11449,7 +11974,7 @@ subroutine MPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes
 end subroutine
 
 subroutine MPI_Type_create_subarray_f08_large(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_create_subarray_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_type_create_subarray_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11467,7 +11992,7 @@ subroutine MPI_Type_create_subarray_f08_large(ndims, array_of_sizes, array_of_su
 end subroutine
 
 subroutine MPI_Type_delete_attr_f08(datatype, type_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_delete_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_delete_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11483,7 +12008,7 @@ subroutine MPI_Type_delete_attr_f08(datatype, type_keyval, ierror)
 end subroutine
 
 subroutine MPI_Type_dup_f08(oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_dup
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_dup
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11499,7 +12024,7 @@ subroutine MPI_Type_dup_f08(oldtype, newtype, ierror)
 end subroutine
 
 subroutine MPI_Type_free_f08(datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11514,7 +12039,7 @@ subroutine MPI_Type_free_f08(datatype, ierror)
 end subroutine
 
 subroutine MPI_Type_free_keyval_f08(type_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_free_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_free_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11529,7 +12054,7 @@ subroutine MPI_Type_free_keyval_f08(type_keyval, ierror)
 end subroutine
 
 subroutine MPI_Type_get_attr_f08(datatype, type_keyval, attribute_val, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_get_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11547,7 +12072,7 @@ subroutine MPI_Type_get_attr_f08(datatype, type_keyval, attribute_val, flag, ier
 end subroutine
 
 subroutine MPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_contents
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_get_contents
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11566,7 +12091,7 @@ subroutine MPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_
 end subroutine
 
 subroutine MPI_Type_get_contents_f08_large(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_get_contents_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_type_get_contents_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11586,7 +12111,7 @@ subroutine MPI_Type_get_contents_f08_large(datatype, max_integers, max_addresses
 end subroutine
 
 subroutine MPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_datatypes, combiner, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_envelope
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_get_envelope
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11602,7 +12127,7 @@ subroutine MPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_
 end subroutine
 
 subroutine MPI_Type_get_envelope_f08_large(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_get_envelope_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_type_get_envelope_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11619,7 +12144,7 @@ subroutine MPI_Type_get_envelope_f08_large(datatype, num_integers, num_addresses
 end subroutine
 
 subroutine MPI_Type_get_extent_f08(datatype, lb, extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_extent
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_get_extent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11635,7 +12160,7 @@ subroutine MPI_Type_get_extent_f08(datatype, lb, extent, ierror)
 end subroutine
 
 subroutine MPI_Type_get_extent_x_f08(datatype, lb, extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_extent_x
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_get_extent_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11651,7 +12176,7 @@ subroutine MPI_Type_get_extent_x_f08(datatype, lb, extent, ierror)
 end subroutine
 
 subroutine MPI_Type_get_name_f08(datatype, type_name, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_get_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11668,7 +12193,7 @@ subroutine MPI_Type_get_name_f08(datatype, type_name, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Type_get_true_extent_f08(datatype, true_lb, true_extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_true_extent
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_get_true_extent
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11684,7 +12209,7 @@ subroutine MPI_Type_get_true_extent_f08(datatype, true_lb, true_extent, ierror)
 end subroutine
 
 subroutine MPI_Type_get_true_extent_x_f08(datatype, true_lb, true_extent, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_true_extent_x
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_get_true_extent_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11700,7 +12225,7 @@ subroutine MPI_Type_get_true_extent_x_f08(datatype, true_lb, true_extent, ierror
 end subroutine
 
 subroutine MPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_get_value_index
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_get_value_index
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11716,7 +12241,7 @@ subroutine MPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierro
 end subroutine
 
 subroutine MPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_indexed
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_indexed
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11733,7 +12258,7 @@ subroutine MPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacem
 end subroutine
 
 subroutine MPI_Type_indexed_f08_large(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_indexed_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_type_indexed_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11750,7 +12275,7 @@ subroutine MPI_Type_indexed_f08_large(count, array_of_blocklengths, array_of_dis
 end subroutine
 
 subroutine MPI_Type_match_size_f08(typeclass, size, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_match_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_match_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11766,7 +12291,7 @@ subroutine MPI_Type_match_size_f08(typeclass, size, datatype, ierror)
 end subroutine
 
 subroutine MPI_Type_set_attr_f08(datatype, type_keyval, attribute_val, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_set_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_set_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11783,7 +12308,7 @@ subroutine MPI_Type_set_attr_f08(datatype, type_keyval, attribute_val, ierror)
 end subroutine
 
 subroutine MPI_Type_set_name_f08(datatype, type_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_set_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_set_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11799,7 +12324,7 @@ subroutine MPI_Type_set_name_f08(datatype, type_name, ierror)
 end subroutine
 
 subroutine MPI_Type_size_f08(datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_size
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_size
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11815,7 +12340,7 @@ subroutine MPI_Type_size_f08(datatype, size, ierror)
 end subroutine
 
 subroutine MPI_Type_size_f08_large(datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_size_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_type_size_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11831,7 +12356,7 @@ subroutine MPI_Type_size_f08_large(datatype, size, ierror)
 end subroutine
 
 subroutine MPI_Type_size_x_f08(datatype, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_size_x
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_size_x
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11847,7 +12372,7 @@ subroutine MPI_Type_size_x_f08(datatype, size, ierror)
 end subroutine
 
 subroutine MPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_type_vector
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_type_vector
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11864,7 +12389,7 @@ subroutine MPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ier
 end subroutine
 
 subroutine MPI_Type_vector_f08_large(count, blocklength, stride, oldtype, newtype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_type_vector_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_type_vector_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11881,7 +12406,7 @@ subroutine MPI_Type_vector_f08_large(count, blocklength, stride, oldtype, newtyp
 end subroutine
 
 subroutine MPI_Unpack_f08ts(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_unpack
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_unpack
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11897,23 +12422,26 @@ subroutine MPI_Unpack_f08ts(inbuf, insize, position, outbuf, outcount, datatype,
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  type(c_ptr) :: inbuf_t
   type(c_ptr) :: outbuf_t
   INTEGER :: outcount_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  inbuf_t = c_null_ptr
   outbuf_t = c_null_ptr
   outcount_c = outcount
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
+  if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_tmp(inbuf, inbuf_t, ierror_c)
   if (ierror_c == MPI_SUCCESS) call fy_f08_sec(outbuf, outcount, datatype, outbuf_c, outcount_c, datatype_c, outbuf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Unpack" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, insize, position, outbuf_c, outcount_c, datatype_c, comm, ierror_c)
+  call fy_f08_tmp_done(inbuf, inbuf_t, 0)
   call fy_f08_sec_done(outbuf, outbuf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Unpack_f08ts_large(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_unpack_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_unpack_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11929,23 +12457,26 @@ subroutine MPI_Unpack_f08ts_large(inbuf, insize, position, outbuf, outcount, dat
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  type(c_ptr) :: inbuf_t
   type(c_ptr) :: outbuf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: outcount_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  inbuf_t = c_null_ptr
   outbuf_t = c_null_ptr
   outcount_c = outcount
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
+  if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_tmp(inbuf, inbuf_t, ierror_c)
   if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(outbuf, outcount, datatype, outbuf_c, outcount_c, datatype_c, outbuf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 1, comm%MPI_VAL, "MPI_Unpack_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(inbuf_c, insize, position, outbuf_c, outcount_c, datatype_c, comm, ierror_c)
+  call fy_f08_tmp_done(inbuf, inbuf_t, 0)
   call fy_f08_sec_done(outbuf, outbuf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_unpack_external
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_unpack_external
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11962,23 +12493,26 @@ subroutine MPI_Unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, o
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  type(c_ptr) :: inbuf_t
   type(c_ptr) :: outbuf_t
   INTEGER :: outcount_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  inbuf_t = c_null_ptr
   outbuf_t = c_null_ptr
   outcount_c = outcount
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
+  if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_tmp(inbuf, inbuf_t, ierror_c)
   if (ierror_c == MPI_SUCCESS) call fy_f08_sec(outbuf, outcount, datatype, outbuf_c, outcount_c, datatype_c, outbuf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Unpack_external" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(datarep, inbuf_c, insize, position, outbuf_c, outcount_c, datatype_c, ierror_c)
+  call fy_f08_tmp_done(inbuf, inbuf_t, 0)
   call fy_f08_sec_done(outbuf, outbuf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Unpack_external_f08ts_large(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_unpack_external_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_unpack_external_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -11994,23 +12528,26 @@ subroutine MPI_Unpack_external_f08ts_large(datarep, inbuf, insize, position, out
   integer :: ierror_c
   type(c_ptr) :: inbuf_c
   type(c_ptr) :: outbuf_c
+  type(c_ptr) :: inbuf_t
   type(c_ptr) :: outbuf_t
   INTEGER(KIND=MPI_COUNT_KIND) :: outcount_c
   type(MPI_Datatype) :: datatype_c
   ierror_c = MPI_SUCCESS
+  inbuf_t = c_null_ptr
   outbuf_t = c_null_ptr
   outcount_c = outcount
   datatype_c = datatype
-  if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_buf(inbuf, ierror_c)
+  if (ierror_c == MPI_SUCCESS) inbuf_c = fy_f08_tmp(inbuf, inbuf_t, ierror_c)
   if (ierror_c == MPI_SUCCESS) call fy_f08_sec_l(outbuf, outcount, datatype, outbuf_c, outcount_c, datatype_c, outbuf_t, 1, ierror_c)
   if (ierror_c /= MPI_SUCCESS) call fy_f08_fail(ierror_c, 0, 0, "MPI_Unpack_external_c" // c_null_char)
   if (ierror_c == MPI_SUCCESS) call fy_c(datarep, inbuf_c, insize, position, outbuf_c, outcount_c, datatype_c, ierror_c)
+  call fy_f08_tmp_done(inbuf, inbuf_t, 0)
   call fy_f08_sec_done(outbuf, outbuf_t, 1, datatype_c, datatype)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Unpublish_name_f08(service_name, info, port_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_unpublish_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_unpublish_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12026,7 +12563,7 @@ subroutine MPI_Unpublish_name_f08(service_name, info, port_name, ierror)
 end subroutine
 
 subroutine MPI_Wait_f08(request, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_wait
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_wait
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12036,13 +12573,16 @@ subroutine MPI_Wait_f08(request, status, ierror)
   TYPE(MPI_Status) :: status
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
+  type(c_ptr) :: mark
   ierror_c = MPI_SUCCESS
+  mark = fy_f08_req_before(request, 1, 0)
   if (ierror_c == MPI_SUCCESS) call fy_c(request, status, ierror_c)
+  call fy_f08_req_after(mark, request)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Waitall_f08(count, array_of_requests, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_waitall
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_waitall
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12053,13 +12593,16 @@ subroutine MPI_Waitall_f08(count, array_of_requests, array_of_statuses, ierror)
   TYPE(MPI_Status) :: array_of_statuses(*)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
+  type(c_ptr) :: mark
   ierror_c = MPI_SUCCESS
+  mark = fy_f08_req_before(array_of_requests, count, 0)
   if (ierror_c == MPI_SUCCESS) call fy_c(count, array_of_requests, array_of_statuses, ierror_c)
+  call fy_f08_req_after(mark, array_of_requests)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Waitany_f08(count, array_of_requests, index, status, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_waitany
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_waitany
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12071,13 +12614,16 @@ subroutine MPI_Waitany_f08(count, array_of_requests, index, status, ierror)
   TYPE(MPI_Status) :: status
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
+  type(c_ptr) :: mark
   ierror_c = MPI_SUCCESS
+  mark = fy_f08_req_before(array_of_requests, count, 0)
   if (ierror_c == MPI_SUCCESS) call fy_c(count, array_of_requests, index, status, ierror_c)
+  call fy_f08_req_after(mark, array_of_requests)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Waitsome_f08(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_waitsome
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_waitsome
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12089,13 +12635,16 @@ subroutine MPI_Waitsome_f08(incount, array_of_requests, outcount, array_of_indic
   TYPE(MPI_Status) :: array_of_statuses(*)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   integer :: ierror_c
+  type(c_ptr) :: mark
   ierror_c = MPI_SUCCESS
+  mark = fy_f08_req_before(array_of_requests, incount, 0)
   if (ierror_c == MPI_SUCCESS) call fy_c(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror_c)
+  call fy_f08_req_after(mark, array_of_requests)
   if (present(ierror)) ierror = ierror_c
 end subroutine
 
 subroutine MPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_allocate
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_allocate
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12115,7 +12664,7 @@ subroutine MPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierro
 end subroutine
 
 subroutine MPI_Win_allocate_f08_large(size, disp_unit, info, comm, baseptr, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_win_allocate_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_win_allocate_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12134,7 +12683,7 @@ subroutine MPI_Win_allocate_f08_large(size, disp_unit, info, comm, baseptr, win,
 end subroutine
 
 subroutine MPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_allocate_shared
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_allocate_shared
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12154,7 +12703,7 @@ subroutine MPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win
 end subroutine
 
 subroutine MPI_Win_allocate_shared_f08_large(size, disp_unit, info, comm, baseptr, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_win_allocate_shared_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_win_allocate_shared_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12173,7 +12722,7 @@ subroutine MPI_Win_allocate_shared_f08_large(size, disp_unit, info, comm, basept
 end subroutine
 
 subroutine MPI_Win_attach_f08ts(win, base, size, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_attach
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_attach
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12193,7 +12742,7 @@ subroutine MPI_Win_attach_f08ts(win, base, size, ierror)
 end subroutine
 
 subroutine MPI_Win_call_errhandler_f08(win, errorcode, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_call_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_call_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12209,7 +12758,7 @@ subroutine MPI_Win_call_errhandler_f08(win, errorcode, ierror)
 end subroutine
 
 subroutine MPI_Win_complete_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_complete
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_complete
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12224,7 +12773,7 @@ subroutine MPI_Win_complete_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_create_f08ts(base, size, disp_unit, info, comm, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_create
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_create
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12247,7 +12796,7 @@ subroutine MPI_Win_create_f08ts(base, size, disp_unit, info, comm, win, ierror)
 end subroutine
 
 subroutine MPI_Win_create_f08ts_large(base, size, disp_unit, info, comm, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_win_create_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_win_create_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12269,7 +12818,7 @@ subroutine MPI_Win_create_f08ts_large(base, size, disp_unit, info, comm, win, ie
 end subroutine
 
 subroutine MPI_Win_create_dynamic_f08(info, comm, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_create_dynamic
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_create_dynamic
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12286,7 +12835,7 @@ subroutine MPI_Win_create_dynamic_f08(info, comm, win, ierror)
 end subroutine
 
 subroutine MPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_create_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_create_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12302,7 +12851,7 @@ subroutine MPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Win_create_keyval_f08(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_create_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_create_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12320,7 +12869,7 @@ subroutine MPI_Win_create_keyval_f08(win_copy_attr_fn, win_delete_attr_fn, win_k
 end subroutine
 
 subroutine MPI_Win_delete_attr_f08(win, win_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_delete_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_delete_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12336,7 +12885,7 @@ subroutine MPI_Win_delete_attr_f08(win, win_keyval, ierror)
 end subroutine
 
 subroutine MPI_Win_detach_f08ts(win, base, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_detach
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_detach
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12355,7 +12904,7 @@ subroutine MPI_Win_detach_f08ts(win, base, ierror)
 end subroutine
 
 subroutine MPI_Win_fence_f08(assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_fence
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_fence
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12371,7 +12920,7 @@ subroutine MPI_Win_fence_f08(assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_flush_f08(rank, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_flush
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_flush
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12387,7 +12936,7 @@ subroutine MPI_Win_flush_f08(rank, win, ierror)
 end subroutine
 
 subroutine MPI_Win_flush_all_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_flush_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_flush_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12402,7 +12951,7 @@ subroutine MPI_Win_flush_all_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_flush_local_f08(rank, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_flush_local
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_flush_local
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12418,7 +12967,7 @@ subroutine MPI_Win_flush_local_f08(rank, win, ierror)
 end subroutine
 
 subroutine MPI_Win_flush_local_all_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_flush_local_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_flush_local_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12433,7 +12982,7 @@ subroutine MPI_Win_flush_local_all_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_free_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_free
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_free
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12448,7 +12997,7 @@ subroutine MPI_Win_free_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_free_keyval_f08(win_keyval, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_free_keyval
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_free_keyval
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12463,7 +13012,7 @@ subroutine MPI_Win_free_keyval_f08(win_keyval, ierror)
 end subroutine
 
 subroutine MPI_Win_get_attr_f08(win, win_keyval, attribute_val, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_get_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12481,7 +13030,7 @@ subroutine MPI_Win_get_attr_f08(win, win_keyval, attribute_val, flag, ierror)
 end subroutine
 
 subroutine MPI_Win_get_errhandler_f08(win, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_get_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12497,7 +13046,7 @@ subroutine MPI_Win_get_errhandler_f08(win, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Win_get_group_f08(win, group, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_group
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_get_group
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12513,7 +13062,7 @@ subroutine MPI_Win_get_group_f08(win, group, ierror)
 end subroutine
 
 subroutine MPI_Win_get_info_f08(win, info_used, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_get_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12529,7 +13078,7 @@ subroutine MPI_Win_get_info_f08(win, info_used, ierror)
 end subroutine
 
 subroutine MPI_Win_get_name_f08(win, win_name, resultlen, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_get_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_get_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12546,7 +13095,7 @@ subroutine MPI_Win_get_name_f08(win, win_name, resultlen, ierror)
 end subroutine
 
 subroutine MPI_Win_lock_f08(lock_type, rank, assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_lock
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_lock
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12562,7 +13111,7 @@ subroutine MPI_Win_lock_f08(lock_type, rank, assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_lock_all_f08(assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_lock_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_lock_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12578,7 +13127,7 @@ subroutine MPI_Win_lock_all_f08(assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_post_f08(group, assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_post
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_post
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12595,7 +13144,7 @@ subroutine MPI_Win_post_f08(group, assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_set_attr_f08(win, win_keyval, attribute_val, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_set_attr
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_set_attr
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12612,7 +13161,7 @@ subroutine MPI_Win_set_attr_f08(win, win_keyval, attribute_val, ierror)
 end subroutine
 
 subroutine MPI_Win_set_errhandler_f08(win, errhandler, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_set_errhandler
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_set_errhandler
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12628,7 +13177,7 @@ subroutine MPI_Win_set_errhandler_f08(win, errhandler, ierror)
 end subroutine
 
 subroutine MPI_Win_set_info_f08(win, info, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_set_info
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_set_info
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12644,7 +13193,7 @@ subroutine MPI_Win_set_info_f08(win, info, ierror)
 end subroutine
 
 subroutine MPI_Win_set_name_f08(win, win_name, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_set_name
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_set_name
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12660,7 +13209,7 @@ subroutine MPI_Win_set_name_f08(win, win_name, ierror)
 end subroutine
 
 subroutine MPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_shared_query
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_shared_query
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12679,7 +13228,7 @@ subroutine MPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror)
 end subroutine
 
 subroutine MPI_Win_shared_query_f08_large(win, rank, size, disp_unit, baseptr, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => fy_f_win_shared_query_c
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => fy_f_win_shared_query_c
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12697,7 +13246,7 @@ subroutine MPI_Win_shared_query_f08_large(win, rank, size, disp_unit, baseptr, i
 end subroutine
 
 subroutine MPI_Win_start_f08(group, assert, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_start
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_start
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12714,7 +13263,7 @@ subroutine MPI_Win_start_f08(group, assert, win, ierror)
 end subroutine
 
 subroutine MPI_Win_sync_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_sync
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_sync
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12729,7 +13278,7 @@ subroutine MPI_Win_sync_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_test_f08(win, flag, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_test
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_test
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12745,7 +13294,7 @@ subroutine MPI_Win_test_f08(win, flag, ierror)
 end subroutine
 
 subroutine MPI_Win_unlock_f08(rank, win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_unlock
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_unlock
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12761,7 +13310,7 @@ subroutine MPI_Win_unlock_f08(rank, win, ierror)
 end subroutine
 
 subroutine MPI_Win_unlock_all_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_unlock_all
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_unlock_all
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12776,7 +13325,7 @@ subroutine MPI_Win_unlock_all_f08(win, ierror)
 end subroutine
 
 subroutine MPI_Win_wait_f08(win, ierror)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_win_wait
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_win_wait
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12791,7 +13340,7 @@ subroutine MPI_Win_wait_f08(win, ierror)
 end subroutine
 
 function MPI_Wtick_f08() result(res)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_wtick
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_wtick
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants
@@ -12802,7 +13351,7 @@ function MPI_Wtick_f08() result(res)
 end function
 
 function MPI_Wtime_f08() result(res)
-  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_c => pmpi_wtime
+  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after, fy_c => pmpi_wtime
   use, intrinsic :: iso_c_binding
   use mpi_f08_types
   use mpi_f08_compile_constants

@@ -269,6 +269,13 @@ def gen_constants(fabi, abi):
         h = _handle_type(n, abi)
         if h:
             o.append("  type(MPI_%s), parameter :: %s = MPI_%s(%d)" % (h, n, h, c["value"]))
+        elif n == "MPI_SUBARRAYS_SUPPORTED":
+            # mpif.h's and mpi's is .FALSE. (no descriptors there); mpi_f08
+            # takes sections in every choice buffer but memory MPI keeps
+            # using (attached buffers, window memory, partitioned
+            # buffers: src/binding/fortran/fy_f08_buf.c); MPICH's says
+            # .TRUE. too
+            o.append("  logical, parameter :: %s = .true." % n)
         elif c["type"] == "LOGICAL":
             o.append("  logical, parameter :: %s = %s" % (n, ".true." if c["value"] else ".false."))
         elif c["type"] == "INTEGER*8":
@@ -348,6 +355,10 @@ def gen_c_iface(procs):
     o += ["    function fy_f08_buf(buf, ierror) bind(C, name=\"fy_f08_buf\") result(p)",
           "      import", "      type(*), dimension(..), intent(in) :: buf", "      integer(c_int) :: ierror",
           "      type(c_ptr) :: p", "    end function"]
+    o += ["    function fy_f08_one(buf, datatype, ierror) bind(C, name=\"fy_f08_one\") result(p)",
+          "      import", "      type(*), dimension(..), intent(in) :: buf",
+          "      type(MPI_Datatype), intent(in) :: datatype", "      integer(c_int) :: ierror",
+          "      type(c_ptr) :: p", "    end function"]
     o += ["    function fy_f08_addr(buf) bind(C, name=\"fy_f08_addr\") result(p)",
           "      import", "      type(*), dimension(..), intent(in) :: buf", "      type(c_ptr) :: p",
           "    end function"]
@@ -366,6 +377,16 @@ def gen_c_iface(procs):
               "      type(MPI_Datatype), intent(out) :: datatype_c", "      type(c_ptr) :: tmp",
               "      integer(c_int), intent(in) :: blocking", "      integer(c_int) :: ierror",
               "    end subroutine"]
+    o += ["    subroutine fy_f08_track(req, persistent, first, buf, tmp, out, ierror) bind(C, name=\"fy_f08_track\")",
+          "      import", "      integer(c_int), intent(in) :: req, persistent, first",
+          "      type(*), dimension(..) :: buf", "      type(c_ptr) :: tmp",
+          "      integer(c_int), intent(in) :: out, ierror", "    end subroutine",
+          "    function fy_f08_req_before(reqs, n, kind) bind(C, name=\"fy_f08_req_before\") result(p)",
+          "      import", "      type(*), dimension(..) :: reqs", "      integer(c_int), intent(in) :: n, kind",
+          "      type(c_ptr) :: p", "    end function",
+          "    subroutine fy_f08_req_after(mark, reqs) bind(C, name=\"fy_f08_req_after\")",
+          "      import", "      type(c_ptr) :: mark", "      type(*), dimension(..) :: reqs",
+          "    end subroutine"]
     o += ["    subroutine fy_f08_sec_done(buf, tmp, out, datatype_c, datatype) bind(C, name=\"fy_f08_sec_done\")",
           "      import", "      type(*), dimension(..) :: buf", "      type(c_ptr) :: tmp",
           "      integer(c_int), intent(in) :: out", "      type(MPI_Datatype) :: datatype_c",
@@ -490,11 +511,42 @@ BLOCKING_COLL = re.compile(r"MPI_(Neighbor_)?(Allgatherv?|Allreduce|Alltoall[vw]
                            r"|Reduce_local|Reduce_scatter(_block)?|Scan|Scatterv?)$", re.I)
 
 
+BLOCKING_BYTES = re.compile(r"MPI_(Un)?pack(_external)?$", re.I)
+
+
 def blocking_collective(p):
-    """A blocking collective: nothing touches its buffers once it returns,
-    so a section no datatype can describe is copied in and out
-    (fy_f08_tmp)."""
-    return bool(BLOCKING_COLL.match(p.name))
+    """A blocking collective, or the packed bytes of MPI_Pack and
+    MPI_Unpack: nothing touches the buffers once the call returns, so a
+    section no datatype can describe is copied in and out (fy_f08_tmp)."""
+    return bool(BLOCKING_COLL.match(p.name) or BLOCKING_BYTES.match(p.name))
+
+
+def pending_collective(p):
+    """A nonblocking (MPI_Iallreduce) or persistent (MPI_Allreduce_init)
+    collective: the copy of a section is kept with its request and copied
+    back when it completes (fy_f08_track, fy_f08_req.c). Returns
+    (persistent, request argument) or None."""
+    if "request" not in p.args:
+        return None
+    m = re.match(r"MPI_I(\w+)$", p.name)
+    base = "MPI_" + m.group(1) if m else p.name[:-5] if p.name.endswith("_init") else None
+    if base is None or not BLOCKING_COLL.match(base):
+        return None
+    return (1 if p.name.endswith("_init") else 0), "request"
+
+
+# Calls that complete, test, start or free requests: (kind, count argument
+# or None for one request, the request argument); see fy_f08_req_before.
+REQUEST_CALLS = {
+    "MPI_Wait": (0, None, "request"), "MPI_Test": (0, None, "request"),
+    "MPI_Request_get_status": (0, None, "request"),
+    "MPI_Start": (1, None, "request"), "MPI_Request_free": (2, None, "request"),
+    "MPI_Startall": (1, "count", "array_of_requests"),
+}
+for _n in ("Waitall", "Waitany", "Testall", "Testany", "Request_get_status_all", "Request_get_status_any"):
+    REQUEST_CALLS["MPI_" + _n] = (0, "count", "array_of_requests")
+for _n in ("Waitsome", "Testsome", "Request_get_status_some"):
+    REQUEST_CALLS["MPI_" + _n] = (0, "incount", "array_of_requests")
 
 
 BLOCKING_OWN = re.compile(r"MPI_([BSR]?send|Recv|Sendrecv(_replace)?|Mrecv|Bcast|(Un)?pack(_external)?"
@@ -532,7 +584,7 @@ def gen_wrapper(p, f, large):
     body = [l for b in body for l in wrap_lines(b, "")]
     ce = c_entry(p, f, large)
     o = body[:1]
-    uses = ["  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail%s"
+    uses = ["  use fy_f08_c, only : fy_f08_buf, fy_f08_addr, fy_f08_tmp, fy_f08_tmp_done, fy_f08_sec, fy_f08_sec_l, fy_f08_sec_done, fy_f08_fail, fy_f08_one, fy_f08_track, fy_f08_req_before, fy_f08_req_after%s"
             % (", fy_c => %s" % ce if ce else "")]
     o += uses + body[1:]
     bufs = []
@@ -553,15 +605,20 @@ def gen_wrapper(p, f, large):
     for b in bufs:
         o.append("  type(c_ptr) :: %s_c" % b)
     own = {b: own_triple(p, b, bufs) for b in bufs}
+    pend = pending_collective(p)
+    copied = blocking_collective(p) or pend is not None
+    hook = REQUEST_CALLS.get(p.name)
+    if hook:
+        o.append("  type(c_ptr) :: mark")
     for b, t in own.items():
-        if t or blocking_collective(p):
+        if t or copied:
             o.append("  type(c_ptr) :: %s_t" % b)
         if t:
             o.append("  %s :: %s_c" % (_strip_attrs(p.spec_of(t[0])[0]), t[0]))
             o.append("  type(MPI_Datatype) :: %s_c" % t[1])
     o.append("  ierror_c = MPI_SUCCESS")
     for b, t in own.items():
-        if t or blocking_collective(p):
+        if t or copied:
             o.append("  %s_t = c_null_ptr" % b)
     renamed = {}
     for b, t in own.items():
@@ -574,8 +631,10 @@ def gen_wrapper(p, f, large):
             sfx = "_l" if "MPI_COUNT_KIND" in p.spec_of(t[0])[0] else ""
             o += wrap_lines("if (ierror_c == MPI_SUCCESS) call fy_f08_sec%s(%s, %s, %s, %s_c, %s_c, %s_c, %s_t, %d, ierror_c)"
                             % (sfx, b, t[0], t[1], b, t[0], t[1], b, 1 if blocking_own(p) else 0), "  ")
-        elif blocking_collective(p):
+        elif copied:
             o.append("  if (ierror_c == MPI_SUCCESS) %s_c = fy_f08_tmp(%s, %s_t, ierror_c)" % (b, b, b))
+        elif p.name in ("MPI_Fetch_and_op", "MPI_Compare_and_swap"):
+            o.append("  if (ierror_c == MPI_SUCCESS) %s_c = fy_f08_one(%s, datatype, ierror_c)" % (b, b))
         elif address_only(p):
             o.append("  if (ierror_c == MPI_SUCCESS) %s_c = fy_f08_addr(%s)" % (b, b))
         else:
@@ -586,11 +645,21 @@ def gen_wrapper(p, f, large):
                         % (kind, handle, p.name + ("_c" if large else "")), "  ")
     args = [("%s_c" % a if a in bufs else "ierror_c" if a == "ierror" else renamed.get(a, a)) for a in p.args]
     call = "call fy_c(%s)" % ", ".join(args)
+    if hook:
+        kind, n, r = hook
+        o.append("  mark = fy_f08_req_before(%s, %s, %d)" % (r, n or "1", kind))
     o += wrap_lines("if (ierror_c == MPI_SUCCESS) " + call, "  ")
+    if hook:
+        o.append("  call fy_f08_req_after(mark, %s)" % hook[2])
+    first = 1
     for b, t in own.items():
         out = 0 if "INTENT(IN)" in p.spec_of(b)[0] else 1
         if t:
             o.append("  call fy_f08_sec_done(%s, %s_t, %d, %s_c, %s)" % (b, b, out, t[1], t[1]))
+        elif pend:
+            o += wrap_lines("call fy_f08_track(%s%%MPI_VAL, %d, %d, %s, %s_t, %d, ierror_c)"
+                            % (pend[1], pend[0], first, b, b, out), "  ")
+            first = 0
         elif blocking_collective(p):
             o.append("  call fy_f08_tmp_done(%s, %s_t, %d)" % (b, b, out))
     if p.has_ierror:
