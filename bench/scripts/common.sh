@@ -76,14 +76,16 @@ build() {
   local dir=$FY_RESULTS/build-$impl exe src stale=0 cc
   mkdir -p "$dir"
   exe=$dir/$name
-  # a Fortran source is built with the library's Fortran wrapper
+  # a Fortran source is built with the library's Fortran wrapper; a
+  # preprocessed one (.F90) may test FY_IMPL_<IMPL> (FY_IMPL_OMPI...) to
+  # leave out what a library cannot compile
   cc=$(impl_cc "$impl")
-  case "$1" in *.f90) cc=$(impl_cc "$impl" fortran) ;; esac
+  case "$1" in *.f90|*.F90) cc=$(impl_cc "$impl" fortran) ;; esac
   for src in "$@"; do [ "$src" -nt "$exe" ] && stale=1; done
   [ "$cc" -nt "$exe" ] 2>/dev/null && stale=1
   if [ ! -x "$exe" ] || [ $stale = 1 ]; then
     # shellcheck disable=SC2046
-    "$cc" -O2 -Wall -Wextra -o "$exe" "$@" -lm >&2 \
+    "$cc" -O2 -Wall -Wextra "-DFY_IMPL_$(echo "$impl" | tr 'a-z-' 'A-Z_')" -o "$exe" "$@" -lm >&2 \
       || { fy_note "build of $name against $impl failed"; return 1; }
   fi
   echo "$exe"

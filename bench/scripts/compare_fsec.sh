@@ -28,7 +28,7 @@ configs=$(filter_configs $configs)
 [ -n "$configs" ] || { fy_note "no MPI available"; exit 1; }
 bench_results fsec
 status=0
-run_rounds "$runs" "$csv" fsec "$FY_BENCH/fsec/fsec.f90" "$configs" "${args[@]}" || status=1
+run_rounds "$runs" "$csv" fsec "$FY_BENCH/fsec/fsec.F90" "$configs" "${args[@]}" || status=1
 keep_latest fsec || exit 1
 { python3 "$FY_BENCH/scripts/fsec_table.py" "$csv"; echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"; } \
   | tee "${csv%.csv}.txt"
