@@ -31,7 +31,7 @@ program f08_sections
   ! value the compiler kept from before MPI_Start)
   integer, asynchronous :: a(100), b(100)
   integer :: m(6, 8), row(8), expect(100), big(2000), bigr(2000)
-  integer :: win_buf(20)
+  integer, asynchronous :: win_buf(20)
   complex :: z(10)
   real :: zr(20)
   character(len=64) :: packed
@@ -145,6 +145,21 @@ program f08_sections
   call MPI_Win_fence(0, win)
   call fyt_check(all(win_buf(1:5) == [(left * 1000 + i, i = 10, 1, -2)]) .and. win_buf(6) == -1, &
                  'Put from a negative-stride section')
+  ! one-item RMA: MPI_Fetch_and_op takes a section's first element
+  call MPI_Barrier(MPI_COMM_WORLD)   ! (every rank has checked its window)
+  b = -1
+  call MPI_Fetch_and_op(a(3:9:3), b(2:8:3), MPI_INTEGER, right, 0_MPI_ADDRESS_KIND, MPI_SUM, win, ierr)
+  call fyt_ok(ierr, 'Fetch_and_op with sections')
+  call MPI_Win_fence(0, win)
+  call fyt_check(b(2) == rank * 1000 + 10 .and. b(3) == -1 .and. b(5) == -1 .and. &
+                 win_buf(1) == 2 * left * 1000 + 13 .and. win_buf(2) == left * 1000 + 8, &
+                 'Fetch_and_op from and into sections')
+  call MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN)
+  call MPI_Fetch_and_op(a(3:9:3), b(2:8:3), MPI_DOUBLE_PRECISION, right, 0_MPI_ADDRESS_KIND, MPI_SUM, &
+                        win, ierr)
+  call MPI_Error_class(ierr, cls)
+  call fyt_check(cls == MPI_ERR_TYPE, 'Fetch_and_op of a datatype wider than an element refused')
+  call MPI_Win_fence(0, win)
   call MPI_Win_free(win)
 
   ! file I/O: write a section at this rank's offset, read it into another
