@@ -1,19 +1,20 @@
 ! Point-to-point, statuses, CHARACTER and LOGICAL arguments, predefined
-! attributes, a keyval copy callback and an error handler written in
-! Fortran: mpif.h (fixed form), 2 or more ranks.
+! attributes, a keyval copy callback, an error handler and generalized
+! request callbacks written in Fortran: mpif.h (fixed form), 2 or more
+! ranks.
       program f77pt2pt
       implicit none
       include 'mpif.h'
       integer ierr, rank, nproc, right, left, i, cnt, key, dup, eh
       integer buf(10), rbuf(10), st(MPI_STATUS_SIZE), reqs(2)
       integer sts(MPI_STATUS_SIZE, 2), idx(2)
-      integer(kind=MPI_ADDRESS_KIND) val, xs
+      integer(kind=MPI_ADDRESS_KIND) val, xs, gx
       logical flag, avail
       character*(MPI_MAX_OBJECT_NAME) cname
       character*(MPI_MAX_PROCESSOR_NAME) pname
       integer ncalls, lasterr
       common /f77cb/ ncalls, lasterr
-      external copyfn, errfn
+      external copyfn, errfn, gquery, gfree, gcancel
       ncalls = 0
       lasterr = 0
       call MPI_INIT(ierr)
@@ -124,6 +125,15 @@
       call MPI_ERRHANDLER_FREE(eh, ierr)
       end if
       call MPI_COMM_FREE(dup, ierr)
+! a generalized request's callbacks get the program's extra_state
+! variable itself (as MPICH and Open MPI pass it)
+      gx = 5
+      call MPI_GREQUEST_START(gquery, gfree, gcancel, gx, reqs(1),
+     &     ierr)
+      call MPI_GREQUEST_COMPLETE(reqs(1), ierr)
+      call MPI_WAIT(reqs(1), st, ierr)
+      call fyt_check(ierr .eq. MPI_SUCCESS .and. gx .eq. 4,
+     &     'GREQUEST free_fn changes the extra_state variable')
       call fyt_finish()
       end
 
@@ -148,4 +158,34 @@
       integer ncalls, lasterr
       common /f77cb/ ncalls, lasterr
       lasterr = code
+      end
+
+      subroutine gquery(extra, status, ierr)
+      implicit none
+      include 'mpif.h'
+      integer(kind=MPI_ADDRESS_KIND) extra
+      integer status(MPI_STATUS_SIZE), ierr
+      call MPI_STATUS_SET_ELEMENTS(status, MPI_BYTE, 0, ierr)
+      call MPI_STATUS_SET_CANCELLED(status, .false., ierr)
+      status(MPI_SOURCE) = MPI_UNDEFINED
+      status(MPI_TAG) = MPI_UNDEFINED
+      ierr = MPI_SUCCESS
+      end
+
+      subroutine gfree(extra, ierr)
+      implicit none
+      include 'mpif.h'
+      integer(kind=MPI_ADDRESS_KIND) extra
+      integer ierr
+      extra = extra - 1
+      ierr = MPI_SUCCESS
+      end
+
+      subroutine gcancel(extra, complete, ierr)
+      implicit none
+      include 'mpif.h'
+      integer(kind=MPI_ADDRESS_KIND) extra
+      logical complete
+      integer ierr
+      ierr = MPI_SUCCESS
       end

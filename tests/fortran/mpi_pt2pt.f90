@@ -79,6 +79,19 @@ program mpi_pt2pt
     call fyt_check(.not. flag .and. sval == 'unchanged', 'absent key leaves the value')
     call MPI_Info_get_nthkey(info, 0, sval, ierr)
     call fyt_check(sval == 'ferry_key', 'nthkey')
+    ! leading blanks go too; MPI_Info_get_string counts characters, no NUL
+    call MPI_Info_set(info, '  lead', '  abc', ierr)
+    vlen = 2
+    sval = 'unchanged'
+    call MPI_Info_get_string(info, 'lead', vlen, sval, flag, ierr)
+    call fyt_check(flag .and. vlen == 3 .and. sval == 'ab', 'Info_get_string: 2 characters, length 3')
+    vlen = 0
+    sval = 'unchanged'
+    call MPI_Info_get_string(info, 'lead', vlen, sval, flag, ierr)
+    call fyt_check(flag .and. vlen == 3 .and. sval == 'unchanged', 'Info_get_string with length 0')
+    vlen = len(sval)
+    call MPI_Info_get_string(info, 'lead', vlen, sval, flag, ierr)
+    call fyt_check(flag .and. vlen == 3 .and. sval == 'abc', 'Info_get_string of a whole value')
     call MPI_Info_free(info, ierr)
     call fyt_check(info == MPI_INFO_NULL, 'info_free')
   end if

@@ -72,6 +72,14 @@ char *fy_f_str_in(const char *f, size_t flen) {
   return c;
 }
 
+char *fy_f_str_in_trim(const char *f, size_t flen) {
+  while (flen > 0 && *f == ' ') {
+    f++;
+    flen--;
+  }
+  return fy_f_str_in(f, flen);
+}
+
 void fy_f_str_out(char *f, size_t flen, const char *c) {
   size_t n = strnlen(c, flen);
   memcpy(f, c, n);

@@ -58,6 +58,8 @@ int fy_f_is_argvs_null(const void *p);
 /* CHARACTER arguments: in, a NUL-terminated copy without trailing blanks
  * (free() it; NULL when out of memory); out, copied and blank-padded. */
 char *fy_f_str_in(const char *f, size_t flen);
+/* The same without leading blanks either (info keys and values). */
+char *fy_f_str_in_trim(const char *f, size_t flen);
 void fy_f_str_out(char *f, size_t flen, const char *c);
 /* argv(*) of MPI_Comm_spawn (ends at the first blank entry) and
  * (or exactly limit entries when limit >= 0) and array_of_argv(count, *) of MPI_Comm_spawn_multiple, as C argv arrays. */

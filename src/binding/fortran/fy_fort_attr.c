@@ -178,25 +178,29 @@ FY_F_SET_ATTR(attr_put, ATTR_PUT, MPI_Attr_put, MPI_Fint)
 typedef void fy_f_query_fn(MPI_Aint *, MPI_Fint *, MPI_Fint *);
 typedef void fy_f_free_fn(MPI_Aint *, MPI_Fint *);
 typedef void fy_f_cancel_fn(MPI_Aint *, MPI_Fint *, MPI_Fint *);
-struct fy_f_greq { fy_f_query_fn *query; fy_f_free_fn *free; fy_f_cancel_fn *cancel; MPI_Aint extra; };
+/* The callbacks get the program's extra_state variable itself, by address,
+ * as MPICH and Open MPI pass it: a callback that changes it changes the
+ * program's variable (MPICH's test suite relies on that), which must then
+ * live as long as the request. */
+struct fy_f_greq { fy_f_query_fn *query; fy_f_free_fn *free; fy_f_cancel_fn *cancel; MPI_Aint *extra; };
 
 static int greq_query(void *x, MPI_Status *st) {
   struct fy_f_greq *g = x;
   MPI_Fint ierr = MPI_SUCCESS;
-  g->query(&g->extra, (MPI_Fint *)(void *)st, &ierr);
+  g->query(g->extra, (MPI_Fint *)(void *)st, &ierr);
   return ierr;
 }
 static int greq_free(void *x) {
   struct fy_f_greq *g = x;
   MPI_Fint ierr = MPI_SUCCESS;
-  g->free(&g->extra, &ierr);
+  g->free(g->extra, &ierr);
   free(g);
   return ierr;
 }
 static int greq_cancel(void *x, int complete) {
   struct fy_f_greq *g = x;
   MPI_Fint ierr = MPI_SUCCESS, c = complete != 0;
-  g->cancel(&g->extra, &c, &ierr);
+  g->cancel(g->extra, &c, &ierr);
   return ierr;
 }
 
@@ -212,7 +216,7 @@ void pmpi_grequest_start_(void *query, void *freefn, void *cancel, MPI_Aint *ext
   g->query = (fy_f_query_fn *)query;
   g->free = (fy_f_free_fn *)freefn;
   g->cancel = (fy_f_cancel_fn *)cancel;
-  g->extra = *extra;
+  g->extra = extra;
   *ierror = MPI_Grequest_start(greq_query, greq_free, greq_cancel, g, request);
   if (*ierror != MPI_SUCCESS)
     free(g);

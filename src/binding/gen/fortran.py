@@ -45,6 +45,9 @@ STR_CAP = {"MPI_File_get_view:datarep": "MPI_MAX_DATAREP_STRING",
            "MPI_Info_get_nthkey:key": "MPI_MAX_INFO_KEY",
            "MPI_Info_get_string:value": "buflen",
            "MPI_Session_get_nth_pset:pset_name": "pset_len"}
+# CHARACTER outputs whose length argument is in and out (value:length).
+STR_LEN_IO = {"MPI_Info_get_string:value": "buflen",
+              "MPI_Session_get_nth_pset:pset_name": "pset_len"}
 # C function pointer types a Fortran procedure can be given as directly: the
 # C callee passes every argument by address, as Fortran expects.
 DIRECT_CALLBACKS = {"MPI_User_function", "MPI_User_function_c", "MPI_Comm_errhandler_function",
@@ -202,7 +205,10 @@ def gen_c_wrapper(f, fparams=None):
             lens.append("size_t %s_len" % n)
             if ps["param_direction"] == "in":
                 decls.append("char *%s_c = NULL;" % n)
-                pre.append("%s_c = fy_f_str_in(%s, %s_len);" % (n, n, n))
+                # an info key or value loses its leading blanks too (MPICH's
+                # and Open MPI's Fortran do so; MPICH's tests set " See Below")
+                strip = "fy_f_str_in_trim" if f.name.startswith("MPI_Info_") else "fy_f_str_in"
+                pre.append("%s_c = %s(%s, %s_len);" % (n, strip, n, n))
                 pre.append("if (!%s_c) { rc = MPI_ERR_NO_MEM; goto out; }" % n)
                 cleanup.append("free(%s_c);" % n)
             else:
@@ -214,11 +220,23 @@ def gen_c_wrapper(f, fparams=None):
                 else:
                     size = "%s_len + 1" % n
                 decls.append("char *%s_c = NULL;" % n)
+                found = " && *flag" if "flag" in fparams else ""
+                lio = STR_LEN_IO.get("%s:%s" % (f.name, n))
+                if lio:
+                    # the length in and out counts characters in Fortran, and
+                    # in C the terminating NUL too; 0 in: the value untouched
+                    decls.append("int %s_in = *%s;" % (lio, lio))
+                    pre.append("if (%s_in > 0) *%s = %s_in + 1;" % (lio, lio, lio))
                 pre.append("%s_c = calloc(1, %s);" % (n, size))
                 pre.append("if (!%s_c) { rc = MPI_ERR_NO_MEM; goto out; }" % n)
                 # left unchanged when a flag says there is no value (MPI_Info_get)
-                found = " && *flag" if "flag" in fparams else ""
-                post.append("if (rc == MPI_SUCCESS%s) fy_f_str_out(%s, %s_len, %s_c);" % (found, n, n, n))
+                if lio:
+                    post.append("if (rc == MPI_SUCCESS%s && %s_in > 0) fy_f_str_out(%s, %s_len, %s_c);"
+                                % (found, lio, n, n, n))
+                    post.append("if (rc == MPI_SUCCESS%s && *%s > 0) (*%s)--; else *%s = %s_in;"
+                                % (found, lio, lio, lio, lio))
+                else:
+                    post.append("if (rc == MPI_SUCCESS%s) fy_f_str_out(%s, %s_len, %s_c);" % (found, n, n, n))
                 cleanup.append("free(%s_c);" % n)
             cparams[n] = "%s_c" % n
         elif base == "char" and lvl == 2:         # argv(*): blank-terminated list

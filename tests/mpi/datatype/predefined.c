@@ -195,6 +195,9 @@ int main(int argc, char **argv)
     int len = 0;
     CHECK_OK(MPI_Type_get_name(MPI_INT, nm, &len));
     CHECK(strcmp(nm, "MPI_INT") == 0 && len == 7, "Type_get_name(MPI_INT) = \"%s\"", nm);
+    /* one handle for both names: MPICH calls it MPI_C_COMPLEX */
+    CHECK_OK(MPI_Type_get_name(MPI_C_FLOAT_COMPLEX, nm, &len));
+    CHECK(strcmp(nm, "MPI_C_COMPLEX") == 0, "Type_get_name(MPI_C_FLOAT_COMPLEX) = \"%s\"", nm);
     free(buf); free(exp);
     return fy_finish();
 }

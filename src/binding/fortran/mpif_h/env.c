@@ -621,7 +621,7 @@ void pmpi_info_delete_(MPI_Info *info, char *key, MPI_Fint *ierror, size_t key_l
 {
   int rc = MPI_SUCCESS;
   char *key_c = NULL;
-  key_c = fy_f_str_in(key, key_len);
+  key_c = fy_f_str_in_trim(key, key_len);
   if (!key_c) { rc = MPI_ERR_NO_MEM; goto out; }
   rc = MPI_Info_delete(*info, key_c);
   goto out;
@@ -673,7 +673,7 @@ void pmpi_info_get_(MPI_Info *info, char *key, int *valuelen, char *value, int *
   int rc = MPI_SUCCESS;
   char *key_c = NULL;
   char *value_c = NULL;
-  key_c = fy_f_str_in(key, key_len);
+  key_c = fy_f_str_in_trim(key, key_len);
   if (!key_c) { rc = MPI_ERR_NO_MEM; goto out; }
   value_c = calloc(1, fy_f_max(value_len, *valuelen > 0 ? (size_t)*valuelen : 0) + 1);
   if (!value_c) { rc = MPI_ERR_NO_MEM; goto out; }
@@ -736,12 +736,15 @@ void pmpi_info_get_string_(MPI_Info *info, char *key, int *buflen, char *value, 
   int rc = MPI_SUCCESS;
   char *key_c = NULL;
   char *value_c = NULL;
-  key_c = fy_f_str_in(key, key_len);
+  int buflen_in = *buflen;
+  key_c = fy_f_str_in_trim(key, key_len);
   if (!key_c) { rc = MPI_ERR_NO_MEM; goto out; }
+  if (buflen_in > 0) *buflen = buflen_in + 1;
   value_c = calloc(1, fy_f_max(value_len, *buflen > 0 ? (size_t)*buflen : 0) + 1);
   if (!value_c) { rc = MPI_ERR_NO_MEM; goto out; }
   rc = MPI_Info_get_string(*info, key_c, buflen, value_c, flag);
-  if (rc == MPI_SUCCESS && *flag) fy_f_str_out(value, value_len, value_c);
+  if (rc == MPI_SUCCESS && *flag && buflen_in > 0) fy_f_str_out(value, value_len, value_c);
+  if (rc == MPI_SUCCESS && *flag && *buflen > 0) (*buflen)--; else *buflen = buflen_in;
   goto out;
 out:
   free(key_c);
@@ -761,7 +764,7 @@ void pmpi_info_get_valuelen_(MPI_Info *info, char *key, int *valuelen, int *flag
 {
   int rc = MPI_SUCCESS;
   char *key_c = NULL;
-  key_c = fy_f_str_in(key, key_len);
+  key_c = fy_f_str_in_trim(key, key_len);
   if (!key_c) { rc = MPI_ERR_NO_MEM; goto out; }
   rc = MPI_Info_get_valuelen(*info, key_c, valuelen, flag);
   goto out;
@@ -783,9 +786,9 @@ void pmpi_info_set_(MPI_Info *info, char *key, char *value, MPI_Fint *ierror, si
   int rc = MPI_SUCCESS;
   char *key_c = NULL;
   char *value_c = NULL;
-  key_c = fy_f_str_in(key, key_len);
+  key_c = fy_f_str_in_trim(key, key_len);
   if (!key_c) { rc = MPI_ERR_NO_MEM; goto out; }
-  value_c = fy_f_str_in(value, value_len);
+  value_c = fy_f_str_in_trim(value, value_len);
   if (!value_c) { rc = MPI_ERR_NO_MEM; goto out; }
   rc = MPI_Info_set(*info, key_c, value_c);
   goto out;
@@ -1122,10 +1125,13 @@ void pmpi_session_get_nth_pset_(MPI_Session *session, MPI_Info *info, int *n, in
 {
   int rc = MPI_SUCCESS;
   char *pset_name_c = NULL;
+  int pset_len_in = *pset_len;
+  if (pset_len_in > 0) *pset_len = pset_len_in + 1;
   pset_name_c = calloc(1, fy_f_max(pset_name_len, *pset_len > 0 ? (size_t)*pset_len : 0) + 1);
   if (!pset_name_c) { rc = MPI_ERR_NO_MEM; goto out; }
   rc = MPI_Session_get_nth_pset(*session, *info, *n, pset_len, pset_name_c);
-  if (rc == MPI_SUCCESS) fy_f_str_out(pset_name, pset_name_len, pset_name_c);
+  if (rc == MPI_SUCCESS && pset_len_in > 0) fy_f_str_out(pset_name, pset_name_len, pset_name_c);
+  if (rc == MPI_SUCCESS && *pset_len > 0) (*pset_len)--; else *pset_len = pset_len_in;
   goto out;
 out:
   free(pset_name_c);
