@@ -6,6 +6,7 @@
 #include "core/fy_handle.h"
 #include "core/fy_api.h"
 #include "binding/fy_impl.h"
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,8 +29,28 @@ struct fy_attr {
   int keyval;      /* handle (user or predefined) */
   keyval_t *kv;    /* NULL for predefined */
   void *val;
+  int fortran;     /* set by Fortran: val is an integer, C gets &ival */
+  MPI_Aint ival;
   struct fy_attr *next;
 };
+
+/* Language interoperability (MPI 4.1 19.3.7): an attribute set from
+ * Fortran holds an integer, which a C get returns a pointer to (the
+ * standard's example: `MPI_Aint *val; MPI_Comm_get_attr(comm, key, &val,
+ * &flag)`); one set from C holds a pointer, which a Fortran get returns as
+ * an integer; either language gets back what it set. libmpifort marks its
+ * calls with fy_f_attr_lang(1) before and fy_f_attr_lang(0) after; the set
+ * or get takes the mark on entry, so a callback it runs is C again. (An
+ * INTEGER set by MPI_ATTR_PUT is read through the same pointer: on a
+ * little-endian machine an int at the start of the MPI_Aint.) */
+static _Thread_local int from_fortran;
+__attribute__((visibility("default"))) void fy_f_attr_lang(int fortran);
+void fy_f_attr_lang(int fortran) { from_fortran = fortran; }
+static int take_lang(void) {
+  int f = from_fortran;
+  from_fortran = 0;
+  return f;
+}
 
 #define KV_INDEX_BITS 22
 static keyval_t **kv_slots;
@@ -170,6 +191,8 @@ int fy_attr_copy_all(int objkind, int old_handle, fy_attr_t *const *from, int ne
     n->kv = a->kv;
     n->kv->refs++;
     n->val = nv;
+    n->fortran = a->fortran; /* (a Fortran copy callback returns an integer) */
+    n->ival = (MPI_Aint)(intptr_t)nv;
     *tail = n;
     tail = &n->next;
   }
@@ -225,6 +248,7 @@ static fy_attr_t **list_of(int objkind, int h) {
 /* ---- generic set/get/delete ---- */
 
 static int set_attr(int objkind, int h, int keyval, void *val) {
+  int fortran = take_lang();
   keyval_t *kv;
   int err = kv_check(keyval, objkind, &kv, "keyval");
   if (err) return err;
@@ -236,6 +260,8 @@ static int set_attr(int objkind, int h, int keyval, void *val) {
     int rc = run_delete(a->kv, h, a->val);
     if (rc != MPI_SUCCESS) return rc;
     a->val = val;
+    a->fortran = fortran;
+    a->ival = (MPI_Aint)(intptr_t)val;
     return MPI_SUCCESS;
   }
   a = calloc(1, sizeof *a);
@@ -244,6 +270,8 @@ static int set_attr(int objkind, int h, int keyval, void *val) {
   a->kv = kv;
   kv->refs++;
   a->val = val;
+  a->fortran = fortran;
+  a->ival = (MPI_Aint)(intptr_t)val;
   fy_attr_t **p = list;
   while (*p) p = &(*p)->next;
   *p = a;
@@ -251,6 +279,7 @@ static int set_attr(int objkind, int h, int keyval, void *val) {
 }
 
 static int get_attr(int objkind, int h, int keyval, void *val, int *flag) {
+  int fortran = take_lang();
   if (keyval == MPI_KEYVAL_INVALID) return fy_err(MPI_ERR_KEYVAL, "keyval = MPI_KEYVAL_INVALID");
   fy_attr_t **list = list_of(objkind, h);
   if (objkind == FY_OK_COMM && fy_comm_predef_attr(keyval, val, flag)) return MPI_SUCCESS;
@@ -269,7 +298,7 @@ static int get_attr(int objkind, int h, int keyval, void *val, int *flag) {
   if (err) return err;
   fy_attr_t *a = list ? find(*list, keyval) : NULL;
   *flag = a != NULL;
-  if (a) *(void **)val = a->val;
+  if (a) *(void **)val = a->fortran && !fortran ? (void *)&a->ival : a->val;
   return MPI_SUCCESS;
 }
 

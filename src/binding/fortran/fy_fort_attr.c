@@ -9,7 +9,8 @@
  * request; kept for the life of the process for a keyval, as the C interface
  * tells nobody when a keyval's last attribute is gone). Attribute values are
  * INTEGER(KIND=MPI_ADDRESS_KIND) (INTEGER for MPI_ATTR_GET/PUT) stored as the
- * C attribute pointer itself. MPICH gives the predefined attribute keys
+ * C attribute pointer itself, marked as Fortran's so that C reads a pointer
+ * to the integer (fy_f_attr_lang). MPICH gives the predefined attribute keys
  * different values in Fortran (fy_fort_keyvals.def); their C values point to
  * the attribute, which Fortran receives as a value. */
 #include "fy_fort.h"
@@ -145,6 +146,16 @@ FY_F_CREATE_KEYVAL(keyval_create, KEYVAL_CREATE, MPI_Keyval_create, comm, MPI_Fi
   FY_F_ALIAS(pmpi_##l##__, pmpi_##l##_) FY_F_ALIAS(pmpi_##l, pmpi_##l##_)      \
   FY_F_ALIAS(PMPI_##U, pmpi_##l##_)
 
+/* libmpi's (core/fy_attr.c): marks the next attribute set or get as
+ * Fortran's, so that C code reading an attribute Fortran set gets a pointer
+ * to its integer and Fortran gets back the integer (MPI 4.1 19.3.7). Weak:
+ * over MPICH's libmpi (tests/fortran/on_mpich.sh) attributes are stored as
+ * they come. */
+void fy_f_attr_lang(int fortran) __attribute__((weak));
+static void lang(int fortran) {
+  if (fy_f_attr_lang) fy_f_attr_lang(fortran);
+}
+
 #define FY_F_GET_ATTR(l, U, C, XT)                                             \
   FY_F_API void pmpi_##l##_(MPI_Fint *h, MPI_Fint *key, XT *val, MPI_Fint *flag, \
                             MPI_Fint *ierror);                                 \
@@ -152,7 +163,9 @@ FY_F_CREATE_KEYVAL(keyval_create, KEYVAL_CREATE, MPI_Keyval_create, comm, MPI_Fi
     int what, cflag = 0;                                                       \
     void *v = NULL;                                                            \
     int ckey = c_keyval(*key, &what);                                          \
+    lang(what < 0); /* (a predefined attribute is C's, converted below) */    \
     *ierror = C(*h, ckey, &v, &cflag);                                         \
+    lang(0);                                                                   \
     *flag = cflag != 0;                                                        \
     if (*ierror == MPI_SUCCESS && cflag)                                       \
       *val = (XT)f_value(v, what);                                             \
@@ -166,7 +179,9 @@ FY_F_GET_ATTR(attr_get, ATTR_GET, MPI_Attr_get, MPI_Fint)
 #define FY_F_SET_ATTR(l, U, C, XT)                                             \
   FY_F_API void pmpi_##l##_(MPI_Fint *h, MPI_Fint *key, XT *val, MPI_Fint *ierror); \
   void pmpi_##l##_(MPI_Fint *h, MPI_Fint *key, XT *val, MPI_Fint *ierror) {     \
+    lang(1);                                                                   \
     *ierror = C(*h, *key, (void *)(intptr_t)*val);                             \
+    lang(0);                                                                   \
   }                                                                            \
   FY_F_ATTR_ALIASES(l, U)
 FY_F_SET_ATTR(comm_set_attr, COMM_SET_ATTR, MPI_Comm_set_attr, MPI_Aint)
