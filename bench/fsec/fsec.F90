@@ -8,9 +8,10 @@
 ! mpi_f08 does not compile a section in a nonblocking call, so its build
 ! leaves that case out: FY_IMPL_OMPI, from bench/scripts/common.sh). A
 ! library passes a section as a datatype, copies it (the compiler's
-! copy-in/out when the interface cannot take it), or refuses it. Two ranks. Prints '#' comments and one CSV table
-! (case,count,bytes,us): the median over 7 repetitions of the mean time of
-! one operation, microseconds.
+! copy-in/out when the interface cannot take it), or refuses it. Two
+! ranks. Prints '#' comments and one CSV table (case,count,bytes,us): the
+! median over 7 repetitions of the mean time of one operation,
+! microseconds.
 !
 !   fsec [quick]      (quick: 3 sizes, fewer iterations)
 program fsec
