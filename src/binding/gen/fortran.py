@@ -45,9 +45,7 @@ STR_CAP = {"MPI_File_get_view:datarep": "MPI_MAX_DATAREP_STRING",
            "MPI_Info_get_nthkey:key": "MPI_MAX_INFO_KEY",
            "MPI_Info_get_string:value": "buflen",
            "MPI_Session_get_nth_pset:pset_name": "pset_len"}
-# CHARACTER outputs whose length argument is in and out (value:length).
-STR_LEN_IO = {"MPI_Info_get_string:value": "buflen",
-              "MPI_Session_get_nth_pset:pset_name": "pset_len"}
+# (A cap that names an argument, buflen or pset_len, is a length in and out.)
 # C function pointer types a Fortran procedure can be given as directly: the
 # C callee passes every argument by address, as Fortran expects.
 DIRECT_CALLBACKS = {"MPI_User_function", "MPI_User_function_c", "MPI_Comm_errhandler_function",
@@ -221,7 +219,7 @@ def gen_c_wrapper(f, fparams=None):
                     size = "%s_len + 1" % n
                 decls.append("char *%s_c = NULL;" % n)
                 found = " && *flag" if "flag" in fparams else ""
-                lio = STR_LEN_IO.get("%s:%s" % (f.name, n))
+                lio = cap if cap in fparams and "%s:%s" % (f.name, n) in STR_CAP else None
                 if lio:
                     # the length in and out counts characters in Fortran, and
                     # in C the terminating NUL too; 0 in: the value untouched
