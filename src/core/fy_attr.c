@@ -52,6 +52,13 @@ static int take_lang(void) {
   return f;
 }
 
+/* The value an attribute holds, and which language set it. */
+static void set_val(fy_attr_t *a, void *val, int fortran) {
+  a->val = val;
+  a->fortran = fortran;
+  a->ival = (MPI_Aint)(intptr_t)val;
+}
+
 #define KV_INDEX_BITS 22
 static keyval_t **kv_slots;
 static int kv_cap, kv_next = 1;
@@ -190,9 +197,7 @@ int fy_attr_copy_all(int objkind, int old_handle, fy_attr_t *const *from, int ne
     n->keyval = a->keyval;
     n->kv = a->kv;
     n->kv->refs++;
-    n->val = nv;
-    n->fortran = a->fortran; /* (a Fortran copy callback returns an integer) */
-    n->ival = (MPI_Aint)(intptr_t)nv;
+    set_val(n, nv, a->fortran); /* (a Fortran copy callback returns an integer) */
     *tail = n;
     tail = &n->next;
   }
@@ -230,7 +235,7 @@ int fy_attr_set_predefined(fy_attr_t **list, int keyval, void *value) {
     a->next = *list;
     *list = a;
   }
-  a->val = value;
+  set_val(a, value, 0);
   return MPI_SUCCESS;
 }
 
@@ -259,9 +264,7 @@ static int set_attr(int objkind, int h, int keyval, void *val) {
     /* replacing: the old value's delete callback runs first */
     int rc = run_delete(a->kv, h, a->val);
     if (rc != MPI_SUCCESS) return rc;
-    a->val = val;
-    a->fortran = fortran;
-    a->ival = (MPI_Aint)(intptr_t)val;
+    set_val(a, val, fortran);
     return MPI_SUCCESS;
   }
   a = calloc(1, sizeof *a);
@@ -269,9 +272,7 @@ static int set_attr(int objkind, int h, int keyval, void *val) {
   a->keyval = keyval;
   a->kv = kv;
   kv->refs++;
-  a->val = val;
-  a->fortran = fortran;
-  a->ival = (MPI_Aint)(intptr_t)val;
+  set_val(a, val, fortran);
   fy_attr_t **p = list;
   while (*p) p = &(*p)->next;
   *p = a;

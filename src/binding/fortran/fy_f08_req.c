@@ -59,6 +59,13 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pend_t *table;
 static int ntable; /* (read unlocked: the fast path) */
 
+/* req's entry, or NULL; under the lock. */
+static pend_t *find_req(MPI_Fint req) {
+  pend_t *p = table;
+  while (p && p->req != req) p = p->next;
+  return p;
+}
+
 /* Unlinks req's entry, if any; under the lock. */
 static pend_t *unlink_req(MPI_Fint req) {
   for (pend_t **pp = &table; *pp; pp = &(*pp)->next)
@@ -100,7 +107,7 @@ void fy_f08_track(const MPI_Fint *req, const MPI_Fint *persistent, const MPI_Fin
   if (!*tmp) return;
   if (!ok) goto free_copy;
   pthread_mutex_lock(&lock);
-  for (p = table; p && p->req != *req; p = p->next) {}
+  p = find_req(*req);
   if (!p && (p = calloc(1, sizeof *p))) {
     p->req = *req;
     p->persistent = *persistent;
@@ -143,9 +150,7 @@ void *fy_f08_req_before(CFI_cdesc_t *reqs, const MPI_Fint *n, const MPI_Fint *ki
   mark_t *m = NULL;
   pthread_mutex_lock(&lock);
   for (int i = 0; i < *n; i++) {
-    if (r[i] == (MPI_Fint)MPI_REQUEST_NULL) continue;
-    pend_t *p = table;
-    while (p && p->req != r[i]) p = p->next;
+    pend_t *p = r[i] == (MPI_Fint)MPI_REQUEST_NULL ? NULL : find_req(r[i]);
     if (!p) continue;
     if (!m) {
       if (!(m = malloc(sizeof *m + (size_t)*n * sizeof m->e[0]))) break;
