@@ -123,10 +123,13 @@ full:
   return fy_err(MPI_ERR_NO_MEM, "out of keyvals");
 }
 
-static int kv_check(int h, int objkind, keyval_t **out, const char *arg) {
+/* A keyval the user freed lives on while attributes use it (MPI 4.1 7.7.2);
+ * as MPICH does, its old handle still reaches those attributes (get,
+ * delete, another free) but cannot set a new one. */
+static int kv_check(int h, int objkind, keyval_t **out, const char *arg, int allow_freed) {
   if (h == MPI_KEYVAL_INVALID) return fy_err(MPI_ERR_KEYVAL, "%s = MPI_KEYVAL_INVALID", arg);
   keyval_t *kv = kv_get(h);
-  if (!kv || kv->handle != h || kv->dead) {
+  if (!kv || kv->handle != h || (kv->dead && !allow_freed)) {
     if (fy_h_kind(h) == FY_HK_BUILTIN && fy_h_obj(h) == FY_OK_KEYVAL)
       return fy_err(MPI_ERR_KEYVAL, "%s = %#x is a predefined keyval: it cannot be set, deleted or freed",
                     arg, (unsigned)h);
@@ -255,7 +258,7 @@ static fy_attr_t **list_of(int objkind, int h) {
 static int set_attr(int objkind, int h, int keyval, void *val) {
   int fortran = take_lang();
   keyval_t *kv;
-  int err = kv_check(keyval, objkind, &kv, "keyval");
+  int err = kv_check(keyval, objkind, &kv, "keyval", 0);
   if (err) return err;
   fy_attr_t **list = list_of(objkind, h);
   if (!list) return fy_err(objkind == FY_OK_WIN ? MPI_ERR_WIN : MPI_ERR_TYPE, "no such %s", kind_name(objkind));
@@ -295,7 +298,7 @@ static int get_attr(int objkind, int h, int keyval, void *val, int *flag) {
     return MPI_SUCCESS;
   }
   keyval_t *kv;
-  int err = kv_check(keyval, objkind, &kv, "keyval");
+  int err = kv_check(keyval, objkind, &kv, "keyval", 1);
   if (err) return err;
   fy_attr_t *a = list ? find(*list, keyval) : NULL;
   *flag = a != NULL;
@@ -305,7 +308,7 @@ static int get_attr(int objkind, int h, int keyval, void *val, int *flag) {
 
 static int delete_attr(int objkind, int h, int keyval) {
   keyval_t *kv;
-  int err = kv_check(keyval, objkind, &kv, "keyval");
+  int err = kv_check(keyval, objkind, &kv, "keyval", 1);
   if (err) return err;
   fy_attr_t **list = list_of(objkind, h);
   fy_attr_t *a = list ? find(*list, keyval) : NULL;
@@ -319,12 +322,14 @@ static int delete_attr(int objkind, int h, int keyval) {
 
 static int free_keyval(int objkind, int *keyval) {
   keyval_t *kv;
-  int err = kv_check(*keyval, objkind, &kv, "keyval");
+  int err = kv_check(*keyval, objkind, &kv, "keyval", 1);
   if (err) return err;
   /* The handle dies now; attributes that use it keep the keyval (and
    * its callbacks) alive, and its slot unused, until they are deleted. */
-  kv->dead = 1;
-  kv_unref(kv);
+  if (!kv->dead) {
+    kv->dead = 1;
+    kv_unref(kv);
+  }
   *keyval = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }

@@ -138,11 +138,23 @@ int main(int argc, char **argv) {
   CHECK(k1 == MPI_KEYVAL_INVALID, "free_keyval did not reset the handle");
   rc = MPI_Comm_set_attr(c, k1copy, buf);
   CHECK_CLASS(rc, MPI_ERR_KEYVAL);
+  /* ...but, as in MPICH, the old handle still reaches the attributes that
+   * keep it alive, and freeing it again changes nothing */
+  val = NULL;
+  CHECK_OK(MPI_Comm_get_attr(c, k1copy, &val, &flag));
+  CHECK(flag && val != NULL, "attribute of a freed keyval not found");
+  int k1again = k1copy;
+  CHECK_OK(MPI_Comm_free_keyval(&k1again));
+  CHECK(k1again == MPI_KEYVAL_INVALID, "second free_keyval did not reset the handle");
+  CHECK_OK(MPI_Comm_get_attr(c, k1copy, &val, &flag));
+  CHECK(flag, "second free_keyval dropped the attribute");
   nlog = 0;
   CHECK_OK(MPI_Comm_free(&c));
   CHECK(nlog == 2 && log_[0] == 204 && log_[1] == 201, "free after free_keyval: %d calls", nlog);
   rc = MPI_Comm_free_keyval(&k1);
   CHECK_CLASS(rc, MPI_ERR_KEYVAL);
+  rc = MPI_Comm_get_attr(MPI_COMM_WORLD, k1copy, &val, &flag);
+  CHECK_CLASS(rc, MPI_ERR_KEYVAL); /* no attribute left: the keyval is gone */
 
   /* deprecated names */
   int ok;

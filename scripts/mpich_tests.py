@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+"""MPICH's own test programs (test/mpi of an MPICH source tree), built with
+Ferry's compiler wrappers and run on Ferry, by hand: a real client of the C
+library and of the three Fortran bindings.
+
+    scripts/mpich_tests.py MPICH_SRC [--lang "c f08 f77 f90"]
+                           [--dirs "pt2pt coll ..."] [--only REGEX]
+                           [--timeout SECONDS] [--np-max N]
+
+The source tree is not part of Ferry; bring it in yourself (e.g. a clone of
+github.com/pmodels/mpich) and give its path. It is copied to $OUT (default
+/tmp/ferry-mpich-tests) with the configure-made headers written there
+(mpitestconf.h for the C programs, typeaints.h and the like with 8-byte
+integers for Fortran), and the builds and logs go there too.
+
+Each directory's testlist (or testlist.in, lines naming configure
+substitutions left out) is read the way MPICH's runtests reads it: a
+program, its process count and key=value options. A program is built from
+its Makefile.am sources and flags (else NAME.c, NAME.f90 or NAME.f) with the
+tree's MTest utilities and dtpools, and run with install/bin/mpiexec, its
+arg= arguments and env= variables, under timeLimit= (default --timeout).
+Lines marked xfail=, strict=false (MPICH-specific behaviour, the tree is
+built as MPICH's strict-MPI configuration does), mpiexecarg= (Hydra
+options), or for an MPI version above 4.1, or for more processes than
+--np-max, are reported SKIP with the reason.
+
+A run passes as runtests decides: by default it exits 0 and prints
+"No Errors" and nothing else (lines runtests ignores aside); TestStatus and
+TestErrFatal programs must exit non-zero. "Test Skipped" is a SKIP. Prints
+PASS/FAIL/BUILD/SKIP per run and totals; exit status 1 when a run fails.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+C_DIRS = ("attr basic coll comm datatype errhan group info init pt2pt rma "
+          "topo mpi_t part session threads/pt2pt threads/comm threads/coll "
+          "threads/init threads/mpi_t")
+F_DIRS = "pt2pt coll datatype comm subarray topo attr info misc rma init ext"
+# What MPICH's configure would define on this platform for the C programs.
+CONF_H = """#define HAVE_STDLIB_H 1
+#define HAVE_STDARG_H 1
+#define USE_STDARG 1
+#define HAVE_MPI_INIT_THREAD 1
+#define HAVE_GETRUSAGE 1
+#define HAVE_SYS_RESOURCE_H 1
+#define HAVE_STRING_H 1
+#define HAVE_STDINT_H 1
+#define HAVE_INTTYPES_H 1
+#define HAVE_UNISTD_H 1
+#define HAVE_SYS_TIME_H 1
+#define HAVE_PTHREAD_H 1
+#define HAVE_LONG_DOUBLE 1
+#define HAVE_LONG_LONG 1
+#define USE_LONG_DOUBLE_COMPLEX 1
+#define HAVE_MPI_WIN_CREATE 1
+#define HAVE_FORTRAN_BINDING 1
+#define USE_STRICT_MPI 1
+#define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX
+#define F77_NAME_LOWER_USCORE 1
+"""
+# Output lines runtests does not count as stray (check_result).
+IGNORED = re.compile(r"^(MPICH: |WARNING: |(Abort.*)?application called "
+                     r"MPI_Abort)|(FORTRAN STOP|requesting checkpoint|"
+                     r"checkpoint completed)\s*$")
+
+
+def sh(cmd, log, cwd=None):
+    with open(log, "w") as f:
+        return subprocess.run(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL).returncode == 0
+
+
+def makefile_vars(path):
+    """NAME_SOURCES / NAME_CPPFLAGS of a Makefile.am, continuations joined."""
+    if not os.path.exists(path):
+        return {}
+    text = open(path).read().replace("\\\n", " ")
+    out = {}
+    for m in re.finditer(r"^(\w+?)_(SOURCES|CPPFLAGS)\s*=(.*)$", text, re.M):
+        words = [w for w in m.group(3).split() if not w.startswith("$(")]
+        out[(m.group(1), m.group(2))] = words
+    return out
+
+
+def testlist(d):
+    for name in ("testlist", "testlist.in"):
+        p = os.path.join(d, name)
+        if os.path.exists(p):
+            for line in open(p):
+                line = line.split("#", 1)[0].strip()
+                words = line.split()
+                if len(words) < 2 or "@" in line:
+                    continue        # blank, comment, subdirectory, configure
+                yield words[0], int(words[1]), words[2:]
+            return
+
+
+def version_above(v, major=4, minor=1):
+    parts = [int(x) for x in re.findall(r"\d+", v)[:2]] + [0, 0]
+    return (parts[0], parts[1]) > (major, minor)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("src")
+    ap.add_argument("--lang", default="c f08 f77 f90")
+    ap.add_argument("--dirs", default=None,
+                    help="directories under each language (default: all "
+                         "that Ferry can run)")
+    ap.add_argument("--only", default=None, help="regex on dir/program")
+    ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--np-max", type=int, default=12)
+    a = ap.parse_args()
+
+    cc = os.path.join(ROOT, "install/bin/mpicc")
+    fc = os.path.join(ROOT, "install/bin/mpifort")
+    mx = os.path.join(ROOT, "install/bin/mpiexec")
+    if not all(os.access(x, os.X_OK) for x in (cc, mx)):
+        sys.exit("mpich_tests: build Ferry first (make)")
+    src = os.path.join(a.src, "test/mpi")
+    if not os.path.isdir(os.path.join(src, "util")):
+        sys.exit(f"mpich_tests: {a.src} has no test/mpi/util")
+    out = os.environ.get("OUT", "/tmp/ferry-mpich-tests")
+    tree = os.path.join(out, "tree")
+    logs = os.path.join(out, "logs")
+    shutil.rmtree(tree, ignore_errors=True)
+    os.makedirs(logs, exist_ok=True)
+    shutil.copytree(src, tree)
+    for dirpath, _, files in os.walk(tree):
+        for f in files:
+            if f.endswith(".h.in"):   # Fortran's address-sized integers
+                t = open(os.path.join(dirpath, f)).read()
+                open(os.path.join(dirpath, f[:-3]), "w").write(
+                    re.sub(r"@[A-Z0-9_]*@", "integer*8", t))
+    inc = os.path.join(tree, "include")
+    open(os.path.join(inc, "mpitestconf.h"), "w").write(CONF_H)
+    # MPICH's autogen generates MPIX declarations here; none are used
+    open(os.path.join(inc, "mtest_mpix.h"), "a").close()
+    open(os.path.join(tree, "dtpools", "dtpoolsconf.h"), "w").write(CONF_H)
+
+    counts = {"PASS": 0, "FAIL": 0, "BUILD": 0, "SKIP": 0}
+
+    def report(kind, what, why=""):
+        counts[kind] += 1
+        print(f"{kind} {what}{' (' + why + ')' if why else ''}", flush=True)
+
+    for lang in a.lang.split():
+        build = os.path.join(out, "build-" + lang)
+        os.makedirs(build, exist_ok=True)
+        util = os.path.join(tree, "util")
+        if lang == "c":
+            cflags = ["-I" + inc, "-I" + os.path.join(tree, "dtpools/include")]
+            libs = {}
+            for kind, extra in (("single", []), ("thread", ["-DMTEST_USE_THREAD"])):
+                objs = []
+                srcs = [os.path.join(util, s) for s in
+                        ("mtest.c", "mtest_common.c", "dtypes.c",
+                         "mtest_%s.c" % kind)]
+                srcs += sorted(os.path.join(tree, "dtpools/src", s) for s in
+                               os.listdir(os.path.join(tree, "dtpools/src"))
+                               if s.endswith(".c"))
+                ok = True
+                for s in srcs:
+                    o = os.path.join(build, kind + "-" + os.path.basename(s)[:-2] + ".o")
+                    ok = ok and sh([cc, "-c", "-O1", "-o", o, s] + cflags + extra,
+                                   os.path.join(logs, "c-util.build"))
+                    objs.append(o)
+                lib = os.path.join(build, "libmtest_%s.a" % kind)
+                if not ok or not sh(["ar", "rcs", lib] + objs,
+                                    os.path.join(logs, "c-util.ar")):
+                    report("BUILD", "c/util", os.path.join(logs, "c-util.build"))
+                    lib = None
+                libs[kind] = lib
+            dirs = (a.dirs or C_DIRS).split()
+        else:
+            if not os.access(fc, os.X_OK):
+                report("BUILD", lang, "no mpifort")
+                continue
+            u = {"f08": "mtest_f08.f90", "f90": "mtest_f90.f90"}.get(lang, "mtest_f77.f")
+            if not sh([fc, "-c", "-o", "mtest.o", os.path.join(util, u)],
+                      os.path.join(logs, lang + "-util.build"), cwd=build):
+                report("BUILD", lang + "/util")
+                continue
+            dirs = [lang + "/" + d for d in (a.dirs or F_DIRS).split()]
+        for d in dirs:
+            D = os.path.join(tree, d)
+            if not os.path.isdir(D):
+                continue
+            mk = makefile_vars(os.path.join(D, "Makefile.am"))
+            built = {}
+            for name, np, opts in testlist(D):
+                what = f"{d}/{name}"
+                if a.only and not re.search(a.only, what):
+                    continue
+                kv = [o.split("=", 1) for o in opts if "=" in o]
+                args = [v for k, v in kv if k == "arg"]
+                env = dict(v.split("=", 1) for k, v in kv if k == "env" and "=" in v)
+                opt = {k: v for k, v in kv}
+                label = what + (" " + " ".join(args) if args else "") + f" -n {np}"
+                if "xfail" in opt:
+                    report("SKIP", label, "xfail=" + opt["xfail"]); continue
+                if opt.get("strict") == "false":
+                    report("SKIP", label, "MPICH-specific (strict=false)"); continue
+                if "mpiexecarg" in opt:
+                    report("SKIP", label, "Hydra option " + opt["mpiexecarg"]); continue
+                if "mpiversion" in opt and version_above(opt["mpiversion"]):
+                    report("SKIP", label, "MPI " + opt["mpiversion"]); continue
+                if np > a.np_max:
+                    report("SKIP", label, f"{np} processes"); continue
+                exe = os.path.join(build, d.replace("/", "-") + "-" + name)
+                if name not in built:
+                    srcs = mk.get((name, "SOURCES"))
+                    if not srcs:
+                        for e in ((".c",) if lang == "c" else (".f90", ".F90", ".f", ".F")):
+                            if os.path.exists(os.path.join(D, name + e)):
+                                srcs = [name + e]
+                                break
+                    blog = os.path.join(logs, d.replace("/", "-") + "-" + name + ".build")
+                    if not srcs:
+                        built[name] = False
+                    elif lang == "c":
+                        thr = d.startswith("threads")
+                        lib = libs["thread" if thr else "single"]
+                        # a program with only run() gets MTest's main
+                        if not any(re.search(r"^int\s+main\s*\(", open(os.path.join(D, s)).read(), re.M)
+                                   for s in srcs if os.path.exists(os.path.join(D, s))):
+                            srcs = srcs + [os.path.join(util, "run_mpitests.c")]
+                        built[name] = lib is not None and sh(
+                            [cc, "-O1", "-o", exe] + srcs + cflags +
+                            (["-DMTEST_USE_THREAD"] if thr else []) +
+                            mk.get((name, "CPPFLAGS"), []) + [lib, "-lpthread", "-lm"],
+                            blog, cwd=D)
+                    else:
+                        built[name] = sh([fc, "-I" + build, "-I" + D, "-o", exe] + srcs +
+                                         [os.path.join(build, "mtest.o")], blog, cwd=D)
+                if not built[name]:
+                    report("BUILD", what); continue
+                limit = max(int(opt.get("timeLimit", 0)), a.timeout)
+                runlog = os.path.join(logs, d.replace("/", "-") + "-" + name + ".out")
+                with open(runlog, "a") as f:
+                    f.write(f"=== {label}\n"); f.flush()
+                    try:
+                        p = subprocess.run(["timeout", "-k", "10", str(limit), mx, "-n",
+                                            str(np), exe] + args,
+                                           env={**os.environ, **env}, stdin=subprocess.DEVNULL,
+                                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                           text=True, errors="replace")
+                    except OSError as e:
+                        report("FAIL", label, str(e)); continue
+                    f.write(p.stdout)
+                lines = p.stdout.splitlines()
+                noerr = any(re.match(r"^\s*No [Ee]rrors\s*$", l) for l in lines)
+                if any(re.match(r"^\s*Test Skipped\s*$", l) for l in lines):
+                    report("SKIP", label, "the program skipped itself"); continue
+                stray = [l for l in lines if not re.match(r"^\s*No [Ee]rrors\s*$", l)
+                         and not IGNORED.search(l)]
+                rt = opt.get("resultTest", "")
+                if rt in ("TestStatus", "TestErrFatal"):
+                    ok, why = p.returncode != 0, "exit 0, expected non-zero"
+                elif p.returncode == 124 or p.returncode == 137:
+                    ok, why = False, f"timeout {limit} s"
+                elif p.returncode != 0:
+                    ok, why = False, f"exit {p.returncode}"
+                elif not noerr and rt != "TestBench":
+                    ok, why = False, "no 'No Errors'"
+                elif stray and rt not in ("TestAllowWarnings", "TestBench"):
+                    ok, why = False, "stray output: " + stray[0][:80]
+                else:
+                    ok, why = True, ""
+                report("PASS" if ok else "FAIL", label, "" if ok else why + "; " + runlog)
+    print("mpich_tests: {PASS} passed, {FAIL} failed, {BUILD} not built, "
+          "{SKIP} skipped (logs in ".format(**counts) + logs + ")")
+    sys.exit(1 if counts["FAIL"] else 0)
+
+
+if __name__ == "__main__":
+    main()
