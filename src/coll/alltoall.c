@@ -15,11 +15,11 @@ static int post_linear(fy_sched_t *s, const blk_t *sb, const blk_t *rb) {
   TRY(fy_sched_copy(s, sb[me].p, sb[me].n, sb[me].t, (void *)rb[me].p, rb[me].n, rb[me].t));
   for (int k = 1; k < p; k++) {
     int from = (me - k + p) % p;
-    if (rb[from].n) TRY(fy_sched_recv(s, (void *)rb[from].p, rb[from].n, rb[from].t, from));
+    if (fy_has_data(rb[from].n, rb[from].t)) TRY(fy_sched_recv(s, (void *)rb[from].p, rb[from].n, rb[from].t, from));
   }
   for (int k = 1; k < p; k++) {
     int to = (me + k) % p;
-    if (sb[to].n) TRY(fy_sched_send(s, sb[to].p, sb[to].n, sb[to].t, to));
+    if (fy_has_data(sb[to].n, sb[to].t)) TRY(fy_sched_send(s, sb[to].p, sb[to].n, sb[to].t, to));
   }
   return fy_sched_fence(s);
 }
@@ -34,8 +34,8 @@ static int post_pairwise(fy_sched_t *s, const blk_t *sb, const blk_t *rb) {
   TRY(fy_sched_copy(s, sb[me].p, sb[me].n, sb[me].t, (void *)rb[me].p, rb[me].n, rb[me].t));
   for (int k = 1; k < p; k++) {
     int to = (me + k) % p, from = (me - k + p) % p;
-    if (rb[from].n) TRY(fy_sched_recv(s, (void *)rb[from].p, rb[from].n, rb[from].t, from));
-    if (sb[to].n) TRY(fy_sched_send(s, sb[to].p, sb[to].n, sb[to].t, to));
+    if (fy_has_data(rb[from].n, rb[from].t)) TRY(fy_sched_recv(s, (void *)rb[from].p, rb[from].n, rb[from].t, from));
+    if (fy_has_data(sb[to].n, sb[to].t)) TRY(fy_sched_send(s, sb[to].p, sb[to].n, sb[to].t, to));
     TRY(fy_sched_fence(s));
   }
   return MPI_SUCCESS;

@@ -31,6 +31,13 @@ static inline char *fy_at(const void *buf, MPI_Aint i, const fy_datatype_t *t) {
   return (char *)buf + i * t->extent;
 }
 
+/* Whether a block carries data, for the algorithms that skip empty ones.
+ * Type signatures match in bytes, not in counts (1 of a zero-size type
+ * meets 0 MPI_INT), so both sides must skip by size or neither sends. */
+static inline int fy_has_data(MPI_Count n, const fy_datatype_t *t) {
+  return n != 0 && t->size != 0;
+}
+
 #define TRY(x) do { int e_ = (x); if (e_) return e_; } while (0)
 
 /* Algorithm chosen by a FERRY_COLL_* setting: the index in names (NULL

@@ -13,7 +13,7 @@ int fy_build_gatherv(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datat
   int p = c->size, me = c->rank;
   TRY(fy_sched_fence(s));
   if (me != root) {
-    if (scount) TRY(fy_sched_send(s, sbuf, scount, st, root));
+    if (fy_has_data(scount, st)) TRY(fy_sched_send(s, sbuf, scount, st, root));
     return fy_sched_fence(s);
   }
   for (int i = 0; i < p; i++) {
@@ -21,7 +21,7 @@ int fy_build_gatherv(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datat
     char *dst = fy_at(rbuf, fy_dsp_at(displs, w, i), rt);
     if (i == me) {
       if (sbuf != MPI_IN_PLACE) TRY(fy_sched_copy(s, sbuf, scount, st, dst, ci, rt));
-    } else if (ci) {
+    } else if (fy_has_data(ci, rt)) {
       TRY(fy_sched_recv(s, dst, ci, rt, i));
     }
   }
@@ -34,14 +34,14 @@ int fy_build_gather(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_dataty
   int p = c->size, me = c->rank;
   TRY(fy_sched_fence(s));
   if (me != root) {
-    if (scount) TRY(fy_sched_send(s, sbuf, scount, st, root));
+    if (fy_has_data(scount, st)) TRY(fy_sched_send(s, sbuf, scount, st, root));
     return fy_sched_fence(s);
   }
   for (int i = 0; i < p; i++) {
     char *dst = fy_at(rbuf, (MPI_Aint)(i * rcount), rt);
     if (i == me) {
       if (sbuf != MPI_IN_PLACE) TRY(fy_sched_copy(s, sbuf, scount, st, dst, rcount, rt));
-    } else if (rcount) {
+    } else if (fy_has_data(rcount, rt)) {
       TRY(fy_sched_recv(s, dst, rcount, rt, i));
     }
   }
@@ -55,7 +55,7 @@ int fy_build_scatterv(fy_sched_t *s, const void *sbuf, const void *scounts, cons
   int p = c->size, me = c->rank;
   TRY(fy_sched_fence(s));
   if (me != root) {
-    if (rcount) TRY(fy_sched_recv(s, rbuf, rcount, rt, root));
+    if (fy_has_data(rcount, rt)) TRY(fy_sched_recv(s, rbuf, rcount, rt, root));
     return fy_sched_fence(s);
   }
   for (int i = 0; i < p; i++) {
@@ -63,7 +63,7 @@ int fy_build_scatterv(fy_sched_t *s, const void *sbuf, const void *scounts, cons
     const char *src = fy_at(sbuf, fy_dsp_at(displs, w, i), st);
     if (i == me) {
       if (rbuf != MPI_IN_PLACE) TRY(fy_sched_copy(s, src, ci, st, rbuf, rcount, rt));
-    } else if (ci) {
+    } else if (fy_has_data(ci, st)) {
       TRY(fy_sched_send(s, src, ci, st, i));
     }
   }
@@ -76,14 +76,14 @@ int fy_build_scatter(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datat
   int p = c->size, me = c->rank;
   TRY(fy_sched_fence(s));
   if (me != root) {
-    if (rcount) TRY(fy_sched_recv(s, rbuf, rcount, rt, root));
+    if (fy_has_data(rcount, rt)) TRY(fy_sched_recv(s, rbuf, rcount, rt, root));
     return fy_sched_fence(s);
   }
   for (int i = 0; i < p; i++) {
     const char *src = fy_at(sbuf, (MPI_Aint)(i * scount), st);
     if (i == me) {
       if (rbuf != MPI_IN_PLACE) TRY(fy_sched_copy(s, src, scount, st, rbuf, rcount, rt));
-    } else if (scount) {
+    } else if (fy_has_data(scount, st)) {
       TRY(fy_sched_send(s, src, scount, st, i));
     }
   }

@@ -95,13 +95,13 @@ int fy_build_inter_gatherv(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy
   TRY(fy_sched_fence(s));
   if (root == MPI_PROC_NULL) return MPI_SUCCESS;
   if (root != MPI_ROOT) {
-    if (scount) TRY(fy_sched_send(s, sbuf, scount, st, root));
+    if (fy_has_data(scount, st)) TRY(fy_sched_send(s, sbuf, scount, st, root));
     return fy_sched_fence(s);
   }
   for (int i = 0; i < c->remote_size; i++) {
     MPI_Count n = uniform ? rcount : fy_cnt_at(rcounts, w, i);
     MPI_Aint d = uniform ? (MPI_Aint)(i * rcount) : fy_dsp_at(displs, w, i);
-    if (n) TRY(fy_sched_recv(s, fy_at(rbuf, d, rt), n, rt, i));
+    if (fy_has_data(n, rt)) TRY(fy_sched_recv(s, fy_at(rbuf, d, rt), n, rt, i));
   }
   return fy_sched_fence(s);
 }
@@ -113,13 +113,13 @@ int fy_build_inter_scatterv(fy_sched_t *s, const void *sbuf, const void *scounts
   TRY(fy_sched_fence(s));
   if (root == MPI_PROC_NULL) return MPI_SUCCESS;
   if (root != MPI_ROOT) {
-    if (rcount) TRY(fy_sched_recv(s, rbuf, rcount, rt, root));
+    if (fy_has_data(rcount, rt)) TRY(fy_sched_recv(s, rbuf, rcount, rt, root));
     return fy_sched_fence(s);
   }
   for (int i = 0; i < c->remote_size; i++) {
     MPI_Count n = uniform ? scount : fy_cnt_at(scounts, w, i);
     MPI_Aint d = uniform ? (MPI_Aint)(i * scount) : fy_dsp_at(displs, w, i);
-    if (n) TRY(fy_sched_send(s, fy_at(sbuf, d, st), n, st, i));
+    if (fy_has_data(n, st)) TRY(fy_sched_send(s, fy_at(sbuf, d, st), n, st, i));
   }
   return fy_sched_fence(s);
 }
@@ -133,10 +133,10 @@ int fy_build_inter_allgatherv(fy_sched_t *s, const void *sbuf, MPI_Count scount,
   for (int k = 0; k < c->remote_size; k++) {
     MPI_Count n = uniform ? rcount : fy_cnt_at(rcounts, w, k);
     MPI_Aint d = uniform ? (MPI_Aint)(k * rcount) : fy_dsp_at(displs, w, k);
-    if (n) TRY(fy_sched_recv(s, fy_at(rbuf, d, rt), n, rt, k));
+    if (fy_has_data(n, rt)) TRY(fy_sched_recv(s, fy_at(rbuf, d, rt), n, rt, k));
   }
   for (int k = 0; k < c->remote_size; k++)
-    if (scount) TRY(fy_sched_send(s, sbuf, scount, st, k));
+    if (fy_has_data(scount, st)) TRY(fy_sched_send(s, sbuf, scount, st, k));
   return fy_sched_fence(s);
 }
 
@@ -155,7 +155,7 @@ int fy_build_inter_alltoallw(fy_sched_t *s, const void *sbuf, const void *scount
     MPI_Count n = uniform ? rcount : fy_cnt_at(rcounts, w, k);
     char *p = uniform ? fy_at(rbuf, (MPI_Aint)(k * rcount), t)
                       : rtypes ? (char *)rbuf + fy_dsp_at(rdispls, w, k) : fy_at(rbuf, fy_dsp_at(rdispls, w, k), t);
-    if (n) TRY(fy_sched_recv(s, p, n, t, k));
+    if (fy_has_data(n, t)) TRY(fy_sched_recv(s, p, n, t, k));
   }
   for (int k = 0; k < c->remote_size; k++) {
     fy_datatype_t *t = stypes ? fy_type_get(stypes[k]) : st;
@@ -163,7 +163,7 @@ int fy_build_inter_alltoallw(fy_sched_t *s, const void *sbuf, const void *scount
     MPI_Count n = uniform ? scount : fy_cnt_at(scounts, w, k);
     const char *p = uniform ? fy_at(sbuf, (MPI_Aint)(k * scount), t)
                             : stypes ? (const char *)sbuf + fy_dsp_at(sdispls, w, k) : fy_at(sbuf, fy_dsp_at(sdispls, w, k), t);
-    if (n) TRY(fy_sched_send(s, p, n, t, k));
+    if (fy_has_data(n, t)) TRY(fy_sched_send(s, p, n, t, k));
   }
   return fy_sched_fence(s);
 }

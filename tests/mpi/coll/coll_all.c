@@ -2,9 +2,10 @@
  * nonblocking and persistent forms (the persistent one started twice),
  * with small (eager) and large (rendezvous) messages, every root,
  * MPI_IN_PLACE where the standard allows it, a non-contiguous type
- * (MPI_DOUBLE_INT: 12 bytes of data in a 16-byte extent) and the large-count
- * _c forms. The algorithm settings (FERRY_COLL_*) come from the test's
- * environment, so the same program checks each algorithm. */
+ * (MPI_DOUBLE_INT: 12 bytes of data in a 16-byte extent), the large-count
+ * _c forms and an empty type against zero counts. The algorithm settings
+ * (FERRY_COLL_*) come from the test's environment, so the same program
+ * checks each algorithm. */
 #include "../common/fytest.h"
 
 static int rank, size, mode;
@@ -365,6 +366,39 @@ static void test_noncontig(void) {
   free(x); free(y);
 }
 
+/* Counts that differ while the bytes agree: one item of an empty type
+ * against zero MPI_INTs (MPICH's coll/alltoallw_zeros). A side that skips
+ * by count would leave a message behind for a later collective. */
+static void test_zero_size_type(void) {
+  MPI_Datatype empty;
+  CHECK_OK(MPI_Type_contiguous(0, MPI_INT, &empty));
+  CHECK_OK(MPI_Type_commit(&empty));
+  int *one = malloc(sizeof(int) * size * 2), *zero = one + size;
+  MPI_Datatype *et = malloc(sizeof(MPI_Datatype) * size * 2), *it = et + size;
+  for (int r = 0; r < size; r++) { one[r] = 1; zero[r] = 0; et[r] = empty; it[r] = MPI_INT; }
+  int *d0 = calloc((size_t)size, sizeof(int));
+  for (int dir = 0; dir < 2; dir++) {
+    if (dir == 0) {
+      CHECK_OK(MPI_Alltoallw(A, one, d0, et, B, zero, d0, it, MPI_COMM_WORLD));
+      CHECK_OK(MPI_Alltoallv(A, one, d0, empty, B, zero, d0, MPI_INT, MPI_COMM_WORLD));
+      CHECK_OK(MPI_Gather(A, 1, empty, B, 0, MPI_INT, root, MPI_COMM_WORLD));
+      CHECK_OK(MPI_Scatterv(A, zero, d0, MPI_INT, B, 1, empty, root, MPI_COMM_WORLD));
+    } else {
+      CHECK_OK(MPI_Alltoallw(A, zero, d0, it, B, one, d0, et, MPI_COMM_WORLD));
+      CHECK_OK(MPI_Alltoallv(A, zero, d0, MPI_INT, B, one, d0, empty, MPI_COMM_WORLD));
+      CHECK_OK(MPI_Gatherv(A, 0, MPI_INT, B, one, d0, empty, root, MPI_COMM_WORLD));
+      CHECK_OK(MPI_Scatter(A, 1, empty, B, 0, MPI_INT, root, MPI_COMM_WORLD));
+    }
+  }
+  /* nothing may be left over: a real exchange must see its own data */
+  for (long i = 0; i < size; i++) A[i] = val(rank, i);
+  CHECK_OK(MPI_Alltoall(A, 1, MPI_INT, B, 1, MPI_INT, MPI_COMM_WORLD));
+  for (int r = 0; r < size; r++)
+    if (B[r] != val(r, rank)) { FAIL_AT("alltoall after empty types", r, B[r], val(r, rank)); break; }
+  CHECK_OK(MPI_Type_free(&empty));
+  free(one); free(et); free(d0);
+}
+
 /* _c forms with MPI_Count arguments. */
 static void test_large_count(void) {
   MPI_Count n = (MPI_Count)N;
@@ -430,6 +464,7 @@ int main(int argc, char **argv) {
     mode = 0;
     test_noncontig();
     test_large_count();
+    test_zero_size_type();
   }
   free(A); free(B); free(cnts); free(tys);
   return fy_finish();
