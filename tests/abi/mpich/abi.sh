@@ -8,6 +8,17 @@ libdir=$1 mpiexec=$2 src=$3 work=$4
 command -v mpicc.mpich >/dev/null 2>&1 || { echo "SKIP: mpicc.mpich not installed"; exit 77; }
 mkdir -p "$work" || exit 1
 fail=0
+# Every MPI symbol MPICH's library exports, Ferry's exports too: a program
+# built against any MPICH mpi.h may use it (the MPI-1 functions MPI 3.0
+# removed included: older MPICH headers declared them).
+mpich_lib=$(ldconfig -p | sed -n 's/.*libmpich\.so\.12 .*=> //p' | head -1)
+if [ -n "$mpich_lib" ] && command -v nm >/dev/null 2>&1; then
+  nm -D --defined-only "$mpich_lib" | awk '$3 ~ /^P?MPI_/ {print $3}' | sort -u > "$work/mpich.syms"
+  nm -D --defined-only "$libdir/libmpi.so.12" | awk '$3 ~ /^P?MPI_/ {print $3}' | sort -u > "$work/ferry.syms"
+  missing=$(comm -23 "$work/mpich.syms" "$work/ferry.syms" | tr '\n' ' ')
+  if [ -n "$missing" ]; then echo "FAIL: libmpi.so.12 lacks MPICH's $missing"; fail=1
+  else echo "== every MPI symbol of $mpich_lib is in Ferry's libmpi.so.12"; fi
+fi
 progs="pt2pt/modes pt2pt/probe pt2pt/order pt2pt/status pt2pt/completion datatype/predefined errors/badargs"
 for p in $progs; do
   exe="$work/$(echo "$p" | tr / _)"
