@@ -311,13 +311,11 @@ FERRY_API_PUBLIC int PMPI_Rget_accumulate(const void* origin_addr, int origin_co
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Rget_accumulate"))) goto fail;
-  if ((fy_err = fy_check_datatype(origin_datatype, "origin_datatype"))) goto fail;
   if ((fy_err = fy_check_datatype(result_datatype, "result_datatype"))) goto fail;
   if ((fy_err = fy_check_datatype(target_datatype, "target_datatype"))) goto fail;
   if ((fy_err = fy_check_op(op, "op"))) goto fail;
   if ((fy_err = fy_check_win(win, "win"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(origin_count, "origin_count"))) goto fail;
   if ((fy_err = fy_check_count(result_count, "result_count"))) goto fail;
   if ((fy_err = fy_check_count(target_count, "target_count"))) goto fail;
   fy_err = fy_mpi_rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
@@ -336,13 +334,11 @@ FERRY_API_PUBLIC int PMPI_Rget_accumulate_c(const void* origin_addr, MPI_Count o
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Rget_accumulate_c"))) goto fail;
-  if ((fy_err = fy_check_datatype(origin_datatype, "origin_datatype"))) goto fail;
   if ((fy_err = fy_check_datatype(result_datatype, "result_datatype"))) goto fail;
   if ((fy_err = fy_check_datatype(target_datatype, "target_datatype"))) goto fail;
   if ((fy_err = fy_check_op(op, "op"))) goto fail;
   if ((fy_err = fy_check_win(win, "win"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
-  if ((fy_err = fy_check_count(origin_count, "origin_count"))) goto fail;
   if ((fy_err = fy_check_count(result_count, "result_count"))) goto fail;
   if ((fy_err = fy_check_count(target_count, "target_count"))) goto fail;
   fy_err = fy_mpi_rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);

@@ -30,6 +30,10 @@ SKIP_PARAMS = {
     "MPI_Errhandler_free:errhandler",
     "MPI_Session_get_nth_pset:pset_name",  # NULL in a length query (*pset_len == 0)
     "MPI_Type_vector:stride",     # a stride may be negative
+    # with op = MPI_NO_OP the origin is ignored (often MPI_DATATYPE_NULL);
+    # src/rma checks it for the other operations
+    "MPI_Get_accumulate:origin_datatype", "MPI_Get_accumulate:origin_count",
+    "MPI_Rget_accumulate:origin_datatype", "MPI_Rget_accumulate:origin_count",
 }
 
 # Handle kinds whose C handle is an int and that have a c2f/f2c/toint/fromint

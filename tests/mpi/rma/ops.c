@@ -61,6 +61,14 @@ static void test_flavor(int fl, int me, int np)
     CHECK_OK(MPI_Get_accumulate(NULL, 0, MPI_INT, &rd, 1, MPI_INT, 0, N + 1, 1, MPI_INT, MPI_NO_OP, w));
     CHECK_OK(MPI_Win_flush_all(w));
     CHECK(rd >= 1 && rd <= np, "flavor %d cas result read %d", fl, rd);
+    /* ...whatever the ignored origin says (MPICH's rma tests pass
+     * MPI_DATATYPE_NULL), also through the request-based form */
+    int rd2 = -1;
+    MPI_Request rq0;
+    CHECK_OK(MPI_Rget_accumulate(NULL, 0, MPI_DATATYPE_NULL, &rd2, 1, MPI_INT, 0, N + 1, 1, MPI_INT, MPI_NO_OP, w,
+                                 &rq0));
+    CHECK_OK(MPI_Wait(&rq0, MPI_STATUS_IGNORE));
+    CHECK(rd2 == rd, "flavor %d NO_OP with a null origin type read %d, not %d", fl, rd2, rd);
     CHECK_OK(MPI_Win_unlock_all(w));
     total = sum_all(wins);
     if (me == 0) CHECK(total == 1, "flavor %d: %d CAS winners", fl, total);
