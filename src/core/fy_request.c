@@ -127,7 +127,8 @@ void fy_status_set_count(MPI_Status *s, MPI_Count bytes) {
 }
 
 MPI_Count fy_status_get_count(const MPI_Status *s) {
-  return (MPI_Count)(unsigned)s->count_lo | ((MPI_Count)(s->count_hi_and_cancelled >> 1) << 32);
+  /* the high 31 bits unsigned: a count from 2^62 on sets the int's sign */
+  return (MPI_Count)(unsigned)s->count_lo | ((MPI_Count)((unsigned)s->count_hi_and_cancelled >> 1) << 32);
 }
 
 void fy_status_set_cancelled(MPI_Status *s, int flag) {

@@ -3,7 +3,8 @@
  * from Recv with MPI_STATUS_IGNORE, truncation reported as MPI_ERR_TRUNCATE
  * under MPI_ERRORS_RETURN (Recv, Wait, Waitall -> MPI_ERR_IN_STATUS with the
  * status' MPI_ERROR) for eager and rendezvous sizes; afterwards the receiver
- * and the sender keep working. Pairs (0,1), (2,3). */
+ * and the sender keep working. Pairs (0,1), (2,3). Also counts of 63 bits
+ * in a status. */
 #include "fytest.h"
 
 #define TAG_GO 700
@@ -18,6 +19,21 @@ int main(int argc, char **argv)
     MPI_Status st;
     int cnt, el, rc;
     char *buf = malloc(400000);
+
+    /* Counts of 63 bits survive a status (the high word's sign bit is
+     * count bit 62: MPICH's big_count_status), cancelled or not. */
+    static const MPI_Count bigc[] = {60, 0x3654321f71234567LL, 0x7654321f71234567LL, 0x7654321ff1234567LL};
+    for (int i = 0; i < 4; i++)
+        for (int canc = 0; canc < 2; canc++) {
+            MPI_Count got = -1;
+            int flag = -1;
+            CHECK_OK(MPI_Status_set_cancelled(&st, canc));
+            CHECK_OK(MPI_Status_set_elements_x(&st, MPI_BYTE, bigc[i]));
+            CHECK_OK(MPI_Get_elements_x(&st, MPI_BYTE, &got));
+            CHECK_OK(MPI_Test_cancelled(&st, &flag));
+            CHECK(got == bigc[i] && flag == canc, "status count %llx (cancelled %d): %llx, %d",
+                  (long long)bigc[i], canc, (long long)got, flag);
+        }
 
     if (peer < size && rank % 2 == 0) {
         int ints[10];
