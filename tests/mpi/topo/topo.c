@@ -27,6 +27,16 @@ int main(int argc, char **argv) {
   dims_case(24, 3, (int[]){0, 0, 0}, (int[]){4, 3, 2});
   dims_case(16, 2, (int[]){0, 0}, (int[]){4, 4});
   dims_case(1, 3, (int[]){0, 0, 0}, (int[]){1, 1, 1});
+  /* the closest factors, not a greedy split (12 x 6); ties go to the
+   * largest smallest factors, as in MPICH (its topo/dims5 table) */
+  dims_case(72, 2, (int[]){0, 0}, (int[]){9, 8});
+  dims_case(1620, 3, (int[]){0, 0, 0}, (int[]){15, 12, 9});
+  dims_case(10800, 3, (int[]){0, 0, 0}, (int[]){27, 20, 20});
+  dims_case(414480, 4, (int[]){0, 0, 0, 0}, (int[]){157, 16, 15, 11});
+  dims_case(162288, 5, (int[]){0, 0, 0, 0, 0}, (int[]){23, 14, 9, 8, 7});
+  dims_case(72, 3, (int[]){0, 3, 0}, (int[]){6, 3, 4});
+  dims_case(1073741824, 3, (int[]){0, 0, 0}, (int[]){1024, 1024, 1024});
+  dims_case(2147483647, 2, (int[]){0, 0}, (int[]){2147483647, 1});
   int bad[2] = {0, 4};
   rc = MPI_Dims_create(6, 2, bad);
   CHECK_CLASS(rc, MPI_ERR_DIMS);
