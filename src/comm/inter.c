@@ -306,8 +306,12 @@ int fy_mpi_comm_create_from_group(MPI_Group group, const char *stringtag, MPI_In
   fy_comm_t *n;
   int err;
   if (!g) return fy_err(MPI_ERR_GROUP, "group = %#x is not a valid group", (unsigned)group);
-  if (g->rank == MPI_UNDEFINED) return fy_err(MPI_ERR_GROUP, "the calling process is not in group");
   if (!stringtag) return fy_err(MPI_ERR_ARG, "stringtag = NULL");
+  if (g->size == 0) { /* nobody to agree with: MPI_COMM_NULL, as Comm_create gives (and MPICH) */
+    *newcomm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  if (g->rank == MPI_UNDEFINED) return fy_err(MPI_ERR_GROUP, "the calling process is not in group");
   if ((err = check_eh(errhandler))) return err;
   fy_cx_t d = {.c = &fy_comm_world, .n = g->size, .me = g->rank, .root = 0, .members = g->world_of};
   uint32_t ctx;

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 typedef struct {
   int handle;
@@ -157,9 +158,10 @@ int fy_mpi_session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *
   return MPI_SUCCESS;
 }
 
+/* Names match regardless of case ("mpi://world" too), as in MPICH. */
 static int pset_index(const char *name) {
   for (int i = 0; i < NPSETS; i++)
-    if (name && strcmp(name, psets[i]) == 0) return i;
+    if (name && strcasecmp(name, psets[i]) == 0) return i;
   return -1;
 }
 

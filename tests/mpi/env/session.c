@@ -67,6 +67,15 @@ int main(int argc, char **argv) {
   MPI_Group_free(&g);
 
   CHECK_CLASS(MPI_Group_from_session_pset(s, "mpi://NOWHERE", &g), MPI_ERR_ARG);
+  /* names in any case, as in MPICH */
+  CHECK_OK(MPI_Group_from_session_pset(s, "mpi://world", &g));
+  MPI_Group_size(g, &gs);
+  CHECK(gs == size, "mpi://world group size %d", gs);
+  MPI_Group_free(&g);
+  /* the empty group gives MPI_COMM_NULL, as Comm_create does */
+  c = MPI_COMM_WORLD;
+  CHECK_OK(MPI_Comm_create_from_group(MPI_GROUP_EMPTY, "ferry.test.empty", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
+  CHECK(c == MPI_COMM_NULL, "a communicator from the empty group");
   CHECK_OK(MPI_Session_get_info(s, &info));
   CHECK(info != MPI_INFO_NULL, "session info");
   MPI_Info_free(&info);
