@@ -23,8 +23,10 @@ static MPI_Aint span_of(const fy_datatype_t *t, MPI_Count count) {
   return (MPI_Aint)(count - 1) * t->extent + t->true_extent;
 }
 
-/* Dynamic windows: find the attached region of target t holding
- * [lo, lo+len) (seqlock read of its table). */
+/* Dynamic windows: whether the regions target t attached hold all of
+ * [lo, lo+len), one region or adjacent ones (an access may span regions
+ * attached back to back, as MPICH's rma/win_dynamic_*_2region tests do);
+ * a seqlock read of its table. */
 int fy_rma_dyn_lookup(fy_win_t *w, int t, uint64_t lo, uint64_t len) {
   fy_win_rankblk_t *b = &w->blk[t];
   for (;;) {
@@ -33,10 +35,19 @@ int fy_rma_dyn_lookup(fy_win_t *w, int t, uint64_t lo, uint64_t len) {
       sched_yield();
       continue;
     }
-    int found = 0;
     uint32_t nd = b->ndyn;
-    for (uint32_t i = 0; i < nd && i < FY_RMA_DYN_MAX; i++)
-      if (lo >= b->dyn[i].base && lo + len <= b->dyn[i].base + b->dyn[i].size) found = 1;
+    if (nd > FY_RMA_DYN_MAX) nd = FY_RMA_DYN_MAX;
+    uint64_t at = lo, end = lo + len;
+    for (int moved = 1; at < end && moved;) { /* extend over the region holding `at` */
+      moved = 0;
+      for (uint32_t i = 0; i < nd; i++)
+        if (at >= b->dyn[i].base && at < b->dyn[i].base + b->dyn[i].size) {
+          at = b->dyn[i].base + b->dyn[i].size;
+          moved = 1;
+          break;
+        }
+    }
+    int found = at >= end;
     atomic_thread_fence(memory_order_acquire);
     if (atomic_load_explicit(&b->dyn_seq, memory_order_relaxed) == s0) return found;
   }

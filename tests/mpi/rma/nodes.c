@@ -219,7 +219,9 @@ static void dynamic(void) {
   CHECK_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w));
   MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
   int *region = calloc(N, sizeof(int));
-  CHECK_OK(MPI_Win_attach(w, region, N * sizeof(int)));
+  /* attached as two halves back to back: an access may span both */
+  CHECK_OK(MPI_Win_attach(w, region, N / 2 * sizeof(int)));
+  CHECK_OK(MPI_Win_attach(w, region + N / 2, (N - N / 2) * sizeof(int)));
   MPI_Aint mine, *addr = malloc(sizeof(MPI_Aint) * (size_t)size);
   MPI_Get_address(region, &mine);
   MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
@@ -229,6 +231,14 @@ static void dynamic(void) {
   CHECK_OK(MPI_Win_unlock(right, w));
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK(region[5] == 50 + (rank + size - 1) % size, "dynamic window: put left %d", region[5]);
+  int four[4] = {1 + rank, 2 + rank, 3 + rank, 4 + rank}, left = (rank + size - 1) % size;
+  CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, w));
+  CHECK_OK(MPI_Put(four, 4, MPI_INT, right, addr[right] + (N / 2 - 2) * (MPI_Aint)sizeof(int), 4, MPI_INT, w));
+  CHECK_OK(MPI_Win_unlock(right, w));
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < 4; i++)
+    CHECK(region[N / 2 - 2 + i] == i + 1 + left, "dynamic window: put across two regions [%d] = %d", i,
+          region[N / 2 - 2 + i]);
   /* past the end of the region: refused by the origin (one node) or by
    * the target, reported at the next flush (spanning nodes) */
   CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, w));
@@ -240,6 +250,7 @@ static void dynamic(void) {
   CHECK_OK(MPI_Win_unlock(right, w));
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK_OK(MPI_Win_detach(w, region));
+  CHECK_OK(MPI_Win_detach(w, region + N / 2));
   CHECK_OK(MPI_Win_free(&w));
   free(region);
   free(addr);
