@@ -156,7 +156,7 @@ int fy_cx_allgather(const fy_cx_t *d, const void *mine, size_t n, void *all) {
 #define MAXWAIT 64
 #define KEY(ctx, seq) (((uint64_t)(ctx) << 32) | (uint32_t)(seq))
 #define KEY_BLOCKING(ctx) KEY(ctx, UINT32_MAX)
-static int mask_busy;
+static int mask_busy; /* words of the bitmap an agreement under way offered; 0: none */
 static uint64_t waiting[MAXWAIT]; /* key + 1 of each agreement under way; 0 = free */
 
 static int lowest_waiting(uint64_t key) {
@@ -165,10 +165,23 @@ static int lowest_waiting(uint64_t key) {
   return 1;
 }
 
+/* A domain of one process has nobody to agree with: it takes a free slot
+ * at once, outside the words an agreement under way has offered (which
+ * may wait for other processes: MPI_Comm_dup(MPI_COMM_SELF) in one thread
+ * while another thread's MPI_Comm_dup waits for its peers, MPICH's
+ * threads/comm/comm_dup_deadlock). -1 when no such slot is free. */
+static int claim_alone(uint32_t *ctx) {
+  uint32_t m[FY_CTX_WORDS];
+  fy_ctx_mask_snapshot(m);
+  memset(m, 0, (size_t)mask_busy * sizeof *m);
+  return fy_ctx_mask_claim(m, ctx);
+}
+
 int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32_t *ctx) {
   enum { W = FY_CTX_WORDS, FIRST = 4 };
   uint32_t m[W + 1], o[W + 1], full[W];
   uint64_t key = KEY_BLOCKING(d->c->ctx);
+  if (d->n == 1 && !bridge && claim_alone(ctx) == 0) return MPI_SUCCESS;
   int err = MPI_SUCCESS, slot = -1, nw = FIRST; /* the low slots first: small messages */
   for (int i = 0; i < MAXWAIT && slot < 0; i++)
     if (!waiting[i]) slot = i;
@@ -177,7 +190,7 @@ int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32
     int own = !mask_busy && lowest_waiting(key);
     memset(m, 0, sizeof m);
     if (own) {
-      mask_busy = 1;
+      mask_busy = nw;
       fy_ctx_mask_snapshot(full);
       memcpy(m, full, (size_t)nw * sizeof *m);
       m[nw] = 1; /* "everybody offered their bitmap" */
@@ -291,10 +304,14 @@ int fy_cx_nb_step(fy_cx_nb_t *a, int *errp, uint32_t *ctxp) {
   for (;;) {
     switch (a->phase) {
       case NB_START: /* offer the bitmap if no other agreement of this process does */
+        if (a->c->size == 1 && !a->bridge && claim_alone(&a->ctx) == 0) {
+          a->phase = NB_DONE;
+          break;
+        }
         memset(a->m, 0, sizeof a->m);
         a->own = !mask_busy && lowest_waiting(a->key);
         if (a->own) {
-          mask_busy = 1;
+          mask_busy = a->nw;
           fy_ctx_mask_snapshot(full);
           memcpy(a->m, full, (size_t)a->nw * sizeof *a->m);
           a->m[a->nw] = 1;
