@@ -106,6 +106,7 @@ int fy_mpi_group_rank(MPI_Group group, int *rank) {
 
 int fy_mpi_group_free(MPI_Group *group) {
   fy_group_t *g = fy_group_get(*group);
+  if (!g) return fy_err(MPI_ERR_GROUP, "group = %#x is not a valid group", (unsigned)*group);
   if (g != &group_empty) {
     /* The user's handle dies now; layers holding a reference keep the object. */
     fy_htab_remove(&group_tab, g->handle);

@@ -86,6 +86,11 @@ int main(int argc, char **argv) {
   /* bad input */
   int bad = size, dupl[2] = {0, 0};
   CHECK_CLASS(MPI_Group_incl(world, 1, &bad, &u), MPI_ERR_RANK);
+  /* freeing a null or unknown handle is an error, not a crash (MPICH's
+   * threads/init/mult_session frees MPI_GROUP_NULL on an error path) */
+  MPI_Group none = MPI_GROUP_NULL, junk = (MPI_Group)12345;
+  CHECK_CLASS(MPI_Group_free(&none), MPI_ERR_GROUP);
+  CHECK_CLASS(MPI_Group_free(&junk), MPI_ERR_GROUP);
   if (size >= 1) CHECK_CLASS(MPI_Group_incl(world, 2, dupl, &u), size >= 2 ? MPI_ERR_RANK : MPI_ERR_ARG);
   CHECK_CLASS(MPI_Group_excl(world, 1, &bad, &u), MPI_ERR_RANK);
   int zstride[1][3] = {{0, 0, 0}};
