@@ -33,8 +33,8 @@ typedef struct fy_state {
 
 extern fy_state_t fy_state;
 /* "MPI_THREAD_SINGLE" ... "MPI_THREAD_MULTIPLE" for a level 0..3 (info
- * values: MPI_INFO_ENV's thread_level, a session's
- * mpi_thread_support_level); NULL for another number. */
+ * values: MPI_INFO_ENV's and a session's thread_level); NULL for another
+ * number. */
 const char *fy_thread_level_name(int level);
 /* Bring the runtime up at thread level `required` (caller names the MPI
  * call for messages). A failure aborts the job: nothing can report it. */

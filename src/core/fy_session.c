@@ -5,7 +5,7 @@
  * MPI_Comm_create_from_group. The first session opened before MPI_Init
  * brings the runtime up (core/fy_init.h: that synchronizes with the job's
  * other processes, as MPI_Init does), at the thread level its info asks
- * for ("mpi_thread_support_level", default MPI_THREAD_SINGLE); a session
+ * for ("thread_level", MPI 4.1 11.3.1; default MPI_THREAD_SINGLE); a session
  * opened later runs at the level the runtime has. Without the world model
  * the runtime stays up after the last session closes, so sessions can be
  * opened and closed again (a library's init/finalize cycles), and leaves
@@ -54,21 +54,29 @@ MPI_Errhandler *fy_session_errhandler_slot(MPI_Session h) {
   return s ? &s->errhandler : NULL;
 }
 
+/* The info key of a session's thread level: the standard's, and the name
+ * MPI 4.0 drafts (and Ferry until 2026-11) used, still read. */
+static const char *const level_keys[] = {"thread_level", "mpi_thread_support_level"};
+
 /* The thread level a session's info asks for (MPI_THREAD_SINGLE if none). */
 static int requested_level(MPI_Info info, int *level) {
   *level = MPI_THREAD_SINGLE;
   if (info == MPI_INFO_NULL) return MPI_SUCCESS;
   char v[MPI_MAX_INFO_VAL + 1];
-  int flag = 0, len = MPI_MAX_INFO_VAL;
-  int err = fy_mpi_info_get_string(info, "mpi_thread_support_level", &len, v, &flag);
-  if (err || !flag) return err;
-  for (int l = MPI_THREAD_SINGLE; fy_thread_level_name(l); l++)
-    if (strcmp(v, fy_thread_level_name(l)) == 0) {
-      *level = l;
-      return MPI_SUCCESS;
-    }
-  return fy_err(MPI_ERR_INFO, "info \"mpi_thread_support_level\" = \"%s\" is not one of MPI_THREAD_SINGLE, "
-                "_FUNNELED, _SERIALIZED, _MULTIPLE", v);
+  for (int k = 0; k < 2; k++) {
+    int flag = 0, len = MPI_MAX_INFO_VAL;
+    int err = fy_mpi_info_get_string(info, level_keys[k], &len, v, &flag);
+    if (err) return err;
+    if (!flag) continue;
+    for (int l = MPI_THREAD_SINGLE; fy_thread_level_name(l); l++)
+      if (strcmp(v, fy_thread_level_name(l)) == 0) {
+        *level = l;
+        return MPI_SUCCESS;
+      }
+    return fy_err(MPI_ERR_INFO, "info \"%s\" = \"%s\" is not one of MPI_THREAD_SINGLE, "
+                  "_FUNNELED, _SERIALIZED, _MULTIPLE", level_keys[k], v);
+  }
+  return MPI_SUCCESS;
 }
 
 int fy_mpi_session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session) {
@@ -128,9 +136,11 @@ int fy_mpi_session_get_info(MPI_Session session, MPI_Info *info_used) {
   if (err) return err;
   *info_used = MPI_INFO_NULL;
   if (s->info != MPI_INFO_NULL && (err = fy_info_copy(s->info, info_used))) return err;
-  /* the thread level the session runs at: the runtime's */
+  /* the thread level the session runs at: the runtime's, under both keys */
   const char *l = fy_thread_level_name(fy_state.thread_level);
-  return fy_info_put(info_used, "mpi_thread_support_level", l ? l : fy_thread_level_name(MPI_THREAD_SINGLE));
+  if (!l) l = fy_thread_level_name(MPI_THREAD_SINGLE);
+  for (int k = 0; k < 2 && !err; k++) err = fy_info_put(info_used, level_keys[k], l);
+  return err;
 }
 
 int fy_mpi_session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names) {

@@ -22,10 +22,11 @@ int main(void) {
   MPI_Info req;
   CHECK_OK(MPI_Info_create(&req));
   /* a bad thread level is an info error, returned through the handler given */
-  CHECK_OK(MPI_Info_set(req, "mpi_thread_support_level", "MPI_THREAD_SOMETIMES"));
+  CHECK_OK(MPI_Info_set(req, "thread_level", "MPI_THREAD_SOMETIMES"));
   MPI_Session s1 = MPI_SESSION_NULL, s2 = MPI_SESSION_NULL;
   CHECK_CLASS(MPI_Session_init(req, MPI_ERRORS_RETURN, &s1), MPI_ERR_INFO);
-  CHECK_OK(MPI_Info_set(req, "mpi_thread_support_level", "MPI_THREAD_FUNNELED"));
+  CHECK_OK(MPI_Info_delete(req, "thread_level"));
+  CHECK_OK(MPI_Info_set(req, "mpi_thread_support_level", "MPI_THREAD_FUNNELED")); /* the old key */
   CHECK_OK(MPI_Session_init(req, MPI_ERRORS_RETURN, &s1));
   MPI_Info_free(&req);
   CHECK_OK(MPI_Initialized(&flag));
@@ -35,8 +36,11 @@ int main(void) {
   char v[MPI_MAX_INFO_VAL + 1];
   int len = MPI_MAX_INFO_VAL;
   CHECK_OK(MPI_Session_get_info(s1, &used));
-  CHECK_OK(MPI_Info_get_string(used, "mpi_thread_support_level", &len, v, &flag));
+  CHECK_OK(MPI_Info_get_string(used, "thread_level", &len, v, &flag));
   CHECK(flag && strcmp(v, "MPI_THREAD_FUNNELED") == 0, "thread level %s", flag ? v : "(unset)");
+  len = MPI_MAX_INFO_VAL;
+  CHECK_OK(MPI_Info_get_string(used, "mpi_thread_support_level", &len, v, &flag));
+  CHECK(flag && strcmp(v, "MPI_THREAD_FUNNELED") == 0, "thread level (old key) %s", flag ? v : "(unset)");
   MPI_Info_free(&used);
 
   MPI_Group g;
