@@ -197,6 +197,7 @@ static int acc_core(fy_win_t *w, int t, uint64_t a, fy_datatype_t *tt, MPI_Count
                     const char *in, char *res) {
   fy_datatype_t *b;
   MPI_Count per;
+  if (tcount == 0 || tt->size == 0) return MPI_SUCCESS; /* no bytes: no basic type to find */
   if (!fy_type_reduce_basic(tt, &b, &per) || !b) return fy_err(MPI_ERR_TYPE, "accumulate: mixed basic types");
   MPI_Count n = tcount * per;
   if (!n) return MPI_SUCCESS;
@@ -469,10 +470,15 @@ static int gacc(int kind, const void *oa, MPI_Count oc, MPI_Datatype otype, void
   fy_datatype_t *tt = fy_type_get(ttype), *ot = NULL, *rt = NULL;
   if (!tt || !tt->committed) return fy_err(MPI_ERR_TYPE, "target_datatype = %#x is not a committed datatype", (unsigned)ttype);
   if (tc < 0) return fy_err(MPI_ERR_COUNT, "target_count = %lld is negative", (long long)tc);
-  /* An operation that moves nothing (MPI_PROC_NULL, or zero counts) is a
-   * no-op: the operation and type matching rules have nothing to apply to,
-   * as in MPICH. */
-  int nodata = t == MPI_PROC_NULL || (tc == 0 && oc <= 0 && rc <= 0);
+  /* An operation that moves nothing (MPI_PROC_NULL, or no bytes: zero
+   * counts or zero-size types, MPICH's rma/badrma) is a no-op: the
+   * operation and type matching rules have nothing to apply to, as in
+   * MPICH. The types are checked below all the same. */
+  fy_datatype_t *ot0 = op != MPI_NO_OP ? fy_type_get(otype) : NULL;
+  fy_datatype_t *rt0 = kind != FY_OP_ACC ? fy_type_get(rtype) : NULL;
+  int nodata = t == MPI_PROC_NULL ||
+               ((tc <= 0 || tt->size == 0) && (oc <= 0 || !ot0 || ot0->size == 0) &&
+                (rc <= 0 || !rt0 || rt0->size == 0));
   int err = nodata ? MPI_SUCCESS : fy_rma_op_check(op, tt, kind != FY_OP_ACC);
   if (err) return err;
   if (op != MPI_NO_OP) {

@@ -69,6 +69,15 @@ static void test_flavor(int fl, int me, int np)
                                  &rq0));
     CHECK_OK(MPI_Wait(&rq0, MPI_STATUS_IGNORE));
     CHECK(rd2 == rd, "flavor %d NO_OP with a null origin type read %d, not %d", fl, rd2, rd);
+    /* no bytes at all: a no-op whatever the types (MPICH's rma/badrma) */
+    MPI_Datatype empty;
+    MPI_Type_contiguous(0, MPI_INT, &empty);
+    MPI_Type_commit(&empty);
+    CHECK_OK(MPI_Accumulate(&rd2, 1, empty, 0, N + 1, 0, MPI_DOUBLE, MPI_SUM, w));
+    CHECK_OK(MPI_Accumulate(&rd2, 0, MPI_DOUBLE, 0, N + 1, 1, empty, MPI_SUM, w));
+    CHECK_OK(MPI_Get_accumulate(&rd2, 1, empty, &rd2, 2, empty, 0, N + 1, 0, MPI_DOUBLE, MPI_SUM, w));
+    CHECK_OK(MPI_Win_flush_all(w));
+    MPI_Type_free(&empty);
     CHECK_OK(MPI_Win_unlock_all(w));
     total = sum_all(wins);
     if (me == 0) CHECK(total == 1, "flavor %d: %d CAS winners", fl, total);
