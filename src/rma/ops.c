@@ -394,12 +394,14 @@ static int same_size(fy_datatype_t *ot, MPI_Count oc, fy_datatype_t *tt, MPI_Cou
 }
 
 static int same_basic(fy_datatype_t *ot, fy_datatype_t *tt) {
-  fy_datatype_t *b1, *b2;
+  fy_datatype_t *b1 = NULL, *b2 = NULL;
   MPI_Count p1, p2;
-  fy_type_reduce_basic(ot, &b1, &p1);
-  fy_type_reduce_basic(tt, &b2, &p2);
-  if (b1 != b2)
-    return fy_err(MPI_ERR_TYPE, "accumulate: origin (%s) and target (%s) basic types differ", b1->name, b2->name);
+  /* no single basic type (mixed, or an empty type): b is NULL */
+  if (!fy_type_reduce_basic(ot, &b1, &p1)) b1 = NULL;
+  if (!fy_type_reduce_basic(tt, &b2, &p2)) b2 = NULL;
+  if (b1 != b2 || !b1)
+    return fy_err(MPI_ERR_TYPE, "accumulate: origin (%s) and target (%s) basic types differ",
+                  b1 ? b1->name : "no single basic type", b2 ? b2->name : "no single basic type");
   return MPI_SUCCESS;
 }
 

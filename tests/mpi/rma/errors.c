@@ -58,6 +58,16 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_NO_OP, w), MPI_ERR_OP);
     CHECK_CLASS(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_FLOAT, MPI_SUM, w), MPI_ERR_TYPE);
     {
+        /* an empty type against data: a type error, not a crash */
+        MPI_Datatype empty;
+        int r2[2];
+        MPI_Type_contiguous(0, MPI_INT, &empty);
+        MPI_Type_commit(&empty);
+        CHECK_CLASS(MPI_Accumulate(&v, 1, empty, 0, 0, 1, MPI_INT, MPI_SUM, w), MPI_ERR_TYPE);
+        CHECK_CLASS(MPI_Get_accumulate(&v, 1, MPI_INT, r2, 2, empty, 0, 0, 1, MPI_INT, MPI_SUM, w), MPI_ERR_TYPE);
+        MPI_Type_free(&empty);
+    }
+    {
         /* an accumulate's data must be of one predefined type, even for MPI_REPLACE */
         MPI_Datatype mix, ty[2] = {MPI_INT, MPI_FLOAT};
         int bl[2] = {1, 1}, pair[2] = {0, 0};
