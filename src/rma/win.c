@@ -369,12 +369,14 @@ int fy_mpi_win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
 
 int fy_mpi_win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr) {
   fy_win_t *w = fy_win_get(win);
-  if (w->flavor != FY_WIN_SHARED && w->flavor != FY_WIN_ALLOCATE)
-    return fy_err(MPI_ERR_RMA_FLAVOR, "MPI_Win_shared_query: the window was not created by "
-                  "MPI_Win_allocate_shared or MPI_Win_allocate");
+  /* MPI 4.1 allows the query on MPI_Win_create's windows too: a process's
+   * own memory is there, a peer's is not mapped (size 0, NULL). */
+  if (w->flavor == FY_WIN_DYNAMIC)
+    return fy_err(MPI_ERR_RMA_FLAVOR, "MPI_Win_shared_query: the window is dynamic (its memory is attached "
+                  "region by region)");
   if (rank == MPI_PROC_NULL) {
     for (int r = 0; r < w->size; r++)
-      if (w->peer[r].size > 0) {
+      if (w->peer[r].size > 0 && (w->peer[r].addr || w->flavor == FY_WIN_SHARED)) {
         rank = r;
         break;
       }
@@ -387,8 +389,8 @@ int fy_mpi_win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *d
   }
   if (rank < 0 || rank >= w->size)
     return fy_err(MPI_ERR_RANK, "rank = %d is not a rank of the window (size %d)", rank, w->size);
-  if (w->am && rank != w->rank) {
-    /* on another node, or reached by messages: no memory to share */
+  if ((w->am && rank != w->rank) || !w->peer[rank].addr) {
+    /* on another node, reached by messages, or not mapped: no memory to share */
     *size = 0;
     *disp_unit = w->peer[rank].disp_unit;
     *(void **)baseptr = NULL;

@@ -113,11 +113,19 @@ int main(int argc, char **argv)
     int buf[4];
     CHECK_OK(MPI_Win_create(buf, sizeof buf, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w));
     CHECK_OK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN)); /* a window's default is fatal */
-    CHECK_CLASS(MPI_Win_shared_query(w, 0, &sz, &du, &p), MPI_ERR_RMA_FLAVOR);
+    /* MPI 4.1: MPI_Win_create's windows may be queried: my own memory is
+     * there, a peer's is not mapped (size 0, NULL) */
+    CHECK_OK(MPI_Win_shared_query(w, me, &sz, &du, &p));
+    CHECK(sz == sizeof buf && du == 1 && p == buf, "shared_query of my created window: %ld %d %p", (long)sz, du, p);
+    if (np > 1) {
+        CHECK_OK(MPI_Win_shared_query(w, (me + 1) % np, &sz, &du, &p));
+        CHECK(sz == 0 && p == NULL, "shared_query of a peer's created window: %ld %p", (long)sz, p);
+    }
     CHECK_OK(MPI_Win_free(&w));
     CHECK_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w));
     CHECK_OK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
     CHECK_OK(MPI_Win_attach(w, buf, sizeof buf));
+    CHECK_CLASS(MPI_Win_shared_query(w, 0, &sz, &du, &p), MPI_ERR_RMA_FLAVOR);
     CHECK_CLASS(MPI_Win_attach(w, buf + 1, sizeof(int)), MPI_ERR_RMA_ATTACH);
     CHECK_CLASS(MPI_Win_detach(w, buf + 2), MPI_ERR_RMA_ATTACH);
     MPI_Aint addr;
