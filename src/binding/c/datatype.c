@@ -132,6 +132,7 @@ FERRY_API_PUBLIC int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype data
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Pack"))) goto fail;
+  if (incount == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(position, "position"))) goto fail;
@@ -153,6 +154,7 @@ FERRY_API_PUBLIC int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datat
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Pack_c"))) goto fail;
+  if (incount == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(position, "position"))) goto fail;
@@ -1287,6 +1289,7 @@ FERRY_API_PUBLIC int PMPI_Unpack(const void* inbuf, int insize, int* position, v
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Unpack"))) goto fail;
+  if (outcount == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_ptr(position, "position"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
@@ -1308,6 +1311,7 @@ FERRY_API_PUBLIC int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Coun
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Unpack_c"))) goto fail;
+  if (outcount == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_ptr(position, "position"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;

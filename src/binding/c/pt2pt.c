@@ -13,6 +13,7 @@ FERRY_API_PUBLIC int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatyp
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Bsend"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
@@ -35,6 +36,7 @@ FERRY_API_PUBLIC int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Bsend_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
@@ -57,6 +59,7 @@ FERRY_API_PUBLIC int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype da
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Bsend_init"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -80,6 +83,7 @@ FERRY_API_PUBLIC int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Dat
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Bsend_init_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -350,6 +354,7 @@ FERRY_API_PUBLIC int PMPI_Ibsend(const void* buf, int count, MPI_Datatype dataty
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ibsend"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -373,6 +378,7 @@ FERRY_API_PUBLIC int PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatyp
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ibsend_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -417,6 +423,7 @@ FERRY_API_PUBLIC int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MP
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Imrecv"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(message, "message"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -438,6 +445,7 @@ FERRY_API_PUBLIC int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype data
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Imrecv_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(message, "message"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -479,12 +487,14 @@ FERRY_API_PUBLIC int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Irecv"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
   if ((fy_err = fy_check_rank_source(comm, source, "source"))) goto fail;
   if ((fy_err = fy_check_tag_recv(tag, "tag"))) goto fail;
+  if ((fy_err = fy_check_buf(buf, count, datatype, "buf"))) goto fail;
   fy_err = fy_mpi_irecv(buf, count, datatype, source, tag, comm, request);
   if (fy_err) goto fail;
   FY_API_EXIT();
@@ -501,12 +511,14 @@ FERRY_API_PUBLIC int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datat
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Irecv_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
   if ((fy_err = fy_check_rank_source(comm, source, "source"))) goto fail;
   if ((fy_err = fy_check_tag_recv(tag, "tag"))) goto fail;
+  if ((fy_err = fy_check_buf(buf, count, datatype, "buf"))) goto fail;
   fy_err = fy_mpi_irecv_c(buf, count, datatype, source, tag, comm, request);
   if (fy_err) goto fail;
   FY_API_EXIT();
@@ -523,6 +535,7 @@ FERRY_API_PUBLIC int PMPI_Irsend(const void* buf, int count, MPI_Datatype dataty
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Irsend"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -546,6 +559,7 @@ FERRY_API_PUBLIC int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatyp
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Irsend_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -569,6 +583,7 @@ FERRY_API_PUBLIC int PMPI_Isend(const void* buf, int count, MPI_Datatype datatyp
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Isend"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -592,6 +607,7 @@ FERRY_API_PUBLIC int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Isend_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -615,6 +631,8 @@ FERRY_API_PUBLIC int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Data
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Isendrecv"))) goto fail;
+  if (sendcount == 0 && sendtype == MPI_DATATYPE_NULL) sendtype = MPI_BYTE;
+  if (recvcount == 0 && recvtype == MPI_DATATYPE_NULL) recvtype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
@@ -643,6 +661,8 @@ FERRY_API_PUBLIC int PMPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, 
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Isendrecv_c"))) goto fail;
+  if (sendcount == 0 && sendtype == MPI_DATATYPE_NULL) sendtype = MPI_BYTE;
+  if (recvcount == 0 && recvtype == MPI_DATATYPE_NULL) recvtype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
@@ -671,6 +691,7 @@ FERRY_API_PUBLIC int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype d
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Isendrecv_replace"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -696,6 +717,7 @@ FERRY_API_PUBLIC int PMPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Da
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Isendrecv_replace_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -721,6 +743,7 @@ FERRY_API_PUBLIC int PMPI_Issend(const void* buf, int count, MPI_Datatype dataty
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Issend"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -744,6 +767,7 @@ FERRY_API_PUBLIC int PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatyp
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Issend_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -787,6 +811,7 @@ FERRY_API_PUBLIC int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Mrecv"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(message, "message"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
@@ -807,6 +832,7 @@ FERRY_API_PUBLIC int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datat
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Mrecv_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(message, "message"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
@@ -892,6 +918,7 @@ FERRY_API_PUBLIC int PMPI_Precv_init(void* buf, int partitions, MPI_Count count,
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Precv_init"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
@@ -935,6 +962,7 @@ FERRY_API_PUBLIC int PMPI_Psend_init(const void* buf, int partitions, MPI_Count 
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Psend_init"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_info(info, "info"))) goto fail;
@@ -959,6 +987,7 @@ FERRY_API_PUBLIC int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int 
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Recv"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
@@ -981,6 +1010,7 @@ FERRY_API_PUBLIC int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype dataty
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Recv_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
@@ -1003,6 +1033,7 @@ FERRY_API_PUBLIC int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype,
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Recv_init"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -1026,6 +1057,7 @@ FERRY_API_PUBLIC int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype d
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Recv_init_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -1159,6 +1191,7 @@ FERRY_API_PUBLIC int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatyp
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Rsend"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
@@ -1181,6 +1214,7 @@ FERRY_API_PUBLIC int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Rsend_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
@@ -1203,6 +1237,7 @@ FERRY_API_PUBLIC int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype da
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Rsend_init"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -1226,6 +1261,7 @@ FERRY_API_PUBLIC int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Dat
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Rsend_init_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -1249,6 +1285,7 @@ FERRY_API_PUBLIC int PMPI_Send(const void* buf, int count, MPI_Datatype datatype
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Send"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
@@ -1271,6 +1308,7 @@ FERRY_API_PUBLIC int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype 
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Send_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
@@ -1293,6 +1331,7 @@ FERRY_API_PUBLIC int PMPI_Send_init(const void* buf, int count, MPI_Datatype dat
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Send_init"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -1316,6 +1355,7 @@ FERRY_API_PUBLIC int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_Data
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Send_init_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -1339,6 +1379,8 @@ FERRY_API_PUBLIC int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datat
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Sendrecv"))) goto fail;
+  if (sendcount == 0 && sendtype == MPI_DATATYPE_NULL) sendtype = MPI_BYTE;
+  if (recvcount == 0 && recvtype == MPI_DATATYPE_NULL) recvtype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
@@ -1366,6 +1408,8 @@ FERRY_API_PUBLIC int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, M
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Sendrecv_c"))) goto fail;
+  if (sendcount == 0 && sendtype == MPI_DATATYPE_NULL) sendtype = MPI_BYTE;
+  if (recvcount == 0 && recvtype == MPI_DATATYPE_NULL) recvtype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(sendtype, "sendtype"))) goto fail;
   if ((fy_err = fy_check_datatype(recvtype, "recvtype"))) goto fail;
@@ -1393,6 +1437,7 @@ FERRY_API_PUBLIC int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype da
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Sendrecv_replace"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
@@ -1417,6 +1462,7 @@ FERRY_API_PUBLIC int PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Dat
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Sendrecv_replace_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
@@ -1532,6 +1578,7 @@ FERRY_API_PUBLIC int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatyp
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ssend"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
@@ -1554,6 +1601,7 @@ FERRY_API_PUBLIC int PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ssend_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_count(count, "count"))) goto fail;
@@ -1576,6 +1624,7 @@ FERRY_API_PUBLIC int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype da
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ssend_init"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
@@ -1599,6 +1648,7 @@ FERRY_API_PUBLIC int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Dat
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Ssend_init_c"))) goto fail;
+  if (count == 0 && datatype == MPI_DATATYPE_NULL) datatype = MPI_BYTE;
   if ((fy_err = fy_check_comm(comm, "comm"))) goto fail;
   if ((fy_err = fy_check_datatype(datatype, "datatype"))) goto fail;
   if ((fy_err = fy_check_ptr(request, "request"))) goto fail;

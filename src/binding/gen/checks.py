@@ -191,26 +191,57 @@ def _handle_check(kind, expr, a, is_type_fn, inout=False):
     return None
 
 
-def _buffer_check(f, name, names, base):
-    """Buffers of point-to-point, RMA and pack calls, paired with the count
-    and datatype that describe them.  Collective buffers are left to the
-    implementation (MPI_IN_PLACE, significance only at the root)."""
-    if not re.match(r"MPI_(I|B|S|R|P)?(send|Send|Recv|Recv_init|Send_init|Bsend|Ssend|Rsend|"
-                    r"Ibsend|Issend|Irsend|Mrecv|Imrecv|Sendrecv|Sendrecv_replace|Isendrecv|"
-                    r"Isendrecv_replace|Psend_init|Precv_init|Bsend_init|Ssend_init|Rsend_init|"
-                    r"Put|Get|Rput|Rget|Accumulate|Raccumulate|Pack|Unpack)$", base):
-        return []
+_BUFFER_CALLS = re.compile(
+    r"MPI_(I|B|S|R|P)?(send|Send|recv|Recv|Recv_init|Send_init|Bsend|Ssend|Rsend|"
+    r"Ibsend|Issend|Irsend|Mrecv|Imrecv|Sendrecv|Sendrecv_replace|Isendrecv|"
+    r"Isendrecv_replace|Psend_init|Precv_init|Bsend_init|Ssend_init|Rsend_init|"
+    r"Put|Get|Rput|Rget|Accumulate|Raccumulate|Pack|Unpack)$")
+_RMA_CALLS = re.compile(r"MPI_(Put|Get|Accumulate|Rput|Rget|Raccumulate)$")
+
+
+def _buffer_args(name, names, base):
+    """(count, datatype) describing buffer `name` of a point-to-point, RMA
+    or pack call, or None."""
+    if not _BUFFER_CALLS.match(base):
+        return None
     stem = name[:-3] if name.endswith("buf") else None
     if name == "origin_addr":
         cnt, typ = "origin_count", "origin_datatype"
     elif stem is None:
-        return []
+        return None
     else:
         cnt = (stem + "count") if stem else "count"
         typ = next((t for t in (stem + "type", stem + "datatype", "datatype") if t in names), None)
     if cnt not in names or typ not in names or not _scalar(names[cnt][2]):
+        return None
+    return cnt, typ
+
+
+def _buffer_check(f, name, names, base):
+    """Buffers of point-to-point, RMA and pack calls, paired with the count
+    and datatype that describe them.  Collective buffers are left to the
+    implementation (MPI_IN_PLACE, significance only at the root)."""
+    ct = _buffer_args(name, names, base)
+    return ['fy_check_buf(%s, %s, %s, "%s")' % (name, ct[0], ct[1], name)] if ct else []
+
+
+def null_type_fixups(f):
+    """Statements run before the checks: a point-to-point or pack buffer of
+    count 0 may name MPI_DATATYPE_NULL (MPICH checks such a type only when
+    the count is positive, and programs send empty messages that way); it
+    stands for MPI_BYTE then. RMA calls keep their check, as in MPICH."""
+    base = _base(f)
+    if _RMA_CALLS.match(base) or NO_ARG_CHECKS.match(base):
         return []
-    return ['fy_check_buf(%s, %s, %s, "%s")' % (name, cnt, typ, name)]
+    names = {p[1]: p for p in f.params if p[1]}
+    out = []
+    for decl, name, ps, p in f.params:
+        if ps["kind"] != "BUFFER":
+            continue
+        ct = _buffer_args(name, names, base)
+        if ct and not _is_ptr(names[ct[1]][3]):
+            out.append("if (%s == 0 && %s == MPI_DATATYPE_NULL) %s = MPI_BYTE;" % (ct[0], ct[1], ct[1]))
+    return out
 
 
 def error_object(f):

@@ -309,6 +309,8 @@ def gen_binding(f):
     w("  FY_API_ENTER();")
     if checks.needs_init_check(f):
         w('  if ((fy_err = fy_check_initialized("%s"))) goto fail;' % f.name)
+    for c in checks.null_type_fixups(f):
+        w("  " + c)
     for c in checks.select(f):
         w("  if ((fy_err = %s)) goto fail;" % c)
     w("  fy_err = %s(%s);" % (f.impl, f.args()))

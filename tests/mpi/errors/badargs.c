@@ -1,6 +1,7 @@
 /* Bad arguments under MPI_ERRORS_RETURN return the right error class:
  * rank (dest/source out of range), tag (negative, above MPI_TAG_UB), count
- * (negative), datatype (MPI_DATATYPE_NULL, uncommitted), communicator
+ * (negative), datatype (MPI_DATATYPE_NULL with a positive count,
+ * uncommitted; with count 0 it is accepted), communicator
  * (MPI_COMM_NULL), buffer (NULL with count > 0), request (a handle never
  * given or already completed, on Ferry). Each code's Error_string is
  * non-empty; on Ferry it also names the argument. Nothing is sent by a
@@ -66,6 +67,17 @@ int main(int argc, char **argv)
     /* datatype */
     EXPECT(MPI_Send(buf, 1, MPI_DATATYPE_NULL, rank, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "datatype");
     EXPECT(MPI_Recv(buf, 1, MPI_DATATYPE_NULL, rank, 0, MPI_COMM_WORLD, &st), MPI_ERR_TYPE, "datatype");
+    /* ...but an empty message may name it: the type is checked only for a
+     * positive count, as MPICH does (its pt2pt/recvnull) */
+    CHECK_OK(MPI_Sendrecv(NULL, 0, MPI_DATATYPE_NULL, rank, 5, NULL, 0, MPI_DATATYPE_NULL, rank, 5, MPI_COMM_WORLD,
+                          &st));
+    int n0 = -1;
+    CHECK_OK(MPI_Get_count(&st, MPI_INT, &n0));
+    CHECK(n0 == 0 && st.MPI_SOURCE == rank, "empty message with MPI_DATATYPE_NULL: count %d from %d", n0,
+          st.MPI_SOURCE);
+    CHECK_OK(MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r));
+    CHECK_OK(MPI_Wait(&r, &st));
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL, "receive from MPI_PROC_NULL: source %d", st.MPI_SOURCE);
     MPI_Datatype unc;
     CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &unc));
     EXPECT(MPI_Send(buf, 1, unc, rank, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "datatype");
