@@ -18,11 +18,14 @@ substitutions left out) is read the way MPICH's runtests reads it: a
 program, its process count and key=value options. A program is built from
 its Makefile.am sources and flags (else NAME.c, NAME.f90 or NAME.f) with the
 tree's MTest utilities and dtpools, and run with install/bin/mpiexec, its
-arg= arguments and env= variables, under timeLimit= (default --timeout).
+arg= arguments and env= variables, with MPIEXEC_TIMEOUT at its timeLimit=
+(at least --timeout, 120 s, except for the programs that expect to be
+ended by it).
 Lines marked xfail=, strict=false (MPICH-specific behaviour, the tree is
 built as MPICH's strict-MPI configuration does), mpiexecarg= (Hydra
-options), or for an MPI version above 4.1, or for more processes than
---np-max, are reported SKIP with the reason.
+options), or for an MPI version above 4.1, more processes than --np-max or
+more memory (mem=, GB) than this machine has, are reported SKIP with the
+reason.
 
 A run passes as runtests decides: by default it exits 0 and prints
 "No Errors" and nothing else (lines runtests ignores aside); TestStatus and
@@ -74,6 +77,8 @@ int MPI_Errhandler_create(MPI_Handler_function *, MPI_Errhandler *);
 int MPI_Errhandler_get(MPI_Comm, MPI_Errhandler *);
 int MPI_Errhandler_set(MPI_Comm, MPI_Errhandler);
 """
+# This machine's memory in GB (testlist's mem= asks for more: skipped).
+MEM_GB = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e9
 # Output lines runtests does not count as stray (check_result).
 IGNORED = re.compile(r"^(MPICH: |WARNING: |(Abort.*)?application called "
                      r"MPI_Abort)|(FORTRAN STOP|requesting checkpoint|"
@@ -230,6 +235,8 @@ def main():
                     report("SKIP", label, "MPI " + opt["mpiversion"]); continue
                 if np > a.np_max:
                     report("SKIP", label, f"{np} processes"); continue
+                if "mem" in opt and float(opt["mem"]) > MEM_GB:
+                    report("SKIP", label, f"needs {opt['mem']} GB of memory"); continue
                 exe = os.path.join(build, d.replace("/", "-") + "-" + name)
                 if name not in built:
                     srcs = mk.get((name, "SOURCES"))
@@ -258,12 +265,19 @@ def main():
                                          [os.path.join(build, "mtest.o")], blog, cwd=D)
                 if not built[name]:
                     report("BUILD", what); continue
-                limit = max(int(opt.get("timeLimit", 0)), a.timeout)
+                rt = opt.get("resultTest", "")
+                # the job's own time limit, as runtests sets it (init/timeout
+                # expects to be ended by it); other programs get at least
+                # --timeout on this slower machine
+                limit = int(opt.get("timeLimit", 0))
+                if rt not in ("TestStatus", "TestErrFatal") or not limit:
+                    limit = max(limit, a.timeout)
+                env["MPIEXEC_TIMEOUT"] = str(limit)
                 runlog = os.path.join(logs, d.replace("/", "-") + "-" + name + ".out")
                 with open(runlog, "a") as f:
                     f.write(f"=== {label}\n"); f.flush()
                     try:
-                        p = subprocess.run(["timeout", "-k", "10", str(limit), mx, "-n",
+                        p = subprocess.run(["timeout", "-k", "10", str(limit + 30), mx, "-n",
                                             str(np), exe] + args,
                                            env={**os.environ, **env}, stdin=subprocess.DEVNULL,
                                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -277,10 +291,9 @@ def main():
                     report("SKIP", label, "the program skipped itself"); continue
                 stray = [l for l in lines if not re.match(r"^\s*No [Ee]rrors\s*$", l)
                          and not IGNORED.search(l)]
-                rt = opt.get("resultTest", "")
                 if rt in ("TestStatus", "TestErrFatal"):
                     ok, why = p.returncode != 0, "exit 0, expected non-zero"
-                elif p.returncode == 124 or p.returncode == 137:
+                elif p.returncode in (124, 137):
                     ok, why = False, f"timeout {limit} s"
                 elif p.returncode != 0:
                     ok, why = False, f"exit {p.returncode}"
