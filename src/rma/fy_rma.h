@@ -39,7 +39,7 @@
 #define FY_RMA_TAG_INFO 16  /* window creation: each rank -> rank 0 */
 #define FY_RMA_TAG_SEG 17   /* window creation: rank 0 -> each rank */
 #define FY_REQ_RMA 10       /* request kind of RMA requests */
-#define FY_RMA_DYN_MAX 64   /* attached regions per process (dynamic windows) */
+#define FY_RMA_DYN_MAX 1024 /* attached regions per process (dynamic windows): 16 KiB of each rank block */
 
 enum { FY_WIN_CREATE = 1, FY_WIN_ALLOCATE, FY_WIN_SHARED, FY_WIN_DYNAMIC };
 

@@ -249,6 +249,20 @@ static void dynamic(void) {
   CHECK(cls == MPI_ERR_RMA_RANGE, "a put past the attached region gave class %d, expected MPI_ERR_RMA_RANGE", cls);
   CHECK_OK(MPI_Win_unlock(right, w));
   MPI_Barrier(MPI_COMM_WORLD);
+  /* many regions (a linked list attaches one per element): 300 more, a
+   * put into the last one, then all detached */
+  enum { MANY = 300 };
+  int *many = calloc(MANY, sizeof(int));
+  for (int i = 0; i < MANY; i++) CHECK_OK(MPI_Win_attach(w, many + i, sizeof(int)));
+  MPI_Get_address(many + MANY - 1, &mine);
+  MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
+  CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, w));
+  CHECK_OK(MPI_Put(&v, 1, MPI_INT, right, addr[right], 1, MPI_INT, w));
+  CHECK_OK(MPI_Win_unlock(right, w));
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(many[MANY - 1] == 50 + left, "dynamic window: put into region %d: %d", MANY, many[MANY - 1]);
+  for (int i = 0; i < MANY; i++) CHECK_OK(MPI_Win_detach(w, many + i));
+  free(many);
   CHECK_OK(MPI_Win_detach(w, region));
   CHECK_OK(MPI_Win_detach(w, region + N / 2));
   CHECK_OK(MPI_Win_free(&w));
