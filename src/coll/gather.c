@@ -179,7 +179,14 @@ static int allgather_common(fy_sched_t *s, const void *sbuf, MPI_Count scount, f
   int a = FY_COLL_PICK(fy_config.coll_allgather, names);
   int pow2 = (p & (p - 1)) == 0;
   if (a == 0) {
-    MPI_Count bytes = cnt[me] * rt->size;
+    /* Every process must choose the same algorithm: by the largest block
+     * (the counts are the same everywhere), not by its own, which differs
+     * in an Allgatherv (counts 64 KiB, 64 KiB, 0, 0 put two processes in a
+     * ring and two in the linear exchange, and hung: MPICH's allgatherv4). */
+    MPI_Count big = 0;
+    for (int i = 0; i < p; i++)
+      if (cnt[i] > big) big = cnt[i];
+    MPI_Count bytes = big * rt->size;
     /* Small and medium blocks on few processes: everything posted at once
      * (at -n 4, 0.58-0.75x recursive doubling's time from 64 B to 32 KiB
      * in paired runs); recursive doubling's log2(p) rounds for more. */

@@ -3,7 +3,8 @@
  * with small (eager) and large (rendezvous) messages, every root,
  * MPI_IN_PLACE where the standard allows it, a non-contiguous type
  * (MPI_DOUBLE_INT: 12 bytes of data in a 16-byte extent), the large-count
- * _c forms and an empty type against zero counts. The algorithm settings
+ * _c forms, an empty type against zero counts and an Allgatherv with
+ * blocks of very different sizes. The algorithm settings
  * (FERRY_COLL_*) come from the test's environment, so the same program
  * checks each algorithm. */
 #include "../common/fytest.h"
@@ -399,6 +400,32 @@ static void test_zero_size_type(void) {
   free(one); free(et); free(d0);
 }
 
+/* Allgatherv whose blocks differ from process to process, the largest
+ * above FERRY_COLL_LARGE: every process must pick the same algorithm
+ * (MPICH's coll/allgatherv4 hung when the ones with empty blocks chose
+ * another). */
+static void test_allgatherv_uneven(void) {
+  enum { BIG = 80000 }; /* bytes, above the 64 KiB default */
+  int *c = malloc(sizeof(int) * size * 2), *d = c + size, tot = 0;
+  for (int r = 0; r < size; r++) { c[r] = r < (size + 1) / 2 ? BIG : 0; d[r] = tot; tot += c[r]; }
+  char *in = malloc(BIG), *out = malloc((size_t)tot + 1);
+  for (int i = 0; i < BIG; i++) in[i] = (char)(rank * 31 + i);
+  for (int m = 0; m < 2; m++) {
+    memset(out, 0, (size_t)tot + 1);
+    if (m == 0) {
+      CHECK_OK(MPI_Allgatherv(in, c[rank], MPI_CHAR, out, c, d, MPI_CHAR, MPI_COMM_WORLD));
+    } else {
+      MPI_Request q;
+      CHECK_OK(MPI_Iallgatherv(in, c[rank], MPI_CHAR, out, c, d, MPI_CHAR, MPI_COMM_WORLD, &q));
+      CHECK_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    }
+    for (int r = 0; r < size; r++)
+      for (int i = 0; i < c[r]; i++)
+        if (out[d[r] + i] != (char)(r * 31 + i)) { FAIL_AT("uneven allgatherv", d[r] + i, out[d[r] + i], (char)(r * 31 + i)); r = size; break; }
+  }
+  free(c); free(in); free(out);
+}
+
 /* _c forms with MPI_Count arguments. */
 static void test_large_count(void) {
   MPI_Count n = (MPI_Count)N;
@@ -465,6 +492,7 @@ int main(int argc, char **argv) {
     test_noncontig();
     test_large_count();
     test_zero_size_type();
+    test_allgatherv_uneven();
   }
   free(A); free(B); free(cnts); free(tys);
   return fy_finish();
