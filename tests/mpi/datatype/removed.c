@@ -1,18 +1,8 @@
 /* The MPI-1 functions MPI 3.0 removed, which libmpi.so.12 still exports
  * for binaries built against an older MPICH (src/binding/fy_removed.c).
- * mpi.h does not declare them; the prototypes are MPI-1's. */
+ * mpi.h does not declare them; mpi1_removed.h has MPI-1's prototypes. */
 #include "fytest.h"
-
-int MPI_Address(void *location, MPI_Aint *address);
-int MPI_Type_hindexed(int, int[], MPI_Aint[], MPI_Datatype, MPI_Datatype *);
-int MPI_Type_hvector(int, int, MPI_Aint, MPI_Datatype, MPI_Datatype *);
-int MPI_Type_struct(int, int[], MPI_Aint[], MPI_Datatype[], MPI_Datatype *);
-int MPI_Type_extent(MPI_Datatype, MPI_Aint *);
-int MPI_Type_lb(MPI_Datatype, MPI_Aint *);
-int MPI_Type_ub(MPI_Datatype, MPI_Aint *);
-int MPI_Errhandler_create(MPI_Handler_function *, MPI_Errhandler *);
-int MPI_Errhandler_get(MPI_Comm, MPI_Errhandler *);
-int MPI_Errhandler_set(MPI_Comm, MPI_Errhandler);
+#include "mpi1_removed.h"
 
 static int handled;
 static void on_error(MPI_Comm *comm, int *code, ...) { (void)comm; (void)code; handled++; }
