@@ -140,6 +140,7 @@ def main():
     tree = os.path.join(out, "tree")
     logs = os.path.join(out, "logs")
     shutil.rmtree(tree, ignore_errors=True)
+    shutil.rmtree(logs, ignore_errors=True)  # a log holds this run's lines only
     os.makedirs(logs, exist_ok=True)
     shutil.copytree(src, tree)
     for dirpath, _, files in os.walk(tree):
