@@ -469,28 +469,26 @@ static int gacc(int kind, const void *oa, MPI_Count oc, MPI_Datatype otype, void
                 MPI_Datatype rtype, int t, MPI_Aint d, MPI_Count tc, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
                 MPI_Request *req) {
   fy_win_t *w = fy_win_get(win);
-  fy_datatype_t *tt = fy_type_get(ttype), *ot = NULL, *rt = NULL;
+  fy_datatype_t *tt = fy_type_get(ttype);
+  fy_datatype_t *ot = op != MPI_NO_OP ? fy_type_get(otype) : NULL; /* NO_OP ignores the origin */
+  fy_datatype_t *rt = kind != FY_OP_ACC ? fy_type_get(rtype) : NULL;
   if (!tt || !tt->committed) return fy_err(MPI_ERR_TYPE, "target_datatype = %#x is not a committed datatype", (unsigned)ttype);
   if (tc < 0) return fy_err(MPI_ERR_COUNT, "target_count = %lld is negative", (long long)tc);
   /* An operation that moves nothing (MPI_PROC_NULL, or no bytes: zero
    * counts or zero-size types, MPICH's rma/badrma) is a no-op: the
    * operation and type matching rules have nothing to apply to, as in
    * MPICH. The types are checked below all the same. */
-  fy_datatype_t *ot0 = op != MPI_NO_OP ? fy_type_get(otype) : NULL;
-  fy_datatype_t *rt0 = kind != FY_OP_ACC ? fy_type_get(rtype) : NULL;
   int nodata = t == MPI_PROC_NULL ||
-               ((tc <= 0 || tt->size == 0) && (oc <= 0 || !ot0 || ot0->size == 0) &&
-                (rc <= 0 || !rt0 || rt0->size == 0));
+               ((tc <= 0 || tt->size == 0) && (oc <= 0 || !ot || ot->size == 0) &&
+                (rc <= 0 || !rt || rt->size == 0));
   int err = nodata ? MPI_SUCCESS : fy_rma_op_check(op, tt, kind != FY_OP_ACC);
   if (err) return err;
   if (op != MPI_NO_OP) {
-    ot = fy_type_get(otype);
     if (!ot || !ot->committed) return fy_err(MPI_ERR_TYPE, "origin_datatype = %#x is not a committed datatype", (unsigned)otype);
     if (oc < 0) return fy_err(MPI_ERR_COUNT, "origin_count = %lld is negative", (long long)oc);
     if (!nodata && ((ot != tt && (err = same_basic(ot, tt))) || (err = same_size(ot, oc, tt, tc)))) return err;
   }
   if (kind != FY_OP_ACC) {
-    rt = fy_type_get(rtype);
     if (!rt || !rt->committed) return fy_err(MPI_ERR_TYPE, "result_datatype = %#x is not a committed datatype", (unsigned)rtype);
     if (rc < 0) return fy_err(MPI_ERR_COUNT, "result_count = %lld is negative", (long long)rc);
     if (!nodata && ((rt != tt && (err = same_basic(rt, tt))) || (err = same_size(rt, rc, tt, tc)))) return err;
