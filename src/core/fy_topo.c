@@ -406,31 +406,27 @@ static void dims_rec(dims_search_t *s, int pos, int rem, int maxd) {
 }
 
 static int dims_balanced(int n, int k, int *out) {
-  int cap = 64, nd = 0;
+  if (k == 1) {
+    out[0] = n;
+    return MPI_SUCCESS;
+  }
+  /* the divisors ascending: those up to the square root in order, then
+   * their cofactors in reverse */
+  int cap = 64, nd = 0, err = MPI_SUCCESS;
   int *div = malloc((size_t)cap * sizeof *div), *cur = malloc(2 * (size_t)k * sizeof *cur);
-  int err = MPI_SUCCESS;
   if (!div || !cur) goto nomem;
   for (long long d = 1; d * d <= n; d++) {
     if (n % d) continue;
-    if (nd + 2 > cap) {
+    if (2 * (nd + 1) > cap) { /* room for the cofactors too */
       int *nw = realloc(div, (size_t)(cap *= 2) * sizeof *div);
       if (!nw) goto nomem;
       div = nw;
     }
     div[nd++] = (int)d;
-    if (d * d != n) div[nd++] = (int)(n / d);
   }
-  for (int i = 1; i < nd; i++) /* ascending: insertion sort of a short list */
-    for (int j = i; j > 0 && div[j - 1] > div[j]; j--) {
-      int t = div[j];
-      div[j] = div[j - 1];
-      div[j - 1] = t;
-    }
+  for (int i = nd - 1; i >= 0; i--) /* nd grows: i starts below the cofactors */
+    if ((long long)div[i] * div[i] != n) div[nd++] = n / div[i];
   dims_search_t s = {.k = k, .div = div, .ndiv = nd, .cur = cur, .best = cur + k};
-  if (k == 1) {
-    out[0] = n;
-    goto done;
-  }
   /* the largest factor: from the k-th root up, while it can still beat the
    * best difference (the smallest factor is at most lo, the root's floor) */
   int lo = 1;
