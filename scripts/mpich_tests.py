@@ -68,6 +68,7 @@ CONF_H = """#define HAVE_STDLIB_H 1
 """
 # This machine's memory in GB (testlist's mem= asks for more: skipped).
 MEM_GB = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e9
+NO_ERRORS = re.compile(r"^\s*No [Ee]rrors\s*$")
 # Output lines runtests does not count as stray (check_result).
 IGNORED = re.compile(r"^(MPICH: |WARNING: |(Abort.*)?application called "
                      r"MPI_Abort)|(FORTRAN STOP|requesting checkpoint|"
@@ -227,7 +228,8 @@ def main():
                     report("SKIP", label, f"{np} processes"); continue
                 if "mem" in opt and float(opt["mem"]) > MEM_GB:
                     report("SKIP", label, f"needs {opt['mem']} GB of memory"); continue
-                exe = os.path.join(build, d.replace("/", "-") + "-" + name)
+                stem = d.replace("/", "-") + "-" + name  # exe and log names
+                exe = os.path.join(build, stem)
                 if name not in built:
                     srcs = mk.get((name, "SOURCES"))
                     if not srcs:
@@ -235,7 +237,7 @@ def main():
                             if os.path.exists(os.path.join(D, name + e)):
                                 srcs = [name + e]
                                 break
-                    blog = os.path.join(logs, d.replace("/", "-") + "-" + name + ".build")
+                    blog = os.path.join(logs, stem + ".build")
                     if not srcs:
                         built[name] = False
                     elif lang == "c":
@@ -263,7 +265,7 @@ def main():
                 if rt not in ("TestStatus", "TestErrFatal") or not limit:
                     limit = max(limit, a.timeout)
                 env["MPIEXEC_TIMEOUT"] = str(limit)
-                runlog = os.path.join(logs, d.replace("/", "-") + "-" + name + ".out")
+                runlog = os.path.join(logs, stem + ".out")
                 with open(runlog, "a") as f:
                     f.write(f"=== {label}\n"); f.flush()
                     try:
@@ -276,11 +278,10 @@ def main():
                         report("FAIL", label, str(e)); continue
                     f.write(p.stdout)
                 lines = p.stdout.splitlines()
-                noerr = any(re.match(r"^\s*No [Ee]rrors\s*$", l) for l in lines)
+                noerr = any(NO_ERRORS.match(l) for l in lines)
                 if any(re.match(r"^\s*Test Skipped\s*$", l) for l in lines):
                     report("SKIP", label, "the program skipped itself"); continue
-                stray = [l for l in lines if not re.match(r"^\s*No [Ee]rrors\s*$", l)
-                         and not IGNORED.search(l)]
+                stray = [l for l in lines if not NO_ERRORS.match(l) and not IGNORED.search(l)]
                 if rt in ("TestStatus", "TestErrFatal"):
                     ok, why = p.returncode != 0, "exit 0, expected non-zero"
                 elif p.returncode in (124, 137):
