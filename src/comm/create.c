@@ -500,7 +500,7 @@ int fy_mpi_comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *
   for (int i = 0; i < g->size; i++)
     for (int j = 0; j < c->size; j++)
       if (fy_comm_world_rank(c, j) == g->world_of[i]) members[i] = j;
-  fy_cx_t d = {.c = c, .n = g->size, .me = rank, .root = 0, .members = members};
+  fy_cx_t d = {.c = c, .n = g->size, .me = rank, .root = 0, .members = members, .tag = fy_cx_user_tag(tag)};
   uint32_t ctx;
   err = fy_cx_agree_ctx(&d, NULL, 0, &ctx);
   free(members);

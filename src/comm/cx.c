@@ -8,10 +8,22 @@
 #include "datatype/fy_datatype.h"
 #include "coll/sched/fy_sched.h"
 #include "progress/fy_progress.h"
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { TAG_REDUCE = 4, TAG_BCAST = 5, TAG_GATHER = 6, TAG_SWAP = 7 };
+
+enum { TAGGED_SPAN = INT_MAX - FY_TAG_TAGGED + 1 };
+
+int fy_cx_user_tag(int tag) { return FY_TAG_TAGGED + tag % TAGGED_SPAN; }
+
+/* FNV-1a: a string tag's value is only compared for equality */
+int fy_cx_string_tag(const char *s) {
+  uint32_t h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return FY_TAG_TAGGED + (int)(h % TAGGED_SPAN);
+}
 
 int fy_cx_send(fy_comm_t *c, int dest, int tag, const void *buf, size_t n) {
   fy_request_t *r = NULL;
@@ -82,9 +94,9 @@ static int cx_tree(const fy_cx_t *d, int *parent, int kids[CX_MAXKIDS]) {
 
 int fy_cx_bcast(const fy_cx_t *d, void *buf, size_t n) {
   int parent, kids[CX_MAXKIDS], nk = cx_tree(d, &parent, kids), err;
-  if (parent >= 0 && (err = fy_cx_recv(d->c, parent, TAG_BCAST, buf, n))) return err;
+  if (parent >= 0 && (err = fy_cx_recv(d->c, parent, fy_cx_tag(d, TAG_BCAST), buf, n))) return err;
   while (nk-- > 0)
-    if ((err = fy_cx_send(d->c, kids[nk], TAG_BCAST, buf, n))) return err;
+    if ((err = fy_cx_send(d->c, kids[nk], fy_cx_tag(d, TAG_BCAST), buf, n))) return err;
   return MPI_SUCCESS;
 }
 
@@ -93,10 +105,10 @@ int fy_cx_reduce_band(const fy_cx_t *d, uint32_t *w, int nw) {
   uint32_t *tmp = malloc((size_t)nw * sizeof *tmp);
   if (!tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory agreeing on a context id");
   for (int k = 0; k < nk && !err; k++) {
-    if (!(err = fy_cx_recv(d->c, kids[k], TAG_REDUCE, tmp, (size_t)nw * sizeof *tmp)))
+    if (!(err = fy_cx_recv(d->c, kids[k], fy_cx_tag(d, TAG_REDUCE), tmp, (size_t)nw * sizeof *tmp)))
       for (int i = 0; i < nw; i++) w[i] &= tmp[i];
   }
-  if (!err && parent >= 0) err = fy_cx_send(d->c, parent, TAG_REDUCE, w, (size_t)nw * sizeof *w);
+  if (!err && parent >= 0) err = fy_cx_send(d->c, parent, fy_cx_tag(d, TAG_REDUCE), w, (size_t)nw * sizeof *w);
   free(tmp);
   return err;
 }
@@ -110,20 +122,20 @@ int fy_cx_allreduce_band(const fy_cx_t *d, uint32_t *w, int nw) {
   uint32_t *tmp = malloc(bytes ? bytes : 1);
   if (!tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory agreeing on a context id");
   if (me >= p2) {
-    if (!(err = fy_cx_send(d->c, abs_of(d, me - p2), TAG_REDUCE, w, bytes)))
-      err = fy_cx_recv(d->c, abs_of(d, me - p2), TAG_BCAST, w, bytes);
+    if (!(err = fy_cx_send(d->c, abs_of(d, me - p2), fy_cx_tag(d, TAG_REDUCE), w, bytes)))
+      err = fy_cx_recv(d->c, abs_of(d, me - p2), fy_cx_tag(d, TAG_BCAST), w, bytes);
     free(tmp);
     return err;
   }
   if (me + p2 < n) {
-    if ((err = fy_cx_recv(d->c, abs_of(d, me + p2), TAG_REDUCE, tmp, bytes))) goto done;
+    if ((err = fy_cx_recv(d->c, abs_of(d, me + p2), fy_cx_tag(d, TAG_REDUCE), tmp, bytes))) goto done;
     for (int i = 0; i < nw; i++) w[i] &= tmp[i];
   }
   for (int mask = 1; mask < p2; mask <<= 1) {
-    if ((err = fy_cx_swap(d->c, abs_of(d, me ^ mask), TAG_SWAP + 1, w, bytes, tmp, bytes))) goto done;
+    if ((err = fy_cx_swap(d->c, abs_of(d, me ^ mask), fy_cx_tag(d, TAG_SWAP + 1), w, bytes, tmp, bytes))) goto done;
     for (int i = 0; i < nw; i++) w[i] &= tmp[i];
   }
-  if (me + p2 < n) err = fy_cx_send(d->c, abs_of(d, me + p2), TAG_BCAST, w, bytes);
+  if (me + p2 < n) err = fy_cx_send(d->c, abs_of(d, me + p2), fy_cx_tag(d, TAG_BCAST), w, bytes);
 done:
   free(tmp);
   return err;
@@ -135,71 +147,158 @@ int fy_cx_allgather(const fy_cx_t *d, const void *mine, size_t n, void *all) {
   if (d->me == d->root) {
     memcpy(a + (size_t)d->me * n, mine, n);
     for (int i = 0; i < d->n; i++)
-      if (i != d->me && (err = fy_cx_recv(d->c, rank_of(d, i), TAG_GATHER, a + (size_t)i * n, n)))
+      if (i != d->me && (err = fy_cx_recv(d->c, rank_of(d, i), fy_cx_tag(d, TAG_GATHER), a + (size_t)i * n, n)))
         return err;
-  } else if ((err = fy_cx_send(d->c, rank_of(d, d->root), TAG_GATHER, mine, n))) {
+  } else if ((err = fy_cx_send(d->c, rank_of(d, d->root), fy_cx_tag(d, TAG_GATHER), mine, n))) {
     return err;
   }
   return fy_cx_bcast(d, all, n * (size_t)d->n);
 }
 
 /* One process may run several agreements at once (threads, each on its own
- * parent; MPI_Comm_idup's): only one of them offers the bitmap in a round,
- * the others offer nothing and retry. The one with the lowest key goes
- * first, so some agreement always progresses (MPICH's rule). The key is
- * the parent's context id, then the order the agreements were started in
- * on that parent, which every member sees alike: a nonblocking one's
- * collective tag, and after all of those a blocking one (it can only be
- * waiting on them, never they on it). Without that second part two
- * agreements on one parent took turns by chance, each round failing while
- * the members disagreed on which one offers. */
+ * parent; MPI_Comm_idup's): only one of them offers a region of the
+ * bitmap in a round, the others offer nothing there and retry. The one
+ * with the lowest key goes first, so some agreement always progresses
+ * (MPICH's rule). The key is the parent's context id, then the order the
+ * agreements were started in on that parent, which every member sees
+ * alike: a nonblocking one's collective tag, and after all of those a
+ * blocking one (it can only be waiting on them, never they on it).
+ * Without that second part two agreements on one parent took turns by
+ * chance, each round failing while the members disagreed on which one
+ * offers. Blocking agreements with a tag (fy_cx.h) are ordered by it.
+ *
+ * An owner holds its region until its round ends, and a first round can
+ * wait long: for the members that have not entered the call yet. So the
+ * bitmap has two regions, each offered by one agreement at a time: the
+ * first EAGER words, which only a blocking agreement's first round
+ * offers, and the rest, which only later rounds offer, when every member
+ * is known to be in the call (a nonblocking agreement's first round
+ * offers nothing: it only gathers them). Otherwise an owner waiting for
+ * absent members kept every agreement of its process from offering while
+ * those members waited for one of them: threads' Comm_create_group calls
+ * over different groups (MPICH's threads/comm/comm_create_group_threads2),
+ * or half the processes calling Comm_idup and then Comm_create_group, the
+ * others the reverse (comm/comm_create_group_idup). MPICH's "eager" part
+ * of its mask serves the same purpose. */
 #define MAXWAIT 64
 #define KEY(ctx, seq) (((uint64_t)(ctx) << 32) | (uint32_t)(seq))
 #define KEY_BLOCKING(ctx) KEY(ctx, UINT32_MAX)
-static int mask_busy; /* words of the bitmap an agreement under way offered; 0: none */
-static uint64_t waiting[MAXWAIT]; /* key + 1 of each agreement under way; 0 = free */
+/* blocking ones told apart by a tag: after the nonblocking ones, among
+ * themselves by tag (threads' MPI_Comm_create_group on one parent) */
+#define KEY_TAGGED(ctx, tag) KEY(ctx, 0x80000000u | (uint32_t)((tag) - FY_TAG_TAGGED))
 
-static int lowest_waiting(uint64_t key) {
+enum { W = FY_CTX_WORDS, EAGER = 4, STEP = 4 };
+/* An agreement's offers, in order, each a span [lo, hi) of the bitmap's
+ * words: the first for one round, each later one until a round in which
+ * every member offered it and it had no slot in common. A small span
+ * before the whole: small messages. */
+typedef struct span { int lo, hi; } span_t;
+static const span_t steps_blocking[] = {{0, EAGER}, {EAGER, EAGER + STEP}, {EAGER, W}};
+static const span_t steps_nb[] = {{EAGER, EAGER}, {EAGER, EAGER + STEP}, {EAGER, W}};
+#define NSTEPS(a) ((int)(sizeof(a) / sizeof *(a)))
+static inline int region_of(span_t sp) { return sp.lo >= EAGER; }
+/* the region an offer of sp competes for; -1: none (an empty span) */
+static inline int wants(span_t sp) { return sp.lo == sp.hi ? -1 : region_of(sp); }
+
+static span_t busy[2]; /* what an agreement under way offers of region r (lo == hi: nothing) */
+static struct {
+  uint64_t key1; /* key + 1; 0 = a free entry */
+  int region;    /* the region it offers next (wants()) */
+} waiting[MAXWAIT];
+
+static int wait_enter(uint64_t key, int region) {
   for (int i = 0; i < MAXWAIT; i++)
-    if (waiting[i] && waiting[i] - 1 < key) return 0;
+    if (!waiting[i].key1) {
+      waiting[i].key1 = key + 1;
+      waiting[i].region = region;
+      return i;
+    }
+  return -1;
+}
+
+static void wait_leave(int slot) {
+  if (slot >= 0) waiting[slot].key1 = 0;
+}
+
+/* May the agreement of this key offer region r in the round it starts? */
+static int may_offer(int slot, uint64_t key, span_t sp) {
+  int r = region_of(sp);
+  if (slot >= 0) waiting[slot].region = wants(sp);
+  if (sp.lo == sp.hi || busy[r].hi > busy[r].lo) return 0;
+  for (int i = 0; i < MAXWAIT; i++)
+    if (waiting[i].key1 && waiting[i].region == r && waiting[i].key1 - 1 < key) return 0;
   return 1;
 }
 
+/* The offer of span sp: the free words, and the word after them set
+ * ("everybody offered"); its region is busy until the round's end. */
+static void offer(span_t sp, uint32_t *m) {
+  uint32_t full[W];
+  fy_ctx_mask_snapshot(full);
+  busy[region_of(sp)] = sp;
+  memcpy(m, full + sp.lo, (size_t)(sp.hi - sp.lo) * sizeof *m);
+  m[sp.hi - sp.lo] = 1;
+}
+
+/* The round's result m over span sp: take its first slot (still free
+ * here: the region was busy from the snapshot on). 0, or -1 when none. */
+static int claim_span(span_t sp, const uint32_t *m, uint32_t *ctx) {
+  uint32_t agreed[W];
+  memset(agreed, 0, sizeof agreed);
+  memcpy(agreed + sp.lo, m, (size_t)(sp.hi - sp.lo) * sizeof *m);
+  return fy_ctx_mask_claim(agreed, ctx);
+}
+
+static int out_of_ids(void) {
+  return fy_err(MPI_ERR_OTHER, "out of context ids (%d communicators per process at most; %d free here)",
+                W * 32 - 2, fy_ctx_free_slots());
+}
+
+static void release(span_t sp) { busy[region_of(sp)] = (span_t){0, 0}; }
+
 /* A domain of one process has nobody to agree with: it takes a free slot
- * at once, outside the words an agreement under way has offered (which
- * may wait for other processes: MPI_Comm_dup(MPI_COMM_SELF) in one thread
+ * at once, outside the words agreements under way offer (which may
+ * wait for other processes: MPI_Comm_dup(MPI_COMM_SELF) in one thread
  * while another thread's MPI_Comm_dup waits for its peers, MPICH's
  * threads/comm/comm_dup_deadlock). -1 when no such slot is free. */
 static int claim_alone(uint32_t *ctx) {
-  uint32_t m[FY_CTX_WORDS];
+  uint32_t m[W];
   fy_ctx_mask_snapshot(m);
-  memset(m, 0, (size_t)mask_busy * sizeof *m);
+  for (int r = 0; r < 2; r++) memset(m + busy[r].lo, 0, (size_t)(busy[r].hi - busy[r].lo) * sizeof *m);
   return fy_ctx_mask_claim(m, ctx);
 }
 
+/* The blocking one-process agreement waits, the API lock released, for
+ * a free slot outside the offered words (the offers end with their
+ * rounds, which other threads run); done at once when no slot is free at
+ * all. */
+struct alone { uint32_t *ctx; int got; };
+static int alone_done(void *arg) {
+  struct alone *a = arg;
+  if (claim_alone(a->ctx) == 0) return a->got = 1;
+  return fy_ctx_free_slots() == 0;
+}
+
 int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32_t *ctx) {
-  enum { W = FY_CTX_WORDS, FIRST = 4 };
-  uint32_t m[W + 1], o[W + 1], full[W];
-  uint64_t key = KEY_BLOCKING(d->c->ctx);
-  if (d->n == 1 && !bridge && claim_alone(ctx) == 0) return MPI_SUCCESS;
-  int err = MPI_SUCCESS, slot = -1, nw = FIRST; /* the low slots first: small messages */
-  for (int i = 0; i < MAXWAIT && slot < 0; i++)
-    if (!waiting[i]) slot = i;
-  if (slot >= 0) waiting[slot] = key + 1;
+  uint32_t m[W + 1], o[W + 1];
+  uint64_t key = d->tag ? KEY_TAGGED(d->c->ctx, d->tag) : KEY_BLOCKING(d->c->ctx);
+  if (d->n == 1 && !bridge) {
+    struct alone a = {ctx, 0};
+    fy_progress_wait(alone_done, &a);
+    return a.got ? MPI_SUCCESS : out_of_ids();
+  }
+  int err = MPI_SUCCESS, step = 0;
+  int slot = wait_enter(key, wants(steps_blocking[0]));
   for (;;) {
-    int own = !mask_busy && lowest_waiting(key);
+    span_t sp = steps_blocking[step];
+    int nw = sp.hi - sp.lo, own = may_offer(slot, key, sp);
     memset(m, 0, sizeof m);
-    if (own) {
-      mask_busy = nw;
-      fy_ctx_mask_snapshot(full);
-      memcpy(m, full, (size_t)nw * sizeof *m);
-      m[nw] = 1; /* "everybody offered their bitmap" */
-    }
+    if (own) offer(sp, m);
     size_t bytes = (size_t)(nw + 1) * sizeof *m;
     if (bridge) {
       err = fy_cx_reduce_band(d, m, nw + 1);
       if (!err && d->me == d->root) {
-        err = fy_cx_swap(bridge, bridge_peer, TAG_SWAP, m, bytes, o, bytes);
+        err = fy_cx_swap(bridge, bridge_peer, fy_cx_bridge_tag(d, TAG_SWAP), m, bytes, o, bytes);
         for (int i = 0; !err && i <= nw; i++) m[i] &= o[i];
       }
       if (!err) err = fy_cx_bcast(d, m, bytes);
@@ -208,37 +307,30 @@ int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32
     }
     int got = -1, all = m[nw];
     if (own) {
-      if (!err) {
-        memset(m + nw, 0, (size_t)(W - nw) * sizeof *m);
-        got = fy_ctx_mask_claim(m, ctx);
-      }
-      mask_busy = 0;
+      if (!err) got = claim_span(sp, m, ctx);
+      release(sp);
     }
     if (err || got == 0) break;
     if (!all && !own) fy_progress_poll(); /* another agreement offers: let it move (MPI_Comm_idup's) */
-    if (all) { /* everyone offered, nothing in common */
-      if (nw < W) {
-        nw = W;
-        continue;
-      }
-      err = fy_err(MPI_ERR_OTHER, "out of context ids (%d communicators per process at most; %d free here)",
-                   W * 32 - 2, fy_ctx_free_slots());
+    if (step == 0 || all) { /* the first round, or everyone offered and nothing in common */
+      if (++step < NSTEPS(steps_blocking)) continue;
+      err = out_of_ids();
       break;
     }
   }
-  if (slot >= 0) waiting[slot] = 0;
+  wait_leave(slot);
   return err;
 }
 
 /* ---- the agreement, nonblocking ---- */
 
-enum { NB_W = FY_CTX_WORDS, NB_FIRST = 4, NB_MAXKIDS = CX_MAXKIDS };
+enum { NB_W = FY_CTX_WORDS, NB_MAXKIDS = CX_MAXKIDS };
 enum { NB_START, NB_UP, NB_BRIDGE, NB_RESULT, NB_DOWN, NB_DONE };
 
 struct fy_cx_nb {
   fy_comm_t *c;         /* retained */
   fy_comm_t *bridge;    /* retained; NULL: the agreement is c's alone */
-  int tag, slot, nw, own, phase, err;
+  int tag, slot, step, nw, own, phase, err; /* nw: the words of steps_nb[step] */
   uint64_t key;
   uint32_t ctx;
   int parent, nkids, kids[NB_MAXKIDS];
@@ -256,11 +348,8 @@ int fy_cx_nb_start(fy_comm_t *c, fy_comm_t *bridge, int tag, fy_cx_nb_t **out) {
   if ((a->bridge = bridge)) fy_comm_retain(bridge);
   a->tag = tag;
   a->key = KEY(c->ctx, tag);
-  a->nw = NB_FIRST;
-  a->slot = -1;
-  for (int i = 0; i < MAXWAIT && a->slot < 0; i++)
-    if (!waiting[i]) a->slot = i;
-  if (a->slot >= 0) waiting[a->slot] = a->key + 1;
+  a->nw = steps_nb[0].hi - steps_nb[0].lo;
+  a->slot = wait_enter(a->key, wants(steps_nb[0]));
   fy_cx_t d = fy_cx_of(c); /* the blocking agreement's tree, rooted at rank 0 */
   a->nkids = cx_tree(&d, &a->parent, a->kids);
   for (int i = 0, j = a->nkids - 1; i < j; i++, j--) { /* farthest first, as a broadcast sends */
@@ -300,8 +389,8 @@ static void nb_post_on(fy_cx_nb_t *a, fy_comm_t *c, int send, void *buf, int pee
 static void nb_post(fy_cx_nb_t *a, int send, void *buf, int peer) { nb_post_on(a, a->c, send, buf, peer); }
 
 int fy_cx_nb_step(fy_cx_nb_t *a, int *errp, uint32_t *ctxp) {
-  uint32_t full[NB_W];
   for (;;) {
+    span_t sp = steps_nb[a->step];
     switch (a->phase) {
       case NB_START: /* offer the bitmap if no other agreement of this process does */
         if (a->c->size == 1 && !a->bridge && claim_alone(&a->ctx) == 0) {
@@ -309,13 +398,8 @@ int fy_cx_nb_step(fy_cx_nb_t *a, int *errp, uint32_t *ctxp) {
           break;
         }
         memset(a->m, 0, sizeof a->m);
-        a->own = !mask_busy && lowest_waiting(a->key);
-        if (a->own) {
-          mask_busy = a->nw;
-          fy_ctx_mask_snapshot(full);
-          memcpy(a->m, full, (size_t)a->nw * sizeof *a->m);
-          a->m[a->nw] = 1;
-        }
+        a->own = may_offer(a->slot, a->key, sp);
+        if (a->own) offer(sp, a->m);
         for (int k = 0; k < a->nkids; k++) nb_post(a, 0, a->kidbuf + (size_t)k * (NB_W + 1), a->kids[k]);
         a->phase = NB_UP;
         break;
@@ -353,20 +437,17 @@ int fy_cx_nb_step(fy_cx_nb_t *a, int *errp, uint32_t *ctxp) {
         if (!nb_reqs_done(a)) return 0;
         int got = -1, all = (int)a->m[a->nw];
         if (a->own) {
-          if (!a->err) {
-            memset(a->m + a->nw, 0, (size_t)(NB_W - a->nw) * sizeof *a->m);
-            got = fy_ctx_mask_claim(a->m, &a->ctx);
-          }
-          mask_busy = 0;
+          if (!a->err) got = claim_span(sp, a->m, &a->ctx);
+          release(sp);
+          a->own = 0;
         }
         a->phase = NB_DONE;
         if (a->err || got == 0) break;
-        if (all) {
-          if (a->nw < NB_W) {
-            a->nw = NB_W;
+        if (a->step == 0 || all) {
+          if (++a->step < NSTEPS(steps_nb)) {
+            a->nw = steps_nb[a->step].hi - steps_nb[a->step].lo;
           } else {
-            a->err = fy_err(MPI_ERR_OTHER, "out of context ids (%d communicators per process at most; %d free here)",
-                            NB_W * 32 - 2, fy_ctx_free_slots());
+            a->err = out_of_ids();
             break;
           }
         }
@@ -387,8 +468,8 @@ int fy_cx_nb_step(fy_cx_nb_t *a, int *errp, uint32_t *ctxp) {
 void fy_cx_nb_free(fy_cx_nb_t *a) {
   if (!a) return;
   for (int i = 0; i < a->nrq; i++) fy_req_release(a->rq[i]); /* only after an error */
-  if (a->own && a->phase != NB_DONE) mask_busy = 0;
-  if (a->slot >= 0) waiting[a->slot] = 0;
+  if (a->own) release(steps_nb[a->step]); /* freed in the middle of a round */
+  wait_leave(a->slot);
   fy_comm_release(a->c);
   if (a->bridge) fy_comm_release(a->bridge);
   free(a->kidbuf);

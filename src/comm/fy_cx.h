@@ -10,6 +10,8 @@
  *   sent even when their domains differ (Comm_create_group).
  * - Every member calls the same exchanges in the same order (they are
  *   collective over the domain); all block until their part is done.
+ *   Concurrent calls on one transport communicator need distinct d.tag
+ *   (below); calls without one are ordered by MPI's collective rule.
  * - fy_cx_agree_ctx(): a context slot free in every member of the domain
  *   and, when bridge is not NULL, also in every member of the group at the
  *   other end of the bridge (the domain's root swaps with rank `bridge_peer`
@@ -25,7 +27,28 @@ typedef struct fy_cx {
   fy_comm_t *c;
   int n, me, root;
   const int *members;
+  int tag;        /* 0: the construction tags; else every exchange's one tag */
+  int bridge_tag; /* the same for the exchanges over a bridge (the root's) */
 } fy_cx_t;
+
+/* Calls MPI lets threads make at once on one parent, told apart by the
+ * user (MPI_Comm_create_group's tag, the stringtag of the MPI 4
+ * constructors from groups), set d.tag from these; MPI_Intercomm_create's
+ * tag, which only its leaders need to give alike, sets d.bridge_tag: the user's tag folded into the range above the collectives'
+ * (fy_comm.h), so distinct tags give distinct internal tags unless they
+ * differ by a multiple of that range's size (about 2^30). One tag is
+ * enough for all of a call's exchanges: every receive names its source,
+ * and messages between two processes on one tag match in order. Such an
+ * agreement's priority (cx.c) comes from the tag too, so every member
+ * orders concurrent ones alike. */
+int fy_cx_user_tag(int tag);
+int fy_cx_string_tag(const char *s);
+static inline int fy_cx_tag(const fy_cx_t *d, int construction_tag) {
+  return d->tag ? d->tag : construction_tag;
+}
+static inline int fy_cx_bridge_tag(const fy_cx_t *d, int construction_tag) {
+  return d->bridge_tag ? d->bridge_tag : construction_tag;
+}
 
 static inline fy_cx_t fy_cx_of(fy_comm_t *c) {
   fy_cx_t d = {.c = c, .n = c->size, .me = c->rank, .root = 0, .members = NULL};
@@ -53,7 +76,10 @@ int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32
  * group is c's), rank 0 swaps the round's result with the remote group's
  * rank 0 before the broadcast, so both groups agree. The blocking
  * agreement's rule for the bitmap holds: only one agreement of a process
- * offers it in a round (the others offer nothing and retry).
+ * offers a part of it in a round (the others offer nothing there and
+ * retry). Its first round offers nothing, it only gathers the members;
+ * later ones offer the bitmap past the part blocking agreements' first
+ * rounds keep (cx.c).
  * fy_cx_nb_step() returns 1 once finished: then err, or ctx (taken in
  * this process). fy_cx_nb_free() after that. */
 typedef struct fy_cx_nb fy_cx_nb_t;

@@ -22,13 +22,13 @@ static int swap_lists(const fy_cx_t *d, fy_comm_t *bridge, int peer, const int *
                       int **remote, int *nremote) {
   int n = 0, err = MPI_SUCCESS;
   *remote = NULL;
-  if (d->me == d->root) err = fy_cx_swap(bridge, peer, TAG_LEADERS, &nmine, sizeof nmine, &n, sizeof n);
+  if (d->me == d->root) err = fy_cx_swap(bridge, peer, fy_cx_bridge_tag(d, TAG_LEADERS), &nmine, sizeof nmine, &n, sizeof n);
   if (!err) err = fy_cx_bcast(d, &n, sizeof n);
   if (err) return err;
   int *r = malloc((size_t)(n > 0 ? n : 1) * sizeof *r);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of memory building an intercommunicator");
   if (d->me == d->root)
-    err = fy_cx_swap(bridge, peer, TAG_LEADERS, mine, (size_t)nmine * sizeof *mine, r, (size_t)n * sizeof *r);
+    err = fy_cx_swap(bridge, peer, fy_cx_bridge_tag(d, TAG_LEADERS), mine, (size_t)nmine * sizeof *mine, r, (size_t)n * sizeof *r);
   if (!err) err = fy_cx_bcast(d, r, (size_t)n * sizeof *r);
   if (err) {
     free(r);
@@ -99,6 +99,7 @@ int fy_mpi_intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer
   if (!pc) pc = &fy_comm_world;
   fy_cx_t d = fy_cx_of(lc);
   d.root = local_leader;
+  if (lc->rank == local_leader) d.bridge_tag = fy_cx_user_tag(tag); /* threads share peer_comm by tags */
   if (!(mine = malloc((size_t)lc->size * sizeof *mine)))
     return fy_err(MPI_ERR_NO_MEM, "out of memory creating an intercommunicator");
   for (int i = 0; i < lc->size; i++) mine[i] = fy_comm_world_rank(lc, i);
@@ -270,9 +271,9 @@ done:
   return err;
 }
 
-/* ---- from groups (MPI 4): MPI_COMM_WORLD's construction tags carry the
- * exchanges, addressed by world rank; the string tag is not needed to tell
- * concurrent calls apart as long as they are made in the same order. ---- */
+/* ---- from groups (MPI 4): MPI_COMM_WORLD's context carries the
+ * exchanges, addressed by world rank, on a tag made from the string tag,
+ * which tells threads' concurrent calls apart. ---- */
 
 static int check_eh(MPI_Errhandler eh) {
   if (!fy_errhandler_valid(eh))
@@ -313,7 +314,8 @@ int fy_mpi_comm_create_from_group(MPI_Group group, const char *stringtag, MPI_In
   }
   if (g->rank == MPI_UNDEFINED) return fy_err(MPI_ERR_GROUP, "the calling process is not in group");
   if ((err = check_eh(errhandler))) return err;
-  fy_cx_t d = {.c = &fy_comm_world, .n = g->size, .me = g->rank, .root = 0, .members = g->world_of};
+  fy_cx_t d = {.c = &fy_comm_world, .n = g->size, .me = g->rank, .root = 0, .members = g->world_of,
+              .tag = fy_cx_string_tag(stringtag)};
   uint32_t ctx;
   if ((err = fy_cx_agree_ctx(&d, NULL, 0, &ctx))) return err;
   int *w = malloc((size_t)g->size * sizeof *w);
@@ -351,7 +353,9 @@ int fy_mpi_intercomm_create_from_groups(MPI_Group local_group, int local_leader,
   for (int i = 0; i < rg->size; i++)
     if (fy_group_rank_of(lg, rg->world_of[i]) != MPI_UNDEFINED)
       return fy_err(MPI_ERR_GROUP, "local_group and remote_group overlap (world rank %d)", rg->world_of[i]);
-  fy_cx_t d = {.c = &fy_comm_world, .n = lg->size, .me = lg->rank, .root = local_leader, .members = lg->world_of};
+  int tag = fy_cx_string_tag(stringtag);
+  fy_cx_t d = {.c = &fy_comm_world, .n = lg->size, .me = lg->rank, .root = local_leader, .members = lg->world_of,
+               .tag = tag, .bridge_tag = tag};
   if ((err = local_over_group(&d, lg, &local))) return err;
   uint32_t ctx;
   if ((err = fy_cx_agree_ctx(&d, &fy_comm_world, rg->world_of[remote_leader], &ctx))) {

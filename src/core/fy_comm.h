@@ -7,7 +7,9 @@
  * - Each communicator owns two context ids: ctx (point-to-point) and ctx+1
  *   (collectives and internal traffic), so internal messages never match
  *   user receives. On ctx+1, tags 0..15 belong to communicator construction
- *   and barrier, tags >= 16 to collectives.
+ *   and barrier, 16..FY_TAG_TAGGED-1 to collectives (fy_sched_next_tag),
+ *   FY_TAG_TAGGED..INT_MAX to constructions the user tells apart by a tag
+ *   (src/comm/fy_cx.h).
  * - Context ids come in pairs named by a slot: ctx = 2 * slot. A process
  *   keeps a bitmap of its free slots (fy_ctx_mask_*); src/comm agrees on a
  *   slot free in every member, fy_comm_destroy() gives it back. WORLD has
@@ -28,7 +30,10 @@
 #define FY_COMM_H
 #include <mpi.h>
 #include <stdint.h>
+
 #include "core/fy_handle.h"
+
+#define FY_TAG_TAGGED 0x40000020 /* past the last collective tag, 16 + 0x3ffffff * 16 + 15 */
 
 struct fy_attr;
 struct fy_topo;

@@ -67,6 +67,7 @@ fy_comm_t *fy_sched_use_comm(fy_sched_t *s, fy_comm_t *c) {
 static fy_sched_t *cache[CACHE_MAX];
 static int ncache;
 
+_Static_assert(16 + 0x03ffffff * 16 + 15 < FY_TAG_TAGGED, "collective tags reach the tagged range");
 int fy_sched_next_tag(fy_comm_t *c) { return 16 + (int)(c->coll_seq++ & 0x03ffffffu) * 16; /* + offsets 0..15 */ }
 
 int fy_sched_create(fy_comm_t *c, fy_sched_t **out) {

@@ -8,7 +8,10 @@
  *   the new communicator works: point-to-point and collectives on it never
  *   meet the parent's messages;
  * - idups of an intercommunicator, local in the same way;
- * - Request_free on an idup request before it completes. */
+ * - Request_free on an idup request before it completes;
+ * - a blocking MPI_Comm_create_group and an idup of its parent, called in
+ *   opposite orders on even and odd ranks (the blocking one must not wait
+ *   for the idup, which the even ranks only start after it). */
 #include "fytest.h"
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +195,25 @@ int main(int argc, char **argv) {
   CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &f, &fq));
   CHECK_OK(MPI_Wait(&fq, MPI_STATUS_IGNORE));
   MPI_Comm_free(&f);
+  {
+    MPI_Group wg;
+    MPI_Comm g, d;
+    MPI_Request dq;
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    if (rank % 2 == 0) {
+      CHECK_OK(MPI_Comm_create_group(MPI_COMM_WORLD, wg, 5, &g));
+      CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &d, &dq));
+    } else {
+      CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &d, &dq));
+      CHECK_OK(MPI_Comm_create_group(MPI_COMM_WORLD, wg, 5, &g));
+    }
+    CHECK_OK(MPI_Wait(&dq, MPI_STATUS_IGNORE));
+    check_works(d, MPI_COMM_WORLD, 9);
+    check_works(g, MPI_COMM_WORLD, 10);
+    MPI_Comm_free(&d);
+    MPI_Comm_free(&g);
+    MPI_Group_free(&wg);
+  }
   MPI_Comm_free(&f3);
   MPI_Comm_free(&half);
   MPI_Comm_free(&cart);

@@ -2,7 +2,10 @@
  * communicators at the same time, each from its own parent; the context
  * agreements interleave (one offers its bitmap per round) and every
  * communicator still gets a context of its own; then the same in crossed
- * order with MPI_COMM_SELF duplicated in between. */
+ * order with MPI_COMM_SELF duplicated in between; then threads calling
+ * MPI_Comm_create_group and MPI_Comm_create_from_group on one parent
+ * (MPI_COMM_WORLD) at once, told apart by their tags alone, over groups
+ * that differ (MPICH's threads/comm/comm_create_group_threads2). */
 #include "fytest.h"
 #include <pthread.h>
 #include <unistd.h>
@@ -46,6 +49,36 @@ static void *crossed(void *arg) {
   return NULL;
 }
 
+/* Thread t: the first t + 1 ranks (all of them for the last thread), or
+ * not a member. The tag alone tells the calls apart. */
+enum { TAGGED = 3, TAGGED_ROUNDS = 60 };
+static void *tagged(void *arg) {
+  int t = (int)(long)arg, n = t + 1 < size && t < TAGGED - 1 ? t + 1 : size;
+  MPI_Group world, g;
+  char stringtag[32];
+  snprintf(stringtag, sizeof stringtag, "ferry.test.thread%d", t);
+  CHECK_OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+  int range[1][3] = {{0, n - 1, 1}};
+  CHECK_OK(MPI_Group_range_incl(world, 1, range, &g));
+  for (int i = 0; i < TAGGED_ROUNDS; i++) {
+    if (rank >= n) break;
+    MPI_Comm c = MPI_COMM_NULL;
+    if (i % 2 == 0)
+      CHECK_OK(MPI_Comm_create_group(MPI_COMM_WORLD, g, 1000 + t, &c));
+    else
+      CHECK_OK(MPI_Comm_create_from_group(g, stringtag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
+    int csize = -1, sum = -1;
+    CHECK_OK(MPI_Comm_size(c, &csize));
+    CHECK(csize == n, "thread %d round %d: size %d, want %d", t, i, csize, n);
+    CHECK_OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, c));
+    CHECK(sum == n * (n - 1) / 2, "thread %d round %d: sum %d", t, i, sum);
+    CHECK_OK(MPI_Comm_free(&c));
+  }
+  CHECK_OK(MPI_Group_free(&g));
+  CHECK_OK(MPI_Group_free(&world));
+  return NULL;
+}
+
 int main(int argc, char **argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -61,6 +94,9 @@ int main(int argc, char **argv) {
   for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
   for (long t = 0; t < 2; t++) pthread_create(&th[t], NULL, crossed, (void *)t);
   for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
+  pthread_t tt[TAGGED];
+  for (long t = 0; t < TAGGED; t++) pthread_create(&tt[t], NULL, tagged, (void *)t);
+  for (int t = 0; t < TAGGED; t++) pthread_join(tt[t], NULL);
   MPI_Comm_free(&parent[0]);
   MPI_Comm_free(&parent[1]);
   return fy_finish();
