@@ -82,14 +82,22 @@ def sh(cmd, log, cwd=None):
 
 
 def makefile_vars(path):
-    """NAME_SOURCES / NAME_CPPFLAGS of a Makefile.am, continuations joined."""
+    """NAME_SOURCES / NAME_CPPFLAGS / NAME_LDADD of a Makefile.am,
+    continuations joined; ("AM", "FFLAGS"): the -I options of AM_FFLAGS;
+    ("COPY", FILE): the source a rule copies FILE from (BUILT_SOURCES)."""
     if not os.path.exists(path):
         return {}
     text = open(path).read().replace("\\\n", " ")
-    out = {}
-    for m in re.finditer(r"^(\w+?)_(SOURCES|CPPFLAGS)\s*=(.*)$", text, re.M):
-        words = [w for w in m.group(3).split() if not w.startswith("$(")]
+    out = {("AM", "FFLAGS"): []}
+    for m in re.finditer(r"^(\w+?)_(SOURCES|CPPFLAGS|LDADD)\s*=(.*)$", text, re.M):
+        words = m.group(3).split()
+        if m.group(2) != "LDADD":
+            words = [w for w in words if not w.startswith("$(")]
         out[(m.group(1), m.group(2))] = words
+    for m in re.finditer(r"^AM_FFLAGS\s*\+?=(.*)$", text, re.M):
+        out[("AM", "FFLAGS")] += [w for w in m.group(1).split() if w.startswith("-I")]
+    for m in re.finditer(r"^(\S+):\s*\$\(srcdir\)/(\S+)\s*$", text, re.M):
+        out[("COPY", m.group(1))] = m.group(2)
     return out
 
 
@@ -167,29 +175,37 @@ def main():
         build = os.path.join(out, "build-" + lang)
         os.makedirs(build, exist_ok=True)
         util = os.path.join(tree, "util")
+        cflags = ["-I" + inc, "-I" + os.path.join(tree, "dtpools/include")]
+        libs = {}
+
+        def mtest_lib(kind):
+            """MTest's C library (and dtpools), built once per language
+            directory; None when it does not build."""
+            if kind in libs:
+                return libs[kind]
+            extra = ["-DMTEST_USE_THREAD"] if kind == "thread" else []
+            objs = []
+            srcs = [os.path.join(util, s) for s in
+                    ("mtest.c", "mtest_common.c", "dtypes.c",
+                     "mtest_%s.c" % kind)]
+            srcs += sorted(os.path.join(tree, "dtpools/src", s) for s in
+                           os.listdir(os.path.join(tree, "dtpools/src"))
+                           if s.endswith(".c"))
+            ok = True
+            for s in srcs:
+                o = os.path.join(build, kind + "-" + os.path.basename(s)[:-2] + ".o")
+                ok = ok and sh([cc, "-c", "-O1", "-o", o, s] + cflags + extra,
+                               os.path.join(logs, "c-util.build"))
+                objs.append(o)
+            lib = os.path.join(build, "libmtest_%s.a" % kind)
+            if not ok or not sh(["ar", "rcs", lib] + objs,
+                                os.path.join(logs, "c-util.ar")):
+                report("BUILD", "c/util", os.path.join(logs, "c-util.build"))
+                lib = None
+            libs[kind] = lib
+            return lib
+
         if lang == "c":
-            cflags = ["-I" + inc, "-I" + os.path.join(tree, "dtpools/include")]
-            libs = {}
-            for kind, extra in (("single", []), ("thread", ["-DMTEST_USE_THREAD"])):
-                objs = []
-                srcs = [os.path.join(util, s) for s in
-                        ("mtest.c", "mtest_common.c", "dtypes.c",
-                         "mtest_%s.c" % kind)]
-                srcs += sorted(os.path.join(tree, "dtpools/src", s) for s in
-                               os.listdir(os.path.join(tree, "dtpools/src"))
-                               if s.endswith(".c"))
-                ok = True
-                for s in srcs:
-                    o = os.path.join(build, kind + "-" + os.path.basename(s)[:-2] + ".o")
-                    ok = ok and sh([cc, "-c", "-O1", "-o", o, s] + cflags + extra,
-                                   os.path.join(logs, "c-util.build"))
-                    objs.append(o)
-                lib = os.path.join(build, "libmtest_%s.a" % kind)
-                if not ok or not sh(["ar", "rcs", lib] + objs,
-                                    os.path.join(logs, "c-util.ar")):
-                    report("BUILD", "c/util", os.path.join(logs, "c-util.build"))
-                    lib = None
-                libs[kind] = lib
             dirs = (a.dirs or C_DIRS).split()
         else:
             if not os.access(fc, os.X_OK):
@@ -242,7 +258,7 @@ def main():
                         built[name] = False
                     elif lang == "c":
                         thr = d.startswith("threads")
-                        lib = libs["thread" if thr else "single"]
+                        lib = mtest_lib("thread" if thr else "single")
                         # a program with only run() gets MTest's main
                         if not any(re.search(r"^int\s+main\s*\(", open(os.path.join(D, s)).read(), re.M)
                                    for s in srcs if os.path.exists(os.path.join(D, s))):
@@ -253,8 +269,20 @@ def main():
                             mk.get((name, "CPPFLAGS"), []) + [lib, "-lpthread", "-lm"],
                             blog, cwd=D)
                     else:
-                        built[name] = sh([fc, "-I" + build, "-I" + D, "-o", exe] + srcs +
-                                         [os.path.join(build, "mtest.o")], blog, cwd=D)
+                        # sources MPICH's build copies from elsewhere in the tree;
+                        # include paths of AM_FFLAGS; C parts see MTest's headers
+                        # and, when the program's LDADD says so, its C library
+                        srcs = [mk.get(("COPY", x), x) for x in srcs]
+                        fflags = ["-I" + build, "-I" + D] + [
+                            "-I" + os.path.normpath(os.path.join(D, w[2:])) for w in mk[("AM", "FFLAGS")]]
+                        if any(x.endswith(".c") for x in srcs):
+                            fflags.append("-I" + inc)
+                        cobjs = []
+                        if "$(mtest_c_objects)" in mk.get((name, "LDADD"), []):
+                            cobjs = [mtest_lib("single")]
+                        built[name] = None not in cobjs and sh(
+                            [fc, "-o", exe] + fflags + srcs + [os.path.join(build, "mtest.o")] + cobjs,
+                            blog, cwd=D)
                 if not built[name]:
                     report("BUILD", what); continue
                 rt = opt.get("resultTest", "")
