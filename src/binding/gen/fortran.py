@@ -100,6 +100,12 @@ def gen_mpif_h(fabi, module=False):
     for n, ty in fabi["functions"].items():
         w("       EXTERNAL %s" % n)
         w("       %s %s" % (ty, n))
+    # MPI 3.1's address functions, typed as in MPICH's later mpif.h and
+    # Open MPI's: MPICH 4.0.2's left them untyped, so a program calling one
+    # through mpif.h did not compile (MPICH's f77/rma/aintf)
+    for n in ("MPI_AINT_ADD", "MPI_AINT_DIFF", "PMPI_AINT_ADD", "PMPI_AINT_DIFF"):
+        w("       EXTERNAL %s" % n)
+        w("       INTEGER(KIND=MPI_ADDRESS_KIND) %s" % n)
     for c in fabi["commons"]:
         w("       COMMON /%s/ %s" % (c["name"].upper(), ", ".join(c["members"])))
         w("       SAVE /%s/" % c["name"].upper())
