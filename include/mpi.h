@@ -1900,8 +1900,9 @@ double PMPI_Wtime(void) FERRY_API_PUBLIC;
 /* ---- MPICH's extension datatype (same handle as MPICH 4.0's mpi.h) */
 #define MPIX_C_FLOAT16 ((MPI_Datatype)0x4c000246)
 
-/* ---- MPI 4.1 constants MPICH 4.0 lacks (values of MPICH 4.1 and later) */
+/* ---- MPI 4.x constants MPICH 4.0 lacks (values of MPICH 4.1 and later) */
 #define MPI_BUFFER_AUTOMATIC ((void *)0)
+#define MPI_T_BIND_MPI_SESSION 9711 /* MPI 4.0; after MPI_T_BIND_MPI_INFO */
 
 /* ---- Ferry extensions (MPIX_ and PMPIX_): nonblocking RMA synchronization */
 #define FERRY_HAVE_MPIX_WIN_ISYNC 1

@@ -261,8 +261,9 @@ def gen_header(abi, funcs, callbacks):
             w("%s %s%s(%s) FERRY_API_PUBLIC;" % (f.ret, pre, f.name[4:], f.decl_params()))
     w("\n/* ---- MPICH's extension datatype (same handle as MPICH 4.0's mpi.h) */")
     w("#define MPIX_C_FLOAT16 ((MPI_Datatype)0x4c000246)")
-    w("\n/* ---- MPI 4.1 constants MPICH 4.0 lacks (values of MPICH 4.1 and later) */")
+    w("\n/* ---- MPI 4.x constants MPICH 4.0 lacks (values of MPICH 4.1 and later) */")
     w("#define MPI_BUFFER_AUTOMATIC ((void *)0)")
+    w("#define MPI_T_BIND_MPI_SESSION 9711 /* MPI 4.0; after MPI_T_BIND_MPI_INFO */")
     w("\n/* ---- Ferry extensions (MPIX_ and PMPIX_): nonblocking RMA synchronization */")
     w("#define FERRY_HAVE_MPIX_WIN_ISYNC 1")
     for f in funcs:
