@@ -169,11 +169,11 @@ int fy_cx_allgather(const fy_cx_t *d, const void *mine, size_t n, void *all) {
  *
  * An owner holds its region until its round ends, and a first round can
  * wait long: for the members that have not entered the call yet. So the
- * bitmap has two regions, each offered by one agreement at a time: the
+ * bitmap has three regions, each offered by one agreement at a time: the
  * first EAGER words, which only a blocking agreement's first round
+ * offers, the next EAGER, which only a nonblocking one's first round
  * offers, and the rest, which only later rounds offer, when every member
- * is known to be in the call (a nonblocking agreement's first round
- * offers nothing: it only gathers them). Otherwise an owner waiting for
+ * is known to be in the call. Otherwise an owner waiting for
  * absent members kept every agreement of its process from offering while
  * those members waited for one of them: threads' Comm_create_group calls
  * over different groups (MPICH's threads/comm/comm_create_group_threads2),
@@ -187,23 +187,22 @@ int fy_cx_allgather(const fy_cx_t *d, const void *mine, size_t n, void *all) {
  * themselves by tag (threads' MPI_Comm_create_group on one parent) */
 #define KEY_TAGGED(ctx, tag) KEY(ctx, 0x80000000u | (uint32_t)((tag) - FY_TAG_TAGGED))
 
-enum { W = FY_CTX_WORDS, EAGER = 4, STEP = 4 };
+enum { W = FY_CTX_WORDS, EAGER = 4, MAIN = 2 * EAGER, STEP = 4 };
 /* An agreement's offers, in order, each a span [lo, hi) of the bitmap's
  * words: the first for one round, each later one until a round in which
  * every member offered it and it had no slot in common. A small span
  * before the whole: small messages. */
 typedef struct span { int lo, hi; } span_t;
-static const span_t steps_blocking[] = {{0, EAGER}, {EAGER, EAGER + STEP}, {EAGER, W}};
-static const span_t steps_nb[] = {{EAGER, EAGER}, {EAGER, EAGER + STEP}, {EAGER, W}};
+static const span_t steps_blocking[] = {{0, EAGER}, {MAIN, MAIN + STEP}, {MAIN, W}};
+static const span_t steps_nb[] = {{EAGER, MAIN}, {MAIN, MAIN + STEP}, {MAIN, W}};
 #define NSTEPS(a) ((int)(sizeof(a) / sizeof *(a)))
-static inline int region_of(span_t sp) { return sp.lo >= EAGER; }
-/* the region an offer of sp competes for; -1: none (an empty span) */
-static inline int wants(span_t sp) { return sp.lo == sp.hi ? -1 : region_of(sp); }
+enum { NREGIONS = 3 };
+static inline int region_of(span_t sp) { return sp.lo < EAGER ? 0 : sp.lo < MAIN ? 1 : 2; }
 
-static span_t busy[2]; /* what an agreement under way offers of region r (lo == hi: nothing) */
+static span_t busy[NREGIONS]; /* what an agreement under way offers of region r (lo == hi: nothing) */
 static struct {
   uint64_t key1; /* key + 1; 0 = a free entry */
-  int region;    /* the region it offers next (wants()) */
+  int region;    /* the region it offers next */
 } waiting[MAXWAIT];
 
 static int wait_enter(uint64_t key, int region) {
@@ -223,8 +222,8 @@ static void wait_leave(int slot) {
 /* May the agreement of this key offer region r in the round it starts? */
 static int may_offer(int slot, uint64_t key, span_t sp) {
   int r = region_of(sp);
-  if (slot >= 0) waiting[slot].region = wants(sp);
-  if (sp.lo == sp.hi || busy[r].hi > busy[r].lo) return 0;
+  if (slot >= 0) waiting[slot].region = r;
+  if (busy[r].hi > busy[r].lo) return 0;
   for (int i = 0; i < MAXWAIT; i++)
     if (waiting[i].key1 && waiting[i].region == r && waiting[i].key1 - 1 < key) return 0;
   return 1;
@@ -264,7 +263,7 @@ static void release(span_t sp) { busy[region_of(sp)] = (span_t){0, 0}; }
 static int claim_alone(uint32_t *ctx) {
   uint32_t m[W];
   fy_ctx_mask_snapshot(m);
-  for (int r = 0; r < 2; r++) memset(m + busy[r].lo, 0, (size_t)(busy[r].hi - busy[r].lo) * sizeof *m);
+  for (int r = 0; r < NREGIONS; r++) memset(m + busy[r].lo, 0, (size_t)(busy[r].hi - busy[r].lo) * sizeof *m);
   return fy_ctx_mask_claim(m, ctx);
 }
 
@@ -288,7 +287,7 @@ int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32
     return a.got ? MPI_SUCCESS : out_of_ids();
   }
   int err = MPI_SUCCESS, step = 0;
-  int slot = wait_enter(key, wants(steps_blocking[0]));
+  int slot = wait_enter(key, region_of(steps_blocking[0]));
   for (;;) {
     span_t sp = steps_blocking[step];
     int nw = sp.hi - sp.lo, own = may_offer(slot, key, sp);
@@ -349,7 +348,7 @@ int fy_cx_nb_start(fy_comm_t *c, fy_comm_t *bridge, int tag, fy_cx_nb_t **out) {
   a->tag = tag;
   a->key = KEY(c->ctx, tag);
   a->nw = steps_nb[0].hi - steps_nb[0].lo;
-  a->slot = wait_enter(a->key, wants(steps_nb[0]));
+  a->slot = wait_enter(a->key, region_of(steps_nb[0]));
   fy_cx_t d = fy_cx_of(c); /* the blocking agreement's tree, rooted at rank 0 */
   a->nkids = cx_tree(&d, &a->parent, a->kids);
   for (int i = 0, j = a->nkids - 1; i < j; i++, j--) { /* farthest first, as a broadcast sends */

@@ -77,9 +77,8 @@ int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32
  * rank 0 before the broadcast, so both groups agree. The blocking
  * agreement's rule for the bitmap holds: only one agreement of a process
  * offers a part of it in a round (the others offer nothing there and
- * retry). Its first round offers nothing, it only gathers the members;
- * later ones offer the bitmap past the part blocking agreements' first
- * rounds keep (cx.c).
+ * retry). Its first round offers a part of the bitmap only nonblocking
+ * first rounds offer, later ones the part only later rounds offer (cx.c).
  * fy_cx_nb_step() returns 1 once finished: then err, or ctx (taken in
  * this process). fy_cx_nb_free() after that. */
 typedef struct fy_cx_nb fy_cx_nb_t;
