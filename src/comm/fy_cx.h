@@ -34,13 +34,14 @@ typedef struct fy_cx {
 /* Calls MPI lets threads make at once on one parent, told apart by the
  * user (MPI_Comm_create_group's tag, the stringtag of the MPI 4
  * constructors from groups), set d.tag from these; MPI_Intercomm_create's
- * tag, which only its leaders need to give alike, sets d.bridge_tag: the user's tag folded into the range above the collectives'
- * (fy_comm.h), so distinct tags give distinct internal tags unless they
- * differ by a multiple of that range's size (about 2^30). One tag is
- * enough for all of a call's exchanges: every receive names its source,
- * and messages between two processes on one tag match in order. Such an
- * agreement's priority (cx.c) comes from the tag too, so every member
- * orders concurrent ones alike. */
+ * tag, which only its leaders need to give alike, sets d.bridge_tag. The
+ * user's tag is folded into the range above the collectives' (fy_comm.h),
+ * so distinct tags give distinct internal tags unless they differ by a
+ * multiple of that range's size (about 2^30). One tag is enough for all
+ * of a call's exchanges: every receive names its source, and messages
+ * between two processes on one tag match in order. Such an agreement's
+ * priority (cx.c) comes from the tag too, so every member orders
+ * concurrent ones alike. */
 int fy_cx_user_tag(int tag);
 int fy_cx_string_tag(const char *s);
 static inline int fy_cx_tag(const fy_cx_t *d, int construction_tag) {

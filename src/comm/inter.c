@@ -20,15 +20,15 @@ enum { TAG_LEADERS = 9 };
  * domain d gets the remote list. *remote is malloc'ed. */
 static int swap_lists(const fy_cx_t *d, fy_comm_t *bridge, int peer, const int *mine, int nmine,
                       int **remote, int *nremote) {
-  int n = 0, err = MPI_SUCCESS;
+  int n = 0, err = MPI_SUCCESS, tag = fy_cx_bridge_tag(d, TAG_LEADERS);
   *remote = NULL;
-  if (d->me == d->root) err = fy_cx_swap(bridge, peer, fy_cx_bridge_tag(d, TAG_LEADERS), &nmine, sizeof nmine, &n, sizeof n);
+  if (d->me == d->root) err = fy_cx_swap(bridge, peer, tag, &nmine, sizeof nmine, &n, sizeof n);
   if (!err) err = fy_cx_bcast(d, &n, sizeof n);
   if (err) return err;
   int *r = malloc((size_t)(n > 0 ? n : 1) * sizeof *r);
   if (!r) return fy_err(MPI_ERR_NO_MEM, "out of memory building an intercommunicator");
   if (d->me == d->root)
-    err = fy_cx_swap(bridge, peer, fy_cx_bridge_tag(d, TAG_LEADERS), mine, (size_t)nmine * sizeof *mine, r, (size_t)n * sizeof *r);
+    err = fy_cx_swap(bridge, peer, tag, mine, (size_t)nmine * sizeof *mine, r, (size_t)n * sizeof *r);
   if (!err) err = fy_cx_bcast(d, r, (size_t)n * sizeof *r);
   if (err) {
     free(r);

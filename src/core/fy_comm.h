@@ -30,7 +30,6 @@
 #define FY_COMM_H
 #include <mpi.h>
 #include <stdint.h>
-
 #include "core/fy_handle.h"
 
 #define FY_TAG_TAGGED 0x40000020 /* past the last collective tag, 16 + 0x3ffffff * 16 + 15 */
