@@ -5,7 +5,9 @@
  * order with MPI_COMM_SELF duplicated in between; then threads calling
  * MPI_Comm_create_group and MPI_Comm_create_from_group on one parent
  * (MPI_COMM_WORLD) at once, told apart by their tags alone, over groups
- * that differ (MPICH's threads/comm/comm_create_group_threads2). */
+ * that differ (MPICH's threads/comm/comm_create_group_threads2); and
+ * threads calling MPI_Intercomm_create over one peer communicator, each
+ * from its own local communicator, told apart by their tags. */
 #include "fytest.h"
 #include <pthread.h>
 #include <unistd.h>
@@ -79,6 +81,27 @@ static void *tagged(void *arg) {
   return NULL;
 }
 
+/* Thread t joins the even and odd halves (its own copy of the parity
+ * split) through MPI_COMM_WORLD with tag 2000 + t; the leaders' exchanges
+ * of both threads run on MPI_COMM_WORLD at once. */
+static MPI_Comm half[2];
+static void *inter(void *arg) {
+  int t = (int)(long)arg;
+  for (int i = 0; i < 50; i++) {
+    MPI_Comm ic;
+    CHECK_OK(MPI_Intercomm_create(half[t], 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 2000 + t, &ic));
+    int rs = -1, sum = -1, want = 0;
+    CHECK_OK(MPI_Comm_remote_size(ic, &rs));
+    for (int w = 0; w < size; w++)
+      if (w % 2 != rank % 2) want += w;
+    CHECK(rs == (rank % 2 ? (size + 1) / 2 : size / 2), "thread %d: remote size %d", t, rs);
+    CHECK_OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, ic));
+    CHECK(sum == want, "thread %d round %d: sum over the remote group %d, want %d", t, i, sum, want);
+    CHECK_OK(MPI_Comm_free(&ic));
+  }
+  return NULL;
+}
+
 int main(int argc, char **argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -97,6 +120,15 @@ int main(int argc, char **argv) {
   pthread_t tt[TAGGED];
   for (long t = 0; t < TAGGED; t++) pthread_create(&tt[t], NULL, tagged, (void *)t);
   for (int t = 0; t < TAGGED; t++) pthread_join(tt[t], NULL);
+  MPI_Comm split;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &split);
+  MPI_Comm_dup(split, &half[0]);
+  MPI_Comm_dup(split, &half[1]);
+  MPI_Comm_free(&split);
+  for (long t = 0; t < 2; t++) pthread_create(&th[t], NULL, inter, (void *)t);
+  for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
+  MPI_Comm_free(&half[0]);
+  MPI_Comm_free(&half[1]);
   MPI_Comm_free(&parent[0]);
   MPI_Comm_free(&parent[1]);
   return fy_finish();
