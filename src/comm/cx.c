@@ -198,6 +198,7 @@ static const span_t steps_nb[] = {{EAGER, MAIN}, {MAIN, MAIN + STEP}, {MAIN, W}}
 #define NSTEPS(a) ((int)(sizeof(a) / sizeof *(a)))
 enum { NREGIONS = 3 };
 static inline int region_of(span_t sp) { return sp.lo < EAGER ? 0 : sp.lo < MAIN ? 1 : 2; }
+static inline int span_words(span_t sp) { return sp.hi - sp.lo; }
 
 static span_t busy[NREGIONS]; /* what an agreement under way offers of region r (lo == hi: nothing) */
 static struct {
@@ -223,7 +224,7 @@ static void wait_leave(int slot) {
 static int may_offer(int slot, uint64_t key, span_t sp) {
   int r = region_of(sp);
   if (slot >= 0) waiting[slot].region = r;
-  if (busy[r].hi > busy[r].lo) return 0;
+  if (span_words(busy[r]) > 0) return 0;
   for (int i = 0; i < MAXWAIT; i++)
     if (waiting[i].key1 && waiting[i].region == r && waiting[i].key1 - 1 < key) return 0;
   return 1;
@@ -235,8 +236,8 @@ static void offer(span_t sp, uint32_t *m) {
   uint32_t full[W];
   fy_ctx_mask_snapshot(full);
   busy[region_of(sp)] = sp;
-  memcpy(m, full + sp.lo, (size_t)(sp.hi - sp.lo) * sizeof *m);
-  m[sp.hi - sp.lo] = 1;
+  memcpy(m, full + sp.lo, (size_t)span_words(sp) * sizeof *m);
+  m[span_words(sp)] = 1;
 }
 
 /* The round's result m over span sp: take its first slot (still free
@@ -244,7 +245,7 @@ static void offer(span_t sp, uint32_t *m) {
 static int claim_span(span_t sp, const uint32_t *m, uint32_t *ctx) {
   uint32_t agreed[W];
   memset(agreed, 0, sizeof agreed);
-  memcpy(agreed + sp.lo, m, (size_t)(sp.hi - sp.lo) * sizeof *m);
+  memcpy(agreed + sp.lo, m, (size_t)span_words(sp) * sizeof *m);
   return fy_ctx_mask_claim(agreed, ctx);
 }
 
@@ -255,6 +256,27 @@ static int out_of_ids(void) {
 
 static void release(span_t sp) { busy[region_of(sp)] = (span_t){0, 0}; }
 
+/* The end of a round over steps[*step] whose result is m (own: this
+ * agreement offered it; *err: the round's error). 1: the agreement is
+ * over (*err set, or the slot in *ctx). 0: another round, over the next
+ * span after the first round or after a round in which every member
+ * offered and none had a slot in common, else over the same. */
+static int round_end(const span_t *steps, int nsteps, int *step, const uint32_t *m, int own, int *err,
+                     uint32_t *ctx) {
+  span_t sp = steps[*step];
+  int got = -1;
+  if (own) {
+    if (!*err) got = claim_span(sp, m, ctx);
+    release(sp);
+  }
+  if (*err || got == 0) return 1;
+  if ((*step == 0 || m[span_words(sp)]) && ++*step == nsteps) {
+    *err = out_of_ids();
+    return 1;
+  }
+  return 0;
+}
+
 /* A domain of one process has nobody to agree with: it takes a free slot
  * at once, outside the words agreements under way offer (which may
  * wait for other processes: MPI_Comm_dup(MPI_COMM_SELF) in one thread
@@ -263,7 +285,7 @@ static void release(span_t sp) { busy[region_of(sp)] = (span_t){0, 0}; }
 static int claim_alone(uint32_t *ctx) {
   uint32_t m[W];
   fy_ctx_mask_snapshot(m);
-  for (int r = 0; r < NREGIONS; r++) memset(m + busy[r].lo, 0, (size_t)(busy[r].hi - busy[r].lo) * sizeof *m);
+  for (int r = 0; r < NREGIONS; r++) memset(m + busy[r].lo, 0, (size_t)span_words(busy[r]) * sizeof *m);
   return fy_ctx_mask_claim(m, ctx);
 }
 
@@ -290,7 +312,7 @@ int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32
   int slot = wait_enter(key, region_of(steps_blocking[0]));
   for (;;) {
     span_t sp = steps_blocking[step];
-    int nw = sp.hi - sp.lo, own = may_offer(slot, key, sp);
+    int nw = span_words(sp), own = may_offer(slot, key, sp);
     memset(m, 0, sizeof m);
     if (own) offer(sp, m);
     size_t bytes = (size_t)(nw + 1) * sizeof *m;
@@ -304,18 +326,9 @@ int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32
     } else {
       err = fy_cx_allreduce_band(d, m, nw + 1);
     }
-    int got = -1, all = m[nw];
-    if (own) {
-      if (!err) got = claim_span(sp, m, ctx);
-      release(sp);
-    }
-    if (err || got == 0) break;
+    int all = m[nw];
+    if (round_end(steps_blocking, NSTEPS(steps_blocking), &step, m, own, &err, ctx)) break;
     if (!all && !own) fy_progress_poll(); /* another agreement offers: let it move (MPI_Comm_idup's) */
-    if (step == 0 || all) { /* the first round, or everyone offered and nothing in common */
-      if (++step < NSTEPS(steps_blocking)) continue;
-      err = out_of_ids();
-      break;
-    }
   }
   wait_leave(slot);
   return err;
@@ -323,18 +336,18 @@ int fy_cx_agree_ctx(const fy_cx_t *d, fy_comm_t *bridge, int bridge_peer, uint32
 
 /* ---- the agreement, nonblocking ---- */
 
-enum { NB_W = FY_CTX_WORDS, NB_MAXKIDS = CX_MAXKIDS };
+enum { NB_MAXKIDS = CX_MAXKIDS };
 enum { NB_START, NB_UP, NB_BRIDGE, NB_RESULT, NB_DOWN, NB_DONE };
 
 struct fy_cx_nb {
   fy_comm_t *c;         /* retained */
   fy_comm_t *bridge;    /* retained; NULL: the agreement is c's alone */
-  int tag, slot, step, nw, own, phase, err; /* nw: the words of steps_nb[step] */
+  int tag, slot, step, own, phase, err; /* step: of steps_nb */
   uint64_t key;
   uint32_t ctx;
   int parent, nkids, kids[NB_MAXKIDS];
-  uint32_t m[NB_W + 1], up[NB_W + 1], o[NB_W + 1];
-  uint32_t *kidbuf;     /* nkids x (NB_W + 1) words */
+  uint32_t m[W + 1], up[W + 1], o[W + 1];
+  uint32_t *kidbuf;     /* nkids x (W + 1) words */
   fy_request_t *rq[NB_MAXKIDS + 2];
   int nrq;
 };
@@ -347,7 +360,6 @@ int fy_cx_nb_start(fy_comm_t *c, fy_comm_t *bridge, int tag, fy_cx_nb_t **out) {
   if ((a->bridge = bridge)) fy_comm_retain(bridge);
   a->tag = tag;
   a->key = KEY(c->ctx, tag);
-  a->nw = steps_nb[0].hi - steps_nb[0].lo;
   a->slot = wait_enter(a->key, region_of(steps_nb[0]));
   fy_cx_t d = fy_cx_of(c); /* the blocking agreement's tree, rooted at rank 0 */
   a->nkids = cx_tree(&d, &a->parent, a->kids);
@@ -356,7 +368,7 @@ int fy_cx_nb_start(fy_comm_t *c, fy_comm_t *bridge, int tag, fy_cx_nb_t **out) {
     a->kids[i] = a->kids[j];
     a->kids[j] = t;
   }
-  if (a->nkids && !(a->kidbuf = malloc((size_t)a->nkids * (NB_W + 1) * sizeof *a->kidbuf))) {
+  if (a->nkids && !(a->kidbuf = malloc((size_t)a->nkids * (W + 1) * sizeof *a->kidbuf))) {
     fy_cx_nb_free(a);
     return fy_err(MPI_ERR_NO_MEM, "out of memory duplicating %s", c->name);
   }
@@ -377,7 +389,7 @@ static int nb_reqs_done(fy_cx_nb_t *a) {
 }
 
 static void nb_post_on(fy_cx_nb_t *a, fy_comm_t *c, int send, void *buf, int peer) {
-  size_t bytes = (size_t)(a->nw + 1) * sizeof(uint32_t);
+  size_t bytes = (size_t)(span_words(steps_nb[a->step]) + 1) * sizeof(uint32_t);
   fy_request_t *r = NULL;
   int err = send ? fy_isend_internal(buf, (MPI_Count)bytes, fy_type_get(MPI_BYTE), peer, a->tag, c, &r)
                  : fy_irecv_internal(buf, (MPI_Count)bytes, fy_type_get(MPI_BYTE), peer, a->tag, c, &r);
@@ -390,6 +402,7 @@ static void nb_post(fy_cx_nb_t *a, int send, void *buf, int peer) { nb_post_on(a
 int fy_cx_nb_step(fy_cx_nb_t *a, int *errp, uint32_t *ctxp) {
   for (;;) {
     span_t sp = steps_nb[a->step];
+    int nw = span_words(sp);
     switch (a->phase) {
       case NB_START: /* offer the bitmap if no other agreement of this process does */
         if (a->c->size == 1 && !a->bridge && claim_alone(&a->ctx) == 0) {
@@ -399,13 +412,13 @@ int fy_cx_nb_step(fy_cx_nb_t *a, int *errp, uint32_t *ctxp) {
         memset(a->m, 0, sizeof a->m);
         a->own = may_offer(a->slot, a->key, sp);
         if (a->own) offer(sp, a->m);
-        for (int k = 0; k < a->nkids; k++) nb_post(a, 0, a->kidbuf + (size_t)k * (NB_W + 1), a->kids[k]);
+        for (int k = 0; k < a->nkids; k++) nb_post(a, 0, a->kidbuf + (size_t)k * (W + 1), a->kids[k]);
         a->phase = NB_UP;
         break;
       case NB_UP:
         if (!nb_reqs_done(a)) return 0;
         for (int k = 0; k < a->nkids; k++)
-          for (int i = 0; i <= a->nw; i++) a->m[i] &= a->kidbuf[(size_t)k * (NB_W + 1) + i];
+          for (int i = 0; i <= nw; i++) a->m[i] &= a->kidbuf[(size_t)k * (W + 1) + i];
         if (a->parent >= 0) {
           memcpy(a->up, a->m, sizeof a->up);
           nb_post(a, 1, a->up, a->parent);
@@ -423,7 +436,7 @@ int fy_cx_nb_step(fy_cx_nb_t *a, int *errp, uint32_t *ctxp) {
         break;
       case NB_BRIDGE:
         if (!nb_reqs_done(a)) return 0;
-        for (int i = 0; i <= a->nw; i++) a->m[i] &= a->o[i];
+        for (int i = 0; i <= nw; i++) a->m[i] &= a->o[i];
         for (int k = 0; k < a->nkids; k++) nb_post(a, 1, a->m, a->kids[k]);
         a->phase = NB_DOWN;
         break;
@@ -434,21 +447,11 @@ int fy_cx_nb_step(fy_cx_nb_t *a, int *errp, uint32_t *ctxp) {
         break;
       case NB_DOWN: { /* the round's result is in m on every rank */
         if (!nb_reqs_done(a)) return 0;
-        int got = -1, all = (int)a->m[a->nw];
-        if (a->own) {
-          if (!a->err) got = claim_span(sp, a->m, &a->ctx);
-          release(sp);
-          a->own = 0;
-        }
-        a->phase = NB_DONE;
-        if (a->err || got == 0) break;
-        if (a->step == 0 || all) {
-          if (++a->step < NSTEPS(steps_nb)) {
-            a->nw = steps_nb[a->step].hi - steps_nb[a->step].lo;
-          } else {
-            a->err = out_of_ids();
-            break;
-          }
+        int own = a->own;
+        a->own = 0; /* (round_end gives the region back) */
+        if (round_end(steps_nb, NSTEPS(steps_nb), &a->step, a->m, own, &a->err, &a->ctx)) {
+          a->phase = NB_DONE;
+          break;
         }
         /* Another round, at the next pass: an agreement that could not
          * offer must let the one that did move on (a one-process round
