@@ -1904,6 +1904,17 @@ double PMPI_Wtime(void) FERRY_API_PUBLIC;
 #define MPI_BUFFER_AUTOMATIC ((void *)0)
 #define MPI_T_BIND_MPI_SESSION 9711 /* MPI 4.0; after MPI_T_BIND_MPI_INFO */
 
+/* ---- ROMIO's names for I/O requests, which MPICH's mpio.h still defines */
+#define MPIO_Request MPI_Request
+#define MPIO_REQUEST_NULL MPI_REQUEST_NULL
+#define MPIO_USES_MPI_REQUEST
+#define MPIO_Wait MPI_Wait
+#define MPIO_Test MPI_Test
+#define PMPIO_Wait PMPI_Wait
+#define PMPIO_Test PMPI_Test
+#define MPIO_Request_c2f MPI_Request_c2f
+#define MPIO_Request_f2c MPI_Request_f2c
+
 /* ---- Ferry extensions (MPIX_ and PMPIX_): nonblocking RMA synchronization */
 #define FERRY_HAVE_MPIX_WIN_ISYNC 1
 int MPIX_Win_ifence(int assert, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;

@@ -105,6 +105,9 @@ int fy_err_raise(int err, int obj_kind, int handle, const char *fname) {
       eo->fn(&h, &code);
     }
     fy_tls.in_mpi = in;
+    /* the handler's second argument is the code the call returns (MPI 4.1
+     * 9.3): a handler may change it, as MPICH and Open MPI let it */
+    return code;
   }
   return err;
 }

@@ -37,6 +37,7 @@ FERRY_API_PUBLIC int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int di
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (comm_cart) *comm_cart = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm_old, "MPI_Cart_create");
   FY_API_EXIT();
   return fy_err;
@@ -127,6 +128,7 @@ FERRY_API_PUBLIC int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_C
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (newcomm) *newcomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm, "MPI_Cart_sub");
   FY_API_EXIT();
   return fy_err;
@@ -179,6 +181,7 @@ FERRY_API_PUBLIC int PMPI_Comm_accept(const char* port_name, MPI_Info info, int 
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (newcomm) *newcomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm, "MPI_Comm_accept");
   FY_API_EXIT();
   return fy_err;
@@ -239,6 +242,7 @@ FERRY_API_PUBLIC int PMPI_Comm_connect(const char* port_name, MPI_Info info, int
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (newcomm) *newcomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm, "MPI_Comm_connect");
   FY_API_EXIT();
   return fy_err;
@@ -258,6 +262,7 @@ FERRY_API_PUBLIC int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* 
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (newcomm) *newcomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm, "MPI_Comm_create");
   FY_API_EXIT();
   return fy_err;
@@ -295,6 +300,7 @@ FERRY_API_PUBLIC int PMPI_Comm_create_from_group(MPI_Group group, const char* st
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (newcomm) *newcomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_NONE, 0, "MPI_Comm_create_from_group");
   FY_API_EXIT();
   return fy_err;
@@ -315,6 +321,7 @@ FERRY_API_PUBLIC int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int 
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (newcomm) *newcomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm, "MPI_Comm_create_group");
   FY_API_EXIT();
   return fy_err;
@@ -366,7 +373,7 @@ FERRY_API_PUBLIC int PMPI_Comm_disconnect(MPI_Comm* comm)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_NONE, 0, "MPI_Comm_disconnect");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, (comm ? *comm : MPI_COMM_NULL), "MPI_Comm_disconnect");
   FY_API_EXIT();
   return fy_err;
 }
@@ -384,6 +391,7 @@ FERRY_API_PUBLIC int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (newcomm) *newcomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm, "MPI_Comm_dup");
   FY_API_EXIT();
   return fy_err;
@@ -403,6 +411,7 @@ FERRY_API_PUBLIC int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_C
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (newcomm) *newcomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm, "MPI_Comm_dup_with_info");
   FY_API_EXIT();
   return fy_err;
@@ -427,7 +436,7 @@ FERRY_API_PUBLIC int PMPI_Comm_free(MPI_Comm* comm)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_NONE, 0, "MPI_Comm_free");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, (comm ? *comm : MPI_COMM_NULL), "MPI_Comm_free");
   FY_API_EXIT();
   return fy_err;
 }
@@ -540,6 +549,7 @@ FERRY_API_PUBLIC int PMPI_Comm_get_parent(MPI_Comm* parent)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (parent) *parent = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_NONE, 0, "MPI_Comm_get_parent");
   FY_API_EXIT();
   return fy_err;
@@ -577,6 +587,7 @@ FERRY_API_PUBLIC int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Reques
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (newcomm) *newcomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm, "MPI_Comm_idup");
   FY_API_EXIT();
   return fy_err;
@@ -597,6 +608,7 @@ FERRY_API_PUBLIC int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (newcomm) *newcomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm, "MPI_Comm_idup_with_info");
   FY_API_EXIT();
   return fy_err;
@@ -614,6 +626,7 @@ FERRY_API_PUBLIC int PMPI_Comm_join(int fd, MPI_Comm* intercomm)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (intercomm) *intercomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_NONE, 0, "MPI_Comm_join");
   FY_API_EXIT();
   return fy_err;
@@ -772,6 +785,7 @@ FERRY_API_PUBLIC int PMPI_Comm_spawn(const char* command, char* argv[], int maxp
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (intercomm) *intercomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm, "MPI_Comm_spawn");
   FY_API_EXIT();
   return fy_err;
@@ -788,6 +802,7 @@ FERRY_API_PUBLIC int PMPI_Comm_spawn_multiple(int count, char* array_of_commands
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (intercomm) *intercomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm, "MPI_Comm_spawn_multiple");
   FY_API_EXIT();
   return fy_err;
@@ -806,6 +821,7 @@ FERRY_API_PUBLIC int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (newcomm) *newcomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm, "MPI_Comm_split");
   FY_API_EXIT();
   return fy_err;
@@ -825,6 +841,7 @@ FERRY_API_PUBLIC int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (newcomm) *newcomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm, "MPI_Comm_split_type");
   FY_API_EXIT();
   return fy_err;
@@ -884,6 +901,7 @@ FERRY_API_PUBLIC int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int 
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (comm_dist_graph) *comm_dist_graph = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm_old, "MPI_Dist_graph_create");
   FY_API_EXIT();
   return fy_err;
@@ -903,6 +921,7 @@ FERRY_API_PUBLIC int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int inde
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (comm_dist_graph) *comm_dist_graph = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm_old, "MPI_Dist_graph_create_adjacent");
   FY_API_EXIT();
   return fy_err;
@@ -958,6 +977,7 @@ FERRY_API_PUBLIC int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int 
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (comm_graph) *comm_graph = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, comm_old, "MPI_Graph_create");
   FY_API_EXIT();
   return fy_err;
@@ -1325,6 +1345,7 @@ FERRY_API_PUBLIC int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (newintercomm) *newintercomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, local_comm, "MPI_Intercomm_create");
   FY_API_EXIT();
   return fy_err;
@@ -1346,6 +1367,7 @@ FERRY_API_PUBLIC int PMPI_Intercomm_create_from_groups(MPI_Group local_group, in
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (newintercomm) *newintercomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_NONE, 0, "MPI_Intercomm_create_from_groups");
   FY_API_EXIT();
   return fy_err;
@@ -1364,6 +1386,7 @@ FERRY_API_PUBLIC int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
+  if (newintracomm) *newintracomm = MPI_COMM_NULL;
   fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, intercomm, "MPI_Intercomm_merge");
   FY_API_EXIT();
   return fy_err;

@@ -758,7 +758,7 @@ FERRY_API_PUBLIC int PMPI_Win_free(MPI_Win* win)
   FY_API_EXIT();
   return MPI_SUCCESS;
 fail:
-  fy_err = fy_err_raise(fy_err, FY_OBJ_NONE, 0, "MPI_Win_free");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_WIN, (win ? *win : MPI_WIN_NULL), "MPI_Win_free");
   FY_API_EXIT();
   return fy_err;
 }

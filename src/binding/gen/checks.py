@@ -244,6 +244,17 @@ def null_type_fixups(f):
     return out
 
 
+def null_outputs_on_error(f):
+    """A call that fails leaves its new communicator MPI_COMM_NULL, as MPICH's
+    do (and MPICH's tests expect: errors/topo/cartsmall)."""
+    out = []
+    for decl, name, ps, p in f.params:
+        if (name and p.pointer_level == 1 and ps["param_direction"] == "out" and ps["length"] is None
+                and ps["kind"] == "COMMUNICATOR"):
+            out.append("if (%s) *%s = MPI_COMM_NULL;" % (name, name))
+    return out
+
+
 def error_object(f):
     """Which object's error handler fy_err_raise() should use."""
     # No file exists yet (open) or none is named (delete, register_datarep): errors go to
@@ -268,4 +279,12 @@ def error_object(f):
             # MPI_File is a pointer in the MPICH ABI whose value Ferry makes
             # an int handle (src/io): fy_file_key() gives it back
             return "FY_OBJ_FILE", "fy_file_key(%s)" % name
+    # A communicator or window passed by pointer to be freed (Comm_free,
+    # Comm_disconnect, Win_free): an error leaves it in place, so its handler.
+    for decl, name, ps, p in f.params:
+        if name and p.pointer_level == 1 and ps["param_direction"] == "inout" and ps["length"] is None:
+            if ps["kind"] == "COMMUNICATOR":
+                return "FY_OBJ_COMM", "(%s ? *%s : MPI_COMM_NULL)" % (name, name)
+            if ps["kind"] == "WINDOW":
+                return "FY_OBJ_WIN", "(%s ? *%s : MPI_WIN_NULL)" % (name, name)
     return "FY_OBJ_NONE", "0"
