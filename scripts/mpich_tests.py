@@ -299,7 +299,7 @@ def main():
                     try:
                         p = subprocess.run(["timeout", "-k", "10", str(limit + 30), mx, "-n",
                                             str(np), exe] + args,
-                                           env={**os.environ, **env}, stdin=subprocess.DEVNULL,
+                                           env={**os.environ, **env}, stdin=subprocess.DEVNULL, cwd=D,
                                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                            text=True, errors="replace")
                     except OSError as e:
