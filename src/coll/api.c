@@ -255,13 +255,66 @@ typedef args_x args_gather, args_scatter, args_allgather, args_alltoall, args_ga
     args_scatterv, args_allgatherv, args_alltoallv, args_alltoallw, args_neighbor_allgather,
     args_neighbor_allgatherv, args_neighbor_alltoall, args_neighbor_alltoallv, args_neighbor_alltoallw;
 
+/* The data a process sends and the block of the receive buffer meant for
+ * itself must not overlap (MPI_IN_PLACE is the standard's way to do that):
+ * a rooted call would otherwise wait at the root for messages the other
+ * processes, told of the error, never send. Checked where an overlap is
+ * certain, as MPICH does: both start at the same byte. Blocks that only
+ * interleave, and empty ones, are left alone. Offsets are in bytes. */
+static int same_start(const void *sb, MPI_Aint soff, MPI_Count sn, MPI_Datatype sh,
+                      const void *rb, MPI_Aint roff, MPI_Count rn, MPI_Datatype rh) {
+  if (sb == MPI_IN_PLACE || rb == MPI_IN_PLACE) return MPI_SUCCESS;
+  fy_datatype_t *st = T(sh), *rt = T(rh);
+  if (!st || !rt || !fy_has_data(sn, st) || !fy_has_data(rn, rt)) return MPI_SUCCESS;
+  const char *s0 = (const char *)sb + soff + st->true_lb, *r0 = (const char *)rb + roff + rt->true_lb;
+  if (s0 != r0) return MPI_SUCCESS;
+  return fy_err(MPI_ERR_BUFFER, "the data sent and this process's own block of the receive buffer both start at %p: "
+                "use MPI_IN_PLACE for an in-place operation", (const void *)s0);
+}
+static MPI_Aint ext(MPI_Datatype h) {
+  fy_datatype_t *t = T(h);
+  return t ? t->extent : 0;
+}
+enum { OWN_GATHER, OWN_GATHERV, OWN_SCATTER, OWN_SCATTERV, OWN_ALLGATHER, OWN_ALLGATHERV, OWN_ALLTOALLV, OWN_ALLTOALLW };
+/* The own-block check of each call, after its other argument checks (e). */
+static int own_block(int e, MPI_Comm comm, const args_x *a, int kind) {
+  if (e) return e;
+  fy_comm_t *c = fy_comm_get(comm);
+  int me = c->rank, w = a->w;
+  switch (kind) {
+  case OWN_GATHER: case OWN_GATHERV: case OWN_SCATTER: case OWN_SCATTERV:
+    if (c->is_inter || me != a->root) return MPI_SUCCESS;
+    if (kind == OWN_GATHER) return same_start(a->sb, 0, a->sn, a->st, a->rb, me * a->rn * ext(a->rt), a->rn, a->rt);
+    if (kind == OWN_SCATTER) return same_start(a->sb, me * a->sn * ext(a->st), a->sn, a->st, a->rb, 0, a->rn, a->rt);
+    if (kind == OWN_GATHERV)
+      return a->sb == MPI_IN_PLACE ? MPI_SUCCESS
+          : same_start(a->sb, 0, a->sn, a->st, a->rb, fy_dsp_at(a->rdsp, w, me) * ext(a->rt), fy_cnt_at(a->rcnts, w, me), a->rt);
+    return a->rb == MPI_IN_PLACE ? MPI_SUCCESS
+        : same_start(a->sb, fy_dsp_at(a->sdsp, w, me) * ext(a->st), fy_cnt_at(a->scnts, w, me), a->st, a->rb, 0, a->rn, a->rt);
+  case OWN_ALLGATHER: case OWN_ALLGATHERV:
+    if (c->is_inter || a->sb == MPI_IN_PLACE) return MPI_SUCCESS;
+    if (kind == OWN_ALLGATHER) return same_start(a->sb, 0, a->sn, a->st, a->rb, me * a->rn * ext(a->rt), a->rn, a->rt);
+    return same_start(a->sb, 0, a->sn, a->st, a->rb, fy_dsp_at(a->rdsp, w, me) * ext(a->rt), fy_cnt_at(a->rcnts, w, me), a->rt);
+  default: /* alltoallv, alltoallw: block i sent and block i received */
+    if (a->sb == MPI_IN_PLACE) return MPI_SUCCESS;
+    for (int i = 0; i < (c->is_inter ? c->remote_size : c->size); i++) {
+      int ww = kind == OWN_ALLTOALLW;
+      MPI_Datatype st = ww ? a->sts[i] : a->st, rt = ww ? a->rts[i] : a->rt;
+      MPI_Aint so = fy_dsp_at(a->sdsp, w, i) * (ww ? 1 : ext(st)), ro = fy_dsp_at(a->rdsp, w, i) * (ww ? 1 : ext(rt));
+      int e2 = same_start(a->sb, so, fy_cnt_at(a->scnts, w, i), st, a->rb, ro, fy_cnt_at(a->rcnts, w, i), rt);
+      if (e2) return e2;
+    }
+    return MPI_SUCCESS;
+  }
+}
+
 #define XFIX(root_) (a = (args_x){.sb = sendbuf, .sn = sendcount, .st = sendtype, .rb = recvbuf, \
                                   .rn = recvcount, .rt = recvtype, .root = (root_), .w = W})
 
 FAMILY(gather,
        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
        (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
-       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, gather_sends(comm, root)), XFIX(root))
+       0, ALL_W, own_block(send_ok(sendbuf, sendcount, sendtype, gather_sends(comm, root)), comm, &a, OWN_GATHER), XFIX(root))
 static int build_gather(fy_sched_t *s, void *a_) {
   args_x *a = a_;
   if (INTER(s)) return fy_build_inter_gatherv(s, a->sb, a->sn, T(a->st), a->rb, NULL, NULL, 0, T(a->rt), a->root, 1, a->rn);
@@ -271,7 +324,9 @@ static int build_gather(fy_sched_t *s, void *a_) {
 FAMILY(scatter,
        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
        (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
-       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, is_root(comm, root)) ? send_ok(sendbuf, sendcount, sendtype, is_root(comm, root)) : recv_ok(recvbuf, recvcount, recvtype), XFIX(root))
+       0, ALL_W,
+       own_block(send_ok(sendbuf, sendcount, sendtype, is_root(comm, root)) ? send_ok(sendbuf, sendcount, sendtype, is_root(comm, root)) : recv_ok(recvbuf, recvcount, recvtype), comm, &a, OWN_SCATTER),
+       XFIX(root))
 /* Blocking Gather and Scatter: without a schedule (rooted.c). */
 static int rooted_now(fy_comm_t *c, void *arg, int gather) {
   args_x *a = arg;
@@ -287,7 +342,7 @@ static int build_scatter(fy_sched_t *s, void *a_) {
 FAMILY(allgather,
        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
        (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
-       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1), XFIX(0))
+       0, ALL_W, own_block(send_ok(sendbuf, sendcount, sendtype, 1), comm, &a, OWN_ALLGATHER), XFIX(0))
 static int build_allgather(fy_sched_t *s, void *a_) {
   args_x *a = a_;
   if (INTER(s)) return fy_build_inter_allgatherv(s, a->sb, a->sn, T(a->st), a->rb, NULL, NULL, 0, T(a->rt), 1, a->rn);
@@ -314,7 +369,7 @@ static int build_alltoall(fy_sched_t *s, void *a_) {
 FAMILY(gatherv,
        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm),
        (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm),
-       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, gather_sends(comm, root)),
+       0, ALL_W, own_block(send_ok(sendbuf, sendcount, sendtype, gather_sends(comm, root)), comm, &a, OWN_GATHERV),
        (a = (args_x){.sb = sendbuf, .sn = sendcount, .st = sendtype, .rb = recvbuf, .rcnts = recvcounts,
                      .rdsp = displs, .rt = recvtype, .root = root, .w = W}))
 static int build_gatherv(fy_sched_t *s, void *a_) {
@@ -326,7 +381,8 @@ static int build_gatherv(fy_sched_t *s, void *a_) {
 FAMILY(scatterv,
        (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
        (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
-       0, ALL_W, send_type_ok(sendbuf, sendtype, is_root(comm, root)) ? send_type_ok(sendbuf, sendtype, is_root(comm, root)) : recv_ok(recvbuf, recvcount, recvtype),
+       0, ALL_W,
+       own_block(send_type_ok(sendbuf, sendtype, is_root(comm, root)) ? send_type_ok(sendbuf, sendtype, is_root(comm, root)) : recv_ok(recvbuf, recvcount, recvtype), comm, &a, OWN_SCATTERV),
        (a = (args_x){.sb = sendbuf, .scnts = sendcounts, .sdsp = displs, .st = sendtype, .rb = recvbuf,
                      .rn = recvcount, .rt = recvtype, .root = root, .w = W}))
 static int build_scatterv(fy_sched_t *s, void *a_) {
@@ -338,7 +394,7 @@ static int build_scatterv(fy_sched_t *s, void *a_) {
 FAMILY(allgatherv,
        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
        (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm),
-       0, ALL_W, send_ok(sendbuf, sendcount, sendtype, 1),
+       0, ALL_W, own_block(send_ok(sendbuf, sendcount, sendtype, 1), comm, &a, OWN_ALLGATHERV),
        (a = (args_x){.sb = sendbuf, .sn = sendcount, .st = sendtype, .rb = recvbuf, .rcnts = recvcounts,
                      .rdsp = displs, .rt = recvtype, .w = W}))
 static int build_allgatherv(fy_sched_t *s, void *a_) {
@@ -350,7 +406,7 @@ static int build_allgatherv(fy_sched_t *s, void *a_) {
 FAMILY(alltoallv,
        (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
        (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
-       0, ALL_W, send_type_ok(sendbuf, sendtype, 1),
+       0, ALL_W, own_block(send_type_ok(sendbuf, sendtype, 1), comm, &a, OWN_ALLTOALLV),
        (a = (args_x){.sb = sendbuf, .scnts = sendcounts, .sdsp = sdispls, .st = sendtype, .rb = recvbuf,
                      .rcnts = recvcounts, .rdsp = rdispls, .rt = recvtype, .w = W}))
 static int build_alltoallv(fy_sched_t *s, void *a_) {
@@ -362,7 +418,7 @@ static int build_alltoallv(fy_sched_t *s, void *a_) {
 FAMILY(alltoallw,
        (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
        (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
-       0, ALL_W, MPI_SUCCESS,
+       0, ALL_W, own_block(MPI_SUCCESS, comm, &a, OWN_ALLTOALLW),
        (a = (args_x){.sb = sendbuf, .scnts = sendcounts, .sdsp = sdispls, .sts = sendtypes, .rb = recvbuf,
                      .rcnts = recvcounts, .rdsp = rdispls, .rts = recvtypes, .w = W}))
 static int build_alltoallw(fy_sched_t *s, void *a_) {
