@@ -3,6 +3,7 @@
 #include "io/fy_io.h"
 #include "core/fy_error.h"
 #include "binding/fy_impl.h"
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -58,6 +59,37 @@ static int byte_of(const fy_file_t *f, MPI_Offset offset, MPI_Offset *disp) {
   return MPI_SUCCESS;
 }
 
+/* MPI 4.1 14.3: the displacements of an etype's and a filetype's typemap
+ * must be non-negative and monotonically non-decreasing, and in a file
+ * opened for writing no two of their pieces may overlap. The class is
+ * MPI_ERR_IO, as ROMIO's (MPICH's, Open MPI's) set_view reports these. */
+static int shape_ok(const fy_datatype_t *t, const char *what, int writable) {
+  if (t->lb < 0 || t->true_lb < 0)
+    return fy_err(MPI_ERR_IO, "%s = %s has a negative displacement (a view's types must not)", what, t->name);
+  struct iovec v[64];
+  /* (walked at a made-up base, not 0: the walk steps backwards through
+   * decreasing displacements, and pointer arithmetic on NULL is undefined) */
+  const uintptr_t base = (uintptr_t)1 << 40;
+  uintptr_t start = 0, end = 0;
+  size_t off = 0, got = 0;
+  while (off < (size_t)t->size) {
+    int n = fy_flat_iov(&t->pk, 1, base, off, v, 64, SIZE_MAX, &got);
+    if (n <= 0 || !got) break;
+    for (int i = 0; i < n; i++) {
+      uintptr_t b = (uintptr_t)v[i].iov_base;
+      if (off + i && b < start)
+        return fy_err(MPI_ERR_IO, "%s = %s has decreasing displacements (a view's types must not)", what, t->name);
+      if (off + i && writable && b < end)
+        return fy_err(MPI_ERR_IO, "%s = %s has overlapping pieces, which a file opened for writing must not have",
+                      what, t->name);
+      start = b;
+      if (b + v[i].iov_len > end) end = b + v[i].iov_len;
+    }
+    off += got;
+  }
+  return MPI_SUCCESS;
+}
+
 int fy_mpi_file_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                          const char *datarep, MPI_Info info) {
   int err;
@@ -68,8 +100,8 @@ int fy_mpi_file_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_D
   if ((err = datarep_ok(datarep, et, ft))) return err;
   if (et->size == 0)
     return fy_err(MPI_ERR_TYPE, "etype = %s has no data (size 0)", et->name);
-  if (et->lb < 0 || ft->lb < 0 || et->true_lb < 0 || ft->true_lb < 0)
-    return fy_err(MPI_ERR_TYPE, "etype and filetype must not have negative displacements");
+  int writable = !!(f->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR));
+  if ((err = shape_ok(et, "etype", writable)) || (err = shape_ok(ft, "filetype", writable))) return err;
   if (ft->size % et->size)
     return fy_err(MPI_ERR_TYPE, "filetype = %s (%lld bytes of data) is not made of etype = %s (%lld bytes)",
                   ft->name, (long long)ft->size, et->name, (long long)et->size);

@@ -123,9 +123,29 @@ int main(int argc, char **argv) {
     CHECK_CLASS(MPI_File_read_at_all_end(fh, w + 1, &st), MPI_ERR_BUFFER);   /* another buffer */
     CHECK_OK(MPI_File_read_at_all_end(fh, w, &st));
   }
+  /* a view's types: displacements non-negative and non-decreasing, and
+   * pieces that overlap only in a file not opened for writing (MPI_ERR_IO,
+   * as ROMIO) */
+  MPI_Datatype neg, dec, ovl;
+  int bl[2] = {1, 1}, dneg[2] = {-2, 2}, ddec[2] = {3, 0}, bl3[2] = {3, 1}, dovl[2] = {0, 1};
+  MPI_Type_indexed(2, bl, dneg, MPI_INT, &neg);
+  MPI_Type_indexed(2, bl, ddec, MPI_INT, &dec);
+  MPI_Type_indexed(2, bl3, dovl, MPI_INT, &ovl);
+  MPI_Type_commit(&neg);
+  MPI_Type_commit(&dec);
+  MPI_Type_commit(&ovl);
+  CHECK_CLASS(MPI_File_set_view(fh, 0, neg, neg, "native", MPI_INFO_NULL), MPI_ERR_IO);
+  CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, dec, "native", MPI_INFO_NULL), MPI_ERR_IO);
+  CHECK_OK(MPI_File_set_view(fh, 0, MPI_INT, ovl, "native", MPI_INFO_NULL));
   CHECK_OK(MPI_File_close(&fh));
   CHECK_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
   CHECK_CLASS(MPI_File_read_at(fh, 0, &v, 1, MPI_INT, &st), MPI_ERR_ACCESS);
+  CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, ovl, "native", MPI_INFO_NULL), MPI_ERR_IO);
+  CHECK_CLASS(MPI_File_set_view(fh, 0, dec, dec, "native", MPI_INFO_NULL), MPI_ERR_IO);
+  CHECK_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+  MPI_Type_free(&neg);
+  MPI_Type_free(&dec);
+  MPI_Type_free(&ovl);
   CHECK_OK(MPI_File_close(&fh));
   /* invalid handles */
   int amode;
@@ -154,6 +174,10 @@ int main(int argc, char **argv) {
   rc = MPI_File_seek(fh, -5, MPI_SEEK_SET);
   CHECK(calls == 1 && last_file == fh && cls(last_code) == MPI_ERR_ARG && cls(rc) == MPI_ERR_ARG,
         "file handler: %d calls, file ok %d, class %d", calls, last_file == fh, cls(last_code));
+  /* (ROMIO's name for an I/O request, which MPICH's mpi.h brings in too) */
+  MPIO_Request ior;
+  CHECK_OK(MPI_File_iread_at(fh, 0, &v, 1, MPI_INT, &ior));
+  CHECK_OK(MPIO_Wait(&ior, &st));
   CHECK_OK(MPI_File_call_errhandler(fh, MPI_ERR_IO));
   CHECK(calls == 2 && cls(last_code) == MPI_ERR_IO, "call_errhandler: %d calls", calls);
   /* binding checks go to the file's handler too */
