@@ -39,7 +39,8 @@ FY_REMOVED(MPI_Type_lb, (MPI_Datatype type, MPI_Aint *displacement),
 
 FY_REMOVED(MPI_Type_ub, (MPI_Datatype type, MPI_Aint *displacement),
            MPI_Aint lb, extent;
-           int err = PMPI_Type_get_extent(type, &lb, &extent);
+           /* (a null argument reported as the replacement's) */
+           int err = PMPI_Type_get_extent(type, &lb, displacement ? &extent : (MPI_Aint *)0);
            if (err == MPI_SUCCESS) *displacement = lb + extent;
            return err;)
 

@@ -144,6 +144,10 @@ int fy_op_check(const fy_op_t *op, const fy_datatype_t *t) {
   return MPI_SUCCESS;
 }
 
+int fy_op_cas_type(const fy_datatype_t *t) {
+  return t && t->builtin && (type_info(t).cls & (K_CINT | K_FINT | K_LOGICAL | K_BYTE));
+}
+
 /* ---- the loops ---- */
 
 #define LOOP(T, EXPR)                                   \
@@ -389,6 +393,8 @@ static int reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
   if (count == 0) return MPI_SUCCESS;
   if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
     return fy_err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed in MPI_Reduce_local");
+  if (inbuf == inoutbuf && t->size)
+    return fy_err(MPI_ERR_BUFFER, "inbuf = inoutbuf = %p: MPI_Reduce_local's buffers must not overlap", inbuf);
   size_t sb = fy_op_scratch(o, t, count);
   void *scratch = sb ? malloc(sb) : NULL;
   if (sb && !scratch) return fy_err(MPI_ERR_NO_MEM, "out of memory for %zu bytes", sb);

@@ -33,6 +33,9 @@ fy_op_t *fy_op_get(MPI_Op h);
 void fy_op_retain(fy_op_t *op);
 void fy_op_release(fy_op_t *op);
 int fy_op_check(const fy_op_t *op, const fy_datatype_t *t);
+/* Whether MPI_Compare_and_swap takes t: a predefined C or Fortran integer,
+ * logical, multi-language or byte type (MPI 4.1 12.3.4). */
+int fy_op_cas_type(const fy_datatype_t *t);
 void fy_op_apply(const fy_op_t *op, const void *in, void *inout, MPI_Count count,
                  fy_datatype_t *t, void *scratch);
 /* Scratch bytes fy_op_apply needs for count items of t (0 if none). */

@@ -547,9 +547,9 @@ int fy_mpi_compare_and_swap(const void *oa, const void *ca, void *ra, MPI_Dataty
                             MPI_Win win) {
   fy_win_t *w = fy_win_get(win);
   fy_datatype_t *b = fy_type_get(dt);
-  if (!b || !b->builtin || b->flat.nsegs != 1 || b->flat.segs[0].len != b->flat.segs[0].esize || b->size > 64)
-    return fy_err(MPI_ERR_TYPE, "datatype = %#x: MPI_Compare_and_swap takes a predefined integer type",
-                  (unsigned)dt);
+  if (!fy_op_cas_type(b))
+    return fy_err(MPI_ERR_TYPE, "datatype = %s: MPI_Compare_and_swap takes a predefined integer, logical or "
+                  "byte type", b ? b->name : "(invalid)");
   if (!oa || !ca || !ra) return fy_err(MPI_ERR_ARG, "MPI_Compare_and_swap: NULL buffer");
   fy_rmaop_t o = {.kind = FY_OP_CAS, .target = t, .oaddr = oa, .ocount = 1, .otype = b, .caddr = ca, .raddr = ra,
                   .rcount = 1, .rtype = b, .tdisp = d, .tcount = 1, .ttype = b};
