@@ -43,11 +43,13 @@ static void unexp_free(fy_unexp_t *u) {
  * internal request is released at completion, a bounce buffer is unpacked
  * and freed). */
 static int completes_quietly(const fy_request_t *r) {
-  return !r->user_freed && !r->on_complete && !r->tmp && r->status.MPI_ERROR != MPI_ERR_TRUNCATE;
+  return !r->user_freed && !r->on_complete && !r->tmp && r->status.MPI_ERROR != MPI_ERR_TRUNCATE &&
+         r->status.MPI_ERROR != MPI_ERR_TYPE;
 }
 
 static void finish_now(fy_request_t *r) {
-  if (r->status.MPI_ERROR == MPI_ERR_TRUNCATE) /* found in a PEF turn: format it now */
+  /* an error found in a PEF turn: format it now */
+  if (r->status.MPI_ERROR == MPI_ERR_TRUNCATE || r->status.MPI_ERROR == MPI_ERR_TYPE)
     fy_recv_set_status(r, r->status.MPI_SOURCE, r->status.MPI_TAG,
                        (size_t)fy_status_get_count(&r->status), r->xfer_len);
   if (r->tmp && r->kind == FY_REQ_RECV) {
@@ -65,6 +67,16 @@ void fy_pt2pt_complete(fy_request_t *r) {
     finish_now(r);
 }
 
+/* Bytes that end inside a basic element of a non-contiguous receive type
+ * (3 chars into an indexed type of ints): the type signatures differ, and
+ * the piece of an element has no defined place in the layout. Checked where
+ * every element is one predefined type. As MPICH: into a contiguous type the
+ * bytes land where they were sent, and the count is MPI_UNDEFINED. */
+static int partial_element(const fy_datatype_t *t, size_t bytes) {
+  const fy_datatype_t *b = t && !t->is_contig ? t->red_basic : NULL;
+  return b && b->nbasic == 1 && b->size > 1 && bytes % (size_t)b->size;
+}
+
 void fy_recv_set_status(fy_request_t *r, int src, int tag, size_t bytes, size_t len) {
   r->status.MPI_SOURCE = src;
   r->status.MPI_TAG = tag;
@@ -78,6 +90,14 @@ void fy_recv_set_status(fy_request_t *r, int src, int tag, size_t bytes, size_t 
     r->status.MPI_ERROR = fy_err(MPI_ERR_TRUNCATE,
         "message of %zu bytes from rank %d (tag %d) is longer than the receive buffer (%zu bytes)",
         len, src, tag, bytes);
+  } else if (partial_element(r->type, bytes) && fy_pt2pt_in_signal) {
+    r->status.MPI_ERROR = MPI_ERR_TYPE;
+    r->xfer_len = len;
+  } else if (partial_element(r->type, bytes)) {
+    r->status.MPI_ERROR = fy_err(MPI_ERR_TYPE,
+        "message of %zu bytes from rank %d (tag %d) ends inside an element of the receive type (%s, "
+        "%lld bytes): the send and receive type signatures differ", len, src, tag, r->type->red_basic->name,
+        (long long)r->type->red_basic->size);
   } else {
     r->status.MPI_ERROR = MPI_SUCCESS;
   }
