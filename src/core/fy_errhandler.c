@@ -98,6 +98,9 @@ int fy_err_raise(int err, int obj_kind, int handle, const char *fname) {
     int in = fy_tls.in_mpi;
     fy_tls.in_mpi = 0;
     int code = err;
+    /* a communicator handler given to the call that was to make the
+     * communicator (Comm_create_from_group): there is none to name */
+    if (obj_kind == FY_OBJ_EH_ARG && eo->kind == FY_OBJ_COMM) h = MPI_COMM_NULL;
     if (eo->kind == FY_OBJ_FILE) {
       MPI_File f = (MPI_File)(intptr_t)h;
       ((void (*)(MPI_File *, int *, ...))eo->fn)(&f, &code);

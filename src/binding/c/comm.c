@@ -301,7 +301,7 @@ FERRY_API_PUBLIC int PMPI_Comm_create_from_group(MPI_Group group, const char* st
   return MPI_SUCCESS;
 fail:
   if (newcomm) *newcomm = MPI_COMM_NULL;
-  fy_err = fy_err_raise(fy_err, FY_OBJ_NONE, 0, "MPI_Comm_create_from_group");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_EH_ARG, errhandler, "MPI_Comm_create_from_group");
   FY_API_EXIT();
   return fy_err;
 }
@@ -1368,7 +1368,7 @@ FERRY_API_PUBLIC int PMPI_Intercomm_create_from_groups(MPI_Group local_group, in
   return MPI_SUCCESS;
 fail:
   if (newintercomm) *newintercomm = MPI_COMM_NULL;
-  fy_err = fy_err_raise(fy_err, FY_OBJ_NONE, 0, "MPI_Intercomm_create_from_groups");
+  fy_err = fy_err_raise(fy_err, FY_OBJ_EH_ARG, errhandler, "MPI_Intercomm_create_from_groups");
   FY_API_EXIT();
   return fy_err;
 }

@@ -266,6 +266,10 @@ def error_object(f):
     # No session exists yet: the handler given as the argument (MPI 4.1 11.3.1).
     if f.name == "MPI_Session_init":
         return "FY_OBJ_EH_ARG", "errhandler"
+    # The handler given for the new communicator is also invoked on the
+    # call's own errors (the standard's definition of both calls).
+    if _base(f) in ("MPI_Comm_create_from_group", "MPI_Intercomm_create_from_groups"):
+        return "FY_OBJ_EH_ARG", "errhandler"
     for decl, name, ps, p in f.params:
         if not name or p.pointer_level or ps["length"] is not None:
             continue

@@ -10,7 +10,8 @@
  * - MPI_Win_free inside a lock epoch, on a window whose handler returns
  *   while MPI_COMM_WORLD's is fatal: the error comes back, the window lives;
  * - a failing MPI_Cart_create leaves MPI_COMM_NULL;
- * - a user handler's changed error code is what the call returns;
+ * - a user handler's changed error code is what the call returns, and
+ *   Comm_create_from_group's handler argument takes the call's own errors;
  * - the MPI-1 MPI_Type_ub with a NULL argument: MPI_ERR_ARG. */
 #include "fytest.h"
 
@@ -127,6 +128,16 @@ int main(int argc, char **argv)
     int rc = MPI_Send(b, 1, MPI_INT, size, 0, comm);
     CHECK(handled == 1 && cls(rc) == MPI_ERR_OTHER, "user handler: %d calls, class %d", handled, cls(rc));
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    /* Comm_create_from_group's handler argument also takes the call's own
+     * errors */
+    MPI_Session ses;
+    MPI_Group self;
+    CHECK_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &ses));
+    CHECK_OK(MPI_Group_from_session_pset(ses, "mpi://SELF", &self));
+    rc = MPI_Comm_create_from_group(self, "ferry.test.misuse", MPI_INFO_NULL, eh, NULL);
+    CHECK(handled == 2 && cls(rc) == MPI_ERR_OTHER, "Comm_create_from_group: %d calls, class %d", handled, cls(rc));
+    MPI_Group_free(&self);
+    CHECK_OK(MPI_Session_finalize(&ses));
     MPI_Errhandler_free(&eh);
 
     /* calls without a communicator, then a removed MPI-1 function with a NULL argument */
