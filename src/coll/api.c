@@ -268,43 +268,65 @@ static int same_start(const void *sb, MPI_Aint soff, MPI_Count sn, MPI_Datatype 
   if (!st || !rt || !fy_has_data(sn, st) || !fy_has_data(rn, rt)) return MPI_SUCCESS;
   const char *s0 = (const char *)sb + soff + st->true_lb, *r0 = (const char *)rb + roff + rt->true_lb;
   if (s0 != r0) return MPI_SUCCESS;
-  return fy_err(MPI_ERR_BUFFER, "the data sent and this process's own block of the receive buffer both start at %p: "
-                "use MPI_IN_PLACE for an in-place operation", (const void *)s0);
+  return fy_err(MPI_ERR_BUFFER, "the data sent and this process's own block of the receive buffer both start "
+                "at %p: use MPI_IN_PLACE for an in-place operation", (const void *)s0);
 }
 static MPI_Aint ext(MPI_Datatype h) {
   fy_datatype_t *t = T(h);
   return t ? t->extent : 0;
 }
-enum { OWN_GATHER, OWN_GATHERV, OWN_SCATTER, OWN_SCATTERV, OWN_ALLGATHER, OWN_ALLGATHERV, OWN_ALLTOALLV, OWN_ALLTOALLW };
-/* The own-block check of each call, after its other argument checks (e). */
+enum { OWN_GATHER, OWN_GATHERV, OWN_SCATTER, OWN_SCATTERV, OWN_ALLGATHER, OWN_ALLGATHERV, OWN_ALLTOALLV,
+       OWN_ALLTOALLW };
+/* The count and displacement arrays (and type arrays, w) a process reads:
+ * a NULL one crashed the schedule builder. */
+static int arrays_ok(const void *cnts, const void *dsps, const MPI_Datatype *types, int w, const char *side) {
+  if (!cnts || !dsps || (w && !types))
+    return fy_err(MPI_ERR_ARG, "%scounts, %sdispls%s must not be NULL", side, side, w ? " and the type array" : "");
+  return MPI_SUCCESS;
+}
+/* The own-block check of each call (and its arrays), after its other
+ * argument checks (e). */
 static int own_block(int e, MPI_Comm comm, const args_x *a, int kind) {
   if (e) return e;
   fy_comm_t *c = fy_comm_get(comm);
-  int me = c->rank, w = a->w;
+  int me = c->rank, w = a->w, root = c->is_inter ? a->root == MPI_ROOT : me == a->root;
   switch (kind) {
   case OWN_GATHER: case OWN_GATHERV: case OWN_SCATTER: case OWN_SCATTERV:
-    if (c->is_inter || me != a->root) return MPI_SUCCESS;
-    if (kind == OWN_GATHER) return same_start(a->sb, 0, a->sn, a->st, a->rb, me * a->rn * ext(a->rt), a->rn, a->rt);
-    if (kind == OWN_SCATTER) return same_start(a->sb, me * a->sn * ext(a->st), a->sn, a->st, a->rb, 0, a->rn, a->rt);
+    if (!root) return MPI_SUCCESS;
+    if (kind == OWN_GATHERV && (e = arrays_ok(a->rcnts, a->rdsp, NULL, 0, "recv"))) return e;
+    if (kind == OWN_SCATTERV && (e = arrays_ok(a->scnts, a->sdsp, NULL, 0, "send"))) return e;
+    if (c->is_inter) return MPI_SUCCESS;
+    if (kind == OWN_GATHER)
+      return same_start(a->sb, 0, a->sn, a->st, a->rb, me * a->rn * ext(a->rt), a->rn, a->rt);
+    if (kind == OWN_SCATTER)
+      return same_start(a->sb, me * a->sn * ext(a->st), a->sn, a->st, a->rb, 0, a->rn, a->rt);
     if (kind == OWN_GATHERV)
       return a->sb == MPI_IN_PLACE ? MPI_SUCCESS
-          : same_start(a->sb, 0, a->sn, a->st, a->rb, fy_dsp_at(a->rdsp, w, me) * ext(a->rt), fy_cnt_at(a->rcnts, w, me), a->rt);
+          : same_start(a->sb, 0, a->sn, a->st, a->rb, fy_dsp_at(a->rdsp, w, me) * ext(a->rt),
+                       fy_cnt_at(a->rcnts, w, me), a->rt);
     return a->rb == MPI_IN_PLACE ? MPI_SUCCESS
-        : same_start(a->sb, fy_dsp_at(a->sdsp, w, me) * ext(a->st), fy_cnt_at(a->scnts, w, me), a->st, a->rb, 0, a->rn, a->rt);
+        : same_start(a->sb, fy_dsp_at(a->sdsp, w, me) * ext(a->st), fy_cnt_at(a->scnts, w, me), a->st,
+                     a->rb, 0, a->rn, a->rt);
   case OWN_ALLGATHER: case OWN_ALLGATHERV:
+    if (kind == OWN_ALLGATHERV && (e = arrays_ok(a->rcnts, a->rdsp, NULL, 0, "recv"))) return e;
     if (c->is_inter || a->sb == MPI_IN_PLACE) return MPI_SUCCESS;
-    if (kind == OWN_ALLGATHER) return same_start(a->sb, 0, a->sn, a->st, a->rb, me * a->rn * ext(a->rt), a->rn, a->rt);
-    return same_start(a->sb, 0, a->sn, a->st, a->rb, fy_dsp_at(a->rdsp, w, me) * ext(a->rt), fy_cnt_at(a->rcnts, w, me), a->rt);
-  default: /* alltoallv, alltoallw: block i sent and block i received */
+    if (kind == OWN_ALLGATHER)
+      return same_start(a->sb, 0, a->sn, a->st, a->rb, me * a->rn * ext(a->rt), a->rn, a->rt);
+    return same_start(a->sb, 0, a->sn, a->st, a->rb, fy_dsp_at(a->rdsp, w, me) * ext(a->rt),
+                      fy_cnt_at(a->rcnts, w, me), a->rt);
+  default: { /* alltoallv, alltoallw: block i sent and block i received */
+    int ww = kind == OWN_ALLTOALLW;
+    if ((e = arrays_ok(a->rcnts, a->rdsp, a->rts, ww, "recv"))) return e;
     if (a->sb == MPI_IN_PLACE) return MPI_SUCCESS;
+    if ((e = arrays_ok(a->scnts, a->sdsp, a->sts, ww, "send"))) return e;
     for (int i = 0; i < (c->is_inter ? c->remote_size : c->size); i++) {
-      int ww = kind == OWN_ALLTOALLW;
       MPI_Datatype st = ww ? a->sts[i] : a->st, rt = ww ? a->rts[i] : a->rt;
       MPI_Aint so = fy_dsp_at(a->sdsp, w, i) * (ww ? 1 : ext(st)), ro = fy_dsp_at(a->rdsp, w, i) * (ww ? 1 : ext(rt));
-      int e2 = same_start(a->sb, so, fy_cnt_at(a->scnts, w, i), st, a->rb, ro, fy_cnt_at(a->rcnts, w, i), rt);
-      if (e2) return e2;
+      if ((e = same_start(a->sb, so, fy_cnt_at(a->scnts, w, i), st, a->rb, ro, fy_cnt_at(a->rcnts, w, i), rt)))
+        return e;
     }
     return MPI_SUCCESS;
+  }
   }
 }
 

@@ -3,7 +3,8 @@
  * - a send buffer that starts where this process's own block of the receive
  *   buffer starts (Gather(v)/Scatter(v) at the root alone, the others do not
  *   call; Allgather(v), Alltoallv, Alltoallw, Reduce_local): MPI_ERR_BUFFER,
- *   while disjoint blocks of one buffer stay accepted;
+ *   while disjoint blocks of one buffer stay accepted; NULL count or
+ *   displacement arrays: MPI_ERR_ARG;
  * - a message ending inside an element of a non-contiguous receive type
  *   (3 chars into an indexed type of ints): MPI_ERR_TYPE;
  * - MPI_Compare_and_swap on a floating-point or derived type: MPI_ERR_TYPE;
@@ -56,12 +57,16 @@ int main(int argc, char **argv)
             EXPECT(MPI_Scatterv(a, cnt, dsp, MPI_INT, a + root, 1, MPI_INT, root, comm), MPI_ERR_BUFFER);
             MPI_Request r;
             EXPECT(MPI_Igather(a + root, 1, MPI_INT, a, 1, MPI_INT, root, comm, &r), MPI_ERR_BUFFER);
+            EXPECT(MPI_Scatterv(a, NULL, dsp, MPI_INT, b, 1, MPI_INT, root, comm), MPI_ERR_ARG);
+            EXPECT(MPI_Gatherv(b, 1, MPI_INT, a, cnt, NULL, MPI_INT, root, comm), MPI_ERR_ARG);
         }
         CHECK_OK(MPI_Barrier(comm));
     }
     EXPECT(MPI_Allgather(a + rank, 1, MPI_INT, a, 1, MPI_INT, comm), MPI_ERR_BUFFER);
     EXPECT(MPI_Allgatherv(a + rank, 1, MPI_INT, a, cnt, dsp, MPI_INT, comm), MPI_ERR_BUFFER);
     EXPECT(MPI_Alltoallv(a, cnt, dsp, MPI_INT, a, cnt, dsp, MPI_INT, comm), MPI_ERR_BUFFER);
+    EXPECT(MPI_Alltoallv(a, cnt, dsp, MPI_INT, b, cnt, NULL, MPI_INT, comm), MPI_ERR_ARG);
+    EXPECT(MPI_Allgatherv(a, 1, MPI_INT, b, NULL, dsp, MPI_INT, comm), MPI_ERR_ARG);
     int bd[64];
     for (int i = 0; i < size; i++) bd[i] = i * (int)sizeof(int);
     EXPECT(MPI_Alltoallw(a, cnt, bd, ty, a, cnt, bd, ty, comm), MPI_ERR_BUFFER);
