@@ -58,7 +58,7 @@ DIFFERS = {
     "errors/comm/comm_split_nullarg": "a duplicate keeps the fatal handler it was made with (MPI 4.1 9.3)",
     "errors/comm/comm_split_type_nullarg": "a duplicate keeps the fatal handler it was made with (MPI 4.1 9.3)",
 }
-F_DIRS = "pt2pt coll datatype comm subarray topo attr info misc rma init ext"
+F_DIRS = "pt2pt coll datatype comm subarray topo attr info misc rma init ext io"
 # What MPICH's configure would define on this platform for the C programs.
 CONF_H = """#define HAVE_STDLIB_H 1
 #define HAVE_STDARG_H 1
