@@ -64,8 +64,9 @@ static int byte_of(const fy_file_t *f, MPI_Offset offset, MPI_Offset *disp) {
  * opened for writing no two of their pieces may overlap. The class is
  * MPI_ERR_IO, as ROMIO's (MPICH's, Open MPI's) set_view reports these. */
 static int shape_ok(const fy_datatype_t *t, const char *what, int writable) {
+  const char *name = t->name[0] ? t->name : "(a derived type)";
   if (t->lb < 0 || t->true_lb < 0)
-    return fy_err(MPI_ERR_IO, "%s = %s has a negative displacement (a view's types must not)", what, t->name);
+    return fy_err(MPI_ERR_IO, "%s = %s has a negative displacement (a view's types must not)", what, name);
   struct iovec v[64];
   /* (walked at a made-up base, not 0: the walk steps backwards through
    * decreasing displacements, and pointer arithmetic on NULL is undefined) */
@@ -78,10 +79,10 @@ static int shape_ok(const fy_datatype_t *t, const char *what, int writable) {
     for (int i = 0; i < n; i++) {
       uintptr_t b = (uintptr_t)v[i].iov_base;
       if (off + i && b < start)
-        return fy_err(MPI_ERR_IO, "%s = %s has decreasing displacements (a view's types must not)", what, t->name);
+        return fy_err(MPI_ERR_IO, "%s = %s has decreasing displacements (a view's types must not)", what, name);
       if (off + i && writable && b < end)
         return fy_err(MPI_ERR_IO, "%s = %s has overlapping pieces, which a file opened for writing must not have",
-                      what, t->name);
+                      what, name);
       start = b;
       if (b + v[i].iov_len > end) end = b + v[i].iov_len;
     }
