@@ -275,50 +275,46 @@ static MPI_Aint ext(MPI_Datatype h) {
   fy_datatype_t *t = T(h);
   return t ? t->extent : 0;
 }
+/* (the rooted calls first: own_block tells them by kind <= OWN_SCATTERV) */
 enum { OWN_GATHER, OWN_GATHERV, OWN_SCATTER, OWN_SCATTERV, OWN_ALLGATHER, OWN_ALLGATHERV, OWN_ALLTOALLV,
        OWN_ALLTOALLW };
-/* The count and displacement arrays (and type arrays, w) a process reads:
- * a NULL one crashed the schedule builder. */
-static int arrays_ok(const void *cnts, const void *dsps, const MPI_Datatype *types, int w, const char *side) {
-  if (!cnts || !dsps || (w && !types))
-    return fy_err(MPI_ERR_ARG, "%scounts, %sdispls%s must not be NULL", side, side, w ? " and the type array" : "");
-  return MPI_SUCCESS;
+/* The count, displacement and (tn: named) type arrays a process reads: a
+ * NULL one crashed the schedule builder. */
+static int arrays_ok(const void *cnts, const char *cn, const void *dsps, const char *dn, const void *types,
+                     const char *tn) {
+  int e = fy_check_ptr(cnts, cn);
+  if (!e) e = fy_check_ptr(dsps, dn);
+  if (!e && tn) e = fy_check_ptr(types, tn);
+  return e;
 }
 /* The own-block check of each call (and its arrays), after its other
- * argument checks (e). */
+ * argument checks (e). Gather(v) and Scatter(v) check at the root only;
+ * intercommunicators have no own block but for Alltoallv/w. */
 static int own_block(int e, MPI_Comm comm, const args_x *a, int kind) {
   if (e) return e;
   fy_comm_t *c = fy_comm_get(comm);
-  int me = c->rank, w = a->w, root = c->is_inter ? a->root == MPI_ROOT : me == a->root;
+  int me = c->rank, w = a->w;
+  if (kind <= OWN_SCATTERV && !is_root(comm, a->root)) return MPI_SUCCESS;
   switch (kind) {
-  case OWN_GATHER: case OWN_GATHERV: case OWN_SCATTER: case OWN_SCATTERV:
-    if (!root) return MPI_SUCCESS;
-    if (kind == OWN_GATHERV && (e = arrays_ok(a->rcnts, a->rdsp, NULL, 0, "recv"))) return e;
-    if (kind == OWN_SCATTERV && (e = arrays_ok(a->scnts, a->sdsp, NULL, 0, "send"))) return e;
+  case OWN_GATHER: case OWN_ALLGATHER:
     if (c->is_inter) return MPI_SUCCESS;
-    if (kind == OWN_GATHER)
-      return same_start(a->sb, 0, a->sn, a->st, a->rb, me * a->rn * ext(a->rt), a->rn, a->rt);
-    if (kind == OWN_SCATTER)
-      return same_start(a->sb, me * a->sn * ext(a->st), a->sn, a->st, a->rb, 0, a->rn, a->rt);
-    if (kind == OWN_GATHERV)
-      return a->sb == MPI_IN_PLACE ? MPI_SUCCESS
-          : same_start(a->sb, 0, a->sn, a->st, a->rb, fy_dsp_at(a->rdsp, w, me) * ext(a->rt),
-                       fy_cnt_at(a->rcnts, w, me), a->rt);
-    return a->rb == MPI_IN_PLACE ? MPI_SUCCESS
-        : same_start(a->sb, fy_dsp_at(a->sdsp, w, me) * ext(a->st), fy_cnt_at(a->scnts, w, me), a->st,
-                     a->rb, 0, a->rn, a->rt);
-  case OWN_ALLGATHER: case OWN_ALLGATHERV:
-    if (kind == OWN_ALLGATHERV && (e = arrays_ok(a->rcnts, a->rdsp, NULL, 0, "recv"))) return e;
-    if (c->is_inter || a->sb == MPI_IN_PLACE) return MPI_SUCCESS;
-    if (kind == OWN_ALLGATHER)
-      return same_start(a->sb, 0, a->sn, a->st, a->rb, me * a->rn * ext(a->rt), a->rn, a->rt);
+    return same_start(a->sb, 0, a->sn, a->st, a->rb, me * a->rn * ext(a->rt), a->rn, a->rt);
+  case OWN_GATHERV: case OWN_ALLGATHERV:
+    if ((e = arrays_ok(a->rcnts, "recvcounts", a->rdsp, "displs", NULL, NULL)) || c->is_inter) return e;
     return same_start(a->sb, 0, a->sn, a->st, a->rb, fy_dsp_at(a->rdsp, w, me) * ext(a->rt),
                       fy_cnt_at(a->rcnts, w, me), a->rt);
+  case OWN_SCATTER:
+    if (c->is_inter) return MPI_SUCCESS;
+    return same_start(a->sb, me * a->sn * ext(a->st), a->sn, a->st, a->rb, 0, a->rn, a->rt);
+  case OWN_SCATTERV:
+    if ((e = arrays_ok(a->scnts, "sendcounts", a->sdsp, "displs", NULL, NULL)) || c->is_inter) return e;
+    return same_start(a->sb, fy_dsp_at(a->sdsp, w, me) * ext(a->st), fy_cnt_at(a->scnts, w, me), a->st,
+                      a->rb, 0, a->rn, a->rt);
   default: { /* alltoallv, alltoallw: block i sent and block i received */
     int ww = kind == OWN_ALLTOALLW;
-    if ((e = arrays_ok(a->rcnts, a->rdsp, a->rts, ww, "recv"))) return e;
-    if (a->sb == MPI_IN_PLACE) return MPI_SUCCESS;
-    if ((e = arrays_ok(a->scnts, a->sdsp, a->sts, ww, "send"))) return e;
+    if ((e = arrays_ok(a->rcnts, "recvcounts", a->rdsp, "rdispls", a->rts, ww ? "recvtypes" : NULL))) return e;
+    if (a->sb == MPI_IN_PLACE) return MPI_SUCCESS; /* (the send arrays are not read) */
+    if ((e = arrays_ok(a->scnts, "sendcounts", a->sdsp, "sdispls", a->sts, ww ? "sendtypes" : NULL))) return e;
     for (int i = 0; i < (c->is_inter ? c->remote_size : c->size); i++) {
       MPI_Datatype st = ww ? a->sts[i] : a->st, rt = ww ? a->rts[i] : a->rt;
       MPI_Aint so = fy_dsp_at(a->sdsp, w, i) * (ww ? 1 : ext(st)), ro = fy_dsp_at(a->rdsp, w, i) * (ww ? 1 : ext(rt));
