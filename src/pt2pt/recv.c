@@ -81,19 +81,17 @@ void fy_recv_set_status(fy_request_t *r, int src, int tag, size_t bytes, size_t 
   r->status.MPI_SOURCE = src;
   r->status.MPI_TAG = tag;
   fy_status_set_count(&r->status, (MPI_Count)bytes);
-  if (len > bytes && fy_pt2pt_in_signal) {
+  int cls = len > bytes ? MPI_ERR_TRUNCATE : partial_element(r->type, bytes) ? MPI_ERR_TYPE : MPI_SUCCESS;
+  if (cls && fy_pt2pt_in_signal) {
     /* A signal handler formats no message: the bare class marks it, and
      * the completion (deferred for it) writes the message. */
-    r->status.MPI_ERROR = MPI_ERR_TRUNCATE;
+    r->status.MPI_ERROR = cls;
     r->xfer_len = len;
-  } else if (len > bytes) {
+  } else if (cls == MPI_ERR_TRUNCATE) {
     r->status.MPI_ERROR = fy_err(MPI_ERR_TRUNCATE,
         "message of %zu bytes from rank %d (tag %d) is longer than the receive buffer (%zu bytes)",
         len, src, tag, bytes);
-  } else if (partial_element(r->type, bytes) && fy_pt2pt_in_signal) {
-    r->status.MPI_ERROR = MPI_ERR_TYPE;
-    r->xfer_len = len;
-  } else if (partial_element(r->type, bytes)) {
+  } else if (cls == MPI_ERR_TYPE) {
     r->status.MPI_ERROR = fy_err(MPI_ERR_TYPE,
         "message of %zu bytes from rank %d (tag %d) ends inside an element of the receive type (%s, "
         "%lld bytes): the send and receive type signatures differ", len, src, tag, r->type->red_basic->name,
