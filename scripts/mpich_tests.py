@@ -47,16 +47,17 @@ C_DIRS = ("attr basic coll comm datatype errhan group info init pt2pt rma "
           "errors/group errors/io errors/pt2pt errors/rma errors/session errors/topo")
 # Programs that expect what MPICH does where the standard says otherwise:
 # reported SKIP with the reason.
+DUP_FATAL = "a duplicate keeps the fatal handler it was made with (MPI 4.1 9.3)"
 DIFFERS = {
     # An error in a call on a window, or on a communicator duplicated before
     # MPI_COMM_WORLD's handler was set to return, goes to that object's own
     # handler (MPI_ERRORS_ARE_FATAL, MPI 4.1 9.3); MPICH uses
     # MPI_COMM_WORLD's for objects whose handler was never set.
     "errors/attr/keyvalmis": "a window's default handler is fatal (MPI 4.1 9.3)",
-    "errors/comm/comm_create_nullarg": "a duplicate keeps the fatal handler it was made with (MPI 4.1 9.3)",
-    "errors/comm/comm_create_group_nullarg": "a duplicate keeps the fatal handler it was made with (MPI 4.1 9.3)",
-    "errors/comm/comm_split_nullarg": "a duplicate keeps the fatal handler it was made with (MPI 4.1 9.3)",
-    "errors/comm/comm_split_type_nullarg": "a duplicate keeps the fatal handler it was made with (MPI 4.1 9.3)",
+    "errors/comm/comm_create_nullarg": DUP_FATAL,
+    "errors/comm/comm_create_group_nullarg": DUP_FATAL,
+    "errors/comm/comm_split_nullarg": DUP_FATAL,
+    "errors/comm/comm_split_type_nullarg": DUP_FATAL,
 }
 F_DIRS = "pt2pt coll datatype comm subarray topo attr info misc rma init ext io"
 # What MPICH's configure would define on this platform for the C programs.
