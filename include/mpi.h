@@ -1915,8 +1915,10 @@ double PMPI_Wtime(void) FERRY_API_PUBLIC;
 #define MPIO_Request_c2f MPI_Request_c2f
 #define MPIO_Request_f2c MPI_Request_f2c
 
-/* ---- Ferry extensions (MPIX_ and PMPIX_): nonblocking RMA synchronization */
+/* ---- Ferry extensions (MPIX_ and PMPIX_): nonblocking RMA synchronization,
+   nonblocking free and disconnect (docs/communicators.md, docs/rma.md) */
 #define FERRY_HAVE_MPIX_WIN_ISYNC 1
+#define FERRY_HAVE_MPIX_IFREE 1
 int MPIX_Win_ifence(int assert, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
 int PMPIX_Win_ifence(int assert, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
 int MPIX_Win_ipost(MPI_Group group, int assert, MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
@@ -1943,6 +1945,12 @@ int MPIX_Win_iflush_all(MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
 int PMPIX_Win_iflush_all(MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
 int MPIX_Win_iflush_local_all(MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
 int PMPIX_Win_iflush_local_all(MPI_Win win, MPI_Request *request) FERRY_API_PUBLIC;
+int MPIX_Win_ifree(MPI_Win* win, MPI_Request *request) FERRY_API_PUBLIC;
+int PMPIX_Win_ifree(MPI_Win* win, MPI_Request *request) FERRY_API_PUBLIC;
+int MPIX_Comm_ifree(MPI_Comm* comm, MPI_Request *request) FERRY_API_PUBLIC;
+int PMPIX_Comm_ifree(MPI_Comm* comm, MPI_Request *request) FERRY_API_PUBLIC;
+int MPIX_Comm_idisconnect(MPI_Comm* comm, MPI_Request *request) FERRY_API_PUBLIC;
+int PMPIX_Comm_idisconnect(MPI_Comm* comm, MPI_Request *request) FERRY_API_PUBLIC;
 
 #ifdef __cplusplus
 }

@@ -670,5 +670,8 @@ int fy_mpix_win_iflush(int rank, MPI_Win win, MPI_Request *request);
 int fy_mpix_win_iflush_local(int rank, MPI_Win win, MPI_Request *request);
 int fy_mpix_win_iflush_all(MPI_Win win, MPI_Request *request);
 int fy_mpix_win_iflush_local_all(MPI_Win win, MPI_Request *request);
+int fy_mpix_win_ifree(MPI_Win* win, MPI_Request *request);
+int fy_mpix_comm_ifree(MPI_Comm* comm, MPI_Request *request);
+int fy_mpix_comm_idisconnect(MPI_Comm* comm, MPI_Request *request);
 
 #endif

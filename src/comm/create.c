@@ -1,5 +1,5 @@
 /* Communicator construction over intracommunicators: dup (with info,
- * nonblocking), split, create, create_group; MPI_Comm_free; hints. See
+ * nonblocking), split, create, create_group; hints. See
  * fy_cx.h for the exchanges, fy_commc.h for the shared steps. */
 #include "comm/fy_cx.h"
 #include "comm/fy_commc.h"
@@ -324,33 +324,6 @@ int fy_mpi_comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
 
 int fy_mpi_comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request) {
   return idup(comm, info, 1, newcomm, request);
-}
-
-int fy_mpi_comm_free(MPI_Comm *comm) {
-  fy_comm_t *c = fy_comm_get(*comm);
-  if (c == &fy_comm_world || c == &fy_comm_self)
-    return fy_err(MPI_ERR_COMM, "comm = %s is predefined and cannot be freed", c->name);
-  /* Operations still pending on it complete normally: their requests keep
-   * the context, and the queue keeps unmatched items as a plain list. */
-  int err = fy_commc_release(c);
-  if (err) return err;
-  *comm = MPI_COMM_NULL;
-  return MPI_SUCCESS;
-}
-
-int fy_mpi_comm_disconnect(MPI_Comm *comm) {
-  fy_comm_t *c = fy_comm_get(*comm);
-  if (c == &fy_comm_world || c == &fy_comm_self)
-    return fy_err(MPI_ERR_COMM, "comm = %s is predefined and cannot be disconnected", c->name);
-  /* Disconnect waits for the communication on it: every member reaches
-   * this point (a barrier over the construction tags). */
-  fy_cx_t d = fy_cx_of(c->is_inter ? c->local_comm : c);
-  uint32_t w = 0, o = 0;
-  int err = fy_cx_allreduce_band(&d, &w, 1);
-  if (!err && c->is_inter && c->rank == 0) err = fy_cx_swap(c, 0, 8, &w, sizeof w, &o, sizeof o);
-  if (!err && c->is_inter) err = fy_cx_bcast(&d, &w, sizeof w);
-  if (err) return err;
-  return fy_mpi_comm_free(comm);
 }
 
 /* ---- split ---- */

@@ -831,19 +831,52 @@ static int sends_done(void *arg) {
 static int syncs_idle(void *arg);
 static int am_sync_run(fy_win_t *w, int call, int rank, int arg, int *r, int k, MPI_Request *req, const char *fname);
 
-int fy_rma_am_free(fy_win_t *w) {
+int fy_rma_am_free_ready(void *win) { return syncs_idle(((fy_win_t *)win)->am); }
+
+int fy_rma_am_free_check(fy_win_t *w, int *ready, const char *fname) {
   fy_rma_am_t *a = w->am;
-  fy_progress_wait(syncs_idle, a); /* the nonblocking calls' epochs end first */
+  /* the nonblocking calls' epochs end first */
+  if (!(*ready = syncs_idle(a))) return MPI_SUCCESS;
   if (a->lock_all || a->naccess >= 0 || a->nexpo >= 0)
-    return fy_err(MPI_ERR_RMA_SYNC, "MPI_Win_free: an epoch is still open on the window");
+    return fy_err(MPI_ERR_RMA_SYNC, "%s: an epoch is still open on the window", fname);
   for (int r = 0; r < w->size; r++)
-    if (a->locked[r]) return fy_err(MPI_ERR_RMA_SYNC, "MPI_Win_free: rank %d is still locked", r);
-  /* a fence epoch left open ends here; then nobody sends to me any more */
-  int err = am_sync_run(w, FY_AMS_FLUSH, -1, 0, NULL, 0, NULL, "MPI_Win_free");
-  int e = fy_mpi_barrier(a->comm_h);
-  if (!err) err = e;
-  fy_progress_wait(sends_done, a);
-  return err;
+    if (a->locked[r]) return fy_err(MPI_ERR_RMA_SYNC, "%s: rank %d is still locked", fname, r);
+  return MPI_SUCCESS;
+}
+
+/* The step's inner request (flush, then barrier): 1 once it is done and
+ * released, its error kept. */
+static int inner_done(fy_rma_free_t *f) {
+  if (f->inner == MPI_REQUEST_NULL) return 1;
+  fy_request_t *r = fy_req_get(f->inner);
+  if (!fy_req_done(r)) return 0;
+  if (!f->err) f->err = r->status.MPI_ERROR;
+  fy_req_release(r);
+  f->inner = MPI_REQUEST_NULL;
+  return 1;
+}
+
+int fy_rma_am_free_step(fy_win_t *w, fy_rma_free_t *f) {
+  fy_rma_am_t *a = w->am;
+  int err;
+  switch (f->phase) {
+  case 0: /* a fence epoch left open ends here; then nobody sends to me any more */
+    f->inner = MPI_REQUEST_NULL;
+    if ((err = am_sync_run(w, FY_AMS_FLUSH, -1, 0, NULL, 0, &f->inner, f->fname)) && !f->err) f->err = err;
+    f->phase = 1;
+    /* fall through */
+  case 1:
+    if (!inner_done(f)) return 0;
+    if ((err = fy_mpi_ibarrier(a->comm_h, &f->inner)) && !f->err) f->err = err;
+    f->phase = 2;
+    /* fall through */
+  case 2:
+    if (!inner_done(f)) return 0;
+    f->phase = 3;
+    /* fall through */
+  default:
+    return sends_done(a);
+  }
 }
 
 /* ---- the origin side: operations ---- */

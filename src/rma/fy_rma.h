@@ -224,7 +224,11 @@ fy_epoch_t *fy_rma_ready(fy_win_t *w, int t);
 /* Run op now if its epoch holds the grant and nothing before it toward t
  * is pending, else record it (it is copied). Completes op->req when run. */
 int fy_rma_issue(fy_win_t *w, fy_epoch_t *e, fy_rmaop_t *op);
-int fy_rma_win_quiesce(fy_win_t *w);  /* Win_free: every epoch completed */
+/* Win_free's local part: no epoch but a fence one may be open (else
+ * MPI_ERR_RMA_SYNC), which ends here; fy_rma_win_quiet() is true once the
+ * window's epoch queue has drained. */
+int fy_rma_win_quiesce(fy_win_t *w, const char *fname);
+int fy_rma_win_quiet(fy_win_t *w);
 
 /* ---- windows whose group spans nodes (am.c) ----
  * No segment: operations travel to their target as messages over a
@@ -236,7 +240,16 @@ struct fy_comm;
  * size and displacement unit (w->peer). */
 int fy_rma_am_setup(fy_win_t *w, struct fy_comm *c, MPI_Aint size, void *user_base);
 void fy_rma_am_destroy(fy_win_t *w);
-int fy_rma_am_free(fy_win_t *w);           /* Win_free's collective part */
+/* Win_free (and MPIX_Win_ifree), in steps a progress hook takes (win.c):
+ * fy_rma_am_free_check() sets *ready once the nonblocking synchronization
+ * calls have ended and then returns MPI_ERR_RMA_SYNC if an epoch is still
+ * open; fy_rma_am_free_step() then flushes every target, enters a barrier
+ * and waits for the replies it sent, returning 1 when done (f->err: the
+ * first error). */
+typedef struct fy_rma_free { int phase, err; MPI_Request inner; const char *fname; } fy_rma_free_t;
+int fy_rma_am_free_check(fy_win_t *w, int *ready, const char *fname);
+int fy_rma_am_free_ready(void *win);  /* the nonblocking calls have ended */
+int fy_rma_am_free_step(fy_win_t *w, fy_rma_free_t *f);
 int fy_rma_am_poll(fy_win_t *w);           /* the target's hook: apply what arrived */
 int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *request);
 enum { FY_AMS_FENCE = 1, FY_AMS_LOCK, FY_AMS_LOCK_ALL, FY_AMS_UNLOCK, FY_AMS_UNLOCK_ALL, FY_AMS_FLUSH,

@@ -1111,20 +1111,20 @@ static int do_flush(int rank, MPI_Win win, MPI_Request *user, const char *fname,
 
 static int queue_empty(void *arg) { return ((fy_win_t *)arg)->q == NULL; }
 
-int fy_rma_win_quiesce(fy_win_t *w) {
+int fy_rma_win_quiesce(fy_win_t *w, const char *fname) {
   fy_plock();
   for (fy_epoch_t *e = w->q; e; e = e->next)
     if (!e->closed && e->kind != FY_EP_FENCE) {
       fy_punlock();
-      return fy_err(MPI_ERR_RMA_SYNC, "MPI_Win_free: an epoch is still open on the window");
+      return fy_err(MPI_ERR_RMA_SYNC, "%s: an epoch is still open on the window", fname);
     }
-  int err = close_fence_epoch(w, "MPI_Win_free");
+  int err = close_fence_epoch(w, fname);
   if (!err) advance(w);
   fy_punlock();
-  if (err) return err;
-  fy_progress_wait(queue_empty, w);
-  return MPI_SUCCESS;
+  return err;
 }
+
+int fy_rma_win_quiet(fy_win_t *w) { return queue_empty(w); }
 
 /* ---- MPI and MPIX entry points ---- */
 

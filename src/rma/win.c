@@ -452,39 +452,143 @@ int fy_mpi_win_detach(MPI_Win win, const void *base) {
   return fy_err(MPI_ERR_RMA_ATTACH, "MPI_Win_detach: base = %p is not an attached region", base);
 }
 
-int fy_mpi_win_free(MPI_Win *win) {
-  fy_win_t *w = fy_win_get(*win);
-  int err;
+/* ---- free, blocking or not (MPIX_Win_ifree, seed 002 ch. 6) ----
+ * The call checks the window's epochs and deletes its attributes; its
+ * handle dies then. What follows waits for the other members and runs as
+ * steps of a progress hook until the request completes: the window's
+ * epochs drain, every member gets here (nobody may still be reading or
+ * writing my memory), then the object goes. Until then the window stays
+ * in fy_win_list: it goes on serving the accesses of members that have
+ * not got here yet. MPI_Win_free is the same request waited for at once. */
+typedef struct win_free {
+  struct win_free *next;
+  fy_win_t *w;
+  fy_request_t *req;
+  int checked;         /* a window across nodes: its checks passed */
+  int counted;         /* a window in shared memory: entered the free barrier */
+  fy_rma_free_t am;
+} win_free_t;
+
+static win_free_t *frees;
+static int frees_hooked, frees_running;
+
+/* One free's steps; 1 when it has ended (r->status.MPI_ERROR says how). */
+static int free_step(win_free_t *f) {
+  fy_win_t *w = f->w;
   if (w->am) {
-    if ((err = fy_rma_am_free(w))) return err;
-  } else {
-    if ((err = fy_rma_win_quiesce(w))) return err;
-    /* Nobody may still be reading or writing my memory: every rank's own
-     * epochs are complete once it gets here, so a counter barrier suffices. */
+    if (!f->checked) {
+      int ready, err = fy_rma_am_free_check(w, &ready, f->am.fname);
+      if (!ready) return 0;
+      if (err) {
+        f->req->status.MPI_ERROR = err;
+        return 1;
+      }
+      f->checked = 1;
+    }
+    if (!fy_rma_am_free_step(w, &f->am)) return 0;
+    f->req->status.MPI_ERROR = f->am.err;
+    return 1;
+  }
+  if (!f->counted) {
+    if (!fy_rma_win_quiet(w)) return 0;
+    /* every rank's own epochs are complete once it gets here, so a
+     * counter barrier suffices */
     atomic_fetch_add_explicit(&w->hdr->freeing, 1, memory_order_acq_rel);
     for (int r = 0; r < w->size; r++) fy_rma_wake(w, r);
-    while (atomic_load_explicit(&w->hdr->freeing, memory_order_acquire) < (uint32_t)w->size) {
-      fy_progress_poll();
-      sched_yield();
-    }
+    f->counted = 1;
   }
-  if (w->attrs) {
-    err = fy_attr_delete_all(FY_OK_WIN, w->handle, (fy_attr_t **)&w->attrs);
-    if (err) return err;
-  }
-  fy_errhandler_release(w->errhandler);
-  fy_plock();
-  for (fy_win_t **p = &fy_win_list; *p; p = &(*p)->next)
-    if (*p == w) {
-      *p = w->next;
-      break;
-    }
-  fy_punlock();
-  fy_htab_remove(&win_tab, w->handle);
-  win_destroy(w);
-  *win = MPI_WIN_NULL;
-  return MPI_SUCCESS;
+  return atomic_load_explicit(&w->hdr->freeing, memory_order_acquire) >= (uint32_t)w->size;
 }
+
+static int frees_progress(void) {
+  /* Frees memory and starts collectives: never in a signal turn or on an
+   * agent thread, nor from a pass a step of its own started. */
+  if (!frees || frees_running || fy_progress_agent || fy_pt2pt_in_signal) return 0;
+  frees_running = 1;
+  int n = 0;
+  for (win_free_t **pp = &frees; *pp;) {
+    win_free_t *f = *pp;
+    if (!free_step(f)) {
+      pp = &f->next;
+      continue;
+    }
+    *pp = f->next;
+    fy_win_t *w = f->w;
+    if (!f->req->status.MPI_ERROR || f->checked || !w->am) { /* (a failed check leaves the window up) */
+      for (fy_win_t **p = &fy_win_list; *p; p = &(*p)->next)
+        if (*p == w) {
+          *p = w->next;
+          break;
+        }
+      fy_htab_remove(&win_tab, w->handle);
+      win_destroy(w);
+    }
+    fy_req_complete(f->req);
+    free(f);
+    n++;
+  }
+  frees_running = 0;
+  return n;
+}
+
+static int win_ifree(MPI_Win *win, MPI_Request *request, const char *fname) {
+  fy_win_t *w = fy_win_get(*win);
+  int err, ready = 1;
+  win_free_t *f = calloc(1, sizeof *f);
+  fy_request_t *r = fy_req_alloc(FY_REQ_RMA, request != NULL);
+  if (!f || !r) {
+    err = fy_err(MPI_ERR_NO_MEM, "out of memory in %s", fname);
+    goto fail;
+  }
+  if (!frees_hooked) {
+    if (fy_progress_hook_add(frees_progress) != 0) {
+      err = fy_err(MPI_ERR_INTERN, "no progress hook left for %s", fname);
+      goto fail;
+    }
+    frees_hooked = 1;
+  }
+  /* The errors the standard lets the call return while the window is
+   * still the user's: an open epoch. On a window across nodes with
+   * nonblocking synchronization calls still pending, the blocking call
+   * waits for them first; the nonblocking one checks when they end and
+   * reports through its request. */
+  if (w->am) {
+    if (!request) fy_progress_wait(fy_rma_am_free_ready, w);
+    if ((err = fy_rma_am_free_check(w, &ready, fname))) goto fail;
+  } else if ((err = fy_rma_win_quiesce(w, fname))) {
+    goto fail;
+  }
+  if (w->attrs && (err = fy_attr_delete_all(FY_OK_WIN, w->handle, (fy_attr_t **)&w->attrs))) goto fail;
+  fy_errhandler_release(w->errhandler);
+  w->errhandler = MPI_ERRHANDLER_NULL;
+  fy_status_empty(&r->status);
+  r->status.MPI_ERROR = MPI_SUCCESS;
+  f->w = w;
+  f->req = r;
+  f->checked = ready;
+  f->am.fname = fname;
+  fy_plock();
+  f->next = frees;
+  frees = f;
+  fy_punlock();
+  *win = MPI_WIN_NULL;
+  frees_progress();
+  if (request) {
+    *request = r->handle;
+    return MPI_SUCCESS;
+  }
+  fy_req_wait_done(r);
+  err = r->status.MPI_ERROR;
+  fy_req_release(r);
+  return err;
+fail:
+  if (r) fy_req_release(r);
+  free(f);
+  return err;
+}
+
+int fy_mpi_win_free(MPI_Win *win) { return win_ifree(win, NULL, "MPI_Win_free"); }
+int fy_mpix_win_ifree(MPI_Win *win, MPI_Request *request) { return win_ifree(win, request, "MPIX_Win_ifree"); }
 
 int fy_mpi_win_get_group(MPI_Win win, MPI_Group *group) {
   fy_win_t *w = fy_win_get(win);

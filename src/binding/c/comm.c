@@ -366,8 +366,8 @@ FERRY_API_PUBLIC int PMPI_Comm_disconnect(MPI_Comm* comm)
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Comm_disconnect"))) goto fail;
-  if ((fy_err = fy_check_comm(*comm, "comm"))) goto fail;
   if ((fy_err = fy_check_ptr(comm, "comm"))) goto fail;
+  if ((fy_err = fy_check_comm(*comm, "comm"))) goto fail;
   fy_err = fy_mpi_comm_disconnect(comm);
   if (fy_err) goto fail;
   FY_API_EXIT();
@@ -429,8 +429,8 @@ FERRY_API_PUBLIC int PMPI_Comm_free(MPI_Comm* comm)
   int fy_err;
   FY_API_ENTER();
   if ((fy_err = fy_check_initialized("MPI_Comm_free"))) goto fail;
-  if ((fy_err = fy_check_comm(*comm, "comm"))) goto fail;
   if ((fy_err = fy_check_ptr(comm, "comm"))) goto fail;
+  if ((fy_err = fy_check_comm(*comm, "comm"))) goto fail;
   fy_err = fy_mpi_comm_free(comm);
   if (fy_err) goto fail;
   FY_API_EXIT();
@@ -1474,6 +1474,44 @@ FERRY_API_PUBLIC int PMPI_Unpublish_name(const char* service_name, MPI_Info info
   return MPI_SUCCESS;
 fail:
   fy_err = fy_err_raise(fy_err, FY_OBJ_NONE, 0, "MPI_Unpublish_name");
+  FY_API_EXIT();
+  return fy_err;
+}
+
+#pragma weak MPIX_Comm_ifree = PMPIX_Comm_ifree
+FERRY_API_PUBLIC int PMPIX_Comm_ifree(MPI_Comm* comm, MPI_Request *request)
+{
+  int fy_err;
+  FY_API_ENTER();
+  if ((fy_err = fy_check_initialized("MPIX_Comm_ifree"))) goto fail;
+  if ((fy_err = fy_check_ptr(comm, "comm"))) goto fail;
+  if ((fy_err = fy_check_comm(*comm, "comm"))) goto fail;
+  if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
+  fy_err = fy_mpix_comm_ifree(comm, request);
+  if (fy_err) goto fail;
+  FY_API_EXIT();
+  return MPI_SUCCESS;
+fail:
+  fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, (comm ? *comm : MPI_COMM_NULL), "MPIX_Comm_ifree");
+  FY_API_EXIT();
+  return fy_err;
+}
+
+#pragma weak MPIX_Comm_idisconnect = PMPIX_Comm_idisconnect
+FERRY_API_PUBLIC int PMPIX_Comm_idisconnect(MPI_Comm* comm, MPI_Request *request)
+{
+  int fy_err;
+  FY_API_ENTER();
+  if ((fy_err = fy_check_initialized("MPIX_Comm_idisconnect"))) goto fail;
+  if ((fy_err = fy_check_ptr(comm, "comm"))) goto fail;
+  if ((fy_err = fy_check_comm(*comm, "comm"))) goto fail;
+  if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
+  fy_err = fy_mpix_comm_idisconnect(comm, request);
+  if (fy_err) goto fail;
+  FY_API_EXIT();
+  return MPI_SUCCESS;
+fail:
+  fy_err = fy_err_raise(fy_err, FY_OBJ_COMM, (comm ? *comm : MPI_COMM_NULL), "MPIX_Comm_idisconnect");
   FY_API_EXIT();
   return fy_err;
 }

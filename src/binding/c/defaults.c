@@ -3311,3 +3311,18 @@ __attribute__((weak)) int fy_mpix_win_iflush_local_all(MPI_Win win, MPI_Request 
 {
   return fy_err_unsupported("MPIX_Win_iflush_local_all");
 }
+
+__attribute__((weak)) int fy_mpix_win_ifree(MPI_Win* win, MPI_Request *request)
+{
+  return fy_err_unsupported("MPIX_Win_ifree");
+}
+
+__attribute__((weak)) int fy_mpix_comm_ifree(MPI_Comm* comm, MPI_Request *request)
+{
+  return fy_err_unsupported("MPIX_Comm_ifree");
+}
+
+__attribute__((weak)) int fy_mpix_comm_idisconnect(MPI_Comm* comm, MPI_Request *request)
+{
+  return fy_err_unsupported("MPIX_Comm_idisconnect");
+}

@@ -1382,3 +1382,22 @@ fail:
   FY_API_EXIT();
   return fy_err;
 }
+
+#pragma weak MPIX_Win_ifree = PMPIX_Win_ifree
+FERRY_API_PUBLIC int PMPIX_Win_ifree(MPI_Win* win, MPI_Request *request)
+{
+  int fy_err;
+  FY_API_ENTER();
+  if ((fy_err = fy_check_initialized("MPIX_Win_ifree"))) goto fail;
+  if ((fy_err = fy_check_ptr(win, "win"))) goto fail;
+  if ((fy_err = fy_check_win(*win, "win"))) goto fail;
+  if ((fy_err = fy_check_ptr(request, "request"))) goto fail;
+  fy_err = fy_mpix_win_ifree(win, request);
+  if (fy_err) goto fail;
+  FY_API_EXIT();
+  return MPI_SUCCESS;
+fail:
+  fy_err = fy_err_raise(fy_err, FY_OBJ_WIN, (win ? *win : MPI_WIN_NULL), "MPIX_Win_ifree");
+  FY_API_EXIT();
+  return fy_err;
+}

@@ -168,7 +168,8 @@ def select(f):
         elif re.match(r"(POLY)?(XFER_NUM_ELEM|DTYPE_NUM_ELEM)", kind):
             later.append("fy_check_count(%s, %s)" % (name, a))
     # the communicator first: rank checks and error reports depend on it
-    first.sort(key=lambda c: not c.startswith("fy_check_comm("))
+    # (but a pointer to one is checked before what it points to is read)
+    first.sort(key=lambda c: not (c.startswith("fy_check_comm(") and not c.startswith("fy_check_comm(*")))
     return first + later + bufs
 
 

@@ -93,12 +93,15 @@ def load_standard():
 
 # ---------------------------------------------------------------- extensions
 # Ferry's MPIX_ functions, which the standard does not list: the nonblocking
-# RMA synchronization calls of seed 002 ch. 5. Each takes the parameters of
-# its blocking counterpart plus a trailing `MPI_Request *request`.
+# RMA synchronization calls of seed 002 ch. 5, and the nonblocking free and
+# disconnect a persistent service needs (ch. 6). Each takes the parameters
+# of its blocking counterpart plus a trailing `MPI_Request *request`.
 EXTENSIONS = [("MPIX_Win_i" + n[8:], n) for n in (
     "MPI_Win_fence", "MPI_Win_post", "MPI_Win_start", "MPI_Win_complete", "MPI_Win_wait",
     "MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_lock_all", "MPI_Win_unlock_all",
-    "MPI_Win_flush", "MPI_Win_flush_local", "MPI_Win_flush_all", "MPI_Win_flush_local_all")]
+    "MPI_Win_flush", "MPI_Win_flush_local", "MPI_Win_flush_all", "MPI_Win_flush_local_all",
+    "MPI_Win_free")] + [
+    ("MPIX_Comm_ifree", "MPI_Comm_free"), ("MPIX_Comm_idisconnect", "MPI_Comm_disconnect")]
 
 
 class ExtFunc(Func):
@@ -274,8 +277,10 @@ def gen_header(abi, funcs, callbacks):
     w("#define PMPIO_Test PMPI_Test")
     w("#define MPIO_Request_c2f MPI_Request_c2f")
     w("#define MPIO_Request_f2c MPI_Request_f2c")
-    w("\n/* ---- Ferry extensions (MPIX_ and PMPIX_): nonblocking RMA synchronization */")
+    w("\n/* ---- Ferry extensions (MPIX_ and PMPIX_): nonblocking RMA synchronization,")
+    w("   nonblocking free and disconnect (docs/communicators.md, docs/rma.md) */")
     w("#define FERRY_HAVE_MPIX_WIN_ISYNC 1")
+    w("#define FERRY_HAVE_MPIX_IFREE 1")
     for f in funcs:
         if f.name.startswith("MPIX_"):
             for pre in ("", "P"):
@@ -292,7 +297,7 @@ CHAPTERS = [
     ("datatype", r"MPI_Type_|MPI_(Pack|Unpack|Get_address|Get_elements|Get_count|Aint_|Address|Status_set_elements)"),
     ("coll", r"MPI_(I?(Allgather|Allgatherv|Allreduce|Alltoall|Alltoallv|Alltoallw|Barrier|Bcast|Exscan|Gather|Gatherv|Reduce|Reduce_local|Reduce_scatter|Reduce_scatter_block|Scan|Scatter|Scatterv)|I?Neighbor_\w+|Op_\w+)"),
     ("pt2pt", r"MPI_(I|B|S|R|P)?(send|Send|recv|Recv|Sendrecv|Ibsend|Issend|Irsend|Probe|Iprobe|Mprobe|Improbe|Mrecv|Imrecv|Wait|Test|Start|Request_|Cancel|Buffer_|Grequest_|Bsend|Ssend|Rsend|Psend|Precv|Pready|Parrived|Isendrecv)|MPI_(Wait|Test)(all|any|some)|MPI_Startall|MPI_\w+_attach_buffer|MPI_\w+_detach_buffer|MPI_\w+flush_buffer|MPI_Status_"),
-    ("comm", r"MPI_(Comm_|Group_|Intercomm_|Cart|Graph|Dist_graph|Dims_|Topo_|Open_port|Close_port|Lookup_name|Publish_name|Unpublish_name|Intercomm)"),
+    ("comm", r"MPIX?_(Comm_|Group_|Intercomm_|Cart|Graph|Dist_graph|Dims_|Topo_|Open_port|Close_port|Lookup_name|Publish_name|Unpublish_name|Intercomm)"),
     ("env", r"."),
 ]
 
