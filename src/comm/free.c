@@ -6,14 +6,16 @@
  * The handle dies at the call in every form: attributes are deleted, the
  * contexts stop being indexed (pending matches still complete), the user's
  * reference goes. The object lives until the last operation pending on it
- * is released (fy_comm.h). A nonblocking form's request holds one more
- * reference and completes when it is the only one left, so its completion
- * says the communicator's resources are gone: every operation on it has
- * completed and been waited for (or freed), and, for idisconnect, every
- * member of both groups has called it (a barrier, started at the call in
- * collective order). */
+ * is released (fy_comm.h).
+ * - ifree's request holds one more reference and completes when it is the
+ *   only one left: the communicator's resources are gone, every operation
+ *   on it has completed and been waited for or freed (requests, inactive
+ *   persistent ones too, hold it).
+ * - idisconnect's request completes when every member of both groups has
+ *   called it: a barrier (MPI_Ibarrier, so in collective order), started
+ *   at the call. MPI_Comm_disconnect is the same request waited for at
+ *   once, so the blocking and the nonblocking forms meet. */
 #include "comm/fy_commc.h"
-#include "comm/fy_cx.h"
 #include "core/fy_error.h"
 #include "core/fy_request.h"
 #include "pt2pt/fy_pt2pt.h"
@@ -37,26 +39,12 @@ int fy_mpi_comm_free(MPI_Comm *comm) {
   return MPI_SUCCESS;
 }
 
-int fy_mpi_comm_disconnect(MPI_Comm *comm) {
-  fy_comm_t *c = fy_comm_get(*comm);
-  int err = predefined(c, "disconnected");
-  if (err) return err;
-  /* Disconnect waits for the communication on it: every member reaches
-   * this point (a barrier over the construction tags). */
-  fy_cx_t d = fy_cx_of(c->is_inter ? c->local_comm : c);
-  uint32_t w = 0, o = 0;
-  err = fy_cx_allreduce_band(&d, &w, 1);
-  if (!err && c->is_inter && c->rank == 0) err = fy_cx_swap(c, 0, 8, &w, sizeof w, &o, sizeof o);
-  if (!err && c->is_inter) err = fy_cx_bcast(&d, &w, sizeof w);
-  if (err) return err;
-  return fy_mpi_comm_free(comm);
-}
-
 /* ---- nonblocking forms ---- */
 
 typedef struct pending_free {
   struct pending_free *next;
-  fy_comm_t *c;       /* the request's reference */
+  fy_comm_t *c;       /* ifree: the request's reference */
+  fy_request_t *bar;  /* idisconnect: the barrier */
   fy_request_t *req;
 } pending_free_t;
 
@@ -70,12 +58,17 @@ static int ifree_progress(void) {
   int n = 0;
   for (pending_free_t **pp = &pending; *pp;) {
     pending_free_t *p = *pp;
-    if (__atomic_load_n(&p->c->refcount, __ATOMIC_ACQUIRE) > 1) {
+    if (p->bar ? !fy_req_done(p->bar) : __atomic_load_n(&p->c->refcount, __ATOMIC_ACQUIRE) > 1) {
       pp = &p->next;
       continue;
     }
     *pp = p->next;
-    fy_comm_release(p->c); /* the last reference: contexts back to the pool */
+    if (p->bar) {
+      p->req->status.MPI_ERROR = p->bar->status.MPI_ERROR;
+      fy_req_release(p->bar); /* with it the barrier's reference */
+    } else {
+      fy_comm_release(p->c); /* the last reference: contexts back to the pool */
+    }
     fy_req_complete(p->req);
     free(p);
     n++;
@@ -83,16 +76,15 @@ static int ifree_progress(void) {
   return n;
 }
 
-/* The shared part: the request and its reference, then the handle dies.
- * barrier: an internal MPI_Ibarrier on the communicator, started first
- * (collective order is the call's), freed at once so that its completion
- * releases it and with it its reference. */
+/* The request (request NULL: waited for here), then the handle dies.
+ * barrier: an MPI_Ibarrier on the communicator, started first (collective
+ * order is the call's), released when it completes. */
 static int ifree(MPI_Comm *comm, MPI_Request *request, int barrier, const char *what) {
   fy_comm_t *c = fy_comm_get(*comm);
   int err = predefined(c, what);
   if (err) return err;
   pending_free_t *p = calloc(1, sizeof *p);
-  fy_request_t *r = fy_req_alloc(FY_REQ_SEND, 1);
+  fy_request_t *r = fy_req_alloc(FY_REQ_SEND, request != NULL);
   if (!p || !r) {
     err = fy_err(MPI_ERR_NO_MEM, "out of memory freeing %s", c->name);
     goto fail;
@@ -107,26 +99,38 @@ static int ifree(MPI_Comm *comm, MPI_Request *request, int barrier, const char *
   if (barrier) {
     MPI_Request b;
     if ((err = fy_mpi_ibarrier(*comm, &b))) goto fail;
-    fy_mpi_request_free(&b);
+    p->bar = fy_req_get(b);
+  } else {
+    fy_comm_retain(c);
+    p->c = c;
   }
-  fy_comm_retain(c);
   if ((err = fy_commc_release(c))) {
     /* a delete callback failed: the handle stays (as in Comm_free), the
      * barrier, if any, has started and completes on its own */
-    fy_comm_release(c);
+    if (p->bar) {
+      MPI_Request b = p->bar->handle;
+      fy_mpi_request_free(&b);
+    }
+    fy_comm_release(p->c);
     goto fail;
   }
   fy_status_empty(&r->status);
-  p->c = c;
+  r->status.MPI_ERROR = MPI_SUCCESS;
   p->req = r;
   fy_plock();
   p->next = pending;
   pending = p;
   fy_punlock();
   *comm = MPI_COMM_NULL;
-  *request = r->handle;
   ifree_progress(); /* nothing pending on it: complete at once */
-  return MPI_SUCCESS;
+  if (request) {
+    *request = r->handle;
+    return MPI_SUCCESS;
+  }
+  fy_req_wait_done(r);
+  err = r->status.MPI_ERROR;
+  fy_req_release(r);
+  return err;
 fail:
   if (r) fy_req_release(r);
   free(p);
@@ -138,3 +142,5 @@ int fy_mpix_comm_ifree(MPI_Comm *comm, MPI_Request *request) { return ifree(comm
 int fy_mpix_comm_idisconnect(MPI_Comm *comm, MPI_Request *request) {
   return ifree(comm, request, 1, "disconnected");
 }
+
+int fy_mpi_comm_disconnect(MPI_Comm *comm) { return ifree(comm, NULL, 1, "disconnected"); }

@@ -8,7 +8,7 @@
  *   a barrier the receiver enters after testing); a cancelled one lets it
  *   go (the thesis's "zombie receives");
  * - idisconnect waits for the other members, on intra- and
- *   intercommunicators;
+ *   intercommunicators, and meets MPI_Comm_disconnect on others;
  * - errors with ERRORS_RETURN: predefined communicators, NULL pointers
  *   (the handle stays), MPI_Comm_free(NULL). */
 #include <mpi.h>
@@ -90,9 +90,12 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
   } else {
     MPI_Barrier(MPI_COMM_WORLD);
-    CHECK_OK(MPIX_Comm_idisconnect(&c, &r));
+    /* the blocking form meets the nonblocking one */
+    if (rank % 2) CHECK_OK(MPI_Comm_disconnect(&c));
+    else CHECK_OK(MPIX_Comm_idisconnect(&c, &r));
   }
-  CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  if (rank % 2 == 0) CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  CHECK(c == MPI_COMM_NULL, "handle after disconnect");
 
   if (size > 1) {
     MPI_Comm half, inter;
@@ -107,7 +110,9 @@ int main(int argc, char **argv) {
       MPI_Barrier(MPI_COMM_WORLD);
     } else {
       MPI_Barrier(MPI_COMM_WORLD);
-      CHECK_OK(MPIX_Comm_idisconnect(&inter, &r));
+      r = MPI_REQUEST_NULL;
+      if (rank == 1) CHECK_OK(MPI_Comm_disconnect(&inter));
+      else CHECK_OK(MPIX_Comm_idisconnect(&inter, &r));
     }
     CHECK(inter == MPI_COMM_NULL, "handle after idisconnect");
     CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
