@@ -24,8 +24,9 @@ ended by it).
 Lines marked xfail=, strict=false (MPICH-specific behaviour, the tree is
 built as MPICH's strict-MPI configuration does), mpiexecarg= (Hydra
 options), or for an MPI version above 4.1, more processes than --np-max or
-more memory (mem=, GB) than this machine has, are reported SKIP with the
-reason.
+more memory (mem=, GB) than this machine has, and programs that call
+MPI_Comm_spawn (not implemented), are reported SKIP with the reason. The
+name-service programs (@namepub_tests@) run: Ferry's mpiexec keeps names.
 
 A run passes as runtests decides: by default it exits 0 and prints
 "No Errors" and nothing else (lines runtests ignores aside); TestStatus and
@@ -41,7 +42,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 C_DIRS = ("attr basic coll comm datatype errhan group info init pt2pt rma "
-          "topo mpi_t part session io threads/pt2pt threads/comm threads/coll "
+          "topo mpi_t part session io spawn threads/pt2pt threads/comm threads/coll "
           "threads/init threads/mpi_t threads/rma threads/part "
           "errors/attr errors/basic errors/coll errors/comm errors/datatype "
           "errors/group errors/io errors/pt2pt errors/rma errors/session errors/topo")
@@ -117,17 +118,29 @@ def makefile_vars(path):
     return out
 
 
+# Configure substitutions that switch testlist lines on: Ferry's
+# mpiexec keeps a name service (MPI_Publish_name), as Hydra does.
+ENABLED = ("@namepub_tests@",)
+
+
 def testlist(d):
     for name in ("testlist", "testlist.in"):
         p = os.path.join(d, name)
         if os.path.exists(p):
             for line in open(p):
                 line = line.split("#", 1)[0].strip()
+                for e in ENABLED:
+                    line = line.replace(e, "")
                 words = line.split()
                 if len(words) < 2 or "@" in line:
                     continue        # blank, comment, subdirectory, configure
                 yield words[0], int(words[1]), words[2:]
             return
+
+
+def calls_spawn(d, name):
+    p = os.path.join(d, name + ".c")
+    return os.path.exists(p) and "MPI_Comm_spawn" in open(p, errors="replace").read()
 
 
 def version_above(v, major=4, minor=1):
@@ -252,6 +265,8 @@ def main():
                     report("SKIP", label, "xfail=" + opt["xfail"]); continue
                 if what in DIFFERS and a.impl == "ferry":
                     report("SKIP", label, "differs from MPICH by design: " + DIFFERS[what]); continue
+                if a.impl == "ferry" and calls_spawn(D, name):
+                    report("SKIP", label, "calls MPI_Comm_spawn, which Ferry does not implement"); continue
                 if opt.get("strict") == "false":
                     report("SKIP", label, "MPICH-specific (strict=false)"); continue
                 if "mpiexecarg" in opt:

@@ -20,4 +20,11 @@ void fy_commc_close(fy_comm_t *c);
 int fy_commc_finish(fy_comm_t *parent, int *world_of, int size, int rank, uint32_t ctx, fy_comm_t **out);
 int fy_commc_local(fy_comm_t *over, fy_comm_t **out);
 int fy_commc_release(fy_comm_t *c);   /* MPI_Comm_free's work: attributes, contexts, object */
+/* MPI_Intercomm_create's work once its arguments are checked: lc's
+ * members, leader local_leader, meet the group whose leader is rank
+ * remote_leader of bridge (the leaders' exchanges use bridge_tag, 0: the
+ * construction tags); *out is the published intercommunicator. Also the
+ * end of MPI_Comm_accept/connect and MPI_Comm_join (dpm.c). */
+int fy_commc_inter(fy_comm_t *lc, int local_leader, fy_comm_t *bridge, int remote_leader, int bridge_tag,
+                   fy_comm_t **out);
 #endif

@@ -80,8 +80,7 @@ static int make_inter(fy_comm_t *parent, fy_comm_t *local, int *remote, int nrem
 
 int fy_mpi_intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
                             int tag, MPI_Comm *newintercomm) {
-  fy_comm_t *lc = fy_comm_get(local_comm), *pc = NULL, *local = NULL, *n = NULL;
-  int *mine = NULL, *remote = NULL, nremote = 0, err;
+  fy_comm_t *lc = fy_comm_get(local_comm), *pc = NULL;
   if (lc->is_inter) return fy_err(MPI_ERR_COMM, "local_comm = %s is an intercommunicator", lc->name);
   if (local_leader < 0 || local_leader >= lc->size)
     return fy_err(MPI_ERR_RANK, "local_leader = %d is not a rank of %s (size %d)", local_leader, lc->name,
@@ -95,11 +94,22 @@ int fy_mpi_intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer
                     pc->name, fy_comm_peer_size(pc));
     if (tag < 0) return fy_err(MPI_ERR_TAG, "tag = %d is negative", tag);
   }
+  fy_comm_t *n;
   /* non-leaders never use the bridge, but must know there is one */
-  if (!pc) pc = &fy_comm_world;
+  int err = fy_commc_inter(lc, local_leader, pc ? pc : &fy_comm_world, remote_leader,
+                           lc->rank == local_leader ? fy_cx_user_tag(tag) : 0, &n);
+  if (err) return err;
+  *newintercomm = n->handle;
+  return MPI_SUCCESS;
+}
+
+int fy_commc_inter(fy_comm_t *lc, int local_leader, fy_comm_t *pc, int remote_leader, int bridge_tag,
+                   fy_comm_t **out) {
+  fy_comm_t *local = NULL, *n = NULL;
+  int *mine = NULL, *remote = NULL, nremote = 0, err;
   fy_cx_t d = fy_cx_of(lc);
   d.root = local_leader;
-  if (lc->rank == local_leader) d.bridge_tag = fy_cx_user_tag(tag); /* threads share peer_comm by tags */
+  d.bridge_tag = bridge_tag; /* threads share peer_comm by tags */
   if (!(mine = malloc((size_t)lc->size * sizeof *mine)))
     return fy_err(MPI_ERR_NO_MEM, "out of memory creating an intercommunicator");
   for (int i = 0; i < lc->size; i++) mine[i] = fy_comm_world_rank(lc, i);
@@ -118,7 +128,7 @@ int fy_mpi_intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer
   local = NULL;
   if (err) goto fail;
   free(mine);
-  *newintercomm = n->handle;
+  *out = n;
   return MPI_SUCCESS;
 fail:
   drop_local(local);

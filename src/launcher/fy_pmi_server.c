@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 typedef struct kv { char *key, *val; } kv_t;
+typedef struct kvtab { kv_t *v; size_t n, cap; } kvtab_t;
 
 typedef struct conn {
   fy_pmi_rank_state_t st;
@@ -24,8 +25,8 @@ struct fy_pmi_server {
   int barrier_count;
   int no_mapping;
   char *mapping;
-  kv_t *kvs;
-  size_t nkvs, cap;
+  kvtab_t kvs;
+  kvtab_t names;          /* MPI_Publish_name's services and their ports */
   fy_pmi_msg_t msg;
   char err[512];
 };
@@ -51,11 +52,14 @@ void fy_pmi_server_destroy(fy_pmi_server_t *s) {
   if (!s) return;
   for (int i = 0; i < s->size; i++)
     if (s->c[i].st.fd >= 0) close(s->c[i].st.fd);
-  for (size_t i = 0; i < s->nkvs; i++) {
-    free(s->kvs[i].key);
-    free(s->kvs[i].val);
+  kvtab_t *t[2] = {&s->kvs, &s->names};
+  for (int j = 0; j < 2; j++) {
+    for (size_t i = 0; i < t[j]->n; i++) {
+      free(t[j]->v[i].key);
+      free(t[j]->v[i].val);
+    }
+    free(t[j]->v);
   }
-  free(s->kvs);
   free(s->mapping);
   free(s->c);
   free(s);
@@ -117,27 +121,27 @@ static int reply_line(fy_pmi_server_t *s, int rank, ...) {
   return 0;
 }
 
-static const char *kvs_find(fy_pmi_server_t *s, const char *key) {
-  for (size_t i = 0; i < s->nkvs; i++)
-    if (!strcmp(s->kvs[i].key, key)) return s->kvs[i].val;
+static kv_t *kvs_find(kvtab_t *t, const char *key) {
+  for (size_t i = 0; i < t->n; i++)
+    if (!strcmp(t->v[i].key, key)) return &t->v[i];
   return NULL;
 }
 
-static int kvs_put(fy_pmi_server_t *s, const char *key, const char *val) {
-  for (size_t i = 0; i < s->nkvs; i++)
-    if (!strcmp(s->kvs[i].key, key)) {
-      char *v = strdup(val);
-      if (!v) return -1;
-      free(s->kvs[i].val);
-      s->kvs[i].val = v;
-      return 0;
-    }
-  if (s->nkvs == s->cap) {
-    size_t nc = s->cap ? 2 * s->cap : 64;
-    kv_t *n = realloc(s->kvs, nc * sizeof *n);
+static int kvs_put(kvtab_t *t, const char *key, const char *val) {
+  kv_t *e = kvs_find(t, key);
+  if (e) {
+    char *v = strdup(val);
+    if (!v) return -1;
+    free(e->val);
+    e->val = v;
+    return 0;
+  }
+  if (t->n == t->cap) {
+    size_t nc = t->cap ? 2 * t->cap : 64;
+    kv_t *n = realloc(t->v, nc * sizeof *n);
     if (!n) return -1;
-    s->kvs = n;
-    s->cap = nc;
+    t->v = n;
+    t->cap = nc;
   }
   char *k = strdup(key), *v = strdup(val);
   if (!k || !v) {
@@ -145,10 +149,37 @@ static int kvs_put(fy_pmi_server_t *s, const char *key, const char *val) {
     free(v);
     return -1;
   }
-  s->kvs[s->nkvs].key = k;
-  s->kvs[s->nkvs].val = v;
-  s->nkvs++;
+  t->v[t->n].key = k;
+  t->v[t->n].val = v;
+  t->n++;
   return 0;
+}
+
+static void kvs_remove(kvtab_t *t, kv_t *e) {
+  free(e->key);
+  free(e->val);
+  *e = t->v[--t->n];
+}
+
+/* The name service of MPI_Publish_name/Lookup_name/Unpublish_name, with
+ * the PMI-1 commands and answers MPICH's simple PMI client and Hydra use
+ * (info=ok, or rc=-1 and a msg). */
+static int name_cmd(fy_pmi_server_t *s, int rank, const char *cmd) {
+  const char *service = fy_pmi_msg_get(&s->msg, "service"), *port = fy_pmi_msg_get(&s->msg, "port");
+  char resp[32]; /* publish_result, lookup_result, unpublish_result */
+  snprintf(resp, sizeof resp, "%.*s_result", (int)(strlen(cmd) - strlen("_name")), cmd);
+  if (!service || !*service) return REPLY(s, rank, "cmd", resp, "rc", "-1", "info", "no_service_name");
+  kv_t *e = kvs_find(&s->names, service);
+  if (!strcmp(cmd, "publish_name")) {
+    if (!port || !*port) return REPLY(s, rank, "cmd", resp, "rc", "-1", "info", "no_port_name");
+    if (e) return REPLY(s, rank, "cmd", resp, "rc", "-1", "info", "service_already_published");
+    if (kvs_put(&s->names, service, port) < 0) return REPLY(s, rank, "cmd", resp, "rc", "-1", "info", "out_of_memory");
+    return REPLY(s, rank, "cmd", resp, "rc", "0", "info", "ok");
+  }
+  if (!e) return REPLY(s, rank, "cmd", resp, "rc", "-1", "info", "service_not_published");
+  if (!strcmp(cmd, "lookup_name")) return REPLY(s, rank, "cmd", resp, "rc", "0", "info", "ok", "port", e->val);
+  kvs_remove(&s->names, e);
+  return REPLY(s, rank, "cmd", resp, "rc", "0", "info", "ok");
 }
 
 static int handle_cmd(fy_pmi_server_t *s, int rank) {
@@ -199,7 +230,7 @@ static int handle_cmd(fy_pmi_server_t *s, int rank) {
       return REPLY(s, rank, "cmd", "put_result", "rc", "-1", "msg", "unknown_kvsname");
     if (strlen(key) >= FY_PMI_KEY_MAX || strlen(val) >= FY_PMI_VAL_MAX)
       return REPLY(s, rank, "cmd", "put_result", "rc", "-1", "msg", "key_or_value_too_long");
-    if (kvs_put(s, key, val) < 0)
+    if (kvs_put(&s->kvs, key, val) < 0)
       return REPLY(s, rank, "cmd", "put_result", "rc", "-1", "msg", "out_of_memory");
     return REPLY(s, rank, "cmd", "put_result", "rc", "0", "msg", "success");
   }
@@ -216,7 +247,8 @@ static int handle_cmd(fy_pmi_server_t *s, int rank) {
         return REPLY(s, rank, "cmd", "get_result", "rc", "0", "msg", "success", "value", s->mapping);
       return REPLY(s, rank, "cmd", "get_result", "rc", "0", "msg", "success", "value", map);
     }
-    const char *val = kvs_find(s, key);
+    kv_t *e = kvs_find(&s->kvs, key);
+    const char *val = e ? e->val : NULL;
     if (!val) {
       char msg[FY_PMI_KEY_MAX + 32];
       snprintf(msg, sizeof msg, "key_%s_not_found", key);
@@ -246,7 +278,9 @@ static int handle_cmd(fy_pmi_server_t *s, int rank) {
     c->st.abort_code = (int)code;
     return 0;
   }
-  /* Unknown or unsupported (spawn, publish_name, ...): answer so that the
+  if (!strcmp(cmd, "publish_name") || !strcmp(cmd, "unpublish_name") || !strcmp(cmd, "lookup_name"))
+    return name_cmd(s, rank, cmd);
+  /* Unknown or unsupported (spawn, ...): answer so that the
    * client does not wait forever. */
   char resp[64];
   snprintf(resp, sizeof resp, "%.40s_result", cmd);

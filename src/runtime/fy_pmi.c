@@ -28,6 +28,7 @@ static struct {
   fy_pmi_reader_t rd;
   fy_pmi_msg_t msg;      /* last response */
   kv_t *local_kvs;       /* singleton KVS */
+  kv_t *local_names;     /* singleton name service */
   int *local, nlocal, my_local; /* cached node-local ranks */
   char err[512];
 } pmi = { .fd = -1 };
@@ -345,6 +346,63 @@ int fy_pmi_get(int src_rank, const char *key, char *val, size_t len) {
   return 0;
 }
 
+/* ---- name service ---- */
+
+static int local_name(const char *op, const char *service, const char *port, char *out, size_t len) {
+  kv_t **pp = &pmi.local_names;
+  while (*pp && strcmp((*pp)->key, service)) pp = &(*pp)->next;
+  kv_t *e = *pp;
+  if (!strcmp(op, "publish_name")) {
+    if (e) return fail("service \"%s\" is already published", service), 1;
+    if (!(e = calloc(1, sizeof *e)) || !(e->key = strdup(service)) || !(e->val = strdup(port))) {
+      if (e) free(e->key);
+      free(e);
+      return fail("PMI publish_name: out of memory");
+    }
+    e->next = pmi.local_names;
+    pmi.local_names = e;
+    return 0;
+  }
+  if (!e) return fail("service \"%s\" is not published", service), 1;
+  if (!strcmp(op, "lookup_name")) {
+    if (strlen(e->val) >= len) return fail("the port name of \"%s\" is too long", service);
+    strcpy(out, e->val);
+    return 0;
+  }
+  *pp = e->next;
+  free(e->key);
+  free(e->val);
+  free(e);
+  return 0;
+}
+
+int fy_pmi_name(const char *op, const char *service, const char *port, char *out, size_t len) {
+  if (check_ready(op) < 0) return -1;
+  if (!service || !*service || !fy_pmi_value_ok(service) || strlen(service) >= FY_PMI_VAL_MAX)
+    return fail("service name \"%s\" is empty, too long, or has a space (PMI-1 cannot carry it)",
+                service ? service : "(null)");
+  if (port && (!fy_pmi_value_ok(port) || strlen(port) >= FY_PMI_VAL_MAX))
+    return fail("port name \"%s\" is too long or has a space", port);
+  if (pmi.singleton) return local_name(op, service, port, out, len);
+  if (pmi.pmix) return fail("name publishing is not supported under a PMIx server");
+  char buf[FY_PMI_LINE_MAX + 2], expect[32];
+  int e = port ? FORMAT(buf, "cmd", op, "service", service, "port", port) : FORMAT(buf, "cmd", op, "service", service);
+  if (e < 0) return -1;
+  snprintf(expect, sizeof expect, "%.*s_result", (int)(strlen(op) - strlen("_name")), op); /* publish_result, ... */
+  if (send_all(buf, strlen(buf)) != 0 || recv_msg(op) != 0) return -1;
+  const char *cmd = fy_pmi_msg_get(&pmi.msg, "cmd"), *info = fy_pmi_msg_get(&pmi.msg, "info");
+  if (!cmd || strcmp(cmd, expect))
+    return fail("PMI %s: expected cmd=%s from the process manager, got cmd=%s", op, expect, cmd ? cmd : "(none)");
+  if (!info || strcmp(info, "ok"))
+    return fail("the process manager refused %s of \"%s\": %s", op, service, info ? info : "no reason given"), 1;
+  if (out) {
+    const char *v = fy_pmi_msg_get(&pmi.msg, "port");
+    if (!v || strlen(v) >= len) return fail("PMI lookup_name of \"%s\": no port, or too long", service);
+    strcpy(out, v);
+  }
+  return 0;
+}
+
 int fy_pmi_local_ranks(int *local, int *nlocal, int *my_local) {
   if (check_ready("local_ranks") < 0) return -1;
   if (!pmi.local) {
@@ -431,6 +489,13 @@ int fy_pmi_finalize(void) {
     if (pmi.own_fd) close(pmi.fd);
     pmi.fd = -1;
     pmi.own_fd = 0;
+  }
+  while (pmi.local_names) {
+    kv_t *e = pmi.local_names;
+    pmi.local_names = e->next;
+    free(e->key);
+    free(e->val);
+    free(e);
   }
   while (pmi.local_kvs) {
     kv_t *e = pmi.local_kvs;

@@ -37,5 +37,11 @@ int fy_pmi_local_ranks(int *local, int *nlocal, int *my_local);
  * server kills the job; the caller should exit with code if it returns). */
 int fy_pmi_abort(int code, const char *msg);
 int fy_pmi_finalize(void);
+/* The job's name service (MPI_Publish_name and friends): op is
+ * "publish_name" (port given), "unpublish_name" or "lookup_name" (the port
+ * is copied to out, len bytes). 0: done; 1: refused (already published,
+ * not published: the reason in fy_pmi_error()); -1: error. Singletons keep
+ * the names in the process; under PMIx: -1 (not supported). */
+int fy_pmi_name(const char *op, const char *service, const char *port, char *out, size_t len);
 const char *fy_pmi_error(void);
 #endif
