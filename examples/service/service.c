@@ -1,12 +1,17 @@
 /* A replicated storage service over MPI, after seed 002 ch. 6: the I/O
  * servers are ranks 0..S-1, the clients the other ranks of the job.
  *
- * - Connection: a client asks server 0, which orders connections (the
- *   thesis's accept root) and tells the other servers; the servers and the
- *   client then build their I/O communicator (MPI_Comm_create_group: only
- *   they take part) and a window over the client's buffer, over which
- *   every server keeps one standing lock_all epoch: the client is the
- *   passive target of the bulk transfers.
+ * - Connection (the thesis's listings 6.1 and 6.2): server 0 opens a port
+ *   and publishes it under a service name; a client looks it up and
+ *   connects with MPI_Comm_connect on MPI_COMM_SELF, the servers accept
+ *   together (MPI_Comm_accept over their communicator, server 0 the
+ *   root), and both sides merge the intercommunicator into the I/O
+ *   communicator a window needs: servers 0..S-1, then the client. The
+ *   window is over the client's buffer and every server keeps one
+ *   standing lock_all epoch on it: the client is the passive target of
+ *   the bulk transfers. (A server's single event loop cannot sit in
+ *   MPI_Comm_accept as the thesis's connection thread does, so a client
+ *   first tells server 0, which tells the others, and they accept.)
  * - Write: an RPC to the record's primary server, which reads the data out
  *   of the client's buffer (MPI_Get + flush) and relays the RPC to the
  *   secondaries, which do the same; once they have acknowledged it the
@@ -17,13 +22,14 @@
  *   the disconnections under way.
  * - Disconnection: every client disconnects at the end (a batch, as a
  *   large job does before MPI_Finalize). Each server takes the batch in
- *   its own order, as independent worker pools do. Freeing a window and
- *   disconnecting are collective over the servers and the client, so with
- *   the blocking calls (--blocking-free) server 0 waits in MPI_Win_free for
- *   client 0's window while server 1 waits in it for client 1's: the
- *   deadlock of the thesis's model (6.2), reported after 10 s. With
- *   Ferry's MPIX_Win_ifree and MPIX_Comm_idisconnect (the default) each
- *   server starts every free and goes on: they all complete (6.7).
+ *   its own order, as independent worker pools do. Freeing a window, the
+ *   I/O communicator and disconnecting are collective over the servers
+ *   and the client, so with the blocking calls (--blocking-free) server 0
+ *   waits in MPI_Win_free for client 0's window while server 1 waits in it
+ *   for client 1's: the deadlock of the thesis's model (6.2), reported
+ *   after 10 s. With Ferry's MPIX_Win_ifree, MPIX_Comm_ifree and
+ *   MPIX_Comm_idisconnect (the default; listing 6.5) each server starts
+ *   every free and goes on: they all complete (6.7).
  *
  * mpiexec -n N service [--servers S] [--records R] [--size BYTES] [--blocking-free]
  * N > S (default 2 servers); exit status 0 when every record read back
@@ -39,6 +45,7 @@
 
 #ifndef FERRY_HAVE_MPIX_IFREE /* another MPI: the blocking calls only */
 #define MPIX_Win_ifree(w, r) (*(r) = MPI_REQUEST_NULL, MPI_Win_free(w))
+#define MPIX_Comm_ifree(c, r) (*(r) = MPI_REQUEST_NULL, MPI_Comm_free(c))
 #define MPIX_Comm_idisconnect(c, r) (*(r) = MPI_REQUEST_NULL, MPI_Comm_disconnect(c))
 #define NO_IFREE 1
 #else
@@ -46,12 +53,15 @@
 #endif
 
 enum { T_CONN = 1, T_CTRL, T_RPC };                    /* tags */
+#define SERVICE "ferry-example-storage"
+enum { NFREE = 3 }; /* per connection: window, I/O communicator, connection */
 enum { OP_WRITE = 1, OP_READ, OP_RELAY, OP_ACK, OP_REPLY, OP_DISC };
 
 typedef struct { int op, key, len, pad; } msg_t;        /* every RPC */
 
 static int nservers = 2, nrecords = 16, recsize = 65536, blocking_free = NO_IFREE;
 static int rank, size, nclients;
+static char port[MPI_MAX_PORT_NAME];
 
 static uint8_t pattern(int key, int i) { return (uint8_t)(key * 131 + i * 7 + 1); }
 
@@ -59,26 +69,18 @@ static void rpc(const msg_t *m, int to, MPI_Comm io) {
   MPI_Send(m, sizeof *m, MPI_BYTE, to, T_RPC, io);
 }
 
-/* The I/O communicator of one client: servers 0..S-1, then the client. */
-static MPI_Comm io_comm(int client) {
-  MPI_Group world, g;
+/* The I/O communicator of a connection: servers 0..S-1, then the client. */
+static MPI_Comm merge(MPI_Comm conn, int client) {
   MPI_Comm io;
-  int *members = malloc((size_t)(nservers + 1) * sizeof *members);
-  for (int s = 0; s < nservers; s++) members[s] = s;
-  members[nservers] = client;
-  MPI_Comm_group(MPI_COMM_WORLD, &world);
-  MPI_Group_incl(world, nservers + 1, members, &g);
-  MPI_Comm_create_group(MPI_COMM_WORLD, g, client, &io);
-  MPI_Group_free(&g);
-  MPI_Group_free(&world);
-  free(members);
+  MPI_Intercomm_merge(conn, client, &io);
   return io;
 }
 
 /* ---- server ---- */
 
 typedef struct conn {
-  MPI_Comm io;
+  MPI_Comm conn;     /* from MPI_Comm_accept */
+  MPI_Comm io;       /* merged */
   MPI_Win win;
   msg_t in;          /* what the connection's receive takes in */
   int acks_left;     /* a write relayed to the secondaries */
@@ -96,36 +98,38 @@ static void on_alarm(int sig) {
   _exit(3);
 }
 
-static int server(void) {
+static int server(MPI_Comm servers) {
   conn_t *cs = calloc((size_t)nclients, sizeof *cs);
   uint8_t *store = malloc((size_t)nclients * nrecords * recsize);
-  /* requests: [0] control; [1 + c] connection c's receive; [1 + n + 2c],
-   * [2 + n + 2c] its window's and its communicator's frees */
-  int nreq = 1 + 3 * nclients, connected = 0, closing = 0, gone = 0, ctl_client;
+  /* requests: [0] control; [1 + c] connection c's receive; from 1 + n,
+   * NFREE per connection: the frees of its disconnection */
+  int nreq = 1 + (1 + NFREE) * nclients, connected = 0, closing = 0, gone = 0, ctl;
   MPI_Request *req = malloc((size_t)nreq * sizeof *req);
   for (int i = 0; i < nreq; i++) req[i] = MPI_REQUEST_NULL;
-  MPI_Irecv(&ctl_client, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &req[0]);
+  MPI_Irecv(&ctl, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &req[0]);
   while (gone < nclients) {
     int i;
     MPI_Status st;
     MPI_Waitany(nreq, req, &i, &st);
     if (i == MPI_UNDEFINED) break; /* (nothing left to wait for: cannot happen) */
-    if (i == 0) { /* a connection: from a client (server 0) or from server 0 */
-      int client = st.MPI_TAG == T_CONN ? st.MPI_SOURCE : ctl_client;
+    if (i == 0) { /* a client is connecting: accept it, all servers together */
       if (rank == 0)
-        for (int s = 1; s < nservers; s++) MPI_Send(&client, 1, MPI_INT, s, T_CTRL, MPI_COMM_WORLD);
-      conn_t *c = &cs[client - nservers];
-      c->io = io_comm(client);
+        for (int s = 1; s < nservers; s++) MPI_Send(&ctl, 1, MPI_INT, s, T_CTRL, MPI_COMM_WORLD);
+      /* (connections are numbered in the order they are accepted: the
+       * client that told server 0 first need not be the one accepted) */
+      conn_t *c = &cs[connected];
+      MPI_Comm_accept(port, MPI_INFO_NULL, 0, servers, &c->conn);
+      c->io = merge(c->conn, 0);
       MPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, c->io, &c->win);
       MPI_Win_lock_all(0, c->win);
-      MPI_Irecv(&c->in, sizeof c->in, MPI_BYTE, MPI_ANY_SOURCE, T_RPC, c->io, &req[1 + client - nservers]);
-      if (++connected < nclients)
-        MPI_Irecv(&ctl_client, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &req[0]);
+      MPI_Irecv(&c->in, sizeof c->in, MPI_BYTE, MPI_ANY_SOURCE, T_RPC, c->io, &req[1 + connected]);
+      if (++connected < nclients) MPI_Irecv(&ctl, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &req[0]);
       continue;
     }
     if (i > nclients) { /* a free completed */
-      int k = (i - 1 - nclients) / 2;
-      if (req[1 + nclients + 2 * k] == MPI_REQUEST_NULL && req[2 + nclients + 2 * k] == MPI_REQUEST_NULL) {
+      int k = (i - 1 - nclients) / NFREE, left = 0;
+      for (int f = 0; f < NFREE; f++) left += req[1 + nclients + NFREE * k + f] != MPI_REQUEST_NULL;
+      if (!left) {
         cs[k].gone = 1;
         gone++;
       }
@@ -176,15 +180,18 @@ static int server(void) {
     }
     for (int j = 0; j < nclients; j++) {
       int k = (j + rank) % nclients;
+      MPI_Request *f = &req[1 + nclients + NFREE * k];
       MPI_Win_unlock_all(cs[k].win); /* no transfer is under way */
       if (blocking_free) {
         MPI_Win_free(&cs[k].win);
-        MPI_Comm_disconnect(&cs[k].io);
+        MPI_Comm_free(&cs[k].io);
+        MPI_Comm_disconnect(&cs[k].conn);
         cs[k].gone = 1;
         gone++;
       } else {
-        MPIX_Win_ifree(&cs[k].win, &req[1 + nclients + 2 * k]);
-        MPIX_Comm_idisconnect(&cs[k].io, &req[2 + nclients + 2 * k]);
+        MPIX_Win_ifree(&cs[k].win, &f[0]);
+        MPIX_Comm_ifree(&cs[k].io, &f[1]);
+        MPIX_Comm_idisconnect(&cs[k].conn, &f[2]);
       }
     }
   }
@@ -199,8 +206,11 @@ static int server(void) {
 
 static int client(int *bad) {
   int me = rank - nservers;
+  MPI_Comm conn;
+  MPI_Lookup_name(SERVICE, MPI_INFO_NULL, port);
   MPI_Send(NULL, 0, MPI_BYTE, 0, T_CONN, MPI_COMM_WORLD);
-  MPI_Comm io = io_comm(rank);
+  MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &conn);
+  MPI_Comm io = merge(conn, 1);
   uint8_t *buf = malloc((size_t)recsize);
   MPI_Win win;
   MPI_Win_create(buf, recsize, 1, MPI_INFO_NULL, io, &win);
@@ -230,7 +240,8 @@ static int client(int *bad) {
   m.op = OP_DISC;
   for (int s = 0; s < nservers; s++) rpc(&m, s, io);
   MPI_Win_free(&win);
-  MPI_Comm_disconnect(&io);
+  MPI_Comm_free(&io);
+  MPI_Comm_disconnect(&conn);
   free(buf);
   return 0;
 }
@@ -258,8 +269,21 @@ int main(int argc, char **argv) {
   }
   int bad = 0, total = 0;
   double t0 = MPI_Wtime();
-  if (rank < nservers) server();
+  /* Server 0 opens the service's port and publishes it. */
+  MPI_Comm servers;
+  MPI_Comm_split(MPI_COMM_WORLD, rank < nservers, rank, &servers);
+  if (rank == 0) {
+    MPI_Open_port(MPI_INFO_NULL, port);
+    MPI_Publish_name(SERVICE, MPI_INFO_NULL, port);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank < nservers) server(servers);
   else client(&bad);
+  if (rank == 0) {
+    MPI_Unpublish_name(SERVICE, MPI_INFO_NULL, port);
+    MPI_Close_port(port);
+  }
+  MPI_Comm_free(&servers);
   double t = MPI_Wtime() - t0;
   MPI_Reduce(&bad, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0)
@@ -267,7 +291,7 @@ int main(int argc, char **argv) {
            "replica%s; %d disconnections in a different order on each server, %s: done in %.2f s\n",
            nservers, nclients, nclients * nrecords, recsize, nclients * nrecords,
            total ? " FAILED" : " verified", nclients,
-           blocking_free ? "blocking" : "MPIX_Win_ifree + MPIX_Comm_idisconnect", t);
+           blocking_free ? "blocking" : "MPIX_Win_ifree, MPIX_Comm_ifree, MPIX_Comm_idisconnect", t);
   MPI_Finalize();
   return total ? 1 : 0;
 }
