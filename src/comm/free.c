@@ -123,14 +123,7 @@ static int ifree(MPI_Comm *comm, MPI_Request *request, int barrier, const char *
   fy_punlock();
   *comm = MPI_COMM_NULL;
   ifree_progress(); /* nothing pending on it: complete at once */
-  if (request) {
-    *request = r->handle;
-    return MPI_SUCCESS;
-  }
-  fy_req_wait_done(r);
-  err = r->status.MPI_ERROR;
-  fy_req_release(r);
-  return err;
+  return fy_req_give_or_wait(r, request);
 fail:
   if (r) fy_req_release(r);
   free(p);

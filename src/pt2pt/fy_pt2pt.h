@@ -76,6 +76,10 @@ int fy_irecv_internal(void *buf, MPI_Count count, fy_datatype_t *t, int src, int
                       fy_comm_t *c, fy_request_t **out);
 /* Block until r completes (progressing); does not release r. */
 void fy_req_wait_done(fy_request_t *r);
+/* A nonblocking call's request (with a handle) goes to the user; a
+ * blocking call's (request NULL, r internal) is waited for and released
+ * here: its error is returned. */
+int fy_req_give_or_wait(fy_request_t *r, MPI_Request *request);
 
 /* Partitioned requests (part.c): MPI_Start on one, and the release of
  * its state (called by fy_req_release with the progress lock held). */

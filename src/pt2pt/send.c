@@ -175,6 +175,17 @@ void fy_req_wait_done(fy_request_t *r) {
   fy_progress_wait(req_is_done, r);
 }
 
+int fy_req_give_or_wait(fy_request_t *r, MPI_Request *request) {
+  if (request) {
+    *request = r->handle;
+    return MPI_SUCCESS;
+  }
+  fy_req_wait_done(r);
+  int err = r->status.MPI_ERROR;
+  fy_req_release(r);
+  return err;
+}
+
 int fy_isend_internal(const void *buf, MPI_Count count, fy_datatype_t *t, int dest, int tag,
                       fy_comm_t *c, fy_request_t **out) {
   fy_request_t *r = fy_req_alloc(FY_REQ_SEND, 0);

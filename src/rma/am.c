@@ -1504,14 +1504,8 @@ static int am_sync_run(fy_win_t *w, int call, int rank, int arg, int *r, int k, 
   else am_sync_step(w);
   in_poll = nested;
   fy_punlock();
-  if (req) {
-    *req = u->handle;
-    return MPI_SUCCESS;
-  }
-  fy_req_wait_done(u);
-  err = u->status.MPI_ERROR;
-  fy_req_release(u);
-  if (err && (call == FY_AMS_LOCK || call == FY_AMS_LOCK_ALL)) { /* a blocking lock that failed opened no epoch */
+  err = fy_req_give_or_wait(u, req);
+  if (!req && err && (call == FY_AMS_LOCK || call == FY_AMS_LOCK_ALL)) { /* a blocking lock that failed opened no epoch */
     fy_plock();
     if (call == FY_AMS_LOCK) w->am->locked[rank] = 0;
     else w->am->lock_all = 0;

@@ -573,14 +573,7 @@ static int win_ifree(MPI_Win *win, MPI_Request *request, const char *fname) {
   fy_punlock();
   *win = MPI_WIN_NULL;
   frees_progress();
-  if (request) {
-    *request = r->handle;
-    return MPI_SUCCESS;
-  }
-  fy_req_wait_done(r);
-  err = r->status.MPI_ERROR;
-  fy_req_release(r);
-  return err;
+  return fy_req_give_or_wait(r, request);
 fail:
   if (r) fy_req_release(r);
   free(f);

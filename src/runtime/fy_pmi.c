@@ -346,6 +346,16 @@ int fy_pmi_get(int src_rank, const char *key, char *val, size_t len) {
   return 0;
 }
 
+static void kv_free(kv_t **list) {
+  while (*list) {
+    kv_t *e = *list;
+    *list = e->next;
+    free(e->key);
+    free(e->val);
+    free(e);
+  }
+}
+
 /* ---- name service ---- */
 
 static int local_name(const char *op, const char *service, const char *port, char *out, size_t len) {
@@ -490,20 +500,8 @@ int fy_pmi_finalize(void) {
     pmi.fd = -1;
     pmi.own_fd = 0;
   }
-  while (pmi.local_names) {
-    kv_t *e = pmi.local_names;
-    pmi.local_names = e->next;
-    free(e->key);
-    free(e->val);
-    free(e);
-  }
-  while (pmi.local_kvs) {
-    kv_t *e = pmi.local_kvs;
-    pmi.local_kvs = e->next;
-    free(e->key);
-    free(e->val);
-    free(e);
-  }
+  kv_free(&pmi.local_names);
+  kv_free(&pmi.local_kvs);
   free(pmi.local);
   pmi.local = NULL;
   pmi.inited = 0;

@@ -14,13 +14,6 @@
 #include <mpi.h>
 #include "fytest.h"
 
-/* Some progress passes, then whether r completed (r is kept if not). */
-static int done_yet(MPI_Request *r) {
-  int flag = 0;
-  for (int i = 0; i < 50 && !flag; i++) MPI_Test(r, &flag, MPI_STATUS_IGNORE);
-  return flag;
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   fy_init("comm_ifree");
@@ -52,7 +45,7 @@ int main(int argc, char **argv) {
       MPI_Request rr;
       CHECK_OK(MPI_Irecv(&v, 1, MPI_INT, 1, 3, c, &rr));
       CHECK_OK(MPIX_Comm_ifree(&c, &r));
-      CHECK(!done_yet(&r), "ifree completed with a receive pending");
+      CHECK(!fy_done_after_tests(&r), "ifree completed with a receive pending");
       MPI_Barrier(MPI_COMM_WORLD);
       CHECK_OK(MPI_Wait(&rr, MPI_STATUS_IGNORE));
       CHECK(v == 42, "received %d", v);
@@ -73,7 +66,7 @@ int main(int argc, char **argv) {
     int v, cancelled = 0;
     CHECK_OK(MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 9, c, &rr));
     CHECK_OK(MPIX_Comm_ifree(&c, &r));
-    CHECK(!done_yet(&r), "ifree completed with a receive pending");
+    CHECK(!fy_done_after_tests(&r), "ifree completed with a receive pending");
     CHECK_OK(MPI_Cancel(&rr));
     CHECK_OK(MPI_Wait(&rr, &st));
     MPI_Test_cancelled(&st, &cancelled);
@@ -86,7 +79,7 @@ int main(int argc, char **argv) {
   if (rank == 0) {
     CHECK_OK(MPIX_Comm_idisconnect(&c, &r));
     CHECK(c == MPI_COMM_NULL, "handle after idisconnect");
-    if (size > 1) CHECK(!done_yet(&r), "idisconnect completed before the others called it");
+    if (size > 1) CHECK(!fy_done_after_tests(&r), "idisconnect completed before the others called it");
     MPI_Barrier(MPI_COMM_WORLD);
   } else {
     MPI_Barrier(MPI_COMM_WORLD);
@@ -106,7 +99,7 @@ int main(int argc, char **argv) {
     CHECK_OK(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, inter)); /* used once */
     if (rank == 0) {
       CHECK_OK(MPIX_Comm_idisconnect(&inter, &r));
-      CHECK(!done_yet(&r), "idisconnect completed before the remote group called it");
+      CHECK(!fy_done_after_tests(&r), "idisconnect completed before the remote group called it");
       MPI_Barrier(MPI_COMM_WORLD);
     } else {
       MPI_Barrier(MPI_COMM_WORLD);

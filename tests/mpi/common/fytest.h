@@ -172,6 +172,16 @@ static inline void fy_spin_us(int us)
 }
 
 /* Running on Ferry? (messages naming arguments are checked only there) */
+/* Some progress passes (MPI_Test), then whether r completed (r is kept
+ * when it did not): for "must still be pending" checks, where the
+ * operation cannot complete before something the test does next. */
+static inline int fy_done_after_tests(MPI_Request *r)
+{
+    int flag = 0;
+    for (int i = 0; i < 50 && !flag; i++) MPI_Test(r, &flag, MPI_STATUS_IGNORE);
+    return flag;
+}
+
 static inline int fy_is_ferry(void)
 {
     char v[MPI_MAX_LIBRARY_VERSION_STRING];

@@ -15,12 +15,6 @@
 #include <string.h>
 #include "rma_test.h"
 
-static int done_yet(MPI_Request *r) {
-  int flag = 0;
-  for (int i = 0; i < 50 && !flag; i++) MPI_Test(r, &flag, MPI_STATUS_IGNORE);
-  return flag;
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   fy_init("rma_ifree");
@@ -44,7 +38,7 @@ int main(int argc, char **argv) {
     if (rank == 0) {
       CHECK_OK(MPIX_Win_ifree(&w, &r));
       CHECK(w == MPI_WIN_NULL, "handle after ifree");
-      if (size > 1) CHECK(!done_yet(&r), "ifree completed before the others called it");
+      if (size > 1) CHECK(!fy_done_after_tests(&r), "ifree completed before the others called it");
       MPI_Barrier(MPI_COMM_WORLD);
       CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
       if (size > 1 && (flavor == 0 || flavor == 3)) CHECK(*buf == 77 + flavor, "flavor %d: window holds %d after rank 1's put", flavor, *buf);
