@@ -120,9 +120,9 @@ static int ifree(MPI_Comm *comm, MPI_Request *request, int barrier, const char *
   fy_plock();
   p->next = pending;
   pending = p;
-  fy_punlock();
   *comm = MPI_COMM_NULL;
-  ifree_progress(); /* nothing pending on it: complete at once */
+  ifree_progress(); /* nothing pending on it: complete at once (under the lock, as from a pass) */
+  fy_punlock();
   return fy_req_give_or_wait(r, request);
 fail:
   if (r) fy_req_release(r);

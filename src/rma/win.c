@@ -570,9 +570,9 @@ static int win_ifree(MPI_Win *win, MPI_Request *request, const char *fname) {
   fy_plock();
   f->next = frees;
   frees = f;
-  fy_punlock();
   *win = MPI_WIN_NULL;
-  frees_progress();
+  frees_progress(); /* (under the lock, as from a pass: the lists are shared with other threads) */
+  fy_punlock();
   return fy_req_give_or_wait(r, request);
 fail:
   if (r) fy_req_release(r);
