@@ -87,9 +87,24 @@ int main(void) {
   send_str(2, "cmd=barrier_in\n");
   for (int r = 0; r < N; r++) EXPECT(recv_msg(r) && is("cmd", "barrier_out"));
 
+  /* Name service: publish, a second publish refused, lookup from another
+   * rank, unpublish, then lookup and unpublish refused. */
+  send_str(0, "cmd=publish_name service=x port=y:1\n");
+  EXPECT(recv_msg(0) && is("cmd", "publish_result") && is("rc", "0") && is("info", "ok"));
+  send_str(0, "cmd=publish_name service=x port=z\n");
+  EXPECT(recv_msg(0) && is("cmd", "publish_result") && is("rc", "-1") && !is("info", "ok"));
+  send_str(1, "cmd=lookup_name service=x\n");
+  EXPECT(recv_msg(1) && is("cmd", "lookup_result") && is("info", "ok") && is("port", "y:1"));
+  send_str(2, "cmd=unpublish_name service=x\n");
+  EXPECT(recv_msg(2) && is("cmd", "unpublish_result") && is("info", "ok"));
+  send_str(1, "cmd=lookup_name service=x\n");
+  EXPECT(recv_msg(1) && is("cmd", "lookup_result") && is("rc", "-1") && !is("info", "ok"));
+  send_str(0, "cmd=unpublish_name service=x\n");
+  EXPECT(recv_msg(0) && is("cmd", "unpublish_result") && is("rc", "-1"));
+
   /* Unknown command answered with rc=-1. */
-  send_str(0, "cmd=publish_name service=x port=y\n");
-  EXPECT(recv_msg(0) && is("cmd", "publish_name_result") && is("rc", "-1"));
+  send_str(0, "cmd=spawn nprocs=1 execname=x\n");
+  EXPECT(recv_msg(0) && is("cmd", "spawn_result") && is("rc", "-1"));
 
   /* PMI_PORT-style handshake. */
   send_str(1, "cmd=initack pmiid=1\n");
