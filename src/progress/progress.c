@@ -83,7 +83,7 @@ void fy_progress_listen_add(int delta) {
   if (atomic_fetch_add(&fy_progress_listen, delta) == 0 && delta > 0) fy_agents_listen();
 }
 
-#define MAX_HOOKS 8
+#define MAX_HOOKS 16 /* (six add one each, lazily, today; a pass runs only those added) */
 static fy_progress_hook_t hooks[MAX_HOOKS];
 static int nhooks;
 

@@ -19,7 +19,8 @@
  *   ranks of this node, found from PMI_process_mapping when the server gives
  *   it, else by exchanging host names through the KVS.
  * - All functions return 0 on success, -1 on error with a message in
- *   fy_pmi_error(). Not thread-safe; called from MPI_Init/Finalize/Abort. */
+ *   fy_pmi_error(). Not thread-safe; called from MPI_Init/Finalize/Abort and
+ *   the name-service calls (MPI_Publish_name and friends, under the API lock). */
 #ifndef FY_PMI_H
 #define FY_PMI_H
 #include <stddef.h>
