@@ -36,15 +36,20 @@ int fy_cx_send(fy_comm_t *c, int dest, int tag, const void *buf, size_t n) {
   return err;
 }
 
-int fy_cx_recv(fy_comm_t *c, int src, int tag, void *buf, size_t n) {
+int fy_cx_recv_from(fy_comm_t *c, int src, int tag, void *buf, size_t n, int *from) {
   fy_request_t *r = NULL;
   int err = fy_irecv_internal(buf, (MPI_Count)n, fy_type_get(MPI_BYTE), src, tag, c, &r);
   if (r) {
     fy_req_wait_done(r);
     if (!err) err = r->status.MPI_ERROR;
+    if (from) *from = r->status.MPI_SOURCE;
     fy_req_release(r);
   }
   return err;
+}
+
+int fy_cx_recv(fy_comm_t *c, int src, int tag, void *buf, size_t n) {
+  return fy_cx_recv_from(c, src, tag, buf, n, NULL);
 }
 
 int fy_cx_swap(fy_comm_t *c, int peer, int tag, const void *out, size_t nout, void *in, size_t nin) {

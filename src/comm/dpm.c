@@ -18,9 +18,7 @@
 #include "comm/fy_commc.h"
 #include "comm/fy_cx.h"
 #include "core/fy_error.h"
-#include "core/fy_request.h"
 #include "core/fy_init.h"
-#include "pt2pt/fy_pt2pt.h"
 #include "runtime/fy_pmi.h"
 #include "binding/fy_impl.h"
 #include <errno.h>
@@ -98,14 +96,7 @@ static int accept_root(const char *port, int tag, int *peer) {
   if (!port) return fy_err(MPI_ERR_ARG, "port_name = NULL at the root");
   if (!*port_find(port)) return fy_err(MPI_ERR_PORT, "port \"%s\" is not open in this process", port);
   conn_req_t q;
-  fy_request_t *r = NULL;
-  int err = fy_irecv_internal(&q, sizeof q, fy_type_get(MPI_BYTE), MPI_ANY_SOURCE, tag, &fy_comm_world, &r);
-  if (r) {
-    fy_req_wait_done(r);
-    if (!err) err = r->status.MPI_ERROR;
-    *peer = r->status.MPI_SOURCE;
-    fy_req_release(r);
-  }
+  int err = fy_cx_recv_from(&fy_comm_world, MPI_ANY_SOURCE, tag, &q, sizeof q, peer);
   if (err) return err;
   if (q.magic != REQ_MAGIC || q.world != *peer)
     return fy_err(MPI_ERR_INTERN, "a malformed connection request from world rank %d", *peer);

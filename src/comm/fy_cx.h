@@ -58,6 +58,8 @@ static inline fy_cx_t fy_cx_of(fy_comm_t *c) {
 
 int fy_cx_send(fy_comm_t *c, int dest, int tag, const void *buf, size_t n);
 int fy_cx_recv(fy_comm_t *c, int src, int tag, void *buf, size_t n);
+/* The same, src may be MPI_ANY_SOURCE: *from is the sender's rank in c. */
+int fy_cx_recv_from(fy_comm_t *c, int src, int tag, void *buf, size_t n, int *from);
 int fy_cx_swap(fy_comm_t *c, int peer, int tag, const void *out, size_t nout, void *in, size_t nin);
 
 int fy_cx_bcast(const fy_cx_t *d, void *buf, size_t n);

@@ -844,15 +844,17 @@ int fy_rma_am_free_check(fy_win_t *w, int *ready, const char *fname) {
   return MPI_SUCCESS;
 }
 
-/* The step's inner request (flush, then barrier): 1 once it is done and
- * released, its error kept. */
-static int inner_done(fy_rma_free_t *f) {
-  if (f->inner == MPI_REQUEST_NULL) return 1;
-  fy_request_t *r = fy_req_get(f->inner);
-  if (!fy_req_done(r)) return 0;
-  if (!f->err) f->err = r->status.MPI_ERROR;
-  fy_req_release(r);
-  f->inner = MPI_REQUEST_NULL;
+/* An internal request this file started (a barrier, a flush): 1 once it
+ * is done (or there is none), released and *h MPI_REQUEST_NULL, its error
+ * kept in *err unless one is there already. */
+static int inner_done(MPI_Request *h, int *err) {
+  fy_request_t *r = *h == MPI_REQUEST_NULL ? NULL : fy_req_get(*h);
+  if (r && !fy_req_done(r)) return 0;
+  if (r) {
+    if (!*err) *err = r->status.MPI_ERROR;
+    fy_req_release(r);
+  }
+  *h = MPI_REQUEST_NULL;
   return 1;
 }
 
@@ -866,12 +868,12 @@ int fy_rma_am_free_step(fy_win_t *w, fy_rma_free_t *f) {
     f->phase = 1;
     /* fall through */
   case 1:
-    if (!inner_done(f)) return 0;
+    if (!inner_done(&f->inner, &f->err)) return 0;
     if ((err = fy_mpi_ibarrier(a->comm_h, &f->inner)) && !f->err) f->err = err;
     f->phase = 2;
     /* fall through */
   case 2:
-    if (!inner_done(f)) return 0;
+    if (!inner_done(&f->inner, &f->err)) return 0;
     f->phase = 3;
     /* fall through */
   default:
@@ -1270,14 +1272,7 @@ static void am_sync_try(fy_win_t *w, am_sync_t *s, int *bar_ok, int *wait_ok) {
         }
         s->phase = 1;
       }
-      fy_request_t *b = fy_req_get(s->bar);
-      if (b && !fy_req_done(b)) return;
-      if (b) {
-        int e = b->status.MPI_ERROR;
-        if (e && !s->err) s->err = e;
-        fy_req_release(b);
-      }
-      s->bar = MPI_REQUEST_NULL;
+      if (!inner_done(&s->bar, &s->err)) return;
       am_sync_done(s);
       return;
     }

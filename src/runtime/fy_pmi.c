@@ -379,10 +379,9 @@ static int local_name(const char *op, const char *service, const char *port, cha
     strcpy(out, e->val);
     return 0;
   }
-  *pp = e->next;
-  free(e->key);
-  free(e->val);
-  free(e);
+  *pp = e->next; /* unpublish */
+  e->next = NULL;
+  kv_free(&e);
   return 0;
 }
 
