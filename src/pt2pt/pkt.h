@@ -34,13 +34,16 @@
 
 enum { FY_PKT_EAGER = 1, FY_PKT_RTS, FY_PKT_CTS, FY_PKT_FIN_S, FY_PKT_FIN_R, FY_PKT_ACK,
        FY_PKT_PUT_FIN, /* the sender wrote into a published receive (direct.c) */
-       FY_PKT_EAGER_P /* an eager message whose payload waits in the sender's pipe
-                         slots, transfer `addr` (FERRY_EAGER_PIPE_MAX) */ };
+       FY_PKT_EAGER_P, /* an eager message whose payload waits in the sender's pipe
+                         slots, transfer `addr` (FERRY_EAGER_PIPE_MAX) */
+       FY_PKT_JOINED /* the joiner of a joinable copy put its last piece in (rndv.c):
+                        slot, gen; FY_PKF_TO_SENDER when the slot is the receiver's
+                        peer's, i.e. the copy's taker is the sender */ };
 /* Packets that carry a message (the counts direct.c compares). */
 static inline int fy_pkt_is_msg(int type) {
   return type == FY_PKT_EAGER || type == FY_PKT_RTS || type == FY_PKT_PUT_FIN || type == FY_PKT_EAGER_P;
 }
-enum { FY_PKF_SYNC = 1 };
+enum { FY_PKF_SYNC = 1, FY_PKF_TO_SENDER = 2 };
 
 typedef struct fy_pkt {
   uint8_t type, flags;

@@ -45,6 +45,7 @@ int fy_rndv_send_start(fy_request_t *r, int dst, const void *data);
 void fy_rndv_on_cts(const fy_pkt_t *h);
 void fy_rndv_on_fin_s(const fy_pkt_t *h);
 void fy_rndv_on_fin_r(const fy_pkt_t *h);
+void fy_rndv_on_joined(int src_local, const fy_pkt_t *h);
 int fy_rndv_progress(void);
 int fy_rndv_init(void);
 void fy_unexp_consume(fy_request_t *r, fy_unexp_t *u);

@@ -226,6 +226,7 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
     case FY_PKT_CTS: fy_rndv_on_cts(h); break;
     case FY_PKT_FIN_S: fy_rndv_on_fin_s(h); break;
     case FY_PKT_FIN_R: fy_rndv_on_fin_r(h); break;
+    case FY_PKT_JOINED: fy_rndv_on_joined(src_local, h); break;
     case FY_PKT_ACK: fy_pt2pt_complete((fy_request_t *)(uintptr_t)h->sreq); break;
     case FY_PKT_PUT_FIN:
       fy_direct_on_fin(h);

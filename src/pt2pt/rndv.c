@@ -201,7 +201,12 @@ static int copy_recv_side(fy_request_t *r, int src_local, const fy_rndv_slot_t *
  * transfer (its FIN, as before) once `done` covers the message. `next`
  * carries a tag of the slot's generation above the offset: a joiner that
  * comes late, after the slot was freed and taken again, sees another tag
- * and claims nothing. */
+ * and claims nothing. A taker whose last claim leaves a piece to the
+ * joiner goes back to its own work (on join_send/join_recv); the joiner
+ * whose piece completes the copy tells it with a JOINED packet, which
+ * kicks a taker that computes (it may be a nonblocking collective's
+ * process under the PEF, whose turns otherwise never look at these lists:
+ * the other side would wait for the FIN until its next MPI call). */
 #define JOIN_SHIFT 40
 #define JOIN_OFF(v) ((v) & (((uint64_t)1 << JOIN_SHIFT) - 1))
 static inline uint64_t join_tag(uint64_t gen) { return ((gen & 0xfffffu) + 1) << JOIN_SHIFT; }
@@ -254,6 +259,16 @@ static size_t claim_copy(fy_rndv_slot_t *s, uint64_t gen, int peer, int sender, 
    * slot may be reused as soon as it covers the message) */
   if (did) atomic_fetch_add_explicit(&s->done, did, memory_order_release);
   return did;
+}
+
+/* The joiner (not the taker) of slot s's copy claimed `did` bytes: if they
+ * completed it, tell the taker (see above). Read `done` before the packet
+ * goes: once the taker has seen it, the slot may be taken again. */
+static void joined(fy_rndv_slot_t *s, size_t did, int taker, uint32_t slot, uint64_t gen, int to_sender) {
+  if (!did || atomic_load_explicit(&s->done, memory_order_acquire) < s->rcap) return;
+  fy_pkt_t h = {.type = FY_PKT_JOINED, .flags = to_sender ? FY_PKF_TO_SENDER : 0, .slot = slot,
+                .gen = (uint32_t)gen};
+  fy_out_send(taker, &h, NULL, 0, FY_SHM_F_RNDV, NULL, 0);
 }
 
 static int join_done(fy_rndv_slot_t *s) {
@@ -467,8 +482,9 @@ static int try_recv_copy(fy_request_t *r) {
     if (expect != FY_SLOT_WORD(r->gen, FY_SLOT_SCOPY) || !fy_req_waited(r) || fy_pt2pt_in_signal ||
         fy_progress_agent || !recv_joinable(r, n))
       return 0;
-    if (!claim_copy(s, r->gen, r->peer_local, 0, (char *)(uintptr_t)s->raddr, (char *)(uintptr_t)r->saddr, n))
-      return 0;
+    size_t did = claim_copy(s, r->gen, r->peer_local, 0, (char *)(uintptr_t)s->raddr, (char *)(uintptr_t)r->saddr, n);
+    if (!did) return 0;
+    joined(s, did, r->peer_local, r->slot, r->gen, 1);
     fy_pt2pt_stats.rndv_joined++;
     return 1;
   }
@@ -570,7 +586,7 @@ static void sent_copied(fy_request_t *r, fy_rndv_slot_t *s) {
   fy_pkt_t fin = {.type = FY_PKT_FIN_R, .rreq = s->rreq, .len = s->rcap};
   fy_out_send(r->peer_local, &fin, NULL, 0, 0, NULL, 0);
   slot_free(r->slot);
-  fy_req_complete(r);
+  fy_pt2pt_complete(r); /* (a PEF turn may get here: fy_rndv_on_joined) */
 }
 
 /* Sender: claim and write a matched transfer (the receiver offered it with
@@ -616,6 +632,27 @@ void fy_rndv_on_fin_s(const fy_pkt_t *h) {
   if (r->pstate == FY_PS_RNDV_SHARE) fy_rlist_remove(&share_send, r); /* the receiver saw it all */
   slot_free(h->slot);
   fy_pt2pt_complete(r);
+}
+
+/* The joiner put the last piece of a copy we took in (see joined()):
+ * finish it now, as join_progress would. Signal-safe (a PEF turn). */
+void fy_rndv_on_joined(int src_local, const fy_pkt_t *h) {
+  if (h->flags & FY_PKF_TO_SENDER) {
+    fy_request_t *r = h->slot < NSLOTS ? slot_req[h->slot] : NULL;
+    if (!r || (uint32_t)r->gen != h->gen || r->pstate != FY_PS_RNDV_JOIN) return; /* finished already */
+    fy_rndv_slot_t *s = slot_at(my_local, h->slot);
+    if (!join_done(s)) return;
+    pipe_remove(&join_send, r);
+    sent_copied(r, s);
+    return;
+  }
+  for (fy_request_t *r = join_recv.head; r; r = r->lnext) {
+    if (r->peer_local != src_local || r->slot != h->slot || (uint32_t)r->gen != h->gen) continue;
+    if (!join_done(slot_at(r->peer_local, r->slot))) return;
+    pipe_remove(&join_recv, r);
+    recv_copied(r);
+    return;
+  }
 }
 
 void fy_rndv_on_fin_r(const fy_pkt_t *h) {
@@ -749,8 +786,10 @@ static int join_progress(void) {
     if (atomic_load_explicit(&s->state, memory_order_acquire) != FY_SLOT_WORD(r->gen, FY_SLOT_RCOPY) || jex[i] ||
         jheard[i] != heard[r->peer_local] || fy_exchange_with(r->peer_local))
       continue;
-    if (claim_copy(s, r->gen, r->peer_local, 1, (char *)fy_send_data(r), (char *)(uintptr_t)s->raddr,
-                   (size_t)s->rcap)) {
+    size_t did = claim_copy(s, r->gen, r->peer_local, 1, (char *)fy_send_data(r), (char *)(uintptr_t)s->raddr,
+                            (size_t)s->rcap);
+    if (did) {
+      joined(s, did, r->peer_local, i, r->gen, 0);
       fy_pt2pt_stats.rndv_joined++;
       n++;
     }

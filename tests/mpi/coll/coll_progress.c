@@ -1,6 +1,8 @@
 /* Nonblocking collectives progress while a process computes: rank 2 (an
- * interior node of the binomial tree rooted at 0, and a member of every
- * ring) starts Ibcast / Ireduce / Iallreduce and then computes without any
+ * interior node of the binomial trees rooted at 0, and a member of every
+ * ring) starts Ibcast / Ireduce / Iallreduce / Ialltoall / Igather /
+ * Iscatter (the last two as trees with FERRY_COLL_GATHER=binomial, where
+ * rank 2 forwards rank 3's block) and then computes without any
  * MPI call until every other rank has completed the same operation (they
  * tell it through a shared-memory counter, not through MPI). Only an agent
  * that advances collective schedules (pef, thread, interrupt) lets them
@@ -60,16 +62,23 @@ static int ialltoall(void *a, void *b, int n, MPI_Request *r) {
   return MPI_Ialltoall(a, n / size, MPI_INT, b, n / size, MPI_INT, MPI_COMM_WORLD, r);
 }
 
+static int igather(void *a, void *b, int n, MPI_Request *r) {
+  return MPI_Igather(a, n / size, MPI_INT, b, n / size, MPI_INT, 0, MPI_COMM_WORLD, r);
+}
+static int iscatter(void *a, void *b, int n, MPI_Request *r) {
+  return MPI_Iscatter(a, n / size, MPI_INT, b, n / size, MPI_INT, 0, MPI_COMM_WORLD, r);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  fy_init("coll_overlap");
+  fy_init("coll_progress");
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   busy = size > 2 ? 2 : size - 1;
   char name[64];
   int pid = (int)getpid();
   MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  snprintf(name, sizeof name, "/fy_coll_overlap_%d", pid);
+  snprintf(name, sizeof name, "/fy_coll_progress_%d", pid);
   int fd = shm_open(name, O_CREAT | O_RDWR, 0600);
   CHECK(fd >= 0, "shm_open");
   if (ftruncate(fd, 4096) != 0) CHECK(0, "ftruncate");
@@ -83,6 +92,8 @@ int main(int argc, char **argv) {
       run("MPI_Ireduce", ireduce, sizes[k]);
       run("MPI_Iallreduce", iallreduce, sizes[k]);
       run("MPI_Ialltoall", ialltoall, sizes[k]);
+      run("MPI_Igather", igather, sizes[k]);
+      run("MPI_Iscatter", iscatter, sizes[k]);
     }
   }
   munmap((void *)done_ctr, 4096);
