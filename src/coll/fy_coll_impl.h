@@ -62,9 +62,13 @@ int fy_build_gather(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_dataty
 int fy_build_gatherv(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
                      void *rbuf, const void *rcounts, const void *displs, int w,
                      fy_datatype_t *rt, int root);
+/* Whether Gather and Scatter of blocks of `bytes` bytes (every rank finds
+ * the same) take the binomial tree on c (FERRY_COLL_GATHER). */
+int fy_coll_rooted_binomial(fy_comm_t *c, MPI_Count bytes);
 /* Blocking Gather and Scatter without a schedule (rooted.c): the linear
- * schedules' messages; FY_COLL_SHM_DECLINED on an intercommunicator or
- * above 64 processes (every rank declines alike). */
+ * schedules' messages; FY_COLL_SHM_DECLINED on an intercommunicator,
+ * above 64 processes or when the tree is chosen (every rank declines
+ * alike). */
 int fy_coll_gather_now(fy_comm_t *c, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
                        MPI_Count rn, fy_datatype_t *rt, int root);
 int fy_coll_scatter_now(fy_comm_t *c, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,

@@ -1,10 +1,117 @@
 /* Gather(v), Scatter(v), Allgather(v) as schedules. Gathers and scatters
  * are linear (the root posts every transfer at once: on one node the
- * copies are the cost, and they proceed in parallel at the peers);
- * allgather is a ring (large), recursive doubling (power-of-two sizes) or
- * linear (small). */
+ * copies are the cost, and they proceed in parallel at the peers) or, for
+ * Gather and Scatter, a binomial tree (the root exchanges ceil(log2 p)
+ * messages instead of p-1: for small blocks on many processes across
+ * nodes, where the root's link is the bottleneck); allgather is a ring
+ * (large), recursive doubling (power-of-two sizes) or linear (small). */
 #include "coll/fy_coll_impl.h"
 #include <stdlib.h>
+
+int fy_coll_rooted_binomial(fy_comm_t *c, MPI_Count bytes) {
+  static const char *const names[] = {"auto", "linear", "binomial", NULL};
+  int a = FY_COLL_PICK(fy_config.coll_gather, names);
+  if (c->is_inter || c->size < 3 || bytes == 0) return 0;
+  if (a) return a == 2;
+  /* auto: the tree for small blocks above 8 processes when some of them
+   * are on another node (on one node the blocking calls' shared segment
+   * and the linear schedules' parallel copies are cheaper). */
+  return c->size > 8 && bytes < (MPI_Count)fy_config.coll_large && fy_comm_remote_rank(c) >= 0;
+}
+
+/* Binomial trees over ranks relative to the root (vr = rank - root mod
+ * p): vr's children are vr + m for every power of two m below vr's lowest
+ * set bit (the root: below p), each heading the vr + m .. vr + 2m - 1
+ * subtree (cut at p). Interior processes hold their subtree's blocks
+ * packed, in vr order, in a temporary; the root's blocks for ranks
+ * root.. p-1 and 0 .. root-1 are consecutive items of its buffer, so every
+ * subtree but the one that wraps past rank p-1 moves straight between the
+ * root's buffer and the wire. */
+static int sub_size(int vr, int p) {
+  int m = vr ? (vr & -vr) : p;
+  return m < p - vr ? m : p - vr;
+}
+
+/* The root's side of a subtree vr0 .. vr0+n-1: a receive (gather) or send
+ * (scatter) of its n blocks of cnt items of t at buf, or through the
+ * packed temporary when the range wraps past rank p-1 (then two copies
+ * after the transfers or before them). */
+static int root_part(fy_sched_t *s, int gather, void *buf, MPI_Count cnt, fy_datatype_t *t,
+                     int vr0, int n, int root, int child, char *tmp, MPI_Count blk) {
+  int p = fy_sched_comm(s)->size, r0 = (vr0 + root) % p;
+  fy_datatype_t *byte = fy_type_get(MPI_BYTE);
+  if (r0 + n <= p) {
+    char *at = fy_at(buf, (MPI_Aint)(r0 * cnt), t);
+    return gather ? fy_sched_recv(s, at, cnt * n, t, child) : fy_sched_send(s, at, cnt * n, t, child);
+  }
+  int n1 = p - r0; /* ranks r0 .. p-1, then 0 .. n-n1-1 */
+  if (gather) {
+    TRY(fy_sched_recv(s, tmp, blk * n, byte, child));
+    TRY(fy_sched_copy(s, tmp, blk * n1, byte, fy_at(buf, (MPI_Aint)(r0 * cnt), t), cnt * n1, t));
+    return fy_sched_copy(s, tmp + blk * n1, blk * (n - n1), byte, buf, cnt * (n - n1), t);
+  }
+  return fy_sched_send(s, tmp, blk * n, byte, child);
+}
+
+static int tree(fy_sched_t *s, int gather, const void *sbuf, MPI_Count sn, fy_datatype_t *st,
+                void *rbuf, MPI_Count rn, fy_datatype_t *rt, int root) {
+  fy_comm_t *c = fy_sched_comm(s);
+  int p = c->size, me = c->rank, vr = (me - root + p) % p;
+  int top = vr ? (vr & -vr) : 1;
+  if (!vr)
+    while (top < p) top <<= 1;
+  fy_datatype_t *byte = fy_type_get(MPI_BYTE);
+  /* Bytes per block: the root's own type (its peers' signatures match). */
+  MPI_Count blk = vr ? (gather ? sn * st->size : rn * rt->size) : (gather ? rn * rt->size : sn * st->size);
+  int n = sub_size(vr, p), parent = vr ? (vr - (vr & -vr) + root) % p : -1;
+  TRY(fy_sched_fence(s));
+  if (vr == 0) {
+    /* The wrapping subtree (at most one) goes through a temporary. */
+    char *tmp = NULL;
+    for (int m = 1; m < p; m <<= 1) {
+      int ch = m, k = sub_size(ch, p), r0 = (ch + root) % p;
+      if (r0 + k > p) {
+        if (!(tmp = fy_sched_tmp_bytes(s, (size_t)(blk * k))))
+          return fy_err(MPI_ERR_NO_MEM, "out of memory in a gather or scatter");
+        if (!gather) {
+          int n1 = p - r0;
+          TRY(fy_sched_copy(s, fy_at(sbuf, (MPI_Aint)(r0 * sn), st), sn * n1, st, tmp, blk * n1, byte));
+          TRY(fy_sched_copy(s, sbuf, sn * (k - n1), st, tmp + blk * n1, blk * (k - n1), byte));
+          TRY(fy_sched_fence(s));
+        }
+      }
+    }
+    for (int m = top >> 1; m > 0; m >>= 1) /* largest subtree first */
+      if (m < p)
+        TRY(root_part(s, gather, gather ? rbuf : (void *)sbuf, gather ? rn : sn, gather ? rt : st, m,
+                      sub_size(m, p), root, (m + root) % p, tmp, blk));
+    if (gather && sbuf != MPI_IN_PLACE)
+      TRY(fy_sched_copy(s, sbuf, sn, st, fy_at(rbuf, (MPI_Aint)(me * rn), rt), rn, rt));
+    if (!gather && rbuf != MPI_IN_PLACE)
+      TRY(fy_sched_copy(s, fy_at(sbuf, (MPI_Aint)(me * sn), st), sn, st, rbuf, rn, rt));
+    return fy_sched_fence(s);
+  }
+  if (n == 1) { /* a leaf: its own block, straight */
+    TRY(gather ? fy_sched_send(s, sbuf, sn, st, parent) : fy_sched_recv(s, rbuf, rn, rt, parent));
+    return fy_sched_fence(s);
+  }
+  char *tmp = fy_sched_tmp_bytes(s, (size_t)(blk * n));
+  if (!tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory in a gather or scatter");
+  if (gather) {
+    for (int m = top >> 1; m > 0; m >>= 1)
+      if (vr + m < p) TRY(fy_sched_recv(s, tmp + blk * m, blk * sub_size(vr + m, p), byte, (vr + m + root) % p));
+    TRY(fy_sched_copy(s, sbuf, sn, st, tmp, blk, byte));
+    TRY(fy_sched_fence(s));
+    TRY(fy_sched_send(s, tmp, blk * n, byte, parent));
+    return fy_sched_fence(s);
+  }
+  TRY(fy_sched_recv(s, tmp, blk * n, byte, parent));
+  TRY(fy_sched_fence(s));
+  for (int m = top >> 1; m > 0; m >>= 1)
+    if (vr + m < p) TRY(fy_sched_send(s, tmp + blk * m, blk * sub_size(vr + m, p), byte, (vr + m + root) % p));
+  TRY(fy_sched_copy(s, tmp, blk, byte, rbuf, rn, rt));
+  return fy_sched_fence(s);
+}
 
 int fy_build_gatherv(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
                      void *rbuf, const void *rcounts, const void *displs, int w,
@@ -32,6 +139,8 @@ int fy_build_gather(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_dataty
                     void *rbuf, MPI_Count rcount, fy_datatype_t *rt, int root) {
   fy_comm_t *c = fy_sched_comm(s);
   int p = c->size, me = c->rank;
+  if (fy_coll_rooted_binomial(c, me == root ? rcount * rt->size : scount * st->size))
+    return tree(s, 1, sbuf, scount, st, rbuf, rcount, rt, root);
   TRY(fy_sched_fence(s));
   if (me != root) {
     if (fy_has_data(scount, st)) TRY(fy_sched_send(s, sbuf, scount, st, root));
@@ -74,6 +183,8 @@ int fy_build_scatter(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datat
                      void *rbuf, MPI_Count rcount, fy_datatype_t *rt, int root) {
   fy_comm_t *c = fy_sched_comm(s);
   int p = c->size, me = c->rank;
+  if (fy_coll_rooted_binomial(c, me == root ? scount * st->size : rcount * rt->size))
+    return tree(s, 0, sbuf, scount, st, rbuf, rcount, rt, root);
   TRY(fy_sched_fence(s));
   if (me != root) {
     if (fy_has_data(rcount, rt)) TRY(fy_sched_recv(s, rbuf, rcount, rt, root));

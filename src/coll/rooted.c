@@ -111,6 +111,8 @@ static int rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy_d
                   MPI_Count rn, fy_datatype_t *rt, int root) {
   int me = c->rank;
   if (c->is_inter || c->size > ROOTED_MAXP) return FY_COLL_SHM_DECLINED;
+  int sends = gather != (me == root); /* this rank's block leaves it */
+  if (fy_coll_rooted_binomial(c, sends ? sn * st->size : rn * rt->size)) return FY_COLL_SHM_DECLINED;
   int in_place = gather ? sbuf == MPI_IN_PLACE : rbuf == MPI_IN_PLACE;
   /* A root whose own block does not fit still takes part (the others'
    * transfers complete, nobody hangs), copies nothing of its own and

@@ -356,6 +356,41 @@ static void test_noncontig(void) {
   for (int r = 0; r < size; r++)
     for (long i = 0; i < N; i++)
       if (y[r * N + i].v != r * 1000 + rank + i * 0.25 || y[r * N + i].i != r) { FAIL_AT("alltoall double_int", r * N + i, y[r * N + i].i, r); r = size; break; }
+  /* Gather and Scatter with every root (the binomial tree's subtrees wrap
+   * past rank p-1 for some), non-contiguous on both sides, and with types
+   * that differ between the root and the others: 2N ints against N pairs
+   * of ints in 12-byte cells. */
+  MPI_Datatype two, pair;
+  CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &two));
+  CHECK_OK(MPI_Type_create_resized(two, 0, 12, &pair));
+  CHECK_OK(MPI_Type_commit(&pair));
+  int *cells = malloc(12 * (size_t)N * size);
+  for (int rt = 0; rt < size; rt++) {
+    for (long i = 0; i < N; i++) { x[i].v = rank + i * 0.5; x[i].i = rank * 7; }
+    CHECK_OK(MPI_Gather(x, (int)N, MPI_DOUBLE_INT, y, (int)N, MPI_DOUBLE_INT, rt, MPI_COMM_WORLD));
+    for (int r = 0; rank == rt && r < size; r++)
+      for (long i = 0; i < N; i++)
+        if (y[r * N + i].v != r + i * 0.5 || y[r * N + i].i != r * 7) { FAIL_AT("gather double_int", r * N + i, y[r * N + i].i, r * 7); r = size; break; }
+    for (long i = 0; i < N; i++) x[i].i = -1;
+    CHECK_OK(MPI_Scatter(y, (int)N, MPI_DOUBLE_INT, x, (int)N, MPI_DOUBLE_INT, rt, MPI_COMM_WORLD));
+    for (long i = 0; i < N; i++)
+      if (x[i].v != rank + i * 0.5 || x[i].i != rank * 7) { FAIL_AT("scatter double_int", i, x[i].i, rank * 7); break; }
+    for (long i = 0; i < 2 * N; i++) A[i] = val(rank, i);
+    for (long i = 0; i < 3 * N * size; i++) cells[i] = -1;
+    CHECK_OK(MPI_Gather(A, 2 * (int)N, MPI_INT, cells, (int)N, pair, rt, MPI_COMM_WORLD));
+    for (int r = 0; rank == rt && r < size; r++)
+      for (long i = 0; i < 2 * N; i++) {
+        long at = (r * N + i / 2) * 3 + i % 2;
+        if (cells[at] != val(r, i)) { FAIL_AT("gather ints into pairs", at, cells[at], val(r, i)); r = size; break; }
+      }
+    for (long i = 0; i < 2 * N; i++) A[i] = -1;
+    CHECK_OK(MPI_Scatter(cells, (int)N, pair, A, 2 * (int)N, MPI_INT, rt, MPI_COMM_WORLD));
+    for (long i = 0; i < 2 * N; i++)
+      if (A[i] != val(rank, i)) { FAIL_AT("scatter pairs into ints", i, A[i], val(rank, i)); break; }
+  }
+  free(cells);
+  CHECK_OK(MPI_Type_free(&pair));
+  CHECK_OK(MPI_Type_free(&two));
   /* Scatter in place at the root: recvcount and recvtype are ignored there */
   for (int r = 0; r < size; r++) for (long i = 0; i < N; i++) A[r * N + i] = rank == root ? val(r, i) : -1;
   if (rank == root)
