@@ -17,7 +17,9 @@
  * Options: -m MAXBYTES (1 MiB)  -s MINBYTES (8)  -f FACTOR between sizes (8)
  *          -t SECONDS per point (0.05)
  *          -o OPS (comma list; default barrier,bcast,reduce,allreduce,allgather,alltoall;
- *              also scatter, gather and the i* forms above)
+ *              also scatter, gather, reduce_scatter (Reduce_scatter_block of
+ *              MPI_DOUBLE, MPI_SUM: size = each rank's result) and the i*
+ *              forms above)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -33,11 +35,11 @@ static char *sbuf, *rbuf;
 
 enum {
   BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER, ALLTOALL, SCATTER, GATHER,
-  IBCAST, IREDUCE, IALLREDUCE, IALLGATHER, IALLTOALL, ISCATTER, IGATHER, NOPS
+  IBCAST, IREDUCE, IALLREDUCE, IALLGATHER, IALLTOALL, ISCATTER, IGATHER, REDUCE_SCATTER, NOPS
 };
 static const char *names[NOPS] = {"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall",
                                   "scatter", "gather", "ibcast", "ireduce", "iallreduce", "iallgather",
-                                  "ialltoall", "iscatter", "igather"};
+                                  "ialltoall", "iscatter", "igather", "reduce_scatter"};
 
 static void one(int op, long bytes, long it) {
   int n = (int)bytes, root = (int)(it % size);
@@ -58,6 +60,7 @@ static void one(int op, long bytes, long it) {
     case IALLTOALL: MPI_Ialltoall(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, MPI_COMM_WORLD, &rq); break;
     case ISCATTER: MPI_Iscatter(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, root, MPI_COMM_WORLD, &rq); break;
     case IGATHER: MPI_Igather(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, root, MPI_COMM_WORLD, &rq); break;
+    case REDUCE_SCATTER: MPI_Reduce_scatter_block(sbuf, rbuf, n / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
   }
   if (rq != MPI_REQUEST_NULL) MPI_Wait(&rq, MPI_STATUS_IGNORE);
 }

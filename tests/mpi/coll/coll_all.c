@@ -356,6 +356,15 @@ static void test_noncontig(void) {
   for (int r = 0; r < size; r++)
     for (long i = 0; i < N; i++)
       if (y[r * N + i].v != r * 1000 + rank + i * 0.25 || y[r * N + i].i != r) { FAIL_AT("alltoall double_int", r * N + i, y[r * N + i].i, r); r = size; break; }
+  /* Reduce_scatter_block of a pair type with MAXLOC (commutative: the
+   * ring when FERRY_COLL_REDUCE_SCATTER=ring or the blocks are large) */
+  for (int r = 0; r < size; r++)
+    for (long i = 0; i < N; i++) { x[r * N + i].v = (double)((rank + r + i) % size); x[r * N + i].i = rank; }
+  CHECK_OK(MPI_Reduce_scatter_block(x, y, (int)N, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD));
+  for (long i = 0; i < N; i++) {
+    int who = (int)((((size - 1 - rank - i) % size) + size) % size);
+    if (y[i].v != size - 1 || y[i].i != who) { FAIL_AT("reduce_scatter_block maxloc", i, y[i].i, who); break; }
+  }
   /* Gather and Scatter with every root (the binomial tree's subtrees wrap
    * past rank p-1 for some), non-contiguous on both sides, and with types
    * that differ between the root and the others: 2N ints against N pairs
