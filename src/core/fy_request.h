@@ -86,6 +86,8 @@ struct fy_request {
   int share_out;               /* SHARE: this side has no chunk left to claim */
   int cts_checks;              /* sender: times a CTS left to the receiver was re-checked */
   int join_no;                 /* receiver: never join the sender's copy (an exchange: rndv.c) */
+  int solo;                    /* rendezvous: the receiver copies alone, never both sides at once
+                                  (sender: set by the caller, sent as FY_PKF_SOLO; receiver: from it) */
   void (*on_complete)(fy_request_t *r); /* internal requests (Bsend) */
   void *cb_arg;                /* on_complete's context; a generalized request's extra_state */
   MPI_Grequest_query_function *gquery; /* FY_REQ_GREQ callbacks */

@@ -43,7 +43,10 @@ enum { FY_PKT_EAGER = 1, FY_PKT_RTS, FY_PKT_CTS, FY_PKT_FIN_S, FY_PKT_FIN_R, FY_
 static inline int fy_pkt_is_msg(int type) {
   return type == FY_PKT_EAGER || type == FY_PKT_RTS || type == FY_PKT_PUT_FIN || type == FY_PKT_EAGER_P;
 }
-enum { FY_PKF_SYNC = 1, FY_PKF_TO_SENDER = 2 };
+/* FY_PKF_SOLO (RTS): the sender has other work before it waits (a rooted
+ * collective's own block): the receiver copies by itself, no pipe or shared
+ * copy that would need the sender. */
+enum { FY_PKF_SYNC = 1, FY_PKF_TO_SENDER = 2, FY_PKF_SOLO = 4 };
 
 typedef struct fy_pkt {
   uint8_t type, flags;

@@ -151,8 +151,8 @@ static void send_rts(fy_request_t *r) {
   r->gen = slot_gen[i];
   fy_zc_describe(&zpair_at(my_local, i)->s, r, fy_send_data(r), 1);
   atomic_store_explicit(&s->state, FY_SLOT_WORD(r->gen, FY_SLOT_POSTED), memory_order_release);
-  fy_pkt_t h = {.type = FY_PKT_RTS, .src = r->comm->rank, .tag = r->tag, .ctx = r->ctx,
-                .len = r->bytes, .sreq = (uint64_t)(uintptr_t)r,
+  fy_pkt_t h = {.type = FY_PKT_RTS, .flags = r->solo ? FY_PKF_SOLO : 0, .src = r->comm->rank,
+                .tag = r->tag, .ctx = r->ctx, .len = r->bytes, .sreq = (uint64_t)(uintptr_t)r,
                 .addr = (uint64_t)(uintptr_t)fy_send_data(r), .slot = i, .gen = (uint32_t)r->gen};
   r->pstate = FY_PS_RNDV_SENT;
   /* (whether the receiver's side is contiguous is known once it matched:
@@ -293,6 +293,7 @@ static int exchanging(const fy_request_t *r) {
 }
 
 static int both_mode(fy_request_t *r) {
+  if (r->solo) return 0;
   fy_zpair_t *z = zpair_at(r->peer_local, r->slot);
   int lazy = (z->s.flags & FY_ZD_LAZY) != 0;
   if (!lazy && (z->s.nsegs != 0 || fy_zc_in_place(r))) return 0; /* one iovec copy by either side */
@@ -367,6 +368,7 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
   r->peer_local = src_local;
   fy_rndv_heard_from(src_local);
   r->join_no = exchanging(r); /* see jex */
+  r->solo = (h->flags & FY_PKF_SOLO) != 0;
   r->slot = h->slot;
   r->gen = h->gen;
   r->sreq = h->sreq;
@@ -421,8 +423,8 @@ void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h) {
     send_cts(src_local, &cts);
   else if (lazy)
     send_cts(src_local, &cts); /* only the sender can pack its data */
-  else if (exchanging(r))
-    try_recv_copy(r); /* each side reads its own incoming message */
+  else if (exchanging(r) || r->solo)
+    try_recv_copy(r); /* each side reads its own incoming message; or the sender is busy */
   else if (atomic_load_explicit(fy_shm_in_mpi_word(src_local), memory_order_relaxed))
     /* Both sides waiting and the pipe busy (several transfers in flight):
      * offer it to the sender too. It claims in arrival order, we claim from
@@ -823,7 +825,8 @@ int fy_rndv_progress(void) {
   while (deferred.head) {
     fy_request_t *r = deferred.head;
     fy_rlist_remove(&deferred, r);
-    fy_pkt_t h = {.type = FY_PKT_RTS, .src = r->status.MPI_SOURCE, .tag = r->status.MPI_TAG,
+    fy_pkt_t h = {.type = FY_PKT_RTS, .flags = r->solo ? FY_PKF_SOLO : 0, .src = r->status.MPI_SOURCE,
+                  .tag = r->status.MPI_TAG,
                   .len = r->xfer_len, .sreq = r->sreq, .addr = r->saddr,
                   .slot = r->slot, .gen = (uint32_t)r->gen};
     fy_rndv_recv_match(r, r->peer_local, &h);
