@@ -483,18 +483,27 @@ int fy_coll_shm_allreduce(fy_comm_t *c, const void *sbuf, void *rbuf, MPI_Count 
   return fy_coll_shm_bcast(c, rbuf, count, t, 0);
 }
 
+static int gather_cma(shm_t *S, int all, const void *sbuf, MPI_Count scount, fy_datatype_t *st, void *rbuf,
+                      MPI_Count rcount, fy_datatype_t *rt, size_t B);
+
 /* Allgather: every rank packs its block into its slot once and unpacks
  * everyone else's (a copy in and p-1 copies out per rank, no messages).
  * Paired runs against FERRY_COLL_SHM=0: 0.39-0.87x at -n 2 (8 B-4 KiB),
- * 0.25-0.66x at -n 4 (8 B-32 KiB). */
+ * 0.25-0.66x at -n 4 (8 B-32 KiB). Larger blocks (FERRY_COLL_SHM_AG) by
+ * cross-memory attach, below. */
 int fy_coll_shm_allgather(fy_comm_t *c, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
                           void *rbuf, MPI_Count rcount, fy_datatype_t *rt) {
   size_t B = (size_t)(rcount * rt->size);
   /* Decided on the receive side only (the same everywhere); a send side
    * that does not match it is reported here after taking part. */
-  if (B == 0 || B > (size_t)fy_config.coll_shm_max || c->size > SHM_ALLGATHER_MAXP ||
-      (c->size == 2 && B > SHM_ALLREDUCE2_MAX))
-    return FY_COLL_SHM_DECLINED;
+  if (B == 0) return FY_COLL_SHM_DECLINED;
+  if (B > (size_t)fy_config.coll_shm_max || c->size > SHM_ALLGATHER_MAXP ||
+      (c->size == 2 && B > SHM_ALLREDUCE2_MAX)) {
+    if (fy_config.coll_shm_ag <= 0 || B < (size_t)fy_config.coll_shm_ag) return FY_COLL_SHM_DECLINED;
+    shm_t *S = shm_of(c);
+    if (!S || !S->cma) return FY_COLL_SHM_DECLINED;
+    return gather_cma(S, 1, sbuf, scount, st, rbuf, rcount, rt, B);
+  }
   shm_t *S = shm_of(c);
   if (!S) return FY_COLL_SHM_DECLINED;
   char *mine = fy_at(rbuf, (MPI_Aint)(S->me * rcount), rt);
@@ -569,34 +578,39 @@ int fy_coll_shm_rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn,
   return err;
 }
 
-/* Alltoall of large blocks by cross-memory attach: every rank publishes
- * where its send blocks are (base and stride in its control line, with a
- * flag: contiguous send and receive blocks, not in place), then reads its
- * own block from every other rank's send buffer straight into its receive
- * buffer, one call per block, in no particular pairing: a rank never
- * waits for a partner to be scheduled between its reads, only at the
- * start (everyone has published) and at the end (everyone has read, so
- * the send buffers may be reused). When any rank's flag is off, every
- * rank sees it and all decline together (point-to-point instead). */
-static int alltoall_cma(shm_t *S, const void *sbuf, MPI_Count scount, fy_datatype_t *st, void *rbuf,
-                        MPI_Count rcount, fy_datatype_t *rt, size_t B) {
+/* Alltoall and Allgather of large blocks by cross-memory attach: every
+ * rank publishes where its send blocks are (base and stride in its control
+ * line, with a flag: contiguous send and receive blocks, not in place for
+ * an alltoall), then reads its block from every other rank's send buffer
+ * straight into its receive buffer, one call per block, in no particular
+ * pairing: a rank never waits for a partner to be scheduled between its
+ * reads, only at the start (everyone has published) and at the end
+ * (everyone has read, so the send buffers may be reused). An allgather's
+ * stride is 0 (every reader takes the same block), and in place its block
+ * is read from the receive buffer, which its owner does not write. When
+ * any rank's flag is off, every rank sees it and all decline together
+ * (point-to-point instead). */
+static int gather_cma(shm_t *S, int all, const void *sbuf, MPI_Count scount, fy_datatype_t *st, void *rbuf,
+                      MPI_Count rcount, fy_datatype_t *rt, size_t B) {
   int me = S->me, p = S->p;
-  int ok = sbuf != MPI_IN_PLACE && st->is_contig && rt->is_contig && (size_t)(scount * st->size) == B;
+  char *out = (char *)rbuf + rt->true_lb;
+  size_t rstride = (size_t)(rcount * rt->extent);
+  int in_place = sbuf == MPI_IN_PLACE;
+  int ok = rt->is_contig && (in_place ? all : st->is_contig && (size_t)(scount * st->size) == B);
+  const char *base = !ok ? NULL : in_place ? out + (size_t)me * rstride : (const char *)sbuf + st->true_lb;
   begin(S, 0);
-  S->ctl[me].a_in = ok ? (uint64_t)(uintptr_t)((const char *)sbuf + st->true_lb) : 0;
-  S->ctl[me].a_out = ok ? (uint64_t)(scount * st->extent) : 0;
+  S->ctl[me].a_in = (uint64_t)(uintptr_t)base;
+  S->ctl[me].a_out = ok && !all ? (uint64_t)(scount * st->extent) : 0;
   S->ctl[me].a_err = !ok;
   set_arrive(S);
   wait_for(S, -1, 0, S->g);
-  int all = 1;
-  for (int j = 0; j < p; j++) all &= S->ctl[j].a_err == 0;
-  if (!all) {
+  int agreed = 1;
+  for (int j = 0; j < p; j++) agreed &= S->ctl[j].a_err == 0;
+  if (!agreed) {
     set_done(S); /* nobody reads anybody's buffers */
     return FY_COLL_SHM_DECLINED;
   }
-  char *out = (char *)rbuf + rt->true_lb;
-  size_t rstride = (size_t)(rcount * rt->extent);
-  fy_copy(out + (size_t)me * rstride, (const char *)sbuf + st->true_lb + (size_t)me * (size_t)(scount * st->extent), B);
+  if (!in_place) fy_copy(out + (size_t)me * rstride, base + (all ? 0 : (size_t)me * (size_t)(scount * st->extent)), B);
   int rc = 0, err_no = 0, bad = -1;
   for (int k = 1; k < p && !rc; k++) {
     int j = (me + k) % p;
@@ -610,7 +624,8 @@ static int alltoall_cma(shm_t *S, const void *sbuf, MPI_Count scount, fy_datatyp
   set_done(S);
   wait_for(S, -1, 1, S->g);
   if (rc)
-    return fy_err(MPI_ERR_OTHER, "alltoall: cross-memory read from rank %d failed: %s", bad, strerror(err_no));
+    return fy_err(MPI_ERR_OTHER, "%s: cross-memory read from rank %d failed: %s", all ? "allgather" : "alltoall", bad,
+                  strerror(err_no));
   return MPI_SUCCESS;
 }
 
@@ -627,7 +642,7 @@ int fy_coll_shm_alltoall(fy_comm_t *c, const void *sbuf, MPI_Count scount, fy_da
     if (fy_config.coll_shm_a2a <= 0 || B < (size_t)fy_config.coll_shm_a2a) return FY_COLL_SHM_DECLINED;
     shm_t *S = shm_of(c);
     if (!S || !S->cma) return FY_COLL_SHM_DECLINED;
-    return alltoall_cma(S, sbuf, scount, st, rbuf, rcount, rt, B);
+    return gather_cma(S, 0, sbuf, scount, st, rbuf, rcount, rt, B);
   }
   shm_t *S = shm_of(c);
   if (!S) return FY_COLL_SHM_DECLINED;
