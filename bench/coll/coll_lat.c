@@ -17,7 +17,8 @@
  * Options: -m MAXBYTES (1 MiB)  -s MINBYTES (8)  -f FACTOR between sizes (8)
  *          -t SECONDS per point (0.05)
  *          -o OPS (comma list; default barrier,bcast,reduce,allreduce,allgather,alltoall;
- *              also scatter, gather, reduce_scatter (Reduce_scatter_block of
+ *              also scatter, gather, scatterv, gatherv (the v forms with
+ *              the same blocks), reduce_scatter (Reduce_scatter_block of
  *              MPI_DOUBLE, MPI_SUM: size = each rank's result) and the i*
  *              forms above)
  */
@@ -32,17 +33,23 @@
 
 static int rank, size;
 static char *sbuf, *rbuf;
+static int *vcnt, *vdsp; /* the v forms: n bytes per rank, in rank order */
 
 enum {
   BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER, ALLTOALL, SCATTER, GATHER,
-  IBCAST, IREDUCE, IALLREDUCE, IALLGATHER, IALLTOALL, ISCATTER, IGATHER, REDUCE_SCATTER, NOPS
+  IBCAST, IREDUCE, IALLREDUCE, IALLGATHER, IALLTOALL, ISCATTER, IGATHER, REDUCE_SCATTER, SCATTERV, GATHERV,
+  NOPS
 };
 static const char *names[NOPS] = {"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall",
                                   "scatter", "gather", "ibcast", "ireduce", "iallreduce", "iallgather",
-                                  "ialltoall", "iscatter", "igather", "reduce_scatter"};
+                                  "ialltoall", "iscatter", "igather", "reduce_scatter", "scatterv", "gatherv"};
 
 static void one(int op, long bytes, long it) {
   int n = (int)bytes, root = (int)(it % size);
+  for (int i = 0; i < size && (op == SCATTERV || op == GATHERV); i++) {
+    vcnt[i] = n;
+    vdsp[i] = i * n;
+  }
   MPI_Request rq = MPI_REQUEST_NULL;
   switch (op) {
     case BARRIER: MPI_Barrier(MPI_COMM_WORLD); break;
@@ -60,6 +67,8 @@ static void one(int op, long bytes, long it) {
     case IALLTOALL: MPI_Ialltoall(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, MPI_COMM_WORLD, &rq); break;
     case ISCATTER: MPI_Iscatter(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, root, MPI_COMM_WORLD, &rq); break;
     case IGATHER: MPI_Igather(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, root, MPI_COMM_WORLD, &rq); break;
+    case SCATTERV: MPI_Scatterv(sbuf, vcnt, vdsp, MPI_BYTE, rbuf, n, MPI_BYTE, root, MPI_COMM_WORLD); break;
+    case GATHERV: MPI_Gatherv(sbuf, n, MPI_BYTE, rbuf, vcnt, vdsp, MPI_BYTE, root, MPI_COMM_WORLD); break;
     case REDUCE_SCATTER: MPI_Reduce_scatter_block(sbuf, rbuf, n / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
   }
   if (rq != MPI_REQUEST_NULL) MPI_Wait(&rq, MPI_STATUS_IGNORE);
@@ -102,6 +111,8 @@ int main(int argc, char **argv) {
   rbuf = malloc(cap);
   memset(sbuf, 1, cap);
   memset(rbuf, 0, cap);
+  vcnt = malloc(sizeof(int) * 2 * (size_t)size);
+  vdsp = vcnt + size;
   if (rank == 0) {
     char ver[MPI_MAX_LIBRARY_VERSION_STRING];
     int len;
@@ -135,6 +146,7 @@ int main(int argc, char **argv) {
   }
   free(sbuf);
   free(rbuf);
+  free(vcnt);
   MPI_Finalize();
   return 0;
 }

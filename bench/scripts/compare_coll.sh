@@ -6,7 +6,7 @@
 #   bench/scripts/compare_coll.sh [--runs N] [--np "2 4"] [--ops a,b,..]
 #                                 [--max BYTES] [--min BYTES] [--factor F] [--time SEC]
 #                                 [--configs "ferry mpich ompi"]
-# --ops: also scatter, gather, reduce_scatter and the nonblocking forms ibcast, ireduce,
+# --ops: also scatter, gather, scatterv, gatherv, reduce_scatter and the nonblocking forms ibcast, ireduce,
 #        iallreduce, iallgather, ialltoall, iscatter, igather (start + wait);
 # sizes: from --min (8) times --factor (8) up to --max (1 MiB).
 # --runs N: N interleaved rounds (every config once per round and process

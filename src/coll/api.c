@@ -78,6 +78,9 @@ static int shm_allgather(fy_comm_t *c, void *arg, int alltoall);
 static int build_gather(fy_sched_t *s, void *a_);
 static int build_scatter(fy_sched_t *s, void *a_);
 static int rooted_now(fy_comm_t *c, void *arg, int gather);
+static int build_gatherv(fy_sched_t *s, void *a_);
+static int build_scatterv(fy_sched_t *s, void *a_);
+static int rooted_v_now(fy_comm_t *c, void *arg, int gather);
 
 static int run(MPI_Comm comm, int check, int how, MPI_Request *req,
                int (*build)(fy_sched_t *, void *), void *arg) {
@@ -184,6 +187,7 @@ static int shm_path(fy_comm_t *c, int (*build)(fy_sched_t *, void *), void *arg)
   }
   if (build == build_gather) return rooted_now(c, arg, 1);
   if (build == build_scatter) return rooted_now(c, arg, 0);
+  if (build == build_gatherv || build == build_scatterv) return rooted_v_now(c, arg, build == build_gatherv);
   if (build == build_allgather) return shm_allgather(c, arg, 0);
   if (build == build_alltoall) return shm_allgather(c, arg, 1);
   return FY_COLL_SHM_DECLINED;
@@ -394,6 +398,13 @@ static int build_gatherv(fy_sched_t *s, void *a_) {
   args_x *a = a_;
   if (INTER(s)) return fy_build_inter_gatherv(s, a->sb, a->sn, T(a->st), a->rb, a->rcnts, a->rdsp, a->w, T(a->rt), a->root, 0, 0);
   return fy_build_gatherv(s, a->sb, a->sn, T(a->st), a->rb, a->rcnts, a->rdsp, a->w, T(a->rt), a->root);
+}
+
+/* Blocking Gatherv and Scatterv: without a schedule (rooted.c). */
+static int rooted_v_now(fy_comm_t *c, void *arg, int gather) {
+  args_x *a = arg;
+  if (gather) return fy_coll_gatherv_now(c, a->sb, a->sn, T(a->st), a->rb, a->rcnts, a->rdsp, a->w, T(a->rt), a->root);
+  return fy_coll_scatterv_now(c, a->sb, a->scnts, a->sdsp, a->w, T(a->st), a->rb, a->rn, T(a->rt), a->root);
 }
 
 FAMILY(scatterv,

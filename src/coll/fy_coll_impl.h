@@ -73,6 +73,11 @@ int fy_coll_gather_now(fy_comm_t *c, const void *sbuf, MPI_Count sn, fy_datatype
                        MPI_Count rn, fy_datatype_t *rt, int root);
 int fy_coll_scatter_now(fy_comm_t *c, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
                         MPI_Count rn, fy_datatype_t *rt, int root);
+/* The same for Gatherv and Scatterv (as messages only). */
+int fy_coll_gatherv_now(fy_comm_t *c, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
+                        const void *rcnts, const void *displs, int w, fy_datatype_t *rt, int root);
+int fy_coll_scatterv_now(fy_comm_t *c, const void *sbuf, const void *scnts, const void *displs, int w,
+                         fy_datatype_t *st, void *rbuf, MPI_Count rn, fy_datatype_t *rt, int root);
 int fy_build_scatter(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
                      void *rbuf, MPI_Count rcount, fy_datatype_t *rt, int root);
 int fy_build_scatterv(fy_sched_t *s, const void *sbuf, const void *scounts, const void *displs,

@@ -411,6 +411,45 @@ static void test_noncontig(void) {
   free(x); free(y);
 }
 
+/* Gatherv and Scatterv at every root with the root's blocks in 12-byte
+ * cells holding 2 ints each (the others send or receive plain ints), rank
+ * 1's block empty, and the root's own block in place. */
+static void test_v_cells(void) {
+  MPI_Datatype two, pair;
+  CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &two));
+  CHECK_OK(MPI_Type_create_resized(two, 0, 12, &pair));
+  CHECK_OK(MPI_Type_commit(&pair));
+  int *c = malloc(sizeof(int) * 2 * size), *d = c + size, tot = 0;
+  for (int r = 0; r < size; r++) { c[r] = r == 1 ? 0 : (int)N + r; d[r] = tot + 1; tot += c[r] + 1; }
+  int *cells = malloc(12 * (size_t)tot + 12);
+  for (int rt = 0; rt < size; rt++) {
+    for (int k = 0; k < 3 * tot; k++) cells[k] = -1;
+    if (rank == rt) /* the root's own pairs in place */
+      for (long i = 0; i < 2L * c[rt]; i++) cells[(d[rt] + i / 2) * 3 + i % 2] = val(rt, i);
+    for (long i = 0; i < 2L * c[rank]; i++) A[i] = val(rank, i);
+    if (rank == rt)
+      CHECK_OK(MPI_Gatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, cells, c, d, pair, rt, MPI_COMM_WORLD));
+    else
+      CHECK_OK(MPI_Gatherv(A, 2 * c[rank], MPI_INT, NULL, NULL, NULL, MPI_DATATYPE_NULL, rt, MPI_COMM_WORLD));
+    for (int r = 0; rank == rt && r < size; r++)
+      for (long i = 0; i < 2L * c[r]; i++) {
+        long at = (d[r] + i / 2) * 3 + i % 2;
+        if (cells[at] != val(r, i)) { FAIL_AT("gatherv into pairs", at, cells[at], val(r, i)); r = size; break; }
+      }
+    for (long i = 0; i < 2L * c[rank] + 2; i++) A[i] = -1;
+    if (rank == rt)
+      CHECK_OK(MPI_Scatterv(cells, c, d, pair, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rt, MPI_COMM_WORLD));
+    else
+      CHECK_OK(MPI_Scatterv(NULL, NULL, NULL, MPI_DATATYPE_NULL, A, 2 * c[rank], MPI_INT, rt, MPI_COMM_WORLD));
+    for (long i = 0; rank != rt && i < 2L * c[rank]; i++)
+      if (A[i] != val(rank, i)) { FAIL_AT("scatterv pairs into ints", i, A[i], val(rank, i)); break; }
+    if (rank != rt && A[2L * c[rank]] != -1) FAIL_AT("scatterv wrote past its block", 2L * c[rank], A[2L * c[rank]], -1);
+  }
+  free(cells); free(c);
+  CHECK_OK(MPI_Type_free(&pair));
+  CHECK_OK(MPI_Type_free(&two));
+}
+
 /* Counts that differ while the bytes agree: one item of an empty type
  * against zero MPI_INTs (MPICH's coll/alltoallw_zeros). A side that skips
  * by count would leave a message behind for a later collective. */
@@ -534,6 +573,7 @@ int main(int argc, char **argv) {
     root = size / 2;
     mode = 0;
     test_noncontig();
+    test_v_cells();
     test_large_count();
     test_zero_size_type();
     test_allgatherv_uneven();
