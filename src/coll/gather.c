@@ -125,13 +125,11 @@ int fy_build_gatherv(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datat
   }
   for (int i = 0; i < p; i++) {
     MPI_Count ci = fy_cnt_at(rcounts, w, i);
-    char *dst = fy_at(rbuf, fy_dsp_at(displs, w, i), rt);
-    if (i == me) {
-      if (sbuf != MPI_IN_PLACE) TRY(fy_sched_copy(s, sbuf, scount, st, dst, ci, rt));
-    } else if (fy_has_data(ci, rt)) {
-      TRY(fy_sched_recv(s, dst, ci, rt, i));
-    }
+    if (i != me && fy_has_data(ci, rt)) TRY(fy_sched_recv(s, fy_at(rbuf, fy_dsp_at(displs, w, i), rt), ci, rt, i));
   }
+  if (sbuf != MPI_IN_PLACE) /* while the others' blocks come */
+    TRY(fy_sched_copy_early(s, sbuf, scount, st, fy_at(rbuf, fy_dsp_at(displs, w, me), rt),
+                            fy_cnt_at(rcounts, w, me), rt));
   return fy_sched_fence(s);
 }
 
@@ -146,14 +144,10 @@ int fy_build_gather(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_dataty
     if (fy_has_data(scount, st)) TRY(fy_sched_send(s, sbuf, scount, st, root));
     return fy_sched_fence(s);
   }
-  for (int i = 0; i < p; i++) {
-    char *dst = fy_at(rbuf, (MPI_Aint)(i * rcount), rt);
-    if (i == me) {
-      if (sbuf != MPI_IN_PLACE) TRY(fy_sched_copy(s, sbuf, scount, st, dst, rcount, rt));
-    } else if (fy_has_data(rcount, rt)) {
-      TRY(fy_sched_recv(s, dst, rcount, rt, i));
-    }
-  }
+  for (int i = 0; i < p; i++)
+    if (i != me && fy_has_data(rcount, rt)) TRY(fy_sched_recv(s, fy_at(rbuf, (MPI_Aint)(i * rcount), rt), rcount, rt, i));
+  if (sbuf != MPI_IN_PLACE) /* while the others' blocks come */
+    TRY(fy_sched_copy_early(s, sbuf, scount, st, fy_at(rbuf, (MPI_Aint)(me * rcount), rt), rcount, rt));
   return fy_sched_fence(s);
 }
 
@@ -169,13 +163,11 @@ int fy_build_scatterv(fy_sched_t *s, const void *sbuf, const void *scounts, cons
   }
   for (int i = 0; i < p; i++) {
     MPI_Count ci = fy_cnt_at(scounts, w, i);
-    const char *src = fy_at(sbuf, fy_dsp_at(displs, w, i), st);
-    if (i == me) {
-      if (rbuf != MPI_IN_PLACE) TRY(fy_sched_copy(s, src, ci, st, rbuf, rcount, rt));
-    } else if (fy_has_data(ci, st)) {
-      TRY(fy_sched_send(s, src, ci, st, i));
-    }
+    if (i != me && fy_has_data(ci, st)) TRY(fy_sched_send(s, fy_at(sbuf, fy_dsp_at(displs, w, i), st), ci, st, i));
   }
+  if (rbuf != MPI_IN_PLACE) /* while the others read theirs */
+    TRY(fy_sched_copy_early(s, fy_at(sbuf, fy_dsp_at(displs, w, me), st), fy_cnt_at(scounts, w, me), st, rbuf,
+                            rcount, rt));
   return fy_sched_fence(s);
 }
 
@@ -190,14 +182,10 @@ int fy_build_scatter(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datat
     if (fy_has_data(rcount, rt)) TRY(fy_sched_recv(s, rbuf, rcount, rt, root));
     return fy_sched_fence(s);
   }
-  for (int i = 0; i < p; i++) {
-    const char *src = fy_at(sbuf, (MPI_Aint)(i * scount), st);
-    if (i == me) {
-      if (rbuf != MPI_IN_PLACE) TRY(fy_sched_copy(s, src, scount, st, rbuf, rcount, rt));
-    } else if (fy_has_data(scount, st)) {
-      TRY(fy_sched_send(s, src, scount, st, i));
-    }
-  }
+  for (int i = 0; i < p; i++)
+    if (i != me && fy_has_data(scount, st)) TRY(fy_sched_send(s, fy_at(sbuf, (MPI_Aint)(i * scount), st), scount, st, i));
+  if (rbuf != MPI_IN_PLACE) /* while the others read theirs */
+    TRY(fy_sched_copy_early(s, fy_at(sbuf, (MPI_Aint)(me * scount), st), scount, st, rbuf, rcount, rt));
   return fy_sched_fence(s);
 }
 

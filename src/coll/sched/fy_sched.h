@@ -67,6 +67,12 @@ int fy_sched_copy_fits(MPI_Count scount, const fy_datatype_t *st, MPI_Count rcou
  * others waiting for its messages). */
 int fy_sched_copy(fy_sched_t *s, const void *src, MPI_Count scount, fy_datatype_t *st,
                   void *dst, MPI_Count rcount, fy_datatype_t *rt);
+/* The same, run as soon as the stage's transfers have started (outside a
+ * signal turn) rather than after them: a root's own block while the
+ * others' move. The stage's sends then ask their receivers to copy alone
+ * (FY_PKF_SOLO), as this process is busy first. */
+int fy_sched_copy_early(fy_sched_t *s, const void *src, MPI_Count scount, fy_datatype_t *st,
+                        void *dst, MPI_Count rcount, fy_datatype_t *rt);
 /* End the current stage. */
 int fy_sched_fence(fy_sched_t *s);
 /* A temporary buffer for count items of t, laid out as a user buffer

@@ -13,6 +13,8 @@ enum { ST_SEND = 1, ST_RECV, ST_REDUCE, ST_COPY, ST_FENCE };
 
 typedef struct step {
   int kind;
+  unsigned char early; /* copy: as the stage starts (fy_sched_copy_early) */
+  unsigned char ran;   /* ... and it ran then (not in a signal turn) */
   const void *src;
   void *dst;
   MPI_Count scount, rcount;
@@ -31,6 +33,7 @@ struct fy_sched {
   int cur, end;        /* current stage: steps [cur, end) */
   int started;         /* its communication has been started */
   int safe;            /* every step can run in a signal turn */
+  int early;           /* it has early copies (fy_sched_copy_early) */
   int finishing;       /* last stage done in a signal turn: complete later */
   atomic_int done;
   int err;
@@ -197,6 +200,19 @@ int fy_sched_copy(fy_sched_t *s, const void *src, MPI_Count scount, fy_datatype_
     p->tmp = fy_sched_tmp_bytes(s, (size_t)sbytes);
     if (!p->tmp) return nomem();
   }
+  return MPI_SUCCESS;
+}
+
+int fy_sched_copy_early(fy_sched_t *s, const void *src, MPI_Count scount, fy_datatype_t *st,
+                        void *dst, MPI_Count rcount, fy_datatype_t *rt) {
+  int n = s->n;
+  int e = fy_sched_copy(s, src, scount, st, dst, rcount, rt);
+  if (e || s->n == n) return e; /* (nothing to copy, or it does not fit) */
+  s->steps[s->n - 1].early = 1;
+  s->early = 1;
+  /* This process copies before it waits: the stage's receivers copy alone. */
+  for (int i = s->n - 2; i >= 0 && s->steps[i].kind != ST_FENCE; i--)
+    if (s->steps[i].kind == ST_SEND) s->steps[i].req->solo = 1;
   return MPI_SUCCESS;
 }
 
@@ -409,6 +425,14 @@ static int advance(fy_sched_t *s, int sig) {
         }
       }
       s->started = 1;
+      /* Early copies while the transfers move (a signal turn never copies
+       * bulk data: then at the stage's end, as the others). */
+      for (int i = s->cur; s->early && i < s->end; i++) {
+        step_t *st = &s->steps[i];
+        if (st->kind != ST_COPY || !st->early) continue;
+        st->ran = (unsigned char)!sig;
+        if (!sig) run_copy(st);
+      }
     }
     for (int i = s->cur; i < s->end; i++) {
       step_t *st = &s->steps[i];
@@ -425,7 +449,7 @@ static int advance(fy_sched_t *s, int sig) {
           fy_op_apply(st->op, st->src, st->dst, st->scount, st->st, s->scratch);
           break;
         case ST_COPY:
-          run_copy(st);
+          if (!(st->early && st->ran)) run_copy(st);
           break;
         default:
           break;
