@@ -45,7 +45,9 @@ static int all_done(void *arg) {
  * at once (it needs no request, as in MPI_Send). */
 /* busy: the root, which copies its own block before it waits: its
  * receivers copy alone (FY_PKF_SOLO), and its receives are not waited on
- * yet, so their senders are offered the copy. */
+ * yet, so they are published for their senders to write into (recv.c,
+ * direct.c) and a sender whose announcement came first is offered the
+ * copy. */
 static int start_one(fy_comm_t *c, int kind, const void *buf, MPI_Count n, fy_datatype_t *t, int peer, int tag,
                      int busy, fy_request_t **out) {
   if (kind == FY_REQ_SEND && fy_send_eager_now(buf, n, t, peer, tag, c, 1) == 0) return MPI_SUCCESS;

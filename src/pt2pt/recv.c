@@ -319,9 +319,11 @@ int fy_recv_start(fy_request_t *r) {
   /* A large nonblocking receive may be a rendezvous whose start has not
    * come: it is watched by the agent. It and a medium one (an eager
    * message above FERRY_DIRECT_MIN) are published for the sender
-   * (direct.c), which writes into them while this process computes. */
+   * (direct.c), which writes into them while this process computes. So is
+   * a blocking one that is not waited on yet (the root of a blocking
+   * Gather copies its own block first: rooted.c), outside a signal turn. */
   int large = r->bytes > fy_eager_max && !r->blocking;
-  int publish = r->bytes > fy_direct_min && !r->blocking;
+  int publish = r->bytes > fy_direct_min && (!r->blocking || (!fy_req_waited(r) && !fy_pt2pt_in_signal));
   /* A rendezvous start already in the ring is "sender first": take it in
    * before posting, so that no agent is armed for nothing (seed 002 3.2). */
   if (large && fy_config.irecv_poll && fy_shm_pending()) fy_progress_poll_locked();
