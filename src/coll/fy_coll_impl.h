@@ -31,6 +31,20 @@ static inline char *fy_at(const void *buf, MPI_Aint i, const fy_datatype_t *t) {
   return (char *)buf + i * t->extent;
 }
 
+/* The root's blocks of a Gather or Scatter: n items each at i*n, or (v
+ * forms) counts and displacements from the caller's arrays, which only
+ * the root may pass (width w as above). */
+typedef struct {
+  int v;
+  const void *cnts, *dsps;
+  int w;
+  MPI_Count n;
+} fy_blocks_t;
+static inline MPI_Count fy_blk_n(const fy_blocks_t *b, int i) { return b->v ? fy_cnt_at(b->cnts, b->w, i) : b->n; }
+static inline MPI_Aint fy_blk_at(const fy_blocks_t *b, int i) {
+  return b->v ? fy_dsp_at(b->dsps, b->w, i) : (MPI_Aint)(i * b->n);
+}
+
 /* Whether a block carries data, for the algorithms that skip empty ones.
  * Type signatures match in bytes, not in counts (1 of a zero-size type
  * meets 0 MPI_INT), so both sides must skip by size or neither sends. */

@@ -69,7 +69,7 @@ static int tree(fy_sched_t *s, int gather, const void *sbuf, MPI_Count sn, fy_da
     /* The wrapping subtree (at most one) goes through a temporary. */
     char *tmp = NULL;
     for (int m = 1; m < p; m <<= 1) {
-      int ch = m, k = sub_size(ch, p), r0 = (ch + root) % p;
+      int k = sub_size(m, p), r0 = (m + root) % p;
       if (r0 + k > p) {
         if (!(tmp = fy_sched_tmp_bytes(s, (size_t)(blk * k))))
           return fy_err(MPI_ERR_NO_MEM, "out of memory in a gather or scatter");
@@ -113,80 +113,63 @@ static int tree(fy_sched_t *s, int gather, const void *sbuf, MPI_Count sn, fy_da
   return fy_sched_fence(s);
 }
 
-int fy_build_gatherv(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
-                     void *rbuf, const void *rcounts, const void *displs, int w,
-                     fy_datatype_t *rt, int root) {
+/* Linear: the root posts every transfer at once and copies its own block
+ * as they start (an early copy: its sends then ask their receivers to copy
+ * alone); the others make the one matching transfer. */
+static int linear(fy_sched_t *s, int gather, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
+                  MPI_Count rn, fy_datatype_t *rt, int root, const fy_blocks_t *b) {
   fy_comm_t *c = fy_sched_comm(s);
   int p = c->size, me = c->rank;
   TRY(fy_sched_fence(s));
   if (me != root) {
-    if (fy_has_data(scount, st)) TRY(fy_sched_send(s, sbuf, scount, st, root));
+    if (gather && fy_has_data(sn, st)) TRY(fy_sched_send(s, sbuf, sn, st, root));
+    if (!gather && fy_has_data(rn, rt)) TRY(fy_sched_recv(s, rbuf, rn, rt, root));
     return fy_sched_fence(s);
   }
+  fy_datatype_t *t = gather ? rt : st;
   for (int i = 0; i < p; i++) {
-    MPI_Count ci = fy_cnt_at(rcounts, w, i);
-    if (i != me && fy_has_data(ci, rt)) TRY(fy_sched_recv(s, fy_at(rbuf, fy_dsp_at(displs, w, i), rt), ci, rt, i));
+    MPI_Count ci = fy_blk_n(b, i);
+    if (i == me || !fy_has_data(ci, t)) continue;
+    if (gather) TRY(fy_sched_recv(s, fy_at(rbuf, fy_blk_at(b, i), rt), ci, rt, i));
+    else TRY(fy_sched_send(s, fy_at(sbuf, fy_blk_at(b, i), st), ci, st, i));
   }
-  if (sbuf != MPI_IN_PLACE) /* while the others' blocks come */
-    TRY(fy_sched_copy_early(s, sbuf, scount, st, fy_at(rbuf, fy_dsp_at(displs, w, me), rt),
-                            fy_cnt_at(rcounts, w, me), rt));
+  if (gather && sbuf != MPI_IN_PLACE)
+    TRY(fy_sched_copy_early(s, sbuf, sn, st, fy_at(rbuf, fy_blk_at(b, me), rt), fy_blk_n(b, me), rt));
+  if (!gather && rbuf != MPI_IN_PLACE)
+    TRY(fy_sched_copy_early(s, fy_at(sbuf, fy_blk_at(b, me), st), fy_blk_n(b, me), st, rbuf, rn, rt));
   return fy_sched_fence(s);
+}
+
+int fy_build_gatherv(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
+                     void *rbuf, const void *rcounts, const void *displs, int w,
+                     fy_datatype_t *rt, int root) {
+  fy_blocks_t b = {1, rcounts, displs, w, 0};
+  return linear(s, 1, sbuf, scount, st, rbuf, 0, rt, root, &b);
 }
 
 int fy_build_gather(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
                     void *rbuf, MPI_Count rcount, fy_datatype_t *rt, int root) {
   fy_comm_t *c = fy_sched_comm(s);
-  int p = c->size, me = c->rank;
-  if (fy_coll_rooted_binomial(c, me == root ? rcount * rt->size : scount * st->size))
+  if (fy_coll_rooted_binomial(c, c->rank == root ? rcount * rt->size : scount * st->size))
     return tree(s, 1, sbuf, scount, st, rbuf, rcount, rt, root);
-  TRY(fy_sched_fence(s));
-  if (me != root) {
-    if (fy_has_data(scount, st)) TRY(fy_sched_send(s, sbuf, scount, st, root));
-    return fy_sched_fence(s);
-  }
-  for (int i = 0; i < p; i++)
-    if (i != me && fy_has_data(rcount, rt)) TRY(fy_sched_recv(s, fy_at(rbuf, (MPI_Aint)(i * rcount), rt), rcount, rt, i));
-  if (sbuf != MPI_IN_PLACE) /* while the others' blocks come */
-    TRY(fy_sched_copy_early(s, sbuf, scount, st, fy_at(rbuf, (MPI_Aint)(me * rcount), rt), rcount, rt));
-  return fy_sched_fence(s);
+  fy_blocks_t b = {0, NULL, NULL, 0, rcount};
+  return linear(s, 1, sbuf, scount, st, rbuf, rcount, rt, root, &b);
 }
 
 int fy_build_scatterv(fy_sched_t *s, const void *sbuf, const void *scounts, const void *displs,
                       int w, fy_datatype_t *st, void *rbuf, MPI_Count rcount,
                       fy_datatype_t *rt, int root) {
-  fy_comm_t *c = fy_sched_comm(s);
-  int p = c->size, me = c->rank;
-  TRY(fy_sched_fence(s));
-  if (me != root) {
-    if (fy_has_data(rcount, rt)) TRY(fy_sched_recv(s, rbuf, rcount, rt, root));
-    return fy_sched_fence(s);
-  }
-  for (int i = 0; i < p; i++) {
-    MPI_Count ci = fy_cnt_at(scounts, w, i);
-    if (i != me && fy_has_data(ci, st)) TRY(fy_sched_send(s, fy_at(sbuf, fy_dsp_at(displs, w, i), st), ci, st, i));
-  }
-  if (rbuf != MPI_IN_PLACE) /* while the others read theirs */
-    TRY(fy_sched_copy_early(s, fy_at(sbuf, fy_dsp_at(displs, w, me), st), fy_cnt_at(scounts, w, me), st, rbuf,
-                            rcount, rt));
-  return fy_sched_fence(s);
+  fy_blocks_t b = {1, scounts, displs, w, 0};
+  return linear(s, 0, sbuf, 0, st, rbuf, rcount, rt, root, &b);
 }
 
 int fy_build_scatter(fy_sched_t *s, const void *sbuf, MPI_Count scount, fy_datatype_t *st,
                      void *rbuf, MPI_Count rcount, fy_datatype_t *rt, int root) {
   fy_comm_t *c = fy_sched_comm(s);
-  int p = c->size, me = c->rank;
-  if (fy_coll_rooted_binomial(c, me == root ? scount * st->size : rcount * rt->size))
+  if (fy_coll_rooted_binomial(c, c->rank == root ? scount * st->size : rcount * rt->size))
     return tree(s, 0, sbuf, scount, st, rbuf, rcount, rt, root);
-  TRY(fy_sched_fence(s));
-  if (me != root) {
-    if (fy_has_data(rcount, rt)) TRY(fy_sched_recv(s, rbuf, rcount, rt, root));
-    return fy_sched_fence(s);
-  }
-  for (int i = 0; i < p; i++)
-    if (i != me && fy_has_data(scount, st)) TRY(fy_sched_send(s, fy_at(sbuf, (MPI_Aint)(i * scount), st), scount, st, i));
-  if (rbuf != MPI_IN_PLACE) /* while the others read theirs */
-    TRY(fy_sched_copy_early(s, fy_at(sbuf, (MPI_Aint)(me * scount), st), scount, st, rbuf, rcount, rt));
-  return fy_sched_fence(s);
+  fy_blocks_t b = {0, NULL, NULL, 0, scount};
+  return linear(s, 0, sbuf, scount, st, rbuf, rcount, rt, root, &b);
 }
 
 /* Allgatherv over a ring: in step k a rank passes on the block it got in

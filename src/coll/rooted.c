@@ -87,20 +87,6 @@ static int own_copy(const void *src, MPI_Count sn, fy_datatype_t *st, void *dst,
   return MPI_SUCCESS;
 }
 
-/* The root's blocks: n items each at i*n (Gather, Scatter), or counts and
- * displacements from the caller's arrays (the v forms; w as in
- * fy_coll_impl.h). */
-typedef struct {
-  int v;                   /* a v form (the arrays are the root's only) */
-  const void *cnts, *dsps;
-  int w;
-  MPI_Count n;
-} blocks_t;
-static MPI_Count blk_n(const blocks_t *b, int i) { return b->v ? fy_cnt_at(b->cnts, b->w, i) : b->n; }
-static MPI_Aint blk_at(const blocks_t *b, int i) {
-  return b->v ? fy_dsp_at(b->dsps, b->w, i) : (MPI_Aint)(i * b->n);
-}
-
 /* The linear schedule's messages: the root exchanges with every other
  * process (receives for a gather, sends for a scatter) its blocks b of
  * type t, and copies its own block (own: 1) after starting them, before
@@ -108,7 +94,7 @@ static MPI_Aint blk_at(const blocks_t *b, int i) {
  * matching transfer. Empty blocks (by size, as the schedules skip them)
  * travel on neither side. */
 static int messages(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
-                    MPI_Count rn, fy_datatype_t *rt, int root, const blocks_t *b, int own) {
+                    MPI_Count rn, fy_datatype_t *rt, int root, const fy_blocks_t *b, int own) {
   int p = c->size, me = c->rank, err = MPI_SUCCESS;
   int tag = fy_sched_next_tag(c);
   fy_request_t *rs[ROOTED_MAXP];
@@ -124,15 +110,15 @@ static int messages(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy
   const void *blocks = gather ? rbuf : sbuf;
   fy_datatype_t *t = gather ? rt : st;
   for (int i = 0; i < p && !err; i++)
-    if (i != me && fy_has_data(blk_n(b, i), t)) {
+    if (i != me && fy_has_data(fy_blk_n(b, i), t)) {
       rs[q.n] = NULL;
-      err = start_one(c, gather ? FY_REQ_RECV : FY_REQ_SEND, fy_at(blocks, blk_at(b, i), t), blk_n(b, i), t, i,
+      err = start_one(c, gather ? FY_REQ_RECV : FY_REQ_SEND, fy_at(blocks, fy_blk_at(b, i), t), fy_blk_n(b, i), t, i,
                       tag, own, &rs[q.n]);
       q.n += rs[q.n] != NULL;
     }
   if (!err && own)
-    err = gather ? own_copy(sbuf, sn, st, fy_at(rbuf, blk_at(b, me), rt), blk_n(b, me), rt)
-                 : own_copy(fy_at(sbuf, blk_at(b, me), st), blk_n(b, me), st, rbuf, rn, rt);
+    err = gather ? own_copy(sbuf, sn, st, fy_at(rbuf, fy_blk_at(b, me), rt), fy_blk_n(b, me), rt)
+                 : own_copy(fy_at(sbuf, fy_blk_at(b, me), st), fy_blk_n(b, me), st, rbuf, rn, rt);
   return finish(&q, err);
 }
 
@@ -140,7 +126,7 @@ static int messages(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy
  * the v forms), else as messages; the root's own block
  * meanwhile. */
 static int rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
-                  MPI_Count rn, fy_datatype_t *rt, int root, const blocks_t *b) {
+                  MPI_Count rn, fy_datatype_t *rt, int root, const fy_blocks_t *b) {
   int me = c->rank;
   if (c->is_inter || c->size > ROOTED_MAXP) return FY_COLL_SHM_DECLINED;
   int sends = gather != (me == root); /* this rank's block leaves it */
@@ -151,7 +137,7 @@ static int rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy_d
    * reports it. */
   int own_err = MPI_SUCCESS;
   if (me == root && !in_place)
-    own_err = gather ? fy_sched_copy_fits(sn, st, blk_n(b, me), rt) : fy_sched_copy_fits(blk_n(b, me), st, rn, rt);
+    own_err = gather ? fy_sched_copy_fits(sn, st, fy_blk_n(b, me), rt) : fy_sched_copy_fits(fy_blk_n(b, me), st, rn, rt);
   int err = b->v ? FY_COLL_SHM_DECLINED : fy_coll_shm_rooted(c, gather, sbuf, sn, st, rbuf, rn, rt, root);
   if (err == FY_COLL_SHM_DECLINED) {
     /* (the own copy inside, while the others copy theirs) */
@@ -166,24 +152,24 @@ static int rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn, fy_d
 
 int fy_coll_gather_now(fy_comm_t *c, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
                        MPI_Count rn, fy_datatype_t *rt, int root) {
-  blocks_t b = {0, NULL, NULL, 0, rn};
+  fy_blocks_t b = {0, NULL, NULL, 0, rn};
   return rooted(c, 1, sbuf, sn, st, rbuf, rn, rt, root, &b);
 }
 
 int fy_coll_scatter_now(fy_comm_t *c, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
                         MPI_Count rn, fy_datatype_t *rt, int root) {
-  blocks_t b = {0, NULL, NULL, 0, sn};
+  fy_blocks_t b = {0, NULL, NULL, 0, sn};
   return rooted(c, 0, sbuf, sn, st, rbuf, rn, rt, root, &b);
 }
 
 int fy_coll_gatherv_now(fy_comm_t *c, const void *sbuf, MPI_Count sn, fy_datatype_t *st, void *rbuf,
                         const void *rcnts, const void *displs, int w, fy_datatype_t *rt, int root) {
-  blocks_t b = {1, rcnts, displs, w, 0};
+  fy_blocks_t b = {1, rcnts, displs, w, 0};
   return rooted(c, 1, sbuf, sn, st, rbuf, 0, rt, root, &b);
 }
 
 int fy_coll_scatterv_now(fy_comm_t *c, const void *sbuf, const void *scnts, const void *displs, int w,
                          fy_datatype_t *st, void *rbuf, MPI_Count rn, fy_datatype_t *rt, int root) {
-  blocks_t b = {1, scnts, displs, w, 0};
+  fy_blocks_t b = {1, scnts, displs, w, 0};
   return rooted(c, 0, sbuf, 0, st, rbuf, rn, rt, root, &b);
 }
