@@ -636,25 +636,31 @@ void fy_rndv_on_fin_s(const fy_pkt_t *h) {
   fy_pt2pt_complete(r);
 }
 
+/* A copy we took and left to its joiner (r on join_send, or join_recv for
+ * a receive): if every piece is in, send our FIN and complete. Returns 1
+ * if it did. Signal-safe (a PEF turn). */
+static int join_finish(fy_request_t *r, int sender) {
+  fy_rndv_slot_t *s = slot_at(sender ? my_local : r->peer_local, r->slot);
+  if (!join_done(s)) return 0;
+  pipe_remove(sender ? &join_send : &join_recv, r);
+  if (sender) sent_copied(r, s);
+  else recv_copied(r);
+  return 1;
+}
+
 /* The joiner put the last piece of a copy we took in (see joined()):
- * finish it now, as join_progress would. Signal-safe (a PEF turn). */
+ * finish it now, as join_progress would. */
 void fy_rndv_on_joined(int src_local, const fy_pkt_t *h) {
   if (h->flags & FY_PKF_TO_SENDER) {
     fy_request_t *r = h->slot < NSLOTS ? slot_req[h->slot] : NULL;
-    if (!r || (uint32_t)r->gen != h->gen || r->pstate != FY_PS_RNDV_JOIN) return; /* finished already */
-    fy_rndv_slot_t *s = slot_at(my_local, h->slot);
-    if (!join_done(s)) return;
-    pipe_remove(&join_send, r);
-    sent_copied(r, s);
+    if (r && (uint32_t)r->gen == h->gen && r->pstate == FY_PS_RNDV_JOIN) join_finish(r, 1); /* else finished already */
     return;
   }
-  for (fy_request_t *r = join_recv.head; r; r = r->lnext) {
-    if (r->peer_local != src_local || r->slot != h->slot || (uint32_t)r->gen != h->gen) continue;
-    if (!join_done(slot_at(r->peer_local, r->slot))) return;
-    pipe_remove(&join_recv, r);
-    recv_copied(r);
-    return;
-  }
+  for (fy_request_t *r = join_recv.head; r; r = r->lnext)
+    if (r->peer_local == src_local && r->slot == h->slot && (uint32_t)r->gen == h->gen) {
+      join_finish(r, 0);
+      return;
+    }
 }
 
 void fy_rndv_on_fin_r(const fy_pkt_t *h) {
@@ -766,18 +772,11 @@ static int join_progress(void) {
   int n = 0;
   for (fy_request_t *r = join_send.head, *nx; r; r = nx) {
     nx = r->lnext;
-    fy_rndv_slot_t *s = slot_at(my_local, r->slot);
-    if (!join_done(s)) continue;
-    pipe_remove(&join_send, r);
-    sent_copied(r, s);
-    n++;
+    n += join_finish(r, 1);
   }
   for (fy_request_t *r = join_recv.head, *nx; r; r = nx) {
     nx = r->lnext;
-    if (!join_done(slot_at(r->peer_local, r->slot))) continue;
-    pipe_remove(&join_recv, r);
-    recv_copied(r);
-    n++;
+    n += join_finish(r, 0);
   }
   if (fy_progress_agent || fy_pt2pt_in_signal) return n;
   for (int k = 0; k < njslots; k++) {
