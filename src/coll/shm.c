@@ -36,6 +36,7 @@ typedef struct fy_coll_shm {
   int on;           /* 1: segment mapped; 0: this communicator uses pt2pt */
   int p, me;
   uint64_t g;       /* number of the current operation */
+  uint64_t seen_done; /* every rank's `done` was at least this when last read */
   size_t slot;      /* bytes per rank and parity */
   size_t len;
   void *seg;
@@ -256,7 +257,18 @@ static char *slot_of(shm_t *S, int rank) { return S->cur + (size_t)rank * S->str
 static void begin(shm_t *S, size_t need) {
   S->g++;
   uint64_t depth = need <= SMALL_SLOT ? SMALL_DEPTH : 2;
-  if (S->g > depth) wait_for(S, -1, 1, S->g - depth);
+  /* The other ranks' `done` lines are written at every operation: reading
+   * them only when what was last seen is not enough saves a cache miss per
+   * small operation (on the critical path of back-to-back broadcasts). */
+  if (S->g > depth && S->seen_done < S->g - depth) {
+    wait_for(S, -1, 1, S->g - depth);
+    uint64_t m = UINT64_MAX;
+    for (int i = 0; i < S->p; i++) {
+      uint64_t d = atomic_load_explicit(&S->ctl[i].done, memory_order_acquire);
+      if (d < m) m = d;
+    }
+    S->seen_done = m;
+  }
   if (depth == 2) {
     S->cur = S->data + (size_t)(S->g & 1) * (size_t)S->p * S->slot;
     S->stride = S->slot;
