@@ -17,9 +17,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* One cache line pair per rank: `arrive` = the last operation whose data
- * (or arrival) it published, `done` = the last one it has finished reading
- * for. Operations are numbered 1, 2, ... in call order (the same on every
+/* One cache line pair per rank: `arrive` = the last operation of the two
+ * full slots whose data (or arrival) it published (a small operation's
+ * arrival is its slot's sequence word, below), `done` = the last one it
+ * has finished reading for. Operations are numbered 1, 2, ... in call order (the same on every
  * rank: collectives are called in the same order). */
 typedef struct {
   _Atomic uint64_t arrive;
@@ -43,8 +44,10 @@ typedef struct fy_coll_shm {
   ctl_t *ctl;
   char *data;       /* [2][p][slot] */
   char *small;      /* [SMALL_DEPTH][p][SMALL_SLOT] */
+  char *tiny;       /* [SMALL_DEPTH][p][64]: the inline operations' slots */
   char *cur;        /* the current operation's slots: rank j's at cur + j * stride */
   size_t stride;
+  int inline_op;    /* the current operation's slots are in the tiny ring */
   char *acc;        /* a private accumulator of `slot` bytes (non-contiguous results) */
   int *local;       /* local (shm) rank of each rank, for the doorbell */
   int cma;          /* every rank can use cross-memory attach (agreed at setup) */
@@ -67,6 +70,18 @@ typedef struct fy_coll_shm {
  * a reader's turn, not a round trip through the scheduler each. */
 #define SMALL_DEPTH 32
 #define SMALL_SLOT ((size_t)1024)
+/* Operations whose slots hold at most SMALL_INLINE bytes (and barriers)
+ * take them from a third ring, of one cache line per slot: its sequence
+ * word (the number of the operation whose data it holds, stored after the
+ * data), then the data from SMALL_HDR bytes in (16: aligned for every
+ * predefined type). Such an operation publishes its arrival in the word,
+ * so a reader takes the word and the data in one cache miss instead of
+ * two (the writer's `arrive` line, then the data): 8 B operations at -n 2
+ * 0.60-0.70x in paired runs. Larger ones keep their data at the start of
+ * a line and publish in `arrive` (the same layout in one ring with the
+ * word in front cost 64-512 B operations 1.03-1.4x). */
+#define SMALL_HDR ((size_t)16)
+#define SMALL_INLINE (64 - SMALL_HDR)
 
 /* Split Reduce: bytes per cross-memory read and fold. One read of the
  * whole part and one fold measured faster than cache-sized pieces (paired
@@ -116,7 +131,7 @@ static int setup(fy_comm_t *c, shm_t *S) {
   S->slot = (size_t)fy_config.coll_shm_max;
   if (S->slot < 64) S->slot = 64;
   S->slot = (S->slot + 63) & ~(size_t)63;
-  S->len = ((size_t)p * sizeof(ctl_t) + (2 * S->slot + SMALL_DEPTH * SMALL_SLOT) * (size_t)p + 4095) &
+  S->len = ((size_t)p * sizeof(ctl_t) + (2 * S->slot + SMALL_DEPTH * (SMALL_SLOT + 64)) * (size_t)p + 4095) &
            ~(size_t)4095;
   char name[128] = {0};
   static unsigned counter;
@@ -169,6 +184,7 @@ static int setup(fy_comm_t *c, shm_t *S) {
   S->ctl = S->seg;
   S->data = (char *)S->seg + (size_t)p * sizeof(ctl_t);
   S->small = S->data + 2 * (size_t)p * S->slot;
+  S->tiny = S->small + SMALL_DEPTH * (size_t)p * SMALL_SLOT;
   for (int i = 0; i < p; i++) S->local[i] = fy_state.local_of_world[fy_comm_world_rank(c, i)];
   S->p = p;
   S->me = me;
@@ -217,11 +233,16 @@ typedef struct {
   uint64_t g;
 } cond_t;
 
+/* Slot j's sequence word (small operations only). */
+static _Atomic uint64_t *seq_of(shm_t *S, int j) { return (_Atomic uint64_t *)(void *)(S->cur + (size_t)j * S->stride); }
+
+/* Arrival in an inline operation is slot `who`'s sequence word (written
+ * by whoever fills that slot), in others rank `who`'s `arrive` line. */
 static int cond_met(void *arg) {
   cond_t *k = arg;
   shm_t *S = k->S;
   for (int i = k->who < 0 ? 0 : k->who; i < (k->who < 0 ? S->p : k->who + 1); i++) {
-    _Atomic uint64_t *w = k->done ? &S->ctl[i].done : &S->ctl[i].arrive;
+    _Atomic uint64_t *w = k->done ? &S->ctl[i].done : S->inline_op ? seq_of(S, i) : &S->ctl[i].arrive;
     if (atomic_load_explicit(w, memory_order_acquire) < k->g) return 0;
   }
   return 1;
@@ -237,8 +258,14 @@ static void ring_all(shm_t *S) {
     if (i != S->me && S->local[i] >= 0) fy_shm_doorbell_ring(S->local[i]);
 }
 
+/* Publish slot j of the current inline operation (its data is in place). */
+static void publish(shm_t *S, int j) { atomic_store_explicit(seq_of(S, j), S->g, memory_order_release); }
+
 static void set_arrive(shm_t *S) {
-  atomic_store_explicit(&S->ctl[S->me].arrive, S->g, memory_order_release);
+  if (S->inline_op)
+    publish(S, S->me);
+  else
+    atomic_store_explicit(&S->ctl[S->me].arrive, S->g, memory_order_release);
   ring_all(S);
 }
 
@@ -247,11 +274,14 @@ static void set_done(shm_t *S) {
   ring_all(S);
 }
 
-static char *slot_of(shm_t *S, int rank) { return S->cur + (size_t)rank * S->stride; }
+static char *slot_of(shm_t *S, int rank) {
+  return S->cur + (size_t)rank * S->stride + (S->inline_op ? SMALL_HDR : 0);
+}
 
 /* Begin operation g, which puts up to `need` bytes in each rank's slot:
- * a small one takes generation g % SMALL_DEPTH of the small ring, last
- * read in operation g - SMALL_DEPTH, a larger one the full slots of g's
+ * a small one takes generation g % SMALL_DEPTH of the small ring (of the
+ * tiny one if at most SMALL_INLINE bytes), last read in operation
+ * g - SMALL_DEPTH or before, a larger one the full slots of g's
  * parity, last read in operation g-2 or before; every rank must be done
  * with that one. */
 static void begin(shm_t *S, size_t need) {
@@ -269,9 +299,13 @@ static void begin(shm_t *S, size_t need) {
     }
     S->seen_done = m;
   }
+  S->inline_op = need <= SMALL_INLINE;
   if (depth == 2) {
     S->cur = S->data + (size_t)(S->g & 1) * (size_t)S->p * S->slot;
     S->stride = S->slot;
+  } else if (S->inline_op) {
+    S->cur = S->tiny + (size_t)(S->g % SMALL_DEPTH) * (size_t)S->p * 64;
+    S->stride = 64;
   } else {
     S->cur = S->small + (size_t)(S->g % SMALL_DEPTH) * (size_t)S->p * SMALL_SLOT;
     S->stride = SMALL_SLOT;
@@ -566,9 +600,10 @@ int fy_coll_shm_rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn,
       const void *src = is_root ? fy_at(sbuf, (MPI_Aint)(j * sn), st) : sbuf;
       memcpy(slot, &B, sizeof B);
       put_at(slot + ROOTED_HDR, src, sn, st, 0, B);
+      if (S->inline_op) publish(S, j);
     }
-    /* nothing to read: arrived and done at once, one ring */
-    atomic_store_explicit(&S->ctl[S->me].arrive, S->g, memory_order_release);
+    /* nothing to read: done at once, one ring */
+    if (!S->inline_op) atomic_store_explicit(&S->ctl[S->me].arrive, S->g, memory_order_release);
     set_done(S);
     return MPI_SUCCESS;
   }
@@ -576,7 +611,7 @@ int fy_coll_shm_rooted(fy_comm_t *c, int gather, const void *sbuf, MPI_Count sn,
   for (int k = 0; k < S->p; k++) {
     int j = gather ? k : S->me, from = gather ? k : root;
     if (gather && j == S->me) continue;
-    wait_for(S, from, 0, S->g);
+    wait_for(S, S->inline_op ? j : from, 0, S->g); /* (slot j, which `from` filled) */
     const char *slot = slot_of(S, j);
     size_t n;
     memcpy(&n, slot, sizeof n);
