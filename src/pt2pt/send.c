@@ -121,7 +121,11 @@ int fy_send_start(fy_request_t *r) {
   }
   r->peer_local = dst;
   fy_plock();
-  if (dst >= 0 && r->bytes > fy_direct_min && r->bytes <= eager && fy_direct_try_send(r, dst, fy_send_data(r))) {
+  if (r->solo && dst >= 0 && fy_config.coll_root_rndv > 0 && r->bytes >= (size_t)fy_config.coll_root_rndv) {
+    /* a Scatter root (or a schedule's early copy), which copies its own
+     * block meanwhile: the receiver reads this one (FERRY_COLL_ROOT_RNDV) */
+    fy_rndv_send_start(r, dst, fy_send_data(r));
+  } else if (dst >= 0 && r->bytes > fy_direct_min && r->bytes <= eager && fy_direct_try_send(r, dst, fy_send_data(r))) {
     /* a medium message, written into the receive it published (it
      * computes: nothing left for it to copy); to a receiver that waits in
      * MPI, the eager copy below streams faster */
