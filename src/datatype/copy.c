@@ -8,7 +8,7 @@
 
 size_t fy_copy_chunk;
 
-static int cpu_is_amd(void) {
+int fy_cpu_is_amd(void) {
   unsigned a, b, c, d;
   if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
   /* "AuthenticAMD" in ebx, edx, ecx */
@@ -22,7 +22,7 @@ void fy_copy_init(void) {
     fprintf(stderr, "ferry: FERRY_COPY_CHUNK=%s is not auto or a size; using auto\n", v);
     n = -1;
   }
-  if (n < 0) n = cpu_is_amd() ? 256 * 1024 : 0; /* auto */
+  if (n < 0) n = fy_cpu_is_amd() ? 256 * 1024 : 0; /* auto */
   /* A piece below a few KiB would leave rep movsb's range the other way. */
   if (n > 0 && n < 16384) n = 16384;
   fy_copy_chunk = (size_t)n;

@@ -16,6 +16,9 @@ extern size_t fy_copy_chunk; /* 0: one memcpy; set by fy_copy_init */
 
 /* Resolve FERRY_COPY_CHUNK (auto: 256 KiB on AMD CPUs, 0 elsewhere). */
 void fy_copy_init(void);
+/* 1 on an AMD CPU (cpuid vendor): the auto settings that follow glibc's
+ * copy methods ask (FERRY_COPY_CHUNK, FERRY_PIPE_MAX_CONTIG). */
+int fy_cpu_is_amd(void);
 void fy_copy_pieces(void *dst, const void *src, size_t n);
 
 static inline void fy_copy(void *dst, const void *src, size_t n) {

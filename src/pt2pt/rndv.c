@@ -4,6 +4,8 @@
 #include "pt2pt/pt2pt_impl.h"
 #include "progress/fy_progress.h"
 #include "runtime/fy_config.h"
+#include "datatype/fy_copy.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
@@ -37,6 +39,7 @@ static int joinable(int sender_local, uint32_t slot, size_t n);
 static int sender_lazy(int sender_local, uint32_t slot);
 static size_t join_chunk(size_t n);
 static int use_cma;
+static size_t pipe_contig_max; /* FERRY_PIPE_MAX_CONTIG resolved (fy_rndv_init) */
 static int npipes; /* transfers on the lists that move only while both sides poll: pipe, share,
                       joined copies, CTS left for later (read without the lock: fy_rndv_busy) */
 
@@ -103,6 +106,15 @@ int fy_rndv_init(void) {
   if (!out_to || !in_from || !heard || !pipe_peer) return -1;
   use_cma = fy_config.cma && fy_shm_cma_available();
   my_local = fy_shm_local_rank();
+  const char *v = fy_config.pipe_contig_max;
+  long n = -1;
+  if (v && strcmp(v, "auto") && (fy_config_parse_size(v, &n) != 0 || n < 0)) {
+    fprintf(stderr, "ferry: FERRY_PIPE_MAX_CONTIG=%s is not auto or a size; using auto\n", v);
+    n = -1;
+  }
+  /* auto: the pipe's two user-space copies beat the kernel's one only
+   * where glibc's memcpy is the faster of the two (see fy_copy.h) */
+  pipe_contig_max = n >= 0 ? (size_t)n : fy_cpu_is_amd() ? (size_t)64 << 20 : (size_t)128 << 10;
   return 0;
 }
 
@@ -311,8 +323,7 @@ static int both_mode(fy_request_t *r) {
    * while the receiver unpacks what has arrived) */
   size_t pmax = (size_t)fy_config.pipe_threshold;
   int plain = !lazy && r->type->is_contig;
-  if (plain && (size_t)fy_config.pipe_contig_max > pmax)
-    pmax = (size_t)fy_config.pipe_contig_max; /* plain copies: see FERRY_PIPE_MAX_CONTIG */
+  if (plain) pmax = pipe_contig_max; /* plain copies: FERRY_PIPE_MAX_CONTIG */
   if (r->xfer_len > pmax) return FY_SLOT_SHARE;
   /* The pipe busy: a plain copy that this wait sees through to the end
    * queues for it (FERRY_PIPE_QUEUE), the chunks of successive transfers
