@@ -17,11 +17,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* One cache line pair per rank: `arrive` = the last operation of the two
- * full slots whose data (or arrival) it published (a small operation's
- * arrival is its slot's sequence word, below), `done` = the last one it
- * has finished reading for. Operations are numbered 1, 2, ... in call order (the same on every
- * rank: collectives are called in the same order). */
+/* One cache line pair per rank: `arrive` = the last operation whose data
+ * (or arrival) it published there (a tiny operation's arrival is its
+ * slot's sequence word instead, below), `done` = the last one it has
+ * finished reading for. Operations are numbered 1, 2, ... in call order
+ * (the same on every rank: collectives are called in the same order). */
 typedef struct {
   _Atomic uint64_t arrive;
   /* split Reduce: this rank's input and (root) result addresses for the
@@ -237,8 +237,10 @@ typedef struct {
   uint64_t g;
 } cond_t;
 
-/* Slot j's sequence word (small operations only). */
-static _Atomic uint64_t *seq_of(shm_t *S, int j) { return (_Atomic uint64_t *)(void *)(S->cur + (size_t)j * S->stride); }
+/* Slot j's sequence word (tiny operations only). */
+static _Atomic uint64_t *seq_of(shm_t *S, int j) {
+  return (_Atomic uint64_t *)(void *)(S->cur + (size_t)j * S->stride);
+}
 
 /* Arrival in an inline operation is slot `who`'s sequence word (written
  * by whoever fills that slot), in others rank `who`'s `arrive` line. */
