@@ -4,7 +4,6 @@
 #include "datatype/fy_datatype.h"
 #include "runtime/fy_config.h"
 #include <cpuid.h>
-#include <stdio.h>
 
 size_t fy_copy_chunk;
 
@@ -16,12 +15,7 @@ int fy_cpu_is_amd(void) {
 }
 
 void fy_copy_init(void) {
-  const char *v = fy_config.copy_chunk;
-  long n = -1;
-  if (v && strcmp(v, "auto") && (fy_config_parse_size(v, &n) != 0 || n < 0)) {
-    fprintf(stderr, "ferry: FERRY_COPY_CHUNK=%s is not auto or a size; using auto\n", v);
-    n = -1;
-  }
+  long n = fy_config_size_or_auto("FERRY_COPY_CHUNK", fy_config.copy_chunk);
   if (n < 0) n = fy_cpu_is_amd() ? 256 * 1024 : 0; /* auto */
   /* A piece below a few KiB would leave rep movsb's range the other way. */
   if (n > 0 && n < 16384) n = 16384;

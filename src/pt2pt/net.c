@@ -325,11 +325,8 @@ int fy_net_progress(void) {
  * paired rounds): RPUT 13-16 % faster at 32-128 KiB, equal at 256 KiB,
  * RGET faster at 4 MiB. Providers with hardware RMA keep RGET throughout. */
 static size_t rget_min_for(const char *v, const char *prov) {
-  if (strcmp(v, "auto")) {
-    long x;
-    if (fy_config_parse_size(v, &x) == 0) return (size_t)x;
-    fprintf(stderr, "ferry: FERRY_OFI_RGET_MIN=%s is neither a size nor auto; using auto\n", v);
-  }
+  long x = fy_config_size_or_auto("FERRY_OFI_RGET_MIN", v);
+  if (x >= 0) return (size_t)x;
   int soft = !strncmp(prov, "tcp", 3) || !strcmp(prov, "net") || strstr(prov, "sockets") != NULL;
   return soft ? (size_t)256 << 10 : 0;
 }

@@ -5,7 +5,6 @@
 #include "progress/fy_progress.h"
 #include "runtime/fy_config.h"
 #include "datatype/fy_copy.h"
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
@@ -106,12 +105,7 @@ int fy_rndv_init(void) {
   if (!out_to || !in_from || !heard || !pipe_peer) return -1;
   use_cma = fy_config.cma && fy_shm_cma_available();
   my_local = fy_shm_local_rank();
-  const char *v = fy_config.pipe_contig_max;
-  long n = -1;
-  if (v && strcmp(v, "auto") && (fy_config_parse_size(v, &n) != 0 || n < 0)) {
-    fprintf(stderr, "ferry: FERRY_PIPE_MAX_CONTIG=%s is not auto or a size; using auto\n", v);
-    n = -1;
-  }
+  long n = fy_config_size_or_auto("FERRY_PIPE_MAX_CONTIG", fy_config.pipe_contig_max);
   /* auto: the pipe's two user-space copies beat the kernel's one only
    * where glibc's memcpy is the faster of the two (see fy_copy.h) */
   pipe_contig_max = n >= 0 ? (size_t)n : fy_cpu_is_amd() ? (size_t)64 << 20 : (size_t)128 << 10;

@@ -41,6 +41,14 @@ int fy_config_parse_size(const char *s, long *out) {
   return 0;
 }
 
+long fy_config_size_or_auto(const char *name, const char *v) {
+  long n;
+  if (!v || !strcmp(v, "auto")) return -1;
+  if (fy_config_parse_size(v, &n) == 0) return n;
+  fprintf(stderr, "ferry: %s=%s is neither a size nor auto; using auto\n", name, v);
+  return -1;
+}
+
 static int parse_bool(const char *s, int *out) {
   if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "true") || !strcasecmp(s, "on")) { *out = 1; return 0; }
   if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "false") || !strcasecmp(s, "off")) { *out = 0; return 0; }

@@ -26,6 +26,10 @@ void fy_config_load(void);
 /* A SIZE value ("16k", "2m", "1g", an optional trailing b): 0, or -1
  * when s is not one (for STRING settings that also take a size). */
 int fy_config_parse_size(const char *s, long *out);
+/* A STRING setting that takes a size or "auto" (name: its variable, for
+ * the message): the size, or -1 for auto or unset; a value that is
+ * neither is reported on stderr and taken as auto. */
+long fy_config_size_or_auto(const char *name, const char *v);
 /* Print every entry (name, default, current value, doc) to f. */
 void fy_config_print(FILE *f);
 #endif
