@@ -79,6 +79,9 @@ int fy_shm_poll(fy_shm_pkt_cb cb, void *arg, int max) {
      * previous lap's packets, still in our cache: nothing is fetched. */
     __builtin_prefetch(cell_at(fy_shm_g.my_cells, head + 1));
     __builtin_prefetch(cell_at(fy_shm_g.my_cells, head + 2));
+    /* and this packet's next lines, while its header is read */
+    for (size_t off = FY_SHM_LINE; off < FY_SHM_CELL_HDR + c->len && off <= 3 * FY_SHM_LINE; off += FY_SHM_LINE)
+      __builtin_prefetch((char *)c + off);
     if (cb(arg, c->src, c->data, c->len)) break;   /* refused: stays at head */
     head++;
     atomic_store_explicit(&fy_shm_g.head, head, memory_order_relaxed);
