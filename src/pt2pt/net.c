@@ -274,7 +274,7 @@ static void on_rma(void *ctx) {
 
 static void on_msg(int src, const void *data, size_t len) {
   fy_pkt_t h = {0};
-  if (len < FY_PKT_SHORT) fy_abort(MPI_ERR_INTERN, "short packet from the fabric");
+  if (len < FY_PKT_TINY) fy_abort(MPI_ERR_INTERN, "short packet from the fabric");
   memcpy(&h, data, len < sizeof h ? len : sizeof h);
   switch (h.type) {
     case FY_PKT_NCTS: { /* sender: write into the receiver's buffer */

@@ -57,19 +57,26 @@ typedef struct fy_pkt {
   uint64_t len;      /* message bytes */
   uint64_t sreq;     /* sender's request (echoed by ACK and FIN_S) */
   /* Rendezvous and completion packets only: EAGER and ACK travel with the
-   * first FY_PKT_SHORT bytes, so that a small message and the ring cell's
-   * own header share one cache line. */
+   * first FY_PKT_SHORT bytes (an EAGER without FY_PKF_SYNC with the first
+   * FY_PKT_TINY), so that a small message and the ring cell's own header
+   * share one cache line. */
   uint64_t rreq;     /* receiver's request (FIN_R) */
   uint64_t addr;     /* RTS: sender's data address */
   uint32_t slot, gen;
 } fy_pkt_t;
 
 #define FY_PKT_SHORT offsetof(fy_pkt_t, rreq)
+/* An EAGER packet that nothing answers (no FY_PKF_SYNC) stops before
+ * `sreq`: with the ring cell's 16-byte header, a message of up to 24 bytes
+ * is then one cache line (16 with `sreq`), one transfer between cores. */
+#define FY_PKT_TINY offsetof(fy_pkt_t, sreq)
 static inline size_t fy_pkt_hlen(const fy_pkt_t *h) {
-  return (h->type == FY_PKT_EAGER || h->type == FY_PKT_ACK) ? FY_PKT_SHORT : sizeof *h;
+  if (h->type == FY_PKT_EAGER) return (h->flags & FY_PKF_SYNC) ? FY_PKT_SHORT : FY_PKT_TINY;
+  return h->type == FY_PKT_ACK ? FY_PKT_SHORT : sizeof *h;
 }
+/* (EAGER packets) */
 static inline const void *fy_pkt_payload(const fy_pkt_t *h) {
-  return (const char *)h + FY_PKT_SHORT;
+  return (const char *)h + fy_pkt_hlen(h);
 }
 
 enum { FY_SLOT_FREE = 0, FY_SLOT_POSTED, FY_SLOT_MATCHED,

@@ -205,7 +205,7 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
       u->flags = h->flags;
       u->src_local = src_local;
       u->len = (size_t)h->len;
-      u->sreq = h->sreq;
+      u->sreq = h->type != FY_PKT_EAGER || (h->flags & FY_PKF_SYNC) ? h->sreq : 0; /* (not sent) */
       if (h->type == FY_PKT_RTS || h->type == FY_PKT_EAGER_P) {
         u->addr = h->addr;
         u->slot = h->slot;
