@@ -53,9 +53,10 @@ impl_cc() {
 }
 
 # Keep only the configs whose library is installed; note the others once.
+# (Configs are words; commas separate them too: "ferry,ompi-nocma".)
 filter_configs() {
-  local c out=() skipped=()
-  for c in "$@"; do
+  local c out=() skipped=() all="$*"
+  for c in ${all//,/ }; do
     if impl_available "$(impl_of "$c")"; then out+=("$c"); else skipped+=("$c"); fi
   done
   if [ ${#skipped[@]} -gt 0 ]; then
