@@ -153,10 +153,30 @@ long fy_progress_spin_polls(void) {
   return s;
 }
 
+/* Sleep convoys. A wait that sleeps on the doorbell costs its peer's
+ * answer a wake-up, about 100 us on a VM (the sleeper's CPU halts), longer
+ * than the spin and yield polls last: the peer, waiting for that answer,
+ * then sleeps too, and two ranks that answer each other go on paying a
+ * wake-up per message (make demo: runs of 8-512 B ping-pongs at 90-175 us
+ * per message, 0.23 otherwise). So once a peer has woken one of our
+ * sleeps, waits yield for at least FERRY_WAKE_YIELD_US before they sleep,
+ * until one sleeps anyway (the peer went off to compute). Not when the
+ * ranks outnumber the CPUs (the spin count is 0 then): there a yielding
+ * rank holds a core its peers need. */
+static int woken_lately; /* (a hint shared by the threads: relaxed atomics) */
+
+static uint64_t wait_now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
 void fy_progress_wait(int (*done)(void *), void *arg) {
   if (done(arg)) return;
   long spin = fy_progress_spin_polls(), yield = fy_config.yield_count;
   long sleep_us = fy_config.sleep_us;
+  int hot = __atomic_load_n(&woken_lately, __ATOMIC_RELAXED) && spin > 0 && fy_config.wake_yield_us > 0;
+  uint64_t yield_until = 0; /* hot: set when the yield polls are spent */
   fy_shm_set_in_mpi(1);
   int counted = __atomic_load_n(&fy_progress_count_waits, __ATOMIC_RELAXED);
   if (counted) atomic_fetch_add(&fy_progress_waiting, 1);
@@ -177,17 +197,28 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
       continue;
     }
     fy_api_unlock_for_wait();
-    if (idle <= spin + yield || fy_rndv_busy()) {
+    int yielding = idle <= spin + yield || fy_rndv_busy();
+    if (!yielding && hot) {
+      uint64_t now = wait_now_us();
+      if (!yield_until) yield_until = now + (uint64_t)fy_config.wake_yield_us;
+      yielding = now < yield_until;
+    }
+    if (yielding) {
       FY_PSTAT_ADD(yields);
       sched_yield();
     } else {
       /* Sleep on the doorbell: arm, re-check, sleep. A packet that arrives
        * between the check and the sleep rings the doorbell we armed. */
+      hot = 0;
+      __atomic_store_n(&woken_lately, 0, __ATOMIC_RELAXED);
       uint32_t v = fy_shm_doorbell_arm(FY_SHM_WAIT_ANY);
       if (!fy_shm_pending() && !done(arg)) {
         FY_PSTAT_ADD(sleeps);
         /* (with the fabric up, its completion queue's fd as well) */
-        if (fy_pt2pt_sleep(v, sleep_us) == 0) FY_PSTAT_ADD(wakeups);
+        if (fy_pt2pt_sleep(v, sleep_us) == 0) {
+          FY_PSTAT_ADD(wakeups);
+          __atomic_store_n(&woken_lately, 1, __ATOMIC_RELAXED);
+        }
       }
       fy_shm_doorbell_disarm(FY_SHM_WAIT_ANY);
     }
