@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <string.h>
 
 enum { FY_PKT_EAGER = 1, FY_PKT_RTS, FY_PKT_CTS, FY_PKT_FIN_S, FY_PKT_FIN_R, FY_PKT_ACK,
        FY_PKT_PUT_FIN, /* the sender wrote into a published receive (direct.c) */
@@ -58,25 +59,36 @@ typedef struct fy_pkt {
   uint64_t sreq;     /* sender's request (echoed by ACK and FIN_S) */
   /* Rendezvous and completion packets only: EAGER and ACK travel with the
    * first FY_PKT_SHORT bytes (an EAGER without FY_PKF_SYNC with the first
-   * FY_PKT_TINY), so that a small message and the ring cell's own header
-   * share one cache line. */
+   * FY_PKT_TINY, before `len`), so that a small message and the ring
+   * cell's own header share one cache line. */
   uint64_t rreq;     /* receiver's request (FIN_R) */
   uint64_t addr;     /* RTS: sender's data address */
   uint32_t slot, gen;
 } fy_pkt_t;
 
 #define FY_PKT_SHORT offsetof(fy_pkt_t, rreq)
-/* An EAGER packet that nothing answers (no FY_PKF_SYNC) stops before
- * `sreq`: with the ring cell's 16-byte header, a message of up to 24 bytes
- * is then one cache line (16 with `sreq`), one transfer between cores. */
-#define FY_PKT_TINY offsetof(fy_pkt_t, sreq)
+/* An EAGER packet that nothing answers (no FY_PKF_SYNC) carries only the
+ * first FY_PKT_TINY bytes: no `sreq` (nobody echoes it) and no `len` (the
+ * packet's own length gives it: fy_pkt_read). With the ring cell's 16-byte
+ * header a message of up to 32 bytes is then one cache line, one transfer
+ * between the cores (16 bytes with the short header). */
+#define FY_PKT_TINY offsetof(fy_pkt_t, len)
 static inline size_t fy_pkt_hlen(const fy_pkt_t *h) {
   if (h->type == FY_PKT_EAGER) return (h->flags & FY_PKF_SYNC) ? FY_PKT_SHORT : FY_PKT_TINY;
   return h->type == FY_PKT_ACK ? FY_PKT_SHORT : sizeof *h;
 }
-/* (EAGER packets) */
-static inline const void *fy_pkt_payload(const fy_pkt_t *h) {
-  return (const char *)h + fy_pkt_hlen(h);
+/* The header of a packet of plen bytes as it arrived, whole (a tiny one
+ * copied into *tmp with `len` filled in), and where its payload starts. */
+static inline const fy_pkt_t *fy_pkt_read(const void *pkt, size_t plen, fy_pkt_t *tmp,
+                                          const void **payload) {
+  const fy_pkt_t *h = pkt;
+  size_t hl = fy_pkt_hlen(h);
+  *payload = (const char *)pkt + hl;
+  if (hl != FY_PKT_TINY) return h;
+  memcpy(tmp, pkt, FY_PKT_TINY);
+  tmp->len = plen - FY_PKT_TINY;
+  tmp->sreq = 0;
+  return tmp;
 }
 
 enum { FY_SLOT_FREE = 0, FY_SLOT_POSTED, FY_SLOT_MATCHED,

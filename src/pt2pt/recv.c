@@ -163,7 +163,9 @@ static void rndv_match(fy_request_t *r, int src, const fy_pkt_t *h) {
 }
 
 static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
-  const fy_pkt_t *h = pkt;
+  fy_pkt_t tmp;
+  const void *payload;
+  const fy_pkt_t *h = fy_pkt_read(pkt, plen, &tmp, &payload);
   switch (h->type) {
     case FY_PKT_EAGER:
     case FY_PKT_EAGER_P:
@@ -186,7 +188,7 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
           if (fy_pt2pt_in_signal) sig_hits++;
         }
         if (h->type == FY_PKT_EAGER)
-          fy_eager_deliver(r, h, fy_pkt_payload(h), src_local);
+          fy_eager_deliver(r, h, payload, src_local);
         else if (h->type == FY_PKT_EAGER_P)
           piped_deliver(r, h, src_local);
         else
@@ -205,7 +207,7 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
       u->flags = h->flags;
       u->src_local = src_local;
       u->len = (size_t)h->len;
-      u->sreq = h->type != FY_PKT_EAGER || (h->flags & FY_PKF_SYNC) ? h->sreq : 0; /* (not sent) */
+      u->sreq = h->sreq;
       if (h->type == FY_PKT_RTS || h->type == FY_PKT_EAGER_P) {
         u->addr = h->addr;
         u->slot = h->slot;
@@ -216,7 +218,7 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
          * of memory is fatal here (a PEF turn checked for room first). */
         u->data = fy_salloc(u->len);
         if (!u->data) fy_abort(MPI_ERR_NO_MEM, "out of memory for an unexpected message");
-        memcpy(u->data, fy_pkt_payload(h), u->len);
+        memcpy(u->data, payload, u->len);
       }
       spare = unexp_new(); /* NULL: retried at the next arrival */
       fy_pt2pt_stats.unexpected++;
@@ -249,7 +251,9 @@ int fy_pt2pt_on_packet(int src, const void *pkt, size_t plen) { return on_packet
  * for the next MPI call: an arrival on a queue that would need the heap to
  * grow (the 4D back end), or one that finds no memory at all. */
 static int on_packet_signal(void *arg, int src_local, const void *pkt, size_t plen) {
-  const fy_pkt_t *h = pkt;
+  fy_pkt_t tmp;
+  const void *payload;
+  const fy_pkt_t *h = fy_pkt_read(pkt, plen, &tmp, &payload);
   if (h->type == FY_PKT_EAGER || h->type == FY_PKT_EAGER_P || h->type == FY_PKT_RTS) {
     if (!fy_mq_arrive_alloc_free(fy_mq, h->ctx)) return 1;
     if (!spare && !(spare = unexp_new())) return 1;
