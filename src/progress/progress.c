@@ -165,12 +165,6 @@ long fy_progress_spin_polls(void) {
  * rank holds a core its peers need. */
 static int woken_lately; /* (a hint shared by the threads: relaxed atomics) */
 
-static uint64_t wait_now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 void fy_progress_wait(int (*done)(void *), void *arg) {
   if (done(arg)) return;
   long spin = fy_progress_spin_polls(), yield = fy_config.yield_count;
@@ -199,8 +193,8 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
     fy_api_unlock_for_wait();
     int yielding = idle <= spin + yield || fy_rndv_busy();
     if (!yielding && hot) {
-      uint64_t now = wait_now_us();
-      if (!yield_until) yield_until = now + (uint64_t)fy_config.wake_yield_us;
+      uint64_t now = fy_async_now_ns();
+      if (!yield_until) yield_until = now + (uint64_t)fy_config.wake_yield_us * 1000u;
       yielding = now < yield_until;
     }
     if (yielding) {
