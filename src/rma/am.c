@@ -1038,6 +1038,12 @@ int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *req
   uint64_t addr = (uint64_t)op->tdisp; /* dynamic: an address, checked by the target (its regions) */
   if (w->flavor != FY_WIN_DYNAMIC && (err = fy_rma_target_range(w, t, op->tdisp, op->tcount, op->ttype, &addr)))
     goto fail;
+  if (op->tcount == 0 || op->ttype->size == 0) {
+    /* no bytes (zero counts or zero-size types, MPICH's rma/badrma): a
+     * no-op, as on one node; an accumulate has no basic type to check */
+    if (user) fy_req_complete(user);
+    goto done;
+  }
   int64_t *pc, inl[2];
   size_t np;
   if (am_layout(op->ttype, op->tcount, inl, &pc, &np)) {

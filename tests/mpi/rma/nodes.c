@@ -8,7 +8,7 @@
  *   ints (a fabric write or read of a packed copy with native RMA), its
  *   type freed while the operation is pending; accumulates from every
  *   rank onto the same words (atomic per element), get_accumulate with
- *   MPI_NO_OP and MPI_REPLACE;
+ *   MPI_NO_OP and MPI_REPLACE; zero-byte puts, gets and accumulates (no-ops);
  * - lock_all: an Rput into and an Rget from a target layout of two
  *   32 KiB blocks, waited before the flush and the unlock;
  * - lock: a fetch_and_op counter under shared locks, compare_and_swap
@@ -50,6 +50,19 @@ static void fence_ops(int flavor) {
     int v = rank + 1;
     CHECK_OK(MPI_Accumulate(&v, 1, MPI_INT, 0, 3 * N, 1, MPI_INT, MPI_SUM, w));
   }
+  /* operations that move no bytes (zero counts, a zero-size type) are
+   * no-ops, accumulates included (MPICH's rma/badrma) */
+  MPI_Datatype empty;
+  MPI_Type_contiguous(0, MPI_INT, &empty);
+  MPI_Type_commit(&empty);
+  double dz = 1;
+  CHECK_OK(MPI_Accumulate(&dz, 1, empty, right, 3 * N, 1, empty, MPI_SUM, w));
+  CHECK_OK(MPI_Accumulate(&dz, 0, MPI_DOUBLE, right, 3 * N, 0, MPI_DOUBLE, MPI_SUM, w));
+  CHECK_OK(MPI_Get_accumulate(&dz, 1, empty, &dz, 2, empty, right, 3 * N, 1, empty, MPI_SUM, w));
+  CHECK_OK(MPI_Put(&dz, 0, MPI_DOUBLE, right, 3 * N, 1, empty, w));
+  CHECK_OK(MPI_Get(&dz, 1, empty, right, 3 * N, 0, MPI_INT, w));
+  MPI_Type_free(&empty);
+  CHECK(dz == 1, "flavor %d: a zero-byte operation wrote its buffer", flavor);
   CHECK_OK(MPI_Win_fence(0, w));
   for (int i = 0; i < N; i++) {
     CHECK(mem[2 * i] == 1000 * left + i, "flavor %d: put: int %d = %d, expected %d", flavor, 2 * i, mem[2 * i],
