@@ -6,6 +6,7 @@ library and of the three Fortran bindings.
     scripts/mpich_tests.py MPICH_SRC [--lang "c f08 f77 f90"]
                            [--dirs "pt2pt coll ..."] [--only REGEX]
                            [--timeout SECONDS] [--np-max N] [--impl mpich]
+                           [--netns N]
 
 The source tree is not part of Ferry; bring it in yourself (e.g. a clone of
 github.com/pmodels/mpich) and give its path. It is copied to $OUT (default
@@ -27,6 +28,10 @@ options), or for an MPI version above 4.1, more processes than --np-max or
 more memory (mem=, GB) than this machine has, and programs that call
 MPI_Comm_spawn (not implemented), are reported SKIP with the reason. The
 name-service programs (@namepub_tests@) run: Ferry's mpiexec keeps names.
+
+--netns N runs every program across N test hosts (network namespaces,
+tests/launch/netns/fy_netns.sh), ranks placed one per host in turn: a job
+of more ranks than hosts mixes shared memory and the fabric.
 
 A run passes as runtests decides: by default it exits 0 and prints
 "No Errors" and nothing else (lines runtests ignores aside); TestStatus and
@@ -161,7 +166,18 @@ def main():
     ap.add_argument("--impl", choices=("ferry", "mpich"), default="ferry",
                     help="mpich: the same programs on Debian's MPICH, to tell "
                          "Ferry's failures from the tree's own")
+    ap.add_argument("--netns", type=int, default=0,
+                    help="run across this many test hosts (2 or 3)")
     a = ap.parse_args()
+    if a.netns and not os.environ.get("FY_NETNS_HOSTS"):
+        # the same command again, inside the test hosts' setup
+        os.execvp("sh", ["sh", os.path.join(ROOT, "tests/launch/netns/fy_netns.sh"),
+                         str(a.netns), "--", sys.executable] + sys.argv)
+    place = []  # launcher options that spread the ranks over the test hosts
+    if a.netns:
+        place = subprocess.run(["sh", os.path.join(ROOT, "tests/launch/netns/fy_netns_args.sh"),
+                                a.impl], check=True, stdout=subprocess.PIPE,
+                               text=True).stdout.splitlines()
 
     if a.impl == "mpich":
         cc, fc, mx = (shutil.which(x) or x for x in
@@ -330,7 +346,7 @@ def main():
                 with open(runlog, "a") as f:
                     f.write(f"=== {label}\n"); f.flush()
                     try:
-                        p = subprocess.run(["timeout", "-k", "10", str(limit + 30), mx, "-n",
+                        p = subprocess.run(["timeout", "-k", "10", str(limit + 30), mx] + place + ["-n",
                                             str(np), exe] + args,
                                            env={**os.environ, **env}, stdin=subprocess.DEVNULL, cwd=D,
                                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
