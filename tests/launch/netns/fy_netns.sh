@@ -51,6 +51,7 @@ remove() {
     pids=$(ip netns pids "$h" 2>/dev/null)
     [ -n "$pids" ] && kill -9 $pids 2>/dev/null
     ip netns del "$h" 2>/dev/null
+    rm -rf "/etc/netns/$h"
   done
   ip link del "fyb$rid" 2>/dev/null
   for i in 1 2 3; do ip link del "fyv${rid}h$i" 2>/dev/null; done
@@ -95,6 +96,17 @@ for s in a b c; do
     { echo "fy_netns.sh: cannot configure host $h" >&2; exit 1; }
   addrs="$addrs,$net.$((10 + i))"
   i=$((i + 1))
+done
+# The hosts' names resolve on every host: `ip netns exec` mounts the files
+# of /etc/netns/HOST over those of /etc (programs that pass a host name to
+# one another, as MPI_Get_processor_name's answer to gethostbyname in
+# MPICH's spawn/join; where /etc is read-only they do not resolve).
+for h in $hosts; do
+  mkdir -p "/etc/netns/$h" 2>/dev/null &&
+    { printf '127.0.0.1\tlocalhost\n::1\tlocalhost\n'
+      j=1
+      for g in $hosts; do printf '%s\t%s\n' "$net.$((10 + j))" "$g"; j=$((j + 1)); done
+    } > "/etc/netns/$h/hosts" 2>/dev/null || rm -rf "/etc/netns/$h"
 done
 ip netns exec "fyt${id}a" unshare --uts true 2>/dev/null || skip "cannot create UTS namespaces (unshare --uts)"
 # The hosts must reach this machine before the test starts (links come up
