@@ -122,6 +122,7 @@ struct fy_rma_am {
   uint8_t *touched;           /* per target: requests sent since its last flush */
   uint8_t *locked;            /* per target: 0, or 1 + lock type held */
   int lock_all, fence_open;
+  int fence_ops;              /* operations issued in the open fence epoch */
   int *access, naccess;       /* Win_start's group (window ranks), naccess < 0: none */
   int *expo, nexpo;           /* Win_post's group, nexpo < 0: none */
   uint64_t *posts_seen, *posts_used;       /* per target: its Win_post toward me */
@@ -1035,6 +1036,7 @@ int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *req
     if (user) fy_req_complete(user);
     goto done;
   }
+  if (a->fence_open) a->fence_ops = 1; /* (a lock, start or post closed it otherwise) */
   uint64_t addr = (uint64_t)op->tdisp; /* dynamic: an address, checked by the target (its regions) */
   if (w->flavor != FY_WIN_DYNAMIC && (err = fy_rma_target_range(w, t, op->tdisp, op->tcount, op->ttype, &addr)))
     goto fail;
@@ -1322,6 +1324,17 @@ static int am_sync_step(fy_win_t *w) {
 
 /* The checks every call makes, blocking or not, on the origin's view of
  * its epochs. */
+/* A lock, start or post ends the epoch a fence opened, unless operations
+ * were issued in it: those need the closing fence (as on one node). */
+static int fence_end(fy_rma_am_t *a, const char *fname) {
+  if (!a->fence_open) return MPI_SUCCESS;
+  if (a->fence_ops)
+    return fy_err(MPI_ERR_RMA_SYNC, "%s: RMA operations of a fence epoch are still pending; end it with MPI_Win_fence",
+                  fname);
+  a->fence_open = 0;
+  return MPI_SUCCESS;
+}
+
 static int am_sync_check(fy_win_t *w, int call, int rank, const char *fname) {
   fy_rma_am_t *a = w->am;
   int n = w->size;
@@ -1341,7 +1354,8 @@ static int am_sync_check(fy_win_t *w, int call, int rank, const char *fname) {
       if (call == FY_AMS_LOCK_ALL)
         for (int t = 0; t < n; t++)
           if (a->locked[t]) return fy_err(MPI_ERR_RMA_SYNC, "%s: rank %d is already locked", fname, t);
-      return MPI_SUCCESS;
+      if (a->naccess >= 0) return fy_err(MPI_ERR_RMA_SYNC, "%s: an access (start) epoch is open on the window", fname);
+      return fence_end(a, fname);
     case FY_AMS_UNLOCK:
     case FY_AMS_UNLOCK_ALL:
       if (call == FY_AMS_UNLOCK && rank == MPI_PROC_NULL) return MPI_SUCCESS;
@@ -1360,9 +1374,13 @@ static int am_sync_check(fy_win_t *w, int call, int rank, const char *fname) {
       }
       return MPI_SUCCESS;
     case FY_AMS_POST:
-      return a->nexpo >= 0 ? fy_err(MPI_ERR_RMA_SYNC, "%s: an exposure epoch is already open", fname) : MPI_SUCCESS;
+      return a->nexpo >= 0 ? fy_err(MPI_ERR_RMA_SYNC, "%s: an exposure epoch is already open", fname) : fence_end(a, fname);
     case FY_AMS_START:
-      return a->naccess >= 0 ? fy_err(MPI_ERR_RMA_SYNC, "%s: an access epoch is already open", fname) : MPI_SUCCESS;
+      if (a->naccess >= 0) return fy_err(MPI_ERR_RMA_SYNC, "%s: an access epoch is already open", fname);
+      if (a->lock_all) return fy_err(MPI_ERR_RMA_SYNC, "%s: a lock epoch is open on the window", fname);
+      for (int t = 0; t < n; t++)
+        if (a->locked[t]) return fy_err(MPI_ERR_RMA_SYNC, "%s: a lock epoch is open on the window", fname);
+      return fence_end(a, fname);
     case FY_AMS_COMPLETE:
       return a->naccess < 0 ? fy_err(MPI_ERR_RMA_SYNC, "%s: no access (start) epoch is open on this window", fname)
                             : MPI_SUCCESS;
@@ -1420,6 +1438,7 @@ static int am_sync_issue(fy_win_t *w, am_sync_t *s, int rank, int arg, int *r, i
           a->touched[t] = 0;
         }
       a->fence_open = !(arg & MPI_MODE_NOSUCCEED);
+      a->fence_ops = 0;
       if (a->fence_open) { /* what follows waits until everybody entered this fence */
         a->fence_gate = s;
         a->fence_id++;

@@ -19,6 +19,7 @@
  *   spans nodes);
  * - a target computing outside MPI serves lock, put, get, fetch_and_op
  *   and unlock (busy_target);
+ * - epochs that must not mix are MPI_ERR_RMA_SYNC (sync_errors);
  * - spanning nodes only: MPI_Win_allocate_shared is MPI_ERR_RMA_SHARED. */
 #include "rma_test.h"
 
@@ -342,6 +343,40 @@ static void busy_target(void) {
   free_win(1, &w, base);
 }
 
+/* Epochs that must not mix, refused with MPI_ERR_RMA_SYNC (MPICH's
+ * errors/rma/win_sync_lock_at and win_sync_lock_fence): a lock in a start
+ * epoch; an operation after a lock and unlock ended the epoch of a fence
+ * that had none; across nodes, a lock or start after a fence epoch's
+ * operations, which only the next fence completes. */
+static void sync_errors(void) {
+  void *base;
+  MPI_Win w = make_win(1, (MPI_Aint)(4 * sizeof(int)), sizeof(int), &base);
+  MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
+  MPI_Group g;
+  MPI_Comm_group(MPI_COMM_WORLD, &g);
+  int v = 0, right = (rank + 1) % size;
+  CHECK_OK(MPI_Win_post(g, 0, w));
+  CHECK_OK(MPI_Win_start(g, 0, w));
+  CHECK_OK(MPI_Get(&v, 1, MPI_INT, right, 0, 1, MPI_INT, w));
+  CHECK_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, right, MPI_MODE_NOCHECK, w), MPI_ERR_RMA_SYNC);
+  CHECK_OK(MPI_Win_complete(w));
+  CHECK_OK(MPI_Win_wait(w));
+  CHECK_OK(MPI_Win_fence(0, w));
+  CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, w));
+  CHECK_OK(MPI_Get(&v, 1, MPI_INT, right, 0, 1, MPI_INT, w));
+  CHECK_OK(MPI_Win_unlock(right, w));
+  CHECK_CLASS(MPI_Get(&v, 1, MPI_INT, right, 0, 1, MPI_INT, w), MPI_ERR_RMA_SYNC);
+  CHECK_OK(MPI_Win_fence(0, w));
+  CHECK_OK(MPI_Put(&v, 1, MPI_INT, right, 1, 1, MPI_INT, w));
+  if (spans) { /* (on one node the put is done as it is issued: the lock is let through) */
+    CHECK_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, w), MPI_ERR_RMA_SYNC);
+    CHECK_CLASS(MPI_Win_start(g, 0, w), MPI_ERR_RMA_SYNC);
+  }
+  CHECK_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w));
+  MPI_Group_free(&g);
+  free_win(1, &w, base);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   fy_init("rma_nodes");
@@ -360,6 +395,7 @@ int main(int argc, char **argv) {
   pscw();
   dynamic();
   busy_target();
+  sync_errors();
   if (spans) {
     void *b;
     MPI_Win w;
