@@ -1036,7 +1036,6 @@ int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *req
     if (user) fy_req_complete(user);
     goto done;
   }
-  if (a->fence_open) a->fence_ops = 1; /* (a lock, start or post closed it otherwise) */
   uint64_t addr = (uint64_t)op->tdisp; /* dynamic: an address, checked by the target (its regions) */
   if (w->flavor != FY_WIN_DYNAMIC && (err = fy_rma_target_range(w, t, op->tdisp, op->tcount, op->ttype, &addr)))
     goto fail;
@@ -1046,6 +1045,7 @@ int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *req
     if (user) fy_req_complete(user);
     goto done;
   }
+  if (a->fence_open) a->fence_ops = 1; /* (a lock, start or post closed it otherwise) */
   int64_t *pc, inl[2];
   size_t np;
   if (am_layout(op->ttype, op->tcount, inl, &pc, &np)) {
@@ -1322,8 +1322,6 @@ static int am_sync_step(fy_win_t *w) {
   return ev;
 }
 
-/* The checks every call makes, blocking or not, on the origin's view of
- * its epochs. */
 /* A lock, start or post ends the epoch a fence opened, unless operations
  * were issued in it: those need the closing fence (as on one node). */
 static int fence_end(fy_rma_am_t *a, const char *fname) {
@@ -1335,6 +1333,8 @@ static int fence_end(fy_rma_am_t *a, const char *fname) {
   return MPI_SUCCESS;
 }
 
+/* The checks every call makes, blocking or not, on the origin's view of
+ * its epochs. */
 static int am_sync_check(fy_win_t *w, int call, int rank, const char *fname) {
   fy_rma_am_t *a = w->am;
   int n = w->size;
