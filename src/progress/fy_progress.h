@@ -74,8 +74,7 @@ void fy_progress_listen_add(int delta);
 extern uint64_t fy_progress_app_passes;
 
 typedef int (*fy_progress_hook_t)(void);
-int fy_progress_hook_add(fy_progress_hook_t hook);
-void fy_progress_hook_remove(fy_progress_hook_t hook);
+int fy_progress_hook_add(fy_progress_hook_t hook); /* any thread, lock held or not; -1: no room */
 
 typedef struct fy_progress_counters {
   uint64_t polls, waits, spins, yields, sleeps, wakeups;

@@ -84,26 +84,31 @@ void fy_progress_listen_add(int delta) {
 }
 
 #define MAX_HOOKS 16 /* (six add one each, lazily, today; a pass runs only those added) */
+/* Layers add their hook on first use, often outside the progress lock
+ * (MPI_Win_free, MPI_Comm_idup...) while an agent's pass reads the array:
+ * adders take hook_mu, write the slot, then publish the count (release);
+ * a pass reads the count (acquire) and the slots below it. Hooks are
+ * never removed. */
 static fy_progress_hook_t hooks[MAX_HOOKS];
-static int nhooks;
+static _Atomic int nhooks;
+static pthread_mutex_t hook_mu = PTHREAD_MUTEX_INITIALIZER;
 
 int fy_progress_hook_add(fy_progress_hook_t hook) {
-  if (nhooks == MAX_HOOKS) return -1;
-  hooks[nhooks++] = hook;
-  return 0;
-}
-
-void fy_progress_hook_remove(fy_progress_hook_t hook) {
-  for (int i = 0; i < nhooks; i++)
-    if (hooks[i] == hook) {
-      hooks[i] = hooks[--nhooks];
-      return;
-    }
+  int rc = -1;
+  pthread_mutex_lock(&hook_mu);
+  int n = atomic_load_explicit(&nhooks, memory_order_relaxed);
+  if (n < MAX_HOOKS) {
+    hooks[n] = hook;
+    atomic_store_explicit(&nhooks, n + 1, memory_order_release);
+    rc = 0;
+  }
+  pthread_mutex_unlock(&hook_mu);
+  return rc;
 }
 
 int fy_progress_poll_locked(void) {
   int n = fy_pt2pt_progress();
-  for (int i = 0; i < nhooks; i++) n += hooks[i]();
+  for (int i = 0, k = atomic_load_explicit(&nhooks, memory_order_acquire); i < k; i++) n += hooks[i]();
   FY_PSTAT_ADD(polls);
   if (!fy_progress_agent && atomic_load_explicit(&fy_progress_listen, memory_order_relaxed))
     __atomic_store_n(&fy_progress_app_passes, __atomic_load_n(&fy_progress_app_passes, __ATOMIC_RELAXED) + 1,
