@@ -1039,7 +1039,8 @@ int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *req
   uint64_t addr = (uint64_t)op->tdisp; /* dynamic: an address, checked by the target (its regions) */
   if (w->flavor != FY_WIN_DYNAMIC && (err = fy_rma_target_range(w, t, op->tdisp, op->tcount, op->ttype, &addr)))
     goto fail;
-  if (op->tcount == 0 || op->ttype->size == 0) {
+  size_t tbytes = (size_t)(op->tcount * op->ttype->size);
+  if (!tbytes) {
     /* no bytes (zero counts or zero-size types, MPICH's rma/badrma): a
      * no-op, as on one node; an accumulate has no basic type to check */
     if (user) fy_req_complete(user);
@@ -1061,7 +1062,6 @@ int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *req
     err = fy_err(MPI_ERR_TYPE, "accumulate: the target datatype is not of one predefined type");
     goto fail;
   }
-  size_t tbytes = (size_t)(op->tcount * op->ttype->size);
   if ((kind == AM_PUT || kind == AM_GET) && a->native[t] && tbytes && (size_t)(op->ocount * op->otype->size) == tbytes &&
       (np == 1 || (long long)(tbytes / np) >= (long long)fy_config.rma_native_block)) {
     err = am_native_op(a, t, kind == AM_PUT, op, pc, np, addr, tbytes, user);
@@ -1333,17 +1333,24 @@ static int fence_end(fy_rma_am_t *a, const char *fname) {
   return MPI_SUCCESS;
 }
 
+/* A rank this process holds a lock on (MPI_Win_lock), or -1. */
+static int first_locked(const fy_rma_am_t *a, int n) {
+  for (int t = 0; t < n; t++)
+    if (a->locked[t]) return t;
+  return -1;
+}
+
 /* The checks every call makes, blocking or not, on the origin's view of
  * its epochs. */
 static int am_sync_check(fy_win_t *w, int call, int rank, const char *fname) {
   fy_rma_am_t *a = w->am;
-  int n = w->size;
+  int n = w->size, t;
   switch (call) {
     case FY_AMS_FENCE:
       if (a->lock_all || a->naccess >= 0 || a->nexpo >= 0)
         return fy_err(MPI_ERR_RMA_SYNC, "%s: another epoch is open on the window", fname);
-      for (int t = 0; t < n; t++)
-        if (a->locked[t]) return fy_err(MPI_ERR_RMA_SYNC, "%s: rank %d is locked by this process", fname, t);
+      if ((t = first_locked(a, n)) >= 0)
+        return fy_err(MPI_ERR_RMA_SYNC, "%s: rank %d is locked by this process", fname, t);
       return MPI_SUCCESS;
     case FY_AMS_LOCK:
     case FY_AMS_LOCK_ALL:
@@ -1351,9 +1358,8 @@ static int am_sync_check(fy_win_t *w, int call, int rank, const char *fname) {
       if (a->lock_all || (call == FY_AMS_LOCK && rank != MPI_PROC_NULL && a->locked[rank]))
         return fy_err(MPI_ERR_RMA_SYNC, "%s: %s is already locked by this process", fname,
                       call == FY_AMS_LOCK_ALL ? "the window" : "that rank");
-      if (call == FY_AMS_LOCK_ALL)
-        for (int t = 0; t < n; t++)
-          if (a->locked[t]) return fy_err(MPI_ERR_RMA_SYNC, "%s: rank %d is already locked", fname, t);
+      if (call == FY_AMS_LOCK_ALL && (t = first_locked(a, n)) >= 0)
+        return fy_err(MPI_ERR_RMA_SYNC, "%s: rank %d is already locked", fname, t);
       if (a->naccess >= 0) return fy_err(MPI_ERR_RMA_SYNC, "%s: an access (start) epoch is open on the window", fname);
       return fence_end(a, fname);
     case FY_AMS_UNLOCK:
@@ -1367,19 +1373,15 @@ static int am_sync_check(fy_win_t *w, int call, int rank, const char *fname) {
     case FY_AMS_FLUSH_LOCAL:
       if (rank >= 0 && !a->lock_all && !a->locked[rank])
         return fy_err(MPI_ERR_RMA_SYNC, "%s: no passive target epoch toward rank %d", fname, rank);
-      if (rank < 0 && !a->lock_all) {
-        int any = 0;
-        for (int t = 0; t < n; t++) any |= a->locked[t];
-        if (!any) return fy_err(MPI_ERR_RMA_SYNC, "%s: no passive target epoch is open", fname);
-      }
+      if (rank < 0 && !a->lock_all && first_locked(a, n) < 0)
+        return fy_err(MPI_ERR_RMA_SYNC, "%s: no passive target epoch is open", fname);
       return MPI_SUCCESS;
     case FY_AMS_POST:
       return a->nexpo >= 0 ? fy_err(MPI_ERR_RMA_SYNC, "%s: an exposure epoch is already open", fname) : fence_end(a, fname);
     case FY_AMS_START:
       if (a->naccess >= 0) return fy_err(MPI_ERR_RMA_SYNC, "%s: an access epoch is already open", fname);
-      if (a->lock_all) return fy_err(MPI_ERR_RMA_SYNC, "%s: a lock epoch is open on the window", fname);
-      for (int t = 0; t < n; t++)
-        if (a->locked[t]) return fy_err(MPI_ERR_RMA_SYNC, "%s: a lock epoch is open on the window", fname);
+      if (a->lock_all || first_locked(a, n) >= 0)
+        return fy_err(MPI_ERR_RMA_SYNC, "%s: a lock epoch is open on the window", fname);
       return fence_end(a, fname);
     case FY_AMS_COMPLETE:
       return a->naccess < 0 ? fy_err(MPI_ERR_RMA_SYNC, "%s: no access (start) epoch is open on this window", fname)
