@@ -8,7 +8,8 @@
  *   uses fy_progress_try_poll(), which returns -1 without waiting when the
  *   lock is held (the holder is progressing anyway: the seeds' "progress-lock
  *   status").
- * - fy_progress_wait() blocks until done(arg) is true: it polls, spins
+ * - fy_progress_wait() blocks until done(arg) is true (the first true
+ *   answer ends the wait: done may consume what it found): it polls, spins
  *   FERRY_SPIN times (when unset: 500, or 0 when this machine's ranks
  *   outnumber its CPUs: fy_progress_spin_polls), then yields FERRY_YIELD
  *   times, then sleeps on the doorbell for at most FERRY_SLEEP_US per

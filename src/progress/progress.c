@@ -202,6 +202,7 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
       if (!yield_until) yield_until = now + (uint64_t)fy_config.wake_yield_us * 1000u;
       yielding = now < yield_until;
     }
+    int finished = 0;
     if (yielding) {
       FY_PSTAT_ADD(yields);
       sched_yield();
@@ -211,7 +212,11 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
       hot = 0;
       __atomic_store_n(&woken_lately, 0, __ATOMIC_RELAXED);
       uint32_t v = fy_shm_doorbell_arm(FY_SHM_WAIT_ANY);
-      if (!fy_shm_pending() && !done(arg)) {
+      /* A true answer here ends the wait: done() may take what it found
+       * (Mprobe's predicate dequeues the message), so asking again would
+       * lose it. (An agent thread, or another application thread, may
+       * have matched the arrival since our last poll.) */
+      if (!fy_shm_pending() && !(finished = done(arg))) {
         FY_PSTAT_ADD(sleeps);
         /* (with the fabric up, its completion queue's fd as well) */
         if (fy_pt2pt_sleep(v, sleep_us) == 0) {
@@ -222,6 +227,7 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
       fy_shm_doorbell_disarm(FY_SHM_WAIT_ANY);
     }
     fy_api_relock_after_wait();
+    if (finished) break;
   }
   fy_shm_set_in_mpi(0);
   /* the fabric agent parked for this wait resumes if work remains */
