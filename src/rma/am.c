@@ -1062,7 +1062,7 @@ int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *req
     err = fy_err(MPI_ERR_TYPE, "accumulate: the target datatype is not of one predefined type");
     goto fail;
   }
-  if ((kind == AM_PUT || kind == AM_GET) && a->native[t] && tbytes && (size_t)(op->ocount * op->otype->size) == tbytes &&
+  if ((kind == AM_PUT || kind == AM_GET) && a->native[t] && (size_t)(op->ocount * op->otype->size) == tbytes &&
       (np == 1 || (long long)(tbytes / np) >= (long long)fy_config.rma_native_block)) {
     err = am_native_op(a, t, kind == AM_PUT, op, pc, np, addr, tbytes, user);
     if (pc != inl) free(pc);
