@@ -147,12 +147,16 @@ void fy_runtime_stop(void) {
 }
 
 /* A process that used sessions only leaves without MPI_Finalize's
- * barrier: every communication of a finalized session is complete, so no
- * peer reads this process's memory any more; the agents stop and the
- * process manager hears that the process finished normally. */
+ * barriers: every communication of a finalized session is complete, so no
+ * peer reads this process's memory any more. But packets that completed
+ * sends left queued (and ACKs, FINs) must still go out, and its fabric
+ * endpoint must stay open while peers still send to it (a peer writing to
+ * a closed socket fails with EPIPE): fy_pt2pt_quiesce. Then the process
+ * manager hears that the process finished normally. */
 static void sessions_exit(void) {
   if (!fy_state.initialized || fy_state.finalized || fy_state.world_init || fy_state.sessions) return;
   fy_async_stop();
+  fy_pt2pt_quiesce();
   fy_state.finalized = 1;
   fy_pmi_finalize();
 }

@@ -19,6 +19,10 @@
 
 int fy_pt2pt_init(void);
 void fy_pt2pt_finalize(void);
+/* Before a process leaves without MPI_Finalize (it used sessions only):
+ * what it still holds for its peers goes out, and over the fabric a barrier
+ * of the job keeps every endpoint open until all are done (collective). */
+void fy_pt2pt_quiesce(void);
 void fy_pt2pt_ctx_open(fy_comm_t *c);
 void fy_pt2pt_ctx_close(fy_comm_t *c);
 int fy_pt2pt_progress(void);

@@ -379,7 +379,7 @@ int fy_net_init(void) {
   return MPI_SUCCESS;
 }
 
-void fy_net_finalize(void) {
+void fy_net_quiesce(void) {
   if (!fy_net_on) return;
   /* Everything sent must have left before the endpoint closes: a peer may
    * still be reading our last packets. Bounded: a dead peer cannot keep us. */
@@ -392,6 +392,11 @@ void fy_net_finalize(void) {
     if (t.tv_sec - t0.tv_sec > 10) break;
   }
   fy_pmi_barrier(); /* nobody closes while another still needs its endpoint */
+}
+
+void fy_net_finalize(void) {
+  if (!fy_net_on) return;
+  fy_net_quiesce();
   if (fy_config.stats)
     fprintf(stderr,
             "ferry-stats rank=%d ofi: provider=%s eager=%llu rget=%llu rput=%llu sent=%llu recvd=%llu "

@@ -96,6 +96,10 @@ static inline int fy_local_of(fy_comm_t *c, int rank) {
 extern int fy_net_on;              /* the ofi transport is up */
 extern size_t fy_net_eager_max;
 int fy_net_init(void);
+/* Sends still held (by Ferry or the provider) leave, then a PMI barrier:
+ * afterwards no peer sends to this process's endpoint (collective).
+ * fy_net_finalize() begins with it. */
+void fy_net_quiesce(void);
 void fy_net_finalize(void);
 int fy_net_progress(void);
 int fy_net_out_send(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen, fy_request_t *req,

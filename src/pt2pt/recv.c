@@ -6,6 +6,7 @@
 #include "progress/fy_progress.h"
 #include "progress/async/fy_async.h"
 #include <sched.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -456,6 +457,25 @@ int fy_pt2pt_init(void) {
       fy_direct_init(fy_state.local_size) != 0)
     return fy_err(MPI_ERR_NO_MEM, "cannot set up point-to-point state");
   return fy_net_init();
+}
+
+/* Packets still queued for full rings go out (a send completes once its
+ * packet is queued, and an ACK or FIN follows a completion: left behind, a
+ * peer would wait for ever), bounded so that a dead peer cannot keep us;
+ * then the fabric's flush and barrier. */
+void fy_pt2pt_quiesce(void) {
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (;;) {
+    fy_plock();
+    int queued = fy_out_nqueued, n = queued ? fy_pt2pt_progress() : 0;
+    fy_punlock();
+    if (!queued) break;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (t.tv_sec - t0.tv_sec > 10) break;
+    if (!n) sched_yield();
+  }
+  fy_net_quiesce();
 }
 
 void fy_pt2pt_finalize(void) {
