@@ -387,7 +387,7 @@ void fy_net_quiesce(void) {
   clock_gettime(CLOCK_MONOTONIC, &t0);
   fy_ofi_flush();
   while (fy_ofi_busy()) {
-    fy_ofi_poll();
+    if (!fy_ofi_poll()) sched_yield(); /* the peer that must read may need our core */
     clock_gettime(CLOCK_MONOTONIC, &t);
     if (t.tv_sec - t0.tv_sec > 10) break;
   }
