@@ -40,7 +40,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Packets only the fabric uses. */
 enum { FY_PKT_NCTS = 32, FY_PKT_NFIN_S, FY_PKT_NFIN_R };
@@ -382,15 +381,9 @@ int fy_net_init(void) {
 void fy_net_quiesce(void) {
   if (!fy_net_on) return;
   /* Everything sent must have left before the endpoint closes: a peer may
-   * still be reading our last packets. Bounded: a dead peer cannot keep us. */
-  struct timespec t0, t;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+   * still be reading our last packets. */
   fy_ofi_flush();
-  while (fy_ofi_busy()) {
-    if (!fy_ofi_poll()) sched_yield(); /* the peer that must read may need our core */
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    if (t.tv_sec - t0.tv_sec > 10) break;
-  }
+  fy_pt2pt_drain(fy_ofi_busy, fy_ofi_poll);
   fy_pmi_barrier(); /* nobody closes while another still needs its endpoint */
 }
 

@@ -96,6 +96,9 @@ static inline int fy_local_of(fy_comm_t *c, int rank) {
 extern int fy_net_on;              /* the ofi transport is up */
 extern size_t fy_net_eager_max;
 int fy_net_init(void);
+/* Polls until pending() is false, for at most 10 s (a dead peer cannot keep
+ * a process from leaving); a poll that finds nothing yields the core. */
+void fy_pt2pt_drain(int (*pending)(void), int (*poll)(void));
 /* Sends still held (by Ferry or the provider) leave, then a PMI barrier:
  * afterwards no peer sends to this process's endpoint (collective).
  * fy_net_finalize() begins with it. */

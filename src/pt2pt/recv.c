@@ -459,22 +459,35 @@ int fy_pt2pt_init(void) {
   return fy_net_init();
 }
 
-/* Packets still queued for full rings go out (a send completes once its
- * packet is queued, and an ACK or FIN follows a completion: left behind, a
- * peer would wait for ever), bounded so that a dead peer cannot keep us;
- * then the fabric's flush and barrier. */
-void fy_pt2pt_quiesce(void) {
+void fy_pt2pt_drain(int (*pending)(void), int (*poll)(void)) {
   struct timespec t0, t;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  for (;;) {
-    fy_plock();
-    int queued = fy_out_nqueued, n = queued ? fy_pt2pt_progress() : 0;
-    fy_punlock();
-    if (!queued) break;
+  while (pending()) {
+    if (!poll()) sched_yield(); /* the peer that must read may need our core */
     clock_gettime(CLOCK_MONOTONIC, &t);
     if (t.tv_sec - t0.tv_sec > 10) break;
-    if (!n) sched_yield();
   }
+}
+
+static int out_queued(void) {
+  fy_plock();
+  int q = fy_out_nqueued;
+  fy_punlock();
+  return q;
+}
+
+static int progress_pass(void) {
+  fy_plock();
+  int n = fy_pt2pt_progress();
+  fy_punlock();
+  return n;
+}
+
+/* Packets still queued for full rings go out (a send completes once its
+ * packet is queued, and an ACK or FIN follows a completion: left behind, a
+ * peer would wait for ever); then the fabric's flush and barrier. */
+void fy_pt2pt_quiesce(void) {
+  fy_pt2pt_drain(out_queued, progress_pass);
   fy_net_quiesce();
 }
 
