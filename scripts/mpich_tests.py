@@ -6,7 +6,7 @@ library and of the three Fortran bindings.
     scripts/mpich_tests.py MPICH_SRC [--lang "c f08 f77 f90"]
                            [--dirs "pt2pt coll ..."] [--only REGEX]
                            [--timeout SECONDS] [--np-max N] [--impl mpich]
-                           [--netns N]
+                           [--netns N] [--lib DIR[:DIR]]
 
 The source tree is not part of Ferry; bring it in yourself (e.g. a clone of
 github.com/pmodels/mpich) and give its path. It is copied to $OUT (default
@@ -32,6 +32,13 @@ name-service programs (@namepub_tests@) run: Ferry's mpiexec keeps names.
 --netns N runs every program across N test hosts (network namespaces,
 tests/launch/netns/fy_netns.sh), ranks placed one per host in turn: a job
 of more ranks than hosts mixes shared memory and the fabric.
+
+--lib runs the programs (built as usual) on the libmpi.so.12 found in
+these directories instead of install/lib, e.g. the sanitizer build of `make
+check-asan` (build-asan and build-asan/src/binding/fortran): the sanitizer
+runtimes that library needs are preloaded, leak reports are off (the
+programs' own leaks would drown Ferry's), and any report ends the run with
+an error, so it shows as a FAIL with the report in its log.
 
 A run passes as runtests decides: by default it exits 0 and prints
 "No Errors" and nothing else (lines runtests ignores aside); TestStatus and
@@ -168,6 +175,8 @@ def main():
                          "Ferry's failures from the tree's own")
     ap.add_argument("--netns", type=int, default=0,
                     help="run across this many test hosts (2 or 3)")
+    ap.add_argument("--lib", default=None,
+                    help="run on the libmpi.so.12 in these directories (':'-separated)")
     a = ap.parse_args()
     if a.netns and not os.environ.get("FY_NETNS_HOSTS"):
         # the same command again, inside the test hosts' setup
@@ -187,6 +196,20 @@ def main():
                       ("mpicc", "mpifort", "mpiexec"))
     if not all(os.access(x, os.X_OK) for x in (cc, mx)):
         sys.exit(f"mpich_tests: no {cc} or {mx} (Ferry: make first)")
+    runenv = {}  # what every run adds to the environment
+    if a.lib:
+        dirs = [os.path.abspath(d) for d in a.lib.split(":")]
+        lib = os.path.join(dirs[0], "libmpi.so.12")
+        if not os.path.isfile(lib):
+            sys.exit(f"mpich_tests: no {lib}")
+        runenv["LD_LIBRARY_PATH"] = ":".join(dirs + [os.environ.get("LD_LIBRARY_PATH", "")]).rstrip(":")
+        # an instrumented library in an uninstrumented program (and in
+        # mpiexec, which passes its environment on): its runtime goes first
+        ldd = subprocess.run(["ldd", lib], stdout=subprocess.PIPE, text=True).stdout
+        pre = re.findall(r"=> (\S*/lib[at]san\.so\S*|\S*/libubsan\.so\S*)", ldd)
+        if pre:
+            runenv["LD_PRELOAD"] = ":".join(pre)
+            runenv["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "detect_leaks=0")
     src = os.path.join(a.src, "test/mpi")
     if not os.path.isdir(os.path.join(src, "util")):
         sys.exit(f"mpich_tests: {a.src} has no test/mpi/util")
@@ -348,7 +371,7 @@ def main():
                     try:
                         p = subprocess.run(["timeout", "-k", "10", str(limit + 30), mx] + place + ["-n",
                                             str(np), exe] + args,
-                                           env={**os.environ, **env}, stdin=subprocess.DEVNULL, cwd=D,
+                                           env={**os.environ, **runenv, **env}, stdin=subprocess.DEVNULL, cwd=D,
                                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                            text=True, errors="replace")
                     except OSError as e:

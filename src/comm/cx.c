@@ -406,6 +406,11 @@ static void nb_post(fy_cx_nb_t *a, int send, void *buf, int peer) { nb_post_on(a
 
 int fy_cx_nb_step(fy_cx_nb_t *a, int *errp, uint32_t *ctxp) {
   for (;;) {
+    if (a->phase == NB_DONE) { /* (after running out of ids, step is past the table) */
+      *errp = a->err;
+      *ctxp = a->ctx;
+      return 1;
+    }
     span_t sp = steps_nb[a->step];
     int nw = span_words(sp);
     switch (a->phase) {
@@ -464,10 +469,6 @@ int fy_cx_nb_step(fy_cx_nb_t *a, int *errp, uint32_t *ctxp) {
         a->phase = NB_START;
         return 0;
       }
-      case NB_DONE:
-        *errp = a->err;
-        *ctxp = a->ctx;
-        return 1;
     }
   }
 }
