@@ -2,6 +2,7 @@
 # The mpi4py test suite on Ferry and on MPICH 4.0.2, side by side.
 #
 #   scripts/conformance.sh [--np "1 2 4"] [--modules FILE] [--only ferry|mpich] [--keep] [--netns H]
+#                          [--lib DIR]
 #
 # The wheel from PyPI loads the MPI library through the MPICH ABI
 # (MPI4PY_MPIABI=mpich, dlopen of libmpi.so.12): LD_LIBRARY_PATH picks Ferry's
@@ -16,6 +17,12 @@
 # this machine, tests/launch/netns/fy_netns.sh; root): the ranks spread
 # over the hosts, so shared memory and the fabric mix (logs in logs-netns).
 #
+# --lib DIR runs Ferry alone on the libmpi.so.12 in DIR instead of
+# install/lib, e.g. build-asan (make check-asan's sanitizer build): the
+# sanitizer runtimes it needs are preloaded into every rank, leak reports
+# are off (Python's own would drown Ferry's), any report fails the module
+# (logs in logs-lib).
+#
 # Prints pass/fail/error/skip per module and process count, and totals.
 # Exit status: 1 when Ferry fails a module at a process count where MPICH
 # passes it, unless the module is listed in tests/conformance/mpi4py.xfail
@@ -29,6 +36,7 @@ MODFILE=tests/conformance/mpi4py_modules.txt
 ONLY=
 KEEP=0
 NETNS=
+LIB=
 while [ $# -gt 0 ]; do
   case "$1" in
     --np) NPS=$2; shift 2 ;;
@@ -36,7 +44,8 @@ while [ $# -gt 0 ]; do
     --only) ONLY=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
     --netns) NETNS=$2; shift 2 ;;
-    *) echo "usage: $0 [--np \"1 2 4\"] [--modules FILE] [--only ferry|mpich] [--keep] [--netns H]" >&2; exit 2 ;;
+    --lib) LIB=$(cd "$2" && pwd) || exit 2; shift 2 ;;
+    *) echo "usage: $0 [--np \"1 2 4\"] [--modules FILE] [--only ferry|mpich] [--keep] [--netns H] [--lib DIR]" >&2; exit 2 ;;
   esac
 done
 LAUNCH=()
@@ -61,10 +70,20 @@ fi
 mkdir -p "$WORK/mpichlib"
 ln -sf "$(ls /usr/lib/x86_64-linux-gnu/libmpich.so.12 2>/dev/null || echo /usr/lib/libmpich.so.12)" "$WORK/mpichlib/libmpi.so.12"
 [ -x install/bin/mpiexec ] || { echo "conformance: build Ferry first (make)" >&2; exit 1; }
+FERRYLIB=$ROOT/install/lib
+PRELOAD=()
+if [ -n "$LIB" ]; then
+  [ -f "$LIB/libmpi.so.12" ] || { echo "conformance: no $LIB/libmpi.so.12" >&2; exit 1; }
+  FERRYLIB=$LIB
+  ONLY=ferry
+  # an instrumented library in an uninstrumented Python: its runtime goes first
+  san=$(ldd "$LIB/libmpi.so.12" | sed -n 's/.*=> \(\S*\/lib\(a\|t\|ub\)san\.so\S*\).*/\1/p' | paste -sd:)
+  [ -n "$san" ] && PRELOAD=(env "LD_PRELOAD=$san" "ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}")
+fi
 
 modules=$(grep -v '^#' "$MODFILE" | grep .)
 export MPI4PY_MPIABI=mpich
-LOGS="$WORK/logs${NETNS:+-netns}"
+LOGS="$WORK/logs${NETNS:+-netns}${LIB:+-lib}"
 [ $KEEP = 1 ] || rm -rf "$LOGS"
 mkdir -p "$LOGS"
 run() {  # impl np module
@@ -72,7 +91,7 @@ run() {  # impl np module
   (
     cd "$WORK/mpi4py-$M4P_VERSION/test"
     if [ "$impl" = ferry ]; then
-      LD_LIBRARY_PATH="$ROOT/install/lib" timeout 600 "$ROOT/install/bin/mpiexec" "${LAUNCH[@]}" -n "$np" \
+      LD_LIBRARY_PATH="$FERRYLIB" "${PRELOAD[@]}" timeout 600 "$ROOT/install/bin/mpiexec" "${LAUNCH[@]}" -n "$np" \
         "$WORK/venv/bin/python" main.py --no-builddir -v "$mod"
     else
       LD_LIBRARY_PATH="$WORK/mpichlib" timeout 600 mpiexec.hydra -n "$np" \

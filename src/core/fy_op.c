@@ -255,6 +255,48 @@ FY_VECTORIZE static void kernel(int o, int ct, const void *in, void *io, MPI_Cou
   }
 }
 
+/* The alignment the loops need for ct's elements. Pairs need none (their
+ * loop copies value and index out with memcpy). */
+static size_t ct_align(int ct) {
+  switch (ct) {
+    case CT_I16: case CT_U16: return _Alignof(int16_t);
+    case CT_I32: case CT_U32: return _Alignof(int32_t);
+    case CT_I64: case CT_U64: return _Alignof(int64_t);
+    case CT_BOOL: return _Alignof(bool);
+    case CT_F32: return _Alignof(float);
+    case CT_F64: return _Alignof(double);
+    case CT_LD: return _Alignof(long double);
+    case CT_C32: return _Alignof(float _Complex);
+    case CT_C64: return _Alignof(double _Complex);
+    case CT_CLD: return _Alignof(long double _Complex);
+    default: return 1;
+  }
+}
+
+/* kernel, for buffers of any alignment. Its loops read through typed
+ * pointers (and may be vectorized on the assumption that these are
+ * aligned), but MPI buffers need not be: a payload behind a packet's
+ * header, a window location at a displacement of a few bytes. Such
+ * buffers go through aligned copies, a chunk at a time. */
+static void kernel_any(int o, int ct, const void *in, void *io, MPI_Count n, MPI_Aint ioff, size_t esize) {
+  size_t al = ct_align(ct);
+  if (o == OP_NO_OP || o == OP_REPLACE || !(((uintptr_t)in | (uintptr_t)io) & (al - 1))) {
+    kernel(o, ct, in, io, n, (MPI_Aint)esize, ioff, esize);
+    return;
+  }
+  _Alignas(32) unsigned char a[4096], b[4096];
+  MPI_Count per = (MPI_Count)(sizeof a / esize);
+  for (MPI_Count done = 0; done < n;) {
+    MPI_Count m = n - done < per ? n - done : per;
+    size_t off = (size_t)done * esize, bytes = (size_t)m * esize;
+    memcpy(a, (const char *)in + off, bytes);
+    memcpy(b, (char *)io + off, bytes);
+    kernel(o, ct, a, b, m, (MPI_Aint)esize, ioff, esize);
+    memcpy((char *)io + off, b, bytes);
+    done += m;
+  }
+}
+
 /* Bytes of the value of a pair type (where its index starts). */
 static MPI_Aint pair_index_offset(int ct) {
   switch (ct) {
@@ -280,7 +322,7 @@ int fy_op_kernel_get(const fy_op_t *op, const fy_datatype_t *basic, fy_op_kernel
 }
 
 void fy_op_kernel_run(const fy_op_kernel_t *k, const void *in, void *inout, MPI_Count n) {
-  kernel(k->op, k->ct, in, inout, n, (MPI_Aint)k->esize, k->ioff, k->esize);
+  kernel_any(k->op, k->ct, in, inout, n, k->ioff, k->esize);
 }
 
 size_t fy_op_scratch(const fy_op_t *op, const fy_datatype_t *t, MPI_Count count) {
@@ -322,15 +364,15 @@ void fy_op_apply(const fy_op_t *op, const void *in, void *inout, MPI_Count count
    * no gaps) pairs are basic->size bytes apart. */
   MPI_Aint ioff = pair_index_offset(ti.ct);
   if (t->is_contig) {
-    kernel(op->builtin, ti.ct, (const char *)in + t->true_lb, (char *)inout + t->true_lb, n,
-           basic->size, ioff, (size_t)basic->size);
+    kernel_any(op->builtin, ti.ct, (const char *)in + t->true_lb, (char *)inout + t->true_lb, n, ioff,
+               (size_t)basic->size);
     return;
   }
   size_t bytes = (size_t)(count * t->size);
   char *pa = scratch, *pb = (char *)scratch + bytes;
   fy_type_pack(t, count, in, pa);
   fy_type_pack(t, count, inout, pb);
-  kernel(op->builtin, ti.ct, pa, pb, n, basic->size, ioff, (size_t)basic->size);
+  kernel_any(op->builtin, ti.ct, pa, pb, n, ioff, (size_t)basic->size);
   fy_type_unpack(t, count, pb, bytes, inout);
 }
 

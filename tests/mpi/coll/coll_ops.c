@@ -3,7 +3,8 @@
  * pair type, user ops (commutative and not: the non-commutative one is
  * "append digits", so any reordering shows), MPI_Op_commutative,
  * MPI_Op_create_c, MPI_Op_free while a nonblocking reduction uses the op,
- * MPI_Reduce_local, reductions over a derived type. */
+ * MPI_Reduce_local (also on buffers that are not aligned for their type),
+ * reductions over a derived type. */
 #include "../common/fytest.h"
 #include <complex.h>
 #include <stdbool.h>
@@ -78,6 +79,16 @@ static int v(int r, int i, int cls) { return cls & (CL) ? (r + i) % 2 : (r + i) 
       for (int i = 0; i < NE; i++)                                                     \
         if (io[i] != comb_##NAME(k, (T)v(1, i, CLS), (T)v(2, i, CLS))) {               \
           CHECK(0, "Reduce_local MPI_%s on %s: [%d] wrong", opn[k], tn, i); break; }   \
+      /* the same on buffers one byte off the type's alignment */                      \
+      unsigned char bi[sizeof in + 1], bo[sizeof io + 1];                              \
+      for (int i = 0; i < NE; i++) { in[i] = (T)v(1, i, CLS); io[i] = (T)v(2, i, CLS); } \
+      memcpy(bi + 1, in, sizeof in);                                                   \
+      memcpy(bo + 1, io, sizeof io);                                                   \
+      CHECK_OK(MPI_Reduce_local(bi + 1, bo + 1, NE, dt, ops[k]));                      \
+      memcpy(io, bo + 1, sizeof io);                                                   \
+      for (int i = 0; i < NE; i++)                                                     \
+        if (io[i] != comb_##NAME(k, (T)v(1, i, CLS), (T)v(2, i, CLS))) {               \
+          CHECK(0, "misaligned Reduce_local MPI_%s on %s: [%d] wrong", opn[k], tn, i); break; } \
     }                                                                                  \
   }
 
@@ -293,6 +304,40 @@ static void test_reduce_strided(void) {
   CHECK_OK(MPI_Type_free(&vec));
 }
 
+/* Many elements on misaligned buffers (Ferry then works through aligned
+ * chunks): every element summed once, at the chunks' edges too. */
+static void test_misaligned_long(void) {
+  enum { N = 3001 };
+  unsigned char *bi = malloc(N * sizeof(long double) + 8), *bo = malloc(N * sizeof(long double) + 8);
+  CHECK(bi && bo, "out of memory");
+  if (!bi || !bo) goto out;
+  for (int i = 0; i < N; i++) {
+    long double a = i, b = 2 * i;
+    memcpy(bi + 8 + i * sizeof a, &a, sizeof a); /* 8-byte aligned: half of long double's 16 */
+    memcpy(bo + 8 + i * sizeof b, &b, sizeof b);
+  }
+  CHECK_OK(MPI_Reduce_local(bi + 8, bo + 8, N, MPI_LONG_DOUBLE, MPI_SUM));
+  for (int i = 0; i < N; i++) {
+    long double r;
+    memcpy(&r, bo + 8 + i * sizeof r, sizeof r);
+    if (r != 3.0L * i) { CHECK(0, "misaligned long double SUM [%d] = %Lg", i, r); break; }
+  }
+  for (int i = 0; i < N; i++) {
+    double a = i, b = 1;
+    memcpy(bi + 3 + i * sizeof a, &a, sizeof a);
+    memcpy(bo + 3 + i * sizeof b, &b, sizeof b);
+  }
+  CHECK_OK(MPI_Reduce_local(bi + 3, bo + 3, N, MPI_DOUBLE, MPI_PROD));
+  for (int i = 0; i < N; i++) {
+    double r;
+    memcpy(&r, bo + 3 + i * sizeof r, sizeof r);
+    if (r != (double)i) { CHECK(0, "misaligned double PROD [%d] = %g", i, r); break; }
+  }
+out:
+  free(bi);
+  free(bo);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   fy_init("coll_ops");
@@ -336,5 +381,6 @@ int main(int argc, char **argv) {
   pair_fi(); pair_di(); pair_li(); pair_ii(); pair_si(); pair_ldi(); pair_ff(); pair_dd(); pair_i2();
   test_user_ops();
   test_reduce_strided();
+  test_misaligned_long();
   return fy_finish();
 }
