@@ -157,12 +157,15 @@ int fy_op_cas_type(const fy_datatype_t *t) {
     for (MPI_Count i = 0; i < n; i++) b[i] = (EXPR);    \
   } while (0)
 
-#define INT_OPS(T)                                              \
+/* SUM and PROD wrap around as two's complement: they compute in U, an
+ * unsigned type no narrower than unsigned int (a signed overflow is
+ * undefined, and so is a product of two uint16_t, promoted to int). */
+#define INT_OPS(T, U)                                           \
   switch (o) {                                                  \
     case OP_MAX: LOOP(T, a[i] > b[i] ? a[i] : b[i]); break;     \
     case OP_MIN: LOOP(T, a[i] < b[i] ? a[i] : b[i]); break;     \
-    case OP_SUM: LOOP(T, (T)(a[i] + b[i])); break;              \
-    case OP_PROD: LOOP(T, (T)(a[i] * b[i])); break;             \
+    case OP_SUM: LOOP(T, (T)((U)a[i] + (U)b[i])); break;        \
+    case OP_PROD: LOOP(T, (T)((U)a[i] * (U)b[i])); break;       \
     case OP_LAND: LOOP(T, (T)(a[i] && b[i])); break;            \
     case OP_LOR: LOOP(T, (T)(a[i] || b[i])); break;             \
     case OP_LXOR: LOOP(T, (T)(!a[i] != !b[i])); break;          \
@@ -221,14 +224,14 @@ FY_VECTORIZE static void kernel(int o, int ct, const void *in, void *io, MPI_Cou
     return;
   }
   switch (ct) {
-    case CT_I8: INT_OPS(int8_t); break;
-    case CT_U8: INT_OPS(uint8_t); break;
-    case CT_I16: INT_OPS(int16_t); break;
-    case CT_U16: INT_OPS(uint16_t); break;
-    case CT_I32: INT_OPS(int32_t); break;
-    case CT_U32: INT_OPS(uint32_t); break;
-    case CT_I64: INT_OPS(int64_t); break;
-    case CT_U64: INT_OPS(uint64_t); break;
+    case CT_I8: INT_OPS(int8_t, unsigned); break;
+    case CT_U8: INT_OPS(uint8_t, unsigned); break;
+    case CT_I16: INT_OPS(int16_t, unsigned); break;
+    case CT_U16: INT_OPS(uint16_t, unsigned); break;
+    case CT_I32: INT_OPS(int32_t, uint32_t); break;
+    case CT_U32: INT_OPS(uint32_t, uint32_t); break;
+    case CT_I64: INT_OPS(int64_t, uint64_t); break;
+    case CT_U64: INT_OPS(uint64_t, uint64_t); break;
     case CT_BOOL:
       switch (o) {
         case OP_LAND: LOOP(bool, a[i] && b[i]); break;

@@ -22,6 +22,7 @@ int fy_cpu_is_amd(void);
 void fy_copy_pieces(void *dst, const void *src, size_t n);
 
 static inline void fy_copy(void *dst, const void *src, size_t n) {
+  if (__builtin_expect(n == 0, 0)) return; /* (a buffer of no bytes may be NULL: memcpy's is undefined) */
   if (__builtin_expect(fy_copy_chunk != 0 && n > fy_copy_chunk, 0))
     fy_copy_pieces(dst, src, n);
   else

@@ -7,6 +7,7 @@
  * reductions over a derived type. */
 #include "../common/fytest.h"
 #include <complex.h>
+#include <limits.h>
 #include <stdbool.h>
 
 static int rank, size;
@@ -338,6 +339,25 @@ out:
   free(bo);
 }
 
+/* SUM and PROD of integers wrap around (two's complement), as C's
+ * unsigned arithmetic does: no signed overflow inside the library. */
+static void test_wrap(void) {
+  int a = INT_MAX, b = 1, c = 5, d = 1073741829;
+  CHECK_OK(MPI_Reduce_local(&a, &b, 1, MPI_INT, MPI_SUM));
+  CHECK(b == INT_MIN, "INT_MAX + 1 = %d", b);
+  CHECK_OK(MPI_Reduce_local(&c, &d, 1, MPI_INT, MPI_PROD));
+  CHECK(d == (int)(5u * 1073741829u), "5 * 1073741829 = %d", d);
+  int64_t e = INT64_MAX, f = 2;
+  CHECK_OK(MPI_Reduce_local(&e, &f, 1, MPI_INT64_T, MPI_PROD));
+  CHECK(f == -2, "INT64_MAX * 2 = %lld", (long long)f);
+  uint16_t g = 65535, h = 65535; /* promoted to int, the product would overflow */
+  CHECK_OK(MPI_Reduce_local(&g, &h, 1, MPI_UINT16_T, MPI_PROD));
+  CHECK(h == 1, "65535 * 65535 mod 2^16 = %u", (unsigned)h);
+  short i = SHRT_MIN, j = -1;
+  CHECK_OK(MPI_Reduce_local(&i, &j, 1, MPI_SHORT, MPI_SUM));
+  CHECK(j == SHRT_MAX, "SHRT_MIN - 1 = %d", j);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   fy_init("coll_ops");
@@ -382,5 +402,6 @@ int main(int argc, char **argv) {
   test_user_ops();
   test_reduce_strided();
   test_misaligned_long();
+  test_wrap();
   return fy_finish();
 }

@@ -1,5 +1,5 @@
 /* Every RMA operation on every window flavor, contiguous and derived
- * datatypes, under fence and lock epochs. */
+ * datatypes, under fence and lock epochs; operations of no data. */
 #include "rma_test.h"
 
 #define N 64
@@ -238,6 +238,27 @@ static void test_acc_ops(int fl, int me, int np)
     free_win(fl, &w, base);
 }
 
+/* Operations of no data, with NULL buffers (as mpi4py passes for an
+ * empty message), to self and to a peer: they succeed and change nothing. */
+static void test_empty(int fl, int me, int np)
+{
+    int *base;
+    MPI_Win w = make_win(fl, 4 * sizeof(int), sizeof(int), (void **)&base);
+    for (int i = 0; i < 4; i++) base[i] = 7;
+    CHECK_OK(MPI_Win_fence(0, w));
+    for (int t = 0; t < 2; t++) {
+        int peer = t ? (me + 1) % np : me;
+        CHECK_OK(MPI_Put(NULL, 0, MPI_BYTE, peer, 0, 0, MPI_BYTE, w));
+        CHECK_OK(MPI_Get(NULL, 0, MPI_BYTE, peer, 0, 0, MPI_BYTE, w));
+        CHECK_OK(MPI_Accumulate(NULL, 0, MPI_INT, peer, 0, 0, MPI_INT, MPI_SUM, w));
+        CHECK_OK(MPI_Get_accumulate(NULL, 0, MPI_INT, NULL, 0, MPI_INT, peer, 0, 0, MPI_INT, MPI_SUM, w));
+    }
+    CHECK_OK(MPI_Win_fence(0, w));
+    for (int i = 0; i < 4; i++) CHECK(base[i] == 7, "flavor %d: empty operations changed [%d] to %d", fl, i, base[i]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    free_win(fl, &w, base);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -247,5 +268,6 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     for (int fl = 0; fl < 4; fl++) test_flavor(fl, me, np);
     for (int fl = 0; fl < 4; fl++) test_acc_ops(fl, me, np);
+    for (int fl = 0; fl < 4; fl++) test_empty(fl, me, np);
     return fy_finish();
 }
