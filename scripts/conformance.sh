@@ -20,8 +20,8 @@
 # --lib DIR runs Ferry alone on the libmpi.so.12 in DIR instead of
 # install/lib, e.g. build-asan (make check-asan's sanitizer build): the
 # sanitizer runtimes it needs are preloaded into every rank, leak reports
-# are off (Python's own would drown Ferry's), any report fails the module
-# (logs in logs-lib).
+# are off unless ASAN_OPTIONS says otherwise (Python's own would drown
+# Ferry's), any report fails the module (logs in logs-lib).
 #
 # Prints pass/fail/error/skip per module and process count, and totals.
 # Exit status: 1 when Ferry fails a module at a process count where MPICH

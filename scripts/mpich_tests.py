@@ -36,9 +36,10 @@ of more ranks than hosts mixes shared memory and the fabric.
 --lib runs the programs (built as usual) on the libmpi.so.12 found in
 these directories instead of install/lib, e.g. the sanitizer build of `make
 check-asan` (build-asan and build-asan/src/binding/fortran): the sanitizer
-runtimes that library needs are preloaded, leak reports are off (the
-programs' own leaks would drown Ferry's), and any report ends the run with
-an error, so it shows as a FAIL with the report in its log.
+runtimes that library needs are preloaded, leak reports are off unless
+ASAN_OPTIONS in the environment turns them on (detect_leaks=1; the
+programs' own leaks then show too), and any report ends the run with an
+error, so it shows as a FAIL with the report in its log.
 
 A run passes as runtests decides: by default it exits 0 and prints
 "No Errors" and nothing else (lines runtests ignores aside); TestStatus and
