@@ -276,17 +276,10 @@ static size_t ct_align(int ct) {
   }
 }
 
-/* kernel, for buffers of any alignment. Its loops read through typed
- * pointers (and may be vectorized on the assumption that these are
- * aligned), but MPI buffers need not be: a payload behind a packet's
- * header, a window location at a displacement of a few bytes. Such
- * buffers go through aligned copies, a chunk at a time. */
-static void kernel_any(int o, int ct, const void *in, void *io, MPI_Count n, MPI_Aint ioff, size_t esize) {
-  size_t al = ct_align(ct);
-  if (o == OP_NO_OP || o == OP_REPLACE || !(((uintptr_t)in | (uintptr_t)io) & (al - 1))) {
-    kernel(o, ct, in, io, n, (MPI_Aint)esize, ioff, esize);
-    return;
-  }
+/* kernel through aligned copies of the buffers, a chunk at a time. Out
+ * of line: its 8 KiB of stack stay off the aligned calls' path. */
+__attribute__((noinline)) static void kernel_bounce(int o, int ct, const void *in, void *io, MPI_Count n,
+                                                    MPI_Aint ioff, size_t esize) {
   _Alignas(32) unsigned char a[4096], b[4096];
   MPI_Count per = (MPI_Count)(sizeof a / esize);
   for (MPI_Count done = 0; done < n;) {
@@ -298,6 +291,19 @@ static void kernel_any(int o, int ct, const void *in, void *io, MPI_Count n, MPI
     memcpy((char *)io + off, b, bytes);
     done += m;
   }
+}
+
+/* kernel, for buffers of any alignment. Its loops read through typed
+ * pointers (and may be vectorized on the assumption that these are
+ * aligned), but MPI buffers need not be: a payload behind a packet's
+ * header, a window location at a displacement of a few bytes. Such
+ * buffers go through kernel_bounce. */
+static void kernel_any(int o, int ct, const void *in, void *io, MPI_Count n, MPI_Aint ioff, size_t esize) {
+  size_t al = ct_align(ct);
+  if (o == OP_NO_OP || o == OP_REPLACE || !(((uintptr_t)in | (uintptr_t)io) & (al - 1)))
+    kernel(o, ct, in, io, n, (MPI_Aint)esize, ioff, esize);
+  else
+    kernel_bounce(o, ct, in, io, n, ioff, esize);
 }
 
 /* Bytes of the value of a pair type (where its index starts). */
