@@ -41,7 +41,8 @@ enum { /* protocol state of an active request */
   FY_PS_RNDV_SENT, FY_PS_RNDV_MATCHED, FY_PS_RNDV_PIPE,
   FY_PS_RNDV_CTS,  /* sender: a CTS seen in a PEF turn, acted on by progress */
   FY_PS_RNDV_SHARE, /* both sides copy chunks (SHARE) */
-  FY_PS_RNDV_JOIN   /* took a joinable copy, copied its pieces: waits for the other side's */
+  FY_PS_RNDV_JOIN,  /* took a joinable copy, copied its pieces: waits for the other side's */
+  FY_PS_SEND_HELD   /* a send queued behind one that waits for a rendezvous slot (rndv.c) */
 };
 
 typedef struct fy_request fy_request_t;

@@ -42,6 +42,12 @@ void fy_out_finalize(void);
 void fy_eager_deliver(fy_request_t *r, const fy_pkt_t *h, const void *data, int src_local);
 void fy_rndv_recv_match(fy_request_t *r, int src_local, const fy_pkt_t *h);
 int fy_rndv_send_start(fy_request_t *r, int dst, const void *data);
+/* A send to local peer dst must queue behind an earlier one that waits for
+ * a rendezvous slot (fy_rndv_held); fy_rndv_hold queues it, progress sends
+ * it in order through fy_send_route (send.c) once a slot is free. */
+int fy_rndv_held(int dst);
+void fy_rndv_hold(fy_request_t *r, int dst);
+void fy_send_route(fy_request_t *r);
 void fy_rndv_on_cts(const fy_pkt_t *h);
 void fy_rndv_on_fin_s(const fy_pkt_t *h);
 void fy_rndv_on_fin_r(const fy_pkt_t *h);

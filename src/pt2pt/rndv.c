@@ -57,6 +57,13 @@ static int my_local;
 static int *out_to;
 static int nout_to;
 
+/* Sends on wait_slot, per local peer. A send to a peer that has one there
+ * queues behind it, whatever its size (fy_rndv_held): an eager message must
+ * not overtake a rendezvous announcement that waits for a slot (MPI's
+ * non-overtaking rule; 256 rendezvous sends in flight are enough). */
+static int *held_to;
+static int draining; /* wait_slot's head is being sent: no queueing again */
+
 /* Transfers to us matched and not yet copied, per local peer (on
  * recv_matched): with one of ours to the same peer, an exchange. */
 static int *in_from;
@@ -101,8 +108,9 @@ int fy_rndv_init(void) {
   out_to = calloc(nout_to > 0 ? (size_t)nout_to : 1, sizeof *out_to);
   in_from = calloc(nout_to > 0 ? (size_t)nout_to : 1, sizeof *in_from);
   heard = calloc(nout_to > 0 ? (size_t)nout_to : 1, sizeof *heard);
+  held_to = calloc(nout_to > 0 ? (size_t)nout_to : 1, sizeof *held_to);
   pipe_peer = calloc(nout_to > 0 ? (size_t)nout_to : 1, sizeof *pipe_peer);
-  if (!out_to || !in_from || !heard || !pipe_peer) return -1;
+  if (!out_to || !in_from || !heard || !pipe_peer || !held_to) return -1;
   use_cma = fy_config.cma && fy_shm_cma_available();
   my_local = fy_shm_local_rank();
   long n = fy_config_size_or_auto("FERRY_PIPE_MAX_CONTIG", fy_config.pipe_contig_max);
@@ -174,16 +182,25 @@ static void send_rts(fy_request_t *r) {
   fy_pt2pt_stats.rndv_sent++;
 }
 
+static void hold(fy_request_t *r, int dst, int pstate) {
+  r->pstate = pstate;
+  fy_rlist_push(&wait_slot, r);
+  if (dst >= 0 && dst < nout_to) held_to[dst]++;
+}
+
 int fy_rndv_send_start(fy_request_t *r, int dst, const void *data) {
   r->peer_local = dst;
-  if (nfree_slots == 0) {
-    r->pstate = FY_PS_RNDV_WAIT_SLOT;
-    fy_rlist_push(&wait_slot, r);
+  if (!draining && (nfree_slots == 0 || fy_rndv_held(dst))) {
+    hold(r, dst, FY_PS_RNDV_WAIT_SLOT);
     return 0;
   }
   send_rts(r);
   return 0;
 }
+
+int fy_rndv_held(int dst) { return dst >= 0 && dst < nout_to && held_to[dst] > 0; }
+
+void fy_rndv_hold(fy_request_t *r, int dst) { hold(r, dst, FY_PS_SEND_HELD); }
 
 /* The copy itself, by either side. Returns 0 or -1 (errno). */
 static int copy_recv_side(fy_request_t *r, int src_local, const fy_rndv_slot_t *s, uint64_t saddr) {
@@ -836,10 +853,21 @@ int fy_rndv_progress(void) {
     fy_rndv_recv_match(r, r->peer_local, &h);
     n++;
   }
-  while (wait_slot.head && nfree_slots > 0) {
+  /* in order, and only with a slot free: a held send may take the
+   * rendezvous path too (a held one waits for a pass outside a PEF turn:
+   * the send paths were written for the application's context) */
+  while (wait_slot.head && nfree_slots > 0 &&
+         !(fy_pt2pt_in_signal && wait_slot.head->pstate == FY_PS_SEND_HELD)) {
     fy_request_t *r = wait_slot.head;
     fy_rlist_remove(&wait_slot, r);
-    send_rts(r);
+    if (r->peer_local >= 0 && r->peer_local < nout_to) held_to[r->peer_local]--;
+    if (r->pstate == FY_PS_RNDV_WAIT_SLOT) {
+      send_rts(r);
+    } else {
+      draining = 1;
+      fy_send_route(r);
+      draining = 0;
+    }
     n++;
   }
   /* newest first: a waiting sender claims the oldest (CTS order) */

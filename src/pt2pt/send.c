@@ -98,29 +98,11 @@ static void eager_piped(fy_request_t *r, int dst) {
   if (!sync) fy_req_complete(r); /* all in the slots: the buffer is free */
 }
 
-int fy_send_start(fy_request_t *r) {
-  if (fy_req_begin(r)) return MPI_SUCCESS;
-  r->status.MPI_SOURCE = r->peer;
-  r->status.MPI_TAG = r->tag;
-  /* Non-contiguous data is packed here for an eager send, and for a
-   * nonblocking rendezvous send of small blocks (the receiver can then take
-   * it while the sender computes); a blocking one packs while it copies,
-   * and large blocks move in place (zcopy.c). */
-  int dst = fy_local_of(r->comm, r->peer);
+/* Send r (packed already if it needed to be) by the path its size, its
+ * peer and the receiver's state call for. Called locked. */
+void fy_send_route(fy_request_t *r) {
+  int dst = r->peer_local;
   size_t eager = dst < 0 ? fy_net_eager_max : fy_eager_max;
-  /* (over the fabric derived types are always packed; for the eager pipe
-   * too, which is decided here first and again under the lock) */
-  if (!r->type->is_contig && r->bytes &&
-      (r->bytes <= eager || dst < 0 || (!r->blocking && !fy_zc_in_place(r)) || eager_piped_ok(r->bytes, dst))) {
-    if (!r->tmp || !r->tmp_owned) {
-      r->tmp = malloc(r->bytes);
-      if (!r->tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory packing %zu bytes", r->bytes);
-      r->tmp_owned = 1;
-    }
-    fy_type_pack(r->type, r->count, r->sbuf, r->tmp);
-  }
-  r->peer_local = dst;
-  fy_plock();
   if (r->solo && dst >= 0 && fy_config.coll_root_rndv > 0 && r->bytes >= (size_t)fy_config.coll_root_rndv) {
     /* a Scatter root (or a schedule's early copy), which copies its own
      * block meanwhile: the receiver reads this one (FERRY_COLL_ROOT_RNDV) */
@@ -152,6 +134,35 @@ int fy_send_start(fy_request_t *r) {
   } else {
     fy_rndv_send_start(r, dst, fy_send_data(r));
   }
+}
+
+int fy_send_start(fy_request_t *r) {
+  if (fy_req_begin(r)) return MPI_SUCCESS;
+  r->status.MPI_SOURCE = r->peer;
+  r->status.MPI_TAG = r->tag;
+  /* Non-contiguous data is packed here for an eager send, and for a
+   * nonblocking rendezvous send of small blocks (the receiver can then take
+   * it while the sender computes); a blocking one packs while it copies,
+   * and large blocks move in place (zcopy.c). */
+  int dst = fy_local_of(r->comm, r->peer);
+  size_t eager = dst < 0 ? fy_net_eager_max : fy_eager_max;
+  /* (over the fabric derived types are always packed; for the eager pipe
+   * too, which is decided here first and again under the lock) */
+  if (!r->type->is_contig && r->bytes &&
+      (r->bytes <= eager || dst < 0 || (!r->blocking && !fy_zc_in_place(r)) || eager_piped_ok(r->bytes, dst))) {
+    if (!r->tmp || !r->tmp_owned) {
+      r->tmp = malloc(r->bytes);
+      if (!r->tmp) return fy_err(MPI_ERR_NO_MEM, "out of memory packing %zu bytes", r->bytes);
+      r->tmp_owned = 1;
+    }
+    fy_type_pack(r->type, r->count, r->sbuf, r->tmp);
+  }
+  r->peer_local = dst;
+  fy_plock();
+  if (fy_rndv_held(dst))
+    fy_rndv_hold(r, dst); /* behind a rendezvous send to dst that waits for a slot */
+  else
+    fy_send_route(r);
   fy_punlock();
   return MPI_SUCCESS;
 }
@@ -165,7 +176,8 @@ int fy_send_eager_now(const void *buf, MPI_Count count, fy_datatype_t *t, int pe
   if (bytes > (dst < 0 ? fy_net_eager_max : fy_direct_min)) return -1;
   fy_pkt_t h = {.type = FY_PKT_EAGER, .src = c->rank, .tag = tag, .ctx = c->ctx + (coll ? 1u : 0u), .len = bytes};
   fy_plock();
-  int rc = fy_out_send_now(dst, &h, (const char *)buf + t->true_lb, bytes);
+  /* (behind a send that waits for a rendezvous slot: the caller's full path queues it) */
+  int rc = fy_rndv_held(dst) ? -1 : fy_out_send_now(dst, &h, (const char *)buf + t->true_lb, bytes);
   if (rc == 0) fy_pt2pt_stats.eager_sent++;
   fy_punlock();
   return rc;

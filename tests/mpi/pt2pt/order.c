@@ -7,11 +7,16 @@
  *  4. non-overtaking per sender on a stream mixing eager and rendezvous sizes
  *     and tags, received with ANY_TAG;
  *  5. ANY_SOURCE receives collecting from every other rank: each sender's
- *     sequence arrives in order. */
+ *     sequence arrives in order;
+ *  6. more rendezvous sends in flight to one peer than the sender has
+ *     rendezvous slots (256 on shared memory), then a small one: the small
+ *     one must not overtake those still waiting for a slot. */
 #include "fytest.h"
 
 #define TAG_GO 800
 #define NSTREAM 300
+#define NBIG 300            /* > the 256 rendezvous slots of a process */
+#define BIG (256 << 10)     /* rendezvous on every path (above the pipe's 128 KiB) */
 
 static int msize(int seq) { return (seq % 17 == 3) ? 20000 + seq * 7 : (seq % 5) * 8 + 4; }
 
@@ -101,6 +106,35 @@ int main(int argc, char **argv)
             next[s]++;
         }
         free(next);
+    }
+
+    /* 6: rank 0 to rank 1, tags in sending order, received with ANY_TAG */
+    if (size >= 2 && rank < 2) {
+        char *big = malloc(BIG);
+        if (rank == 0) {
+            MPI_Request *rq = malloc(sizeof(MPI_Request) * NBIG);
+            fy_fill(big, BIG, 6);
+            for (int k = 0; k < NBIG; k++) CHECK_OK(MPI_Isend(big, BIG, MPI_BYTE, 1, k, MPI_COMM_WORLD, &rq[k]));
+            int last = NBIG;
+            CHECK_OK(MPI_Send(&last, 1, MPI_INT, 1, NBIG, MPI_COMM_WORLD));
+            CHECK_OK(MPI_Waitall(NBIG, rq, MPI_STATUSES_IGNORE));
+            free(rq);
+        } else {
+            int first_bad = -1, bad_tag = 0, bad_cnt = 0;
+            for (int k = 0; k <= NBIG; k++) { /* (all of them, so the sender's Waitall ends) */
+                int cnt;
+                CHECK_OK(MPI_Recv(big, BIG, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+                MPI_Get_count(&st, MPI_BYTE, &cnt);
+                if (first_bad < 0 && (st.MPI_TAG != k || cnt != (k < NBIG ? BIG : (int)sizeof(int)))) {
+                    first_bad = k;
+                    bad_tag = st.MPI_TAG;
+                    bad_cnt = cnt;
+                }
+            }
+            CHECK(first_bad < 0, "message %d of %d: tag %d, %d bytes (overtaken)", first_bad, NBIG + 1, bad_tag,
+                  bad_cnt);
+        }
+        free(big);
     }
     free(buf);
     return fy_finish();
