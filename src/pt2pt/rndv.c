@@ -62,7 +62,6 @@ static int nout_to;
  * not overtake a rendezvous announcement that waits for a slot (MPI's
  * non-overtaking rule; 256 rendezvous sends in flight are enough). */
 static int *held_to;
-static int draining; /* wait_slot's head is being sent: no queueing again */
 
 /* Transfers to us matched and not yet copied, per local peer (on
  * recv_matched): with one of ours to the same peer, an exchange. */
@@ -188,9 +187,11 @@ static void hold(fy_request_t *r, int dst, int pstate) {
   if (dst >= 0 && dst < nout_to) held_to[dst]++;
 }
 
+/* (a send held behind others never gets here: fy_send_start holds it, and
+ * progress routes it only with a slot free) */
 int fy_rndv_send_start(fy_request_t *r, int dst, const void *data) {
   r->peer_local = dst;
-  if (!draining && (nfree_slots == 0 || fy_rndv_held(dst))) {
+  if (nfree_slots == 0) {
     hold(r, dst, FY_PS_RNDV_WAIT_SLOT);
     return 0;
   }
@@ -861,13 +862,8 @@ int fy_rndv_progress(void) {
     fy_request_t *r = wait_slot.head;
     fy_rlist_remove(&wait_slot, r);
     if (r->peer_local >= 0 && r->peer_local < nout_to) held_to[r->peer_local]--;
-    if (r->pstate == FY_PS_RNDV_WAIT_SLOT) {
-      send_rts(r);
-    } else {
-      draining = 1;
-      fy_send_route(r);
-      draining = 0;
-    }
+    if (r->pstate == FY_PS_RNDV_WAIT_SLOT) send_rts(r);
+    else fy_send_route(r);
     n++;
   }
   /* newest first: a waiting sender claims the oldest (CTS order) */
