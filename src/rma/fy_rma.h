@@ -252,6 +252,10 @@ int fy_rma_am_free_ready(void *win);  /* the nonblocking calls have ended */
 int fy_rma_am_free_step(fy_win_t *w, fy_rma_free_t *f);
 int fy_rma_am_poll(fy_win_t *w);           /* the target's hook: apply what arrived */
 int fy_rma_am_op(fy_win_t *w, fy_rmaop_t *op, int passive_only, MPI_Request *request);
+/* Counters for MPI_T (performance variables ferry_rma_*). am_throttled:
+ * operations that waited in the call for FERRY_RMA_AM_INFLIGHT. */
+typedef struct fy_rma_stats { uint64_t am_throttled; } fy_rma_stats_t;
+extern fy_rma_stats_t fy_rma_stats;
 enum { FY_AMS_FENCE = 1, FY_AMS_LOCK, FY_AMS_LOCK_ALL, FY_AMS_UNLOCK, FY_AMS_UNLOCK_ALL, FY_AMS_FLUSH,
        FY_AMS_FLUSH_LOCAL, FY_AMS_POST, FY_AMS_START, FY_AMS_COMPLETE, FY_AMS_WAIT, FY_AMS_TEST };
 /* A synchronization call (rank: lock/unlock/flush target, -1 for every

@@ -11,7 +11,8 @@
  *   MPI_Init loads them), so every cvar is MPI_T_SCOPE_READONLY and a write
  *   returns MPI_T_ERR_CVAR_SET_NEVER.
  * - Performance variables are the point-to-point protocol counters
- *   (fy_pt2pt_stats) and the asynchronous agents' counters (fy_async_ctr):
+ *   (fy_pt2pt_stats), the asynchronous agents' counters (fy_async_ctr)
+ *   and the RMA counters (fy_rma_stats):
  *   class COUNTER, MPI_UNSIGNED_LONG_LONG, not continuous (a handle counts
  *   only while started), writable per handle (the handle's own value; the
  *   library's counters are never changed).
@@ -26,6 +27,7 @@
 #include "runtime/fy_config.h"
 #include "pt2pt/fy_pt2pt.h"
 #include "progress/async/fy_async.h"
+#include "rma/fy_rma.h"
 #include "binding/fy_impl.h"
 
 /* ---- tables ---- */
@@ -85,6 +87,7 @@ typedef struct {
 
 #define P2P(f, d) {"ferry_pt2pt_" #f, d, &fy_pt2pt_stats.f, CAT_PT2PT}
 #define ASY(f, d) {"ferry_async_" #f, d, &fy_async_ctr.f, CAT_PROGRESS}
+#define RMA(f, d) {"ferry_rma_" #f, d, &fy_rma_stats.f, CAT_RMA}
 static const pvar_t pvars[] = {
     P2P(eager_sent, "Messages sent eagerly (one packet with the data)"),
     P2P(rndv_sent, "Messages sent by rendezvous"),
@@ -110,6 +113,8 @@ static const pvar_t pvars[] = {
     ASY(deferred, "PEF expiries that hit while the thread was inside Ferry"),
     ASY(pef_inside, "PEF turns run while inside Ferry (must stay 0)"),
     ASY(time_ns, "Nanoseconds spent in agent turns"),
+    RMA(am_throttled, "One-sided operations on windows across nodes that waited in their call until the targets had "
+                      "taken enough of the data sent before (FERRY_RMA_AM_INFLIGHT)"),
 };
 #define NPVAR ((int)(sizeof pvars / sizeof pvars[0]))
 

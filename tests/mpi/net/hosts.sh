@@ -5,7 +5,8 @@
 #   mix       3 hosts (2+2+1 ranks): net_mix (ANY_SOURCE from shm and
 #             fabric peers, split_type by host, a window across hosts and one on a host);
 #             rma_nodes (one-sided communication across hosts, src/rma/am.c;
-#             pef and interrupt: a target computing outside MPI serves)
+#             pef and interrupt: a target computing outside MPI serves;
+#             FERRY_RMA_AM_INFLIGHT toward a target on the origin's host)
 #   coll      3 hosts, 5 ranks: coll_all, coll_multi
 #   progress  2 hosts, 1 rank each: receiver-first rendezvous without MPI
 #             calls on the receiver (pef and interrupt with a draining
@@ -41,6 +42,10 @@ mix)
   # (the busy target, rank 0, has a peer on its host, whose messages wake
   # the doorbell agent, or in pef the doorbell listener)
   run env FERRY_PROGRESS=interrupt $M -hosts "$H1:2,$H2" -n 3 "$bin/rma/rma_nodes"
+  # (rank 1 reaches its target, rank 0, through the shared-memory
+  # rendezvous: FERRY_RMA_AM_INFLIGHT bounds what waits there too)
+  run env FERRY_RMA_AM_INFLIGHT=1m FERRY_RMA_AM_AGENT=0 FYTEST_THROTTLE=1 $M -hosts "$H1:2,$H2" -n 3 \
+    "$bin/rma/rma_nodes"
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/rma/rma_nodes_nb"
   run $M -hosts "$H1:2,$H2" -n 3 "$bin/rma/rma_sync_mix"
   run env FERRY_RMA_NATIVE=0 $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/rma/rma_sync_mix"

@@ -19,9 +19,12 @@
  *   spans nodes);
  * - a target computing outside MPI serves lock, put, get, fetch_and_op
  *   and unlock (busy_target);
+ * - accumulates with flush_local between them pile up toward a target
+ *   outside MPI only to FERRY_RMA_AM_INFLIGHT (flood);
  * - epochs that must not mix are MPI_ERR_RMA_SYNC (sync_errors);
  * - spanning nodes only: MPI_Win_allocate_shared is MPI_ERR_RMA_SHARED. */
 #include "rma_test.h"
+#include <fcntl.h>
 
 #define N 64
 
@@ -343,6 +346,81 @@ static void busy_target(void) {
   free_win(1, &w, base);
 }
 
+/* Accumulates of 256 KiB, each followed by MPI_Win_flush_local (which
+ * returns once the data is packed into the message) and the buffer then
+ * changed, from every rank but 0 to rank 0: the sums are right. Under
+ * FYTEST_THROTTLE (mpi.net.nolocal.rma_nodes_inflight: a limit of 1 MiB,
+ * FERRY_RMA_AM_INFLIGHT, and no agent serving the target,
+ * FERRY_RMA_AM_AGENT=0) rank 0 computes outside MPI until rank 1 is about
+ * to issue its fourth operation, and 300 ms more: rank 1 can hold only
+ * three messages' data, so it must wait in the call (MPI_T counter
+ * ferry_rma_am_throttled) until rank 0 enters MPI; without the limit it
+ * held them all. */
+static void flood(void) {
+  enum { FN = 64 * 1024, FOPS = 24 };
+  int throttle = spans && size >= 2 && getenv("FYTEST_THROTTLE");
+  void *base;
+  MPI_Win w = make_win(1, (MPI_Aint)(FN * sizeof(int)), sizeof(int), &base);
+  char path[64] = "/tmp/fy_flood_XXXXXX";
+  int fd = -1, marks = 0;
+  if (throttle) {
+    if (rank == 0) CHECK((fd = mkstemp(path)) >= 0, "flood: mkstemp");
+    MPI_Bcast(path, (int)sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank == 1) CHECK((fd = open(path, O_WRONLY)) >= 0, "flood: open %s", path);
+  }
+  MPI_T_pvar_session ses = MPI_T_PVAR_SESSION_NULL;
+  MPI_T_pvar_handle ph = MPI_T_PVAR_HANDLE_NULL;
+  if (throttle && rank == 1) {
+    int prov, idx, cnt;
+    CHECK_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &prov));
+    CHECK_OK(MPI_T_pvar_get_index("ferry_rma_am_throttled", MPI_T_PVAR_CLASS_COUNTER, &idx));
+    CHECK_OK(MPI_T_pvar_session_create(&ses));
+    CHECK_OK(MPI_T_pvar_handle_alloc(ses, idx, NULL, &ph, &cnt));
+    CHECK_OK(MPI_T_pvar_start(ses, ph));
+  }
+  if (rank != 0) CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w));
+  MPI_Barrier(MPI_COMM_WORLD); /* (rank 0 grants the locks here, before it leaves MPI) */
+  if (rank == 0) {
+    if (throttle) {
+      double t0 = MPI_Wtime();
+      while (marks < 3 && MPI_Wtime() - t0 < 30)
+        if (pread(fd, &marks, sizeof marks, 0) != (ssize_t)sizeof marks) marks = 0;
+      compute_us(300000);
+      CHECK(marks >= 3, "flood: rank 1 did not reach its fourth operation in 30 s");
+    }
+  } else {
+    int *buf = malloc(FN * sizeof *buf);
+    for (int i = 0; i < FOPS; i++) {
+      for (int k = 0; k < FN; k++) buf[k] = rank * 100 + i;
+      if (fd >= 0) CHECK(pwrite(fd, &i, sizeof i, 0) == (ssize_t)sizeof i, "flood: pwrite");
+      CHECK_OK(MPI_Accumulate(buf, FN, MPI_INT, 0, 0, FN, MPI_INT, MPI_SUM, w));
+      CHECK_OK(MPI_Win_flush_local(0, w));
+    }
+    CHECK_OK(MPI_Win_unlock(0, w));
+    free(buf);
+  }
+  if (ph != MPI_T_PVAR_HANDLE_NULL) {
+    unsigned long long waited = 0;
+    CHECK_OK(MPI_T_pvar_read(ses, ph, &waited));
+    CHECK(waited >= 1, "flood: no operation waited for FERRY_RMA_AM_INFLIGHT");
+    if (getenv("FYTEST_VERBOSE")) printf("flood: %llu operations waited\n", waited);
+    CHECK_OK(MPI_T_pvar_handle_free(ses, &ph));
+    CHECK_OK(MPI_T_pvar_session_free(&ses));
+    CHECK_OK(MPI_T_finalize());
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    int want = 0;
+    for (int r = 1; r < size; r++) want += FOPS * r * 100 + FOPS * (FOPS - 1) / 2;
+    int bad = 0;
+    for (int k = 0; k < FN; k++) bad += ((int *)base)[k] != want;
+    CHECK(!bad, "flood: %d of %d words differ from %d (word 0: %d)", bad, FN, want, ((int *)base)[0]);
+  }
+  if (fd >= 0) close(fd);
+  if (throttle && rank == 0) unlink(path);
+  free_win(1, &w, base);
+}
+
 /* Epochs that must not mix, refused with MPI_ERR_RMA_SYNC (MPICH's
  * errors/rma/win_sync_lock_at and win_sync_lock_fence): a lock in a start
  * epoch; an operation after a lock and unlock ended the epoch of a fence
@@ -395,6 +473,7 @@ int main(int argc, char **argv) {
   pscw();
   dynamic();
   busy_target();
+  flood();
   sync_errors();
   if (spans) {
     void *b;
