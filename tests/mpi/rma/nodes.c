@@ -403,7 +403,7 @@ static void flood(void) {
     unsigned long long waited = 0;
     CHECK_OK(MPI_T_pvar_read(ses, ph, &waited));
     CHECK(waited >= 1, "flood: no operation waited for FERRY_RMA_AM_INFLIGHT");
-    if (getenv("FYTEST_VERBOSE")) printf("flood: %llu operations waited\n", waited);
+    printf("flood: %llu operations waited for FERRY_RMA_AM_INFLIGHT\n", waited);
     CHECK_OK(MPI_T_pvar_handle_free(ses, &ph));
     CHECK_OK(MPI_T_pvar_session_free(&ses));
     CHECK_OK(MPI_T_finalize());
