@@ -136,6 +136,13 @@ typedef struct fy_pt2pt_stats {
   uint64_t eager_piped; /* eager messages sent through the pipe slots (of eager_sent) */
 } fy_pt2pt_stats_t;
 extern fy_pt2pt_stats_t fy_pt2pt_stats;
+/* The protocols over the fabric (net.c): eager messages sent, rendezvous
+ * receives by read and by the sender's write, transfers paced by the
+ * agent; and how blocking waits slept on the completion queue's fd (busy:
+ * polled instead, sleeps, woken by it, timeouts, naps after futile
+ * wake-ups). */
+typedef struct fy_net_stats { uint64_t eager, rget, rput, paced, busy, sleeps, woken, timeouts, naps; } fy_net_stats_t;
+extern fy_net_stats_t fy_net_stats;
 struct fy_mq;
 extern struct fy_mq *fy_mq;
 #endif

@@ -66,8 +66,7 @@ typedef struct xfer {
   int paced;               /* counted in npaced */
 } xfer_t;
 
-typedef struct net_stats { uint64_t eager, rget, rput, paced, busy, sleeps, woken, timeouts, naps; } net_stats_t;
-static net_stats_t st;
+fy_net_stats_t fy_net_stats;
 
 static void send_pkt(int world, const fy_pkt_t *h, const void *data, size_t dlen) {
   fy_ofi_send(world, h, fy_pkt_hlen(h), data, dlen); /* EAGER and ACK: the short header */
@@ -87,11 +86,11 @@ int fy_net_out_send(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen,
                     int complete_on_send) {
   if (req && complete_on_send && dlen >= NET_REF_MIN && hdr->type == FY_PKT_EAGER &&
       fy_ofi_send_ref(fy_net_world(dst), hdr, fy_pkt_hlen(hdr), data, dlen, req) == 0) {
-    st.eager++;
+    fy_net_stats.eager++;
     return 0;
   }
   send_pkt(fy_net_world(dst), hdr, data, dlen);
-  if (hdr->type == FY_PKT_EAGER) st.eager++;
+  if (hdr->type == FY_PKT_EAGER) fy_net_stats.eager++;
   if (req) {
     if (complete_on_send) fy_req_complete(req);
     else if (hdr->type == FY_PKT_EAGER) req->pstate = FY_PS_EAGER_ACK;
@@ -127,7 +126,7 @@ static int nlive;
 static void pace(xfer_t *x, size_t n) {
   if (!x->unattended || !pace_min || n < pace_min) return;
   x->paced = 1;
-  st.paced++;
+  fy_net_stats.paced++;
   __atomic_store_n(&npaced, npaced + 1, __ATOMIC_RELAXED);
   if (npaced == 1) fy_intr_on_watch(); /* a parked fabric agent wakes */
 }
@@ -191,13 +190,13 @@ void fy_net_rndv_match(fy_request_t *r, int src, const fy_pkt_t *h) {
     send_pkt(x->peer, &f, NULL, 0);
     xfer_done(x);
   } else if (mode == RNDV_READ) {
-    st.rget++;
+    fy_net_stats.rget++;
     pace(x, n);
     x->mr = fy_net_mr_local(buf, n); /* a read's target is ours: registered only under FI_MR_LOCAL */
     uint64_t key = (uint64_t)h->slot | ((uint64_t)h->gen << 32);
     fy_ofi_rma(0, x->peer, buf, n, x->mr, h->addr, key, x);
   } else {
-    st.rput++;
+    fy_net_stats.rput++;
     pace(x, n);
     x->mr = fy_ofi_mr_get(buf, n); /* the sender writes into it */
     uint64_t key = fy_ofi_mr_key(x->mr);
@@ -395,8 +394,8 @@ void fy_net_finalize(void) {
             "ferry-stats rank=%d ofi: provider=%s eager=%llu rget=%llu rput=%llu sent=%llu recvd=%llu "
             "queued=%llu eagain=%llu (inject %llu send %llu rma %llu) connecting=%llu rma_pieces=%llu mr_hits=%llu mr_misses=%llu early=%llu injected=%llu landed=%llu "
             "wait_busy=%llu fd_sleeps=%llu fd_woken=%llu fd_timeouts=%llu naps=%llu paced=%llu machine_ranks=%d\n",
-            fy_state.world_rank, fy_ofi_provider(), (unsigned long long)st.eager, (unsigned long long)st.rget,
-            (unsigned long long)st.rput, (unsigned long long)fy_ofi_stats.sent,
+            fy_state.world_rank, fy_ofi_provider(), (unsigned long long)fy_net_stats.eager, (unsigned long long)fy_net_stats.rget,
+            (unsigned long long)fy_net_stats.rput, (unsigned long long)fy_ofi_stats.sent,
             (unsigned long long)fy_ofi_stats.recvd, (unsigned long long)fy_ofi_stats.queued,
             (unsigned long long)(fy_ofi_stats.eagain_inject + fy_ofi_stats.eagain_send + fy_ofi_stats.eagain_rma),
             (unsigned long long)fy_ofi_stats.eagain_inject,
@@ -405,8 +404,8 @@ void fy_net_finalize(void) {
             (unsigned long long)fy_ofi_stats.rma_pieces,
             (unsigned long long)fy_ofi_stats.mr_hits, (unsigned long long)fy_ofi_stats.mr_misses,
             (unsigned long long)fy_ofi_stats.early, (unsigned long long)fy_ofi_stats.injected, (unsigned long long)fy_ofi_stats.landed,
-            (unsigned long long)st.busy, (unsigned long long)st.sleeps, (unsigned long long)st.woken,
-            (unsigned long long)st.timeouts, (unsigned long long)st.naps, (unsigned long long)st.paced,
+            (unsigned long long)fy_net_stats.busy, (unsigned long long)fy_net_stats.sleeps, (unsigned long long)fy_net_stats.woken,
+            (unsigned long long)fy_net_stats.timeouts, (unsigned long long)fy_net_stats.naps, (unsigned long long)fy_net_stats.paced,
             fy_ofi_machine_ranks());
   fy_ofi_finalize();
   fy_net_on = 0;
@@ -450,7 +449,7 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
     return fy_shm_doorbell_sleep(v, nap);
   }
   if (!ok) {
-    st.busy++;
+    fy_net_stats.busy++;
     return -1;
   }
   /* The wait fd can stay readable with nothing to take: fi_trywait says
@@ -476,18 +475,18 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
   seen = ev;
   int live = __atomic_load_n(&nlive, __ATOMIC_RELAXED);
   if (futile > (live ? FUTILE_XFER_MAX : FUTILE_MAX) && !busy) {
-    st.naps++;
+    fy_net_stats.naps++;
     fy_sleep_us(nap);
     return -1;
   }
-  st.sleeps++;
+  fy_net_stats.sleeps++;
   struct pollfd p = {.fd = fy_ofi_wait_fd(), .events = POLLIN};
   int rc = poll(&p, 1, (int)((us + 999) / 1000));
   if (rc > 0) {
-    st.woken++;
+    fy_net_stats.woken++;
     woke = 1;
   } else {
-    st.timeouts++;
+    fy_net_stats.timeouts++;
   }
   return rc > 0 ? 0 : -1;
 }

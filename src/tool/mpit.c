@@ -11,8 +11,9 @@
  *   MPI_Init loads them), so every cvar is MPI_T_SCOPE_READONLY and a write
  *   returns MPI_T_ERR_CVAR_SET_NEVER.
  * - Performance variables are the point-to-point protocol counters
- *   (fy_pt2pt_stats), the asynchronous agents' counters (fy_async_ctr)
- *   and the RMA counters (fy_rma_stats):
+ *   (fy_pt2pt_stats), the asynchronous agents' counters (fy_async_ctr),
+ *   the RMA counters (fy_rma_stats) and the fabric's (fy_net_stats for
+ *   the protocols over it, fy_ofi_stats for the libfabric transport):
  *   class COUNTER, MPI_UNSIGNED_LONG_LONG, not continuous (a handle counts
  *   only while started), writable per handle (the handle's own value; the
  *   library's counters are never changed).
@@ -28,12 +29,13 @@
 #include "pt2pt/fy_pt2pt.h"
 #include "progress/async/fy_async.h"
 #include "rma/fy_rma.h"
+#include "transport/ofi/fy_ofi.h"
 #include "binding/fy_impl.h"
 
 /* ---- tables ---- */
 
 enum { T_INT, T_SIZE, T_DOUBLE, T_BOOL, T_STRING };
-enum { CAT_RUNTIME, CAT_TRANSPORT, CAT_PT2PT, CAT_PROGRESS, CAT_COLL, CAT_RMA, CAT_LAUNCHER, NCAT };
+enum { CAT_RUNTIME, CAT_TRANSPORT, CAT_PT2PT, CAT_PROGRESS, CAT_COLL, CAT_RMA, CAT_NET, CAT_LAUNCHER, NCAT };
 
 typedef struct {
   const char *name, *doc;
@@ -55,6 +57,7 @@ static const struct { const char *name, *desc; } cats[NCAT] = {
     {"ferry_progress", "Progress engine and asynchronous progress agents (thread, interrupt, pef)"},
     {"ferry_coll", "Collective algorithms"},
     {"ferry_rma", "One-sided communication"},
+    {"ferry_net", "Across hosts: the libfabric transport and the protocols over it"},
     {"ferry_launcher", "mpiexec (read by the launcher, shown here for completeness)"},
 };
 
@@ -68,6 +71,7 @@ static int cvar_cat(int i) {
     return CAT_LAUNCHER;
   if (has_prefix(n, "FERRY_COLL_")) return CAT_COLL;
   if (has_prefix(n, "FERRY_RMA_")) return CAT_RMA;
+  if (has_prefix(n, "FERRY_OFI_") || !strcmp(n, "FERRY_NOLOCAL")) return CAT_NET;
   if (has_prefix(n, "FERRY_PEF_") || has_prefix(n, "FERRY_INTR_") || has_prefix(n, "FERRY_PROGRESS") ||
       !strcmp(n, "FERRY_SPIN") || !strcmp(n, "FERRY_YIELD") || !strcmp(n, "FERRY_SLEEP_US"))
     return CAT_PROGRESS;
@@ -88,6 +92,8 @@ typedef struct {
 #define P2P(f, d) {"ferry_pt2pt_" #f, d, &fy_pt2pt_stats.f, CAT_PT2PT}
 #define ASY(f, d) {"ferry_async_" #f, d, &fy_async_ctr.f, CAT_PROGRESS}
 #define RMA(f, d) {"ferry_rma_" #f, d, &fy_rma_stats.f, CAT_RMA}
+#define NET(f, d) {"ferry_net_" #f, d, &fy_net_stats.f, CAT_NET}
+#define OFI(f, d) {"ferry_ofi_" #f, d, &fy_ofi_stats.f, CAT_NET}
 static const pvar_t pvars[] = {
     P2P(eager_sent, "Messages sent eagerly (one packet with the data)"),
     P2P(rndv_sent, "Messages sent by rendezvous"),
@@ -115,6 +121,30 @@ static const pvar_t pvars[] = {
     ASY(time_ns, "Nanoseconds spent in agent turns"),
     RMA(am_throttled, "One-sided operations on windows across nodes that waited in their call until the targets had "
                       "taken enough of the data sent before (FERRY_RMA_AM_INFLIGHT)"),
+    NET(eager, "Eager messages sent to ranks on other hosts (or to every rank under FERRY_NOLOCAL)"),
+    NET(rget, "Fabric rendezvous receives that read the data from the sender (RDMA Read)"),
+    NET(rput, "Fabric rendezvous receives whose data the sender wrote after a clear-to-send (RDMA Write)"),
+    NET(paced, "Fabric rendezvous transfers a trigger-only agent drained at a pace (FERRY_OFI_PACE_US)"),
+    NET(busy, "Blocking waits over the fabric that polled again instead of sleeping (events pending)"),
+    NET(sleeps, "Blocking waits that slept on the completion queue's fd"),
+    NET(woken, "Sleeps on the completion queue's fd that the fd ended"),
+    NET(timeouts, "Sleeps on the completion queue's fd that timed out"),
+    NET(naps, "Naps instead of sleeps on an fd that kept waking with nothing to take (FERRY_OFI_MIXED_SLEEP_US)"),
+    OFI(sent, "Messages handed to libfabric with a completion (fi_send)"),
+    OFI(injected, "Small messages handed to libfabric without one (fi_inject)"),
+    OFI(recvd, "Messages received from the fabric"),
+    OFI(queued, "Messages queued because libfabric could not take them at once (FI_EAGAIN or no free buffer)"),
+    OFI(reads, "Fabric reads started (one per transfer, whatever its pieces)"),
+    OFI(writes, "Fabric writes started (one per transfer, whatever its pieces)"),
+    OFI(rma_pieces, "Read and write operations issued to libfabric (a transfer above the provider's max_msg_size takes several)"),
+    OFI(mr_hits, "Memory registrations found in the registration cache"),
+    OFI(mr_misses, "Memory registrations made (not in the cache)"),
+    OFI(early, "Messages that arrived before an earlier one of the same peer and were held back"),
+    OFI(landed, "Peers' notified writes into this process's memory"),
+    OFI(eagain_inject, "fi_inject calls refused with FI_EAGAIN"),
+    OFI(eagain_send, "fi_send calls refused with FI_EAGAIN"),
+    OFI(eagain_rma, "fi_read/fi_write calls refused with FI_EAGAIN"),
+    OFI(eagain_connect, "FI_EAGAIN before a peer took its first message (the provider still connecting)"),
 };
 #define NPVAR ((int)(sizeof pvars / sizeof pvars[0]))
 

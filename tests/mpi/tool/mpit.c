@@ -11,6 +11,12 @@
  * - after MPI_Init: a pvar session counts the eager messages this rank
  *   sends between start and stop (exactly), reset, write, readreset,
  *   MPI_T_PVAR_ALL_HANDLES;
+ * - the fabric's counters (category ferry_net): rank 0 sends rank 1 five
+ *   eager messages and one of 1 MiB. Over the fabric (FERRY_NOLOCAL=1,
+ *   read through its cvar) rank 0 counts exactly 5 eager sends and hands
+ *   libfabric at least 6 messages, rank 1 receives at least 6 and makes
+ *   exactly one rendezvous receive (by read or by the sender's write); over
+ *   shared memory every one of them stays 0;
  * - after MPI_Finalize MPI_T still answers until the last MPI_T_finalize;
  *   then MPI_T_ERR_NOT_INITIALIZED. */
 #include "fytest.h"
@@ -181,6 +187,62 @@ static void pvars(int rank, int size)
     CHECK(ses == MPI_T_PVAR_SESSION_NULL, "session not nulled");
 }
 
+static unsigned long long pvar_delta(MPI_T_pvar_session ses, MPI_T_pvar_handle h)
+{
+    unsigned long long v = 0;
+    EQ(MPI_T_pvar_read(ses, h, &v), MPI_SUCCESS);
+    return v;
+}
+
+static void fabric(int rank, int size)
+{
+    enum { EAGER, SENT, INJECTED, RECVD, RGET, RPUT, N };
+    static const char *names[N] = {"ferry_net_eager", "ferry_ofi_sent", "ferry_ofi_injected",
+                                   "ferry_ofi_recvd", "ferry_net_rget", "ferry_net_rput"};
+    int nolocal = 0, idx, count, cat = -1, np = 0;
+    MPI_T_cvar_handle ch;
+    EQ(MPI_T_cvar_handle_alloc(cvar_index("FERRY_NOLOCAL"), NULL, &ch, &count), MPI_SUCCESS);
+    EQ(MPI_T_cvar_read(ch, &nolocal), MPI_SUCCESS);
+    EQ(MPI_T_cvar_handle_free(&ch), MPI_SUCCESS);
+    EQ(MPI_T_category_get_index("ferry_net", &cat), MPI_SUCCESS);
+    EQ(MPI_T_category_get_info(cat, NULL, NULL, NULL, NULL, NULL, &np, NULL), MPI_SUCCESS);
+    CHECK(np >= N, "ferry_net holds %d pvars", np);
+    MPI_T_pvar_session ses;
+    MPI_T_pvar_handle h[N];
+    EQ(MPI_T_pvar_session_create(&ses), MPI_SUCCESS);
+    for (int i = 0; i < N; i++) {
+        EQ(MPI_T_pvar_get_index(names[i], MPI_T_PVAR_CLASS_COUNTER, &idx), MPI_SUCCESS);
+        EQ(MPI_T_pvar_handle_alloc(ses, idx, NULL, &h[i], &count), MPI_SUCCESS);
+    }
+    enum { BIG = 1 << 20 };
+    char *buf = calloc(BIG, 1), small[8] = {0};
+    MPI_Barrier(MPI_COMM_WORLD);
+    EQ(MPI_T_pvar_start(ses, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
+    if (rank == 0 && size > 1) {
+        for (int i = 0; i < 5; i++) MPI_Send(small, 8, MPI_BYTE, 1, 70 + i, MPI_COMM_WORLD);
+        MPI_Send(buf, BIG, MPI_BYTE, 1, 80, MPI_COMM_WORLD);
+    } else if (rank == 1) {
+        for (int i = 0; i < 5; i++) MPI_Recv(small, 8, MPI_BYTE, 0, 70 + i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(buf, BIG, MPI_BYTE, 0, 80, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    EQ(MPI_T_pvar_stop(ses, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
+    unsigned long long v[N];
+    for (int i = 0; i < N; i++) v[i] = pvar_delta(ses, h[i]);
+    if (nolocal && size > 1 && rank == 0) {
+        CHECK(v[EAGER] == 5, "rank 0 counted %llu fabric eager sends, expected 5", v[EAGER]);
+        CHECK(v[SENT] + v[INJECTED] >= 6, "rank 0 handed libfabric %llu + %llu messages", v[SENT], v[INJECTED]);
+    } else if (nolocal && rank == 1) {
+        CHECK(v[RECVD] >= 6, "rank 1 received %llu fabric messages", v[RECVD]);
+        CHECK(v[RGET] + v[RPUT] == 1, "rank 1: %llu rendezvous by read, %llu by write, expected 1 in all",
+              v[RGET], v[RPUT]);
+    } else if (!nolocal) {
+        for (int i = 0; i < N; i++) CHECK(v[i] == 0, "%s counted %llu over shared memory", names[i], v[i]);
+    }
+    EQ(MPI_T_pvar_session_free(&ses), MPI_SUCCESS);
+    free(buf);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv)
 {
     int provided = -1, n = 0;
@@ -194,6 +256,7 @@ int main(int argc, char **argv)
     fy_init("tool_mpit");
     categories();
     pvars(fy_rank_, fy_size_);
+    fabric(fy_rank_, fy_size_);
     int rc = fy_finish();
     EQ(MPI_T_cvar_get_num(&n), MPI_SUCCESS); /* still open after MPI_Finalize */
     EQ(MPI_T_finalize(), MPI_SUCCESS);
