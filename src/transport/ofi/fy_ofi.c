@@ -654,8 +654,17 @@ static void rma_piece_done(rma_piece_t *p) {
   }
 }
 
+/* A peer's write into my memory (its remote CQ data), not a completion of
+ * mine: libfabric's sockets provider reports our own write with remote
+ * CQ data under the op's flags, FI_REMOTE_CQ_DATA included, beside
+ * FI_WRITE; taken for a peer's, the write never completed (a fence over
+ * it hung). */
+static int peer_write(uint64_t flags) {
+  return (flags & FI_REMOTE_WRITE) || ((flags & FI_REMOTE_CQ_DATA) && !(flags & FI_WRITE));
+}
+
 static void completed(struct fi_cq_data_entry *e) {
-  if (e->flags & FI_REMOTE_CQ_DATA) { /* a peer's write into my memory landed: nothing to do */
+  if (peer_write(e->flags)) { /* landed: nothing to do */
     fy_ofi_stats.landed++;
     return;
   }
