@@ -389,13 +389,14 @@ void fy_net_quiesce(void) {
 void fy_net_finalize(void) {
   if (!fy_net_on) return;
   fy_net_quiesce();
+  const fy_net_stats_t *ns = &fy_net_stats;
   if (fy_config.stats)
     fprintf(stderr,
             "ferry-stats rank=%d ofi: provider=%s eager=%llu rget=%llu rput=%llu sent=%llu recvd=%llu "
             "queued=%llu eagain=%llu (inject %llu send %llu rma %llu) connecting=%llu rma_pieces=%llu mr_hits=%llu mr_misses=%llu early=%llu injected=%llu landed=%llu "
             "wait_busy=%llu fd_sleeps=%llu fd_woken=%llu fd_timeouts=%llu naps=%llu paced=%llu machine_ranks=%d\n",
-            fy_state.world_rank, fy_ofi_provider(), (unsigned long long)fy_net_stats.eager, (unsigned long long)fy_net_stats.rget,
-            (unsigned long long)fy_net_stats.rput, (unsigned long long)fy_ofi_stats.sent,
+            fy_state.world_rank, fy_ofi_provider(), (unsigned long long)ns->eager, (unsigned long long)ns->rget,
+            (unsigned long long)ns->rput, (unsigned long long)fy_ofi_stats.sent,
             (unsigned long long)fy_ofi_stats.recvd, (unsigned long long)fy_ofi_stats.queued,
             (unsigned long long)(fy_ofi_stats.eagain_inject + fy_ofi_stats.eagain_send + fy_ofi_stats.eagain_rma),
             (unsigned long long)fy_ofi_stats.eagain_inject,
@@ -404,8 +405,8 @@ void fy_net_finalize(void) {
             (unsigned long long)fy_ofi_stats.rma_pieces,
             (unsigned long long)fy_ofi_stats.mr_hits, (unsigned long long)fy_ofi_stats.mr_misses,
             (unsigned long long)fy_ofi_stats.early, (unsigned long long)fy_ofi_stats.injected, (unsigned long long)fy_ofi_stats.landed,
-            (unsigned long long)fy_net_stats.busy, (unsigned long long)fy_net_stats.sleeps, (unsigned long long)fy_net_stats.woken,
-            (unsigned long long)fy_net_stats.timeouts, (unsigned long long)fy_net_stats.naps, (unsigned long long)fy_net_stats.paced,
+            (unsigned long long)ns->busy, (unsigned long long)ns->sleeps, (unsigned long long)ns->woken,
+            (unsigned long long)ns->timeouts, (unsigned long long)ns->naps, (unsigned long long)ns->paced,
             fy_ofi_machine_ranks());
   fy_ofi_finalize();
   fy_net_on = 0;
