@@ -140,8 +140,12 @@ extern fy_pt2pt_stats_t fy_pt2pt_stats;
  * receives by read and by the sender's write, transfers paced by the
  * agent; and how blocking waits slept on the completion queue's fd (busy:
  * polled instead, sleeps, woken by it, timeouts, naps after futile
- * wake-ups). */
-typedef struct fy_net_stats { uint64_t eager, rget, rput, paced, busy, sleeps, woken, timeouts, naps; } fy_net_stats_t;
+ * wake-ups or on the doorbell of a rank with both kinds of peer), and
+ * on the doorbell while the fabric agent watched the fd for them
+ * (relayed; relays: the fd fired and the agent rang). */
+typedef struct fy_net_stats {
+  uint64_t eager, rget, rput, paced, busy, sleeps, woken, timeouts, naps, relayed, relays;
+} fy_net_stats_t;
 extern fy_net_stats_t fy_net_stats;
 struct fy_mq;
 extern struct fy_mq *fy_mq;

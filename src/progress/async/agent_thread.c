@@ -14,9 +14,11 @@
  *   a second thread that sleeps on the fabric's completion-queue fd
  *   (fi_trywait + poll) and runs the engine when it fires, with the same
  *   suppression and dynamic parking. A futex and an fd cannot be waited on
- *   in one call, hence one thread for each; a PEF kick is a signal to a
- *   local thread and cannot come from another host, so pef relies on this
- *   thread for fabric peers. The fd fires for any completion (the
+ *   in one call, hence one thread for each (and while a blocking wait of
+ *   a rank with both kinds of peer sleeps on the doorbell, the fabric
+ *   agent watches the fd for it and rings: the relay); a PEF kick is a
+ *   signal to a local thread and cannot come from another host, so pef
+ *   relies on this thread for fabric peers. The fd fires for any completion (the
  *   provider cannot tell a rendezvous start from the rest), so selectivity
  *   is by receive (FERRY_OFI_AGENT): with a CPU of its own the agent
  *   drains (wakes for every watched receive, moves fabric data while the
@@ -54,6 +56,9 @@ static atomic_uint park_word;   /* futex: bumped when watching starts */
 static atomic_int parked;       /* agents parked on park_word (interrupt mode with the fabric: two) */
 static int net_trigger;         /* FERRY_OFI_AGENT resolved: 1 = trigger only */
 static int net_nofd;            /* the provider has no wait fd: poll at a pace */
+static atomic_int relay_sleepers; /* blocking waits asleep on the doorbell, relayed */
+static atomic_uint relay_seq;      /* bumped as each of them goes to sleep */
+static unsigned relay_done;        /* (agent only) the last seq it watched the fd for */
 
 static void bind_cpu(void) {
   fy_progress_agent = 1;
@@ -99,7 +104,13 @@ static int net_no_work(void) {
   return fy_config.intr_dynamic && intr_idle() && !fy_pt2pt_net_busy();
 }
 
-static int net_idle(void) { return atomic_load(&fy_progress_waiting) || net_no_work(); }
+/* A wait asleep on the doorbell that the agent has not watched the fd for
+ * since it went to sleep. */
+static int relay_due(void) {
+  return atomic_load(&relay_sleepers) > 0 && atomic_load(&relay_seq) != relay_done;
+}
+
+static int net_idle(void) { return !relay_due() && (atomic_load(&fy_progress_waiting) || net_no_work()); }
 
 /* Listening (fy_progress_listen) serves a process that computes outside
  * MPI. While its threads make progress passes they take in what arrives
@@ -142,6 +153,39 @@ static void park(int (*idle)(void)) {
  * rendezvous then waited for the receiver's next MPI call). */
 static void wake_parked(void) { syscall(SYS_futex, &park_word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0); }
 
+int fy_net_agent_relay_begin(void) {
+  if (!atomic_load(&net_running) || net_nofd) return 0;
+  atomic_fetch_add(&relay_sleepers, 1);
+  atomic_fetch_add(&relay_seq, 1);
+  /* (the agent parks while a wait polls the fabric itself) */
+  atomic_fetch_add(&park_word, 1);
+  if (atomic_load(&parked)) wake_parked();
+  __atomic_fetch_add(&fy_net_stats.relayed, 1, __ATOMIC_RELAXED);
+  return 1;
+}
+
+void fy_net_agent_relay_end(void) { atomic_fetch_sub(&relay_sleepers, 1); }
+
+/* Wake the relayed waits (kind ANY: not the doorbell agent, which sleeps
+ * on rendezvous starts), if any and if there is news (an agent turn that
+ * did nothing has none). */
+static void relay_ring(int news) {
+  if (news <= 0 || atomic_load(&relay_sleepers) == 0) return;
+  __atomic_fetch_add(&fy_net_stats.relays, 1, __ATOMIC_RELAXED);
+  fy_shm_doorbell_ring_kinds(fy_shm_local_rank(), 1u << FY_SHM_WAIT_ANY);
+}
+
+/* Watch the fd for the sleeping waits, once per sleep: after a ring they
+ * poll the queue themselves, and only a new sleep (relay_seq) calls for
+ * another watch (else a completion they have yet to take would make
+ * every fi_trywait fail, and the agent ring in a loop). */
+static void relay(void) {
+  unsigned s = atomic_load(&relay_seq);
+  if (fy_pt2pt_net_sleep(100000) != 0) return; /* timeout, or the lock was busy: look again */
+  relay_done = s;
+  relay_ring(1);
+}
+
 void fy_net_agent_resume(void) {
   /* (a wake-up for nothing would cost a context switch per blocking call) */
   if (!atomic_load(&net_running) || net_no_work()) return;
@@ -170,7 +214,7 @@ void fy_intr_on_watch(void) {
  * interrupt suppression, while more_pending() says work is queued), then a
  * short back-off when nothing was done: the application thread holds the
  * lock (it is progressing), so do not spin on what it is draining. */
-static void agent_turn(int (*more_pending)(void)) {
+static int agent_turn(int (*more_pending)(void)) {
   FY_CTR_ADD(wakeups, 1);
   uint64_t t0 = fy_async_now_ns();
   int total = 0, n;
@@ -184,6 +228,7 @@ static void agent_turn(int (*more_pending)(void)) {
     fy_sleep_us(20);
   }
   FY_CTR_ADD(time_ns, fy_async_now_ns() - t0);
+  return total;
 }
 
 static int shm_more(void) { return fy_shm_pending(); }
@@ -247,6 +292,10 @@ static void *net_main(void *arg) {
   bind_cpu();
   uint64_t seen = 0;
   while (atomic_load(&net_running)) {
+    if (relay_due()) {
+      relay();
+      continue;
+    }
     /* (quiet and listening: sleep on the fd below for whatever arrives) */
     if (net_idle() && (atomic_load(&fy_progress_waiting) || !listen_quiet(&seen))) {
       park(net_idle);
@@ -259,7 +308,7 @@ static void *net_main(void *arg) {
        * its origins. */
       fy_sleep_us(fy_config.ofi_pace_us > 0 ? fy_config.ofi_pace_us : 500);
       if (!atomic_load(&net_running)) break;
-      agent_turn(NULL);
+      relay_ring(agent_turn(NULL));
       continue;
     }
     if (net_trigger && fy_pt2pt_net_paced()) {
@@ -268,12 +317,14 @@ static void *net_main(void *arg) {
        * socket holds by then. */
       fy_sleep_us(fy_config.ofi_pace_us);
       if (!atomic_load(&net_running)) break;
-      if (!net_idle()) agent_turn(NULL);
+      if (!net_idle()) relay_ring(agent_turn(NULL));
       continue;
     }
     if (fy_pt2pt_net_sleep(100000) != 0) continue; /* timeout */
     if (!atomic_load(&net_running)) break;
-    agent_turn(NULL);
+    /* (the turn may have completed what a wait that went to sleep
+     * meanwhile waits for) */
+    relay_ring(agent_turn(NULL));
   }
   return NULL;
 }

@@ -90,6 +90,15 @@ int fy_net_agent_start(void);
 void fy_net_agent_stop(void);
 /* A blocking wait ended: a fabric agent parked for it looks again. */
 void fy_net_agent_resume(void);
+/* Relay: a blocking wait of a rank with both shared-memory and fabric
+ * peers sleeps on the doorbell (a futex), which no fd can join; while it
+ * does, the fabric agent sleeps on the completion queue's fd for it and
+ * rings the doorbell when the fd fires or its own turn did work. begin
+ * returns 0 where no agent runs (modes none and thread, or a provider
+ * without a wait fd): the wait then naps (FERRY_OFI_MIXED_SLEEP_US). Every
+ * begin that returned 1 is paired with an end once the sleep is over. */
+int fy_net_agent_relay_begin(void);
+void fy_net_agent_relay_end(void);
 /* fy_progress_listen became nonzero: parked agents look again (at the
  * FERRY_AGENT_QUIET_US period from now on). */
 void fy_agents_listen(void);

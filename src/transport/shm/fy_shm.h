@@ -96,6 +96,9 @@ void fy_shm_doorbell_disarm(int kind);
 /* Wake every sleeper of a rank, after the caller has published (a release
  * store) what they wait for: only armed kinds are bumped and woken. */
 void fy_shm_doorbell_ring(int local);
+/* The same for some kinds only (a mask of 1 << FY_SHM_WAIT_*): the
+ * fabric agent wakes its own rank's blocking waits, not its doorbell agent. */
+void fy_shm_doorbell_ring_kinds(int local, unsigned kinds);
 uint64_t fy_shm_wakeups_sent(void);           /* futex wakes this process issued */
 
 /* ---- kick (the PEF's sender-side trigger) ----

@@ -173,12 +173,14 @@ int fy_shm_doorbell_sleep(uint32_t armed_value, long timeout_us) {
  * ring, as before, was two locked operations on the sleeper's line for
  * every step of a shared-memory collective, armed or not (-n 2, 8-512 B,
  * paired: barrier 0.89x, bcast 0.93x, allgather and alltoall 0.93-0.96x). */
-void fy_shm_doorbell_ring(int local) {
+void fy_shm_doorbell_ring_kinds(int local, unsigned kinds) {
   fy_shm_rank_t *rk = fy_shm_rank(local);
   atomic_thread_fence(memory_order_seq_cst);
   for (int k = 0; k < 2; k++)
-    if (atomic_load_explicit(&rk->armed[k], memory_order_relaxed)) wake_word(rk, k);
+    if ((kinds >> k & 1u) && atomic_load_explicit(&rk->armed[k], memory_order_relaxed)) wake_word(rk, k);
 }
+
+void fy_shm_doorbell_ring(int local) { fy_shm_doorbell_ring_kinds(local, 3u); }
 
 uint64_t fy_shm_wakeups_sent(void) {
   return atomic_load_explicit(&fy_shm_g.wakeups, memory_order_relaxed);

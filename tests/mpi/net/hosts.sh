@@ -12,7 +12,9 @@
 #             calls on the receiver (pef and interrupt with a draining
 #             fabric agent); the default agent (auto), which finds both
 #             hosts on this machine's CPUs and so only triggers, with a
-#             receiver that computes, then waits
+#             receiver that computes, then waits; 2 hosts (2+1 ranks):
+#             blocking receives of a rank with both kinds of peer sleep
+#             relayed by the fabric agent, or nap in mode none
 set -u
 case=$1 mpiexec=$2 bin=$3
 [ -n "${FY_NETNS_HOSTS:-}" ] || { echo "hosts.sh: needs fy_netns.sh"; exit 2; }
@@ -61,6 +63,17 @@ progress)
   # (two hosts of one machine: each rank counts both on its machine)
   n=$(echo "$out" | grep -c 'ofi:.* machine_ranks=2')
   [ "$n" -eq 2 ] || { echo "FAIL: $n of 2 ranks counted 2 ranks on their machine"; fail=1; }
+  # Late senders, one on rank 0's host and one across: rank 0's blocking
+  # receives sleep on the doorbell while the fabric agent watches the fd
+  # for them (the relay), in the default mode and in interrupt; in mode
+  # none, with no agent, they nap and poll the fabric between naps.
+  chk="$(dirname "$0")/../progress/check.sh"
+  for mode in auto interrupt; do
+    run env FERRY_STATS=1 FERRY_PROGRESS=$mode sh "$chk" --timeout 100 --ranks 3 --stat rank0:relayed\>0 \
+      --stat rank0:relays\>0 --stat rank0:naps==0 -- $M -hosts "$H1:2,$H2" -n 3 "$bin/net/net_wait_mixed"
+  done
+  run env FERRY_STATS=1 FERRY_PROGRESS=none sh "$chk" --timeout 100 --ranks 3 --stat rank0:relayed==0 \
+    --stat rank0:naps\>0 -- $M -hosts "$H1:2,$H2" -n 3 "$bin/net/net_wait_mixed"
   ;;
 *) echo "hosts.sh: unknown case $case"; exit 2 ;;
 esac
