@@ -453,8 +453,15 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
       sched_yield();
       return -1;
     }
-    /* (!ok: completions or queued sends wait; the nap polls them soon) */
-    if (ok && fy_net_agent_relay_begin()) {
+    if (!ok) {
+      /* Completions or queued sends wait: a nap polls them soon. Counted
+       * as busy, not as a nap: which of the two a wait meets depends on
+       * timing, a nap on whether anyone watches the fd (the test of the
+       * relay asserts none in modes with a fabric agent). */
+      fy_net_stats.busy++;
+      return fy_shm_doorbell_sleep(v, nap);
+    }
+    if (fy_net_agent_relay_begin()) {
       int rc = fy_shm_doorbell_sleep(v, us);
       fy_net_agent_relay_end();
       return rc;

@@ -125,7 +125,7 @@ static const pvar_t pvars[] = {
     NET(rget, "Fabric rendezvous receives that read the data from the sender (RDMA Read)"),
     NET(rput, "Fabric rendezvous receives whose data the sender wrote after a clear-to-send (RDMA Write)"),
     NET(paced, "Fabric rendezvous transfers a trigger-only agent drained at a pace (FERRY_OFI_PACE_US)"),
-    NET(busy, "Blocking waits over the fabric that polled again instead of sleeping (events pending)"),
+    NET(busy, "Blocking waits over the fabric that polled again, or napped, instead of sleeping (events pending)"),
     NET(sleeps, "Blocking waits that slept on the completion queue's fd"),
     NET(woken, "Sleeps on the completion queue's fd that the fd ended"),
     NET(timeouts, "Sleeps on the completion queue's fd that timed out"),

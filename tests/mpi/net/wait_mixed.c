@@ -5,22 +5,56 @@
  * Rank 0 receives with MPI_ANY_SOURCE; rounds alternate between the last
  * rank (on another host: the fabric) and rank 1 (on rank 0's host: shared
  * memory). Every message arrives, from the rank due, with its content.
- * What the wait slept on is judged from FERRY_STATS by the caller
- * (tests/mpi/net/hosts.sh, case progress): with a fabric agent the sleeps
- * are relayed (the agent watches the fabric's fd and rings the doorbell),
- * none are naps; in mode none they are naps. */
+ *
+ * What the waits slept on is read from rank 0's MPI_T counters around the
+ * rounds (not over the whole run: MPI_Init's waits come before the agents
+ * start, and nap). "relay" (modes with a fabric agent): the sleeps were
+ * relayed (the agent watched the fabric's fd and rang the doorbell), and
+ * none napped. "nap" (mode none): none relayed, some napped. Run with
+ * FERRY_SPIN=0 FERRY_YIELD=0 (tests/mpi/net/hosts.sh, case progress), so
+ * that a wait sleeps at its first idle poll even on a loaded machine. */
 #include "fytest.h"
 #include <unistd.h>
 
 #define ROUNDS 8
-#define LATE_US 30000
+#define LATE_US 50000
+
+enum { RELAYED, RELAYS, NAPS, NCOUNT };
+static const char *names[NCOUNT] = {"ferry_net_relayed", "ferry_net_relays", "ferry_net_naps"};
+
+/* MPI_T counters count from when their handle starts (MPI 4.1, 15.3.7). */
+static MPI_T_pvar_session ses = MPI_T_PVAR_SESSION_NULL;
+static MPI_T_pvar_handle ph[NCOUNT];
+
+static void counters_start(void) {
+  CHECK_OK(MPI_T_pvar_session_create(&ses));
+  for (int i = 0; i < NCOUNT; i++) {
+    int idx, cnt;
+    CHECK_OK(MPI_T_pvar_get_index(names[i], MPI_T_PVAR_CLASS_COUNTER, &idx));
+    CHECK_OK(MPI_T_pvar_handle_alloc(ses, idx, NULL, &ph[i], &cnt));
+    CHECK_OK(MPI_T_pvar_start(ses, ph[i]));
+  }
+}
+
+static void counters_read(unsigned long long *v) {
+  for (int i = 0; i < NCOUNT; i++) {
+    v[i] = 0;
+    CHECK_OK(MPI_T_pvar_read(ses, ph[i], &v[i]));
+    CHECK_OK(MPI_T_pvar_handle_free(ses, &ph[i]));
+  }
+  CHECK_OK(MPI_T_pvar_session_free(&ses));
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   fy_init("net_wait_mixed");
-  int rank = fy_rank_, size = fy_size_;
+  int rank = fy_rank_, size = fy_size_, prov;
+  const char *want = argc > 1 ? argv[1] : "";
+  CHECK(!strcmp(want, "relay") || !strcmp(want, "nap"), "usage: net_wait_mixed relay|nap");
   CHECK(size >= 3, "needs 3 ranks (2 on one host, 1 on another), got %d", size);
-  if (size < 3) return fy_finish();
+  if (size < 3 || (strcmp(want, "relay") && strcmp(want, "nap"))) return fy_finish();
+  CHECK_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &prov));
+  if (rank == 0) counters_start();
   for (int i = 0; i < ROUNDS; i++) {
     int from = i % 2 ? 1 : size - 1;
     long v[4];
@@ -39,5 +73,20 @@ int main(int argc, char **argv) {
     }
     CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
   }
+  if (rank == 0) {
+    unsigned long long c[NCOUNT];
+    counters_read(c);
+    unsigned long long relayed = c[RELAYED], relays = c[RELAYS], naps = c[NAPS];
+    printf("rank 0 over %d rounds: relayed=%llu relays=%llu naps=%llu\n", ROUNDS, relayed, relays, naps);
+    if (!strcmp(want, "relay")) {
+      CHECK(relayed > 0, "no wait slept relayed");
+      CHECK(relays > 0, "the fabric agent never rang a relayed wait");
+      CHECK(naps == 0, "%llu waits napped with a fabric agent running", naps);
+    } else {
+      CHECK(relayed == 0, "%llu waits slept relayed with no fabric agent", relayed);
+      CHECK(naps > 0, "no wait napped");
+    }
+  }
+  CHECK_OK(MPI_T_finalize());
   return fy_finish();
 }
