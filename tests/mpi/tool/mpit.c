@@ -216,12 +216,17 @@ static void fabric(int rank, int size)
     }
     enum { BIG = 1 << 20 };
     char *buf = calloc(BIG, 1), small[8] = {0};
-    MPI_Barrier(MPI_COMM_WORLD);
     EQ(MPI_T_pvar_start(ses, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
+    /* Rank 0 sends only once rank 1 counts: after a barrier alone, rank 1 may
+     * still be polling for the barrier when the messages arrive, and take
+     * them all before its handles start. The go-ahead is a receive on rank 0
+     * and a send on rank 1, which neither side's checks below count. */
     if (rank == 0 && size > 1) {
+        MPI_Recv(NULL, 0, MPI_BYTE, 1, 69, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         for (int i = 0; i < 5; i++) MPI_Send(small, 8, MPI_BYTE, 1, 70 + i, MPI_COMM_WORLD);
         MPI_Send(buf, BIG, MPI_BYTE, 1, 80, MPI_COMM_WORLD);
     } else if (rank == 1) {
+        MPI_Send(NULL, 0, MPI_BYTE, 0, 69, MPI_COMM_WORLD);
         for (int i = 0; i < 5; i++) MPI_Recv(small, 8, MPI_BYTE, 0, 70 + i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Recv(buf, BIG, MPI_BYTE, 0, 80, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
