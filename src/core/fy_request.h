@@ -67,6 +67,7 @@ struct fy_request {
   int tmp_owned;
   int watch_idx;               /* index in the agents' watch list + 1; 0 = not watched */
   int watch_turns;             /* PEF turns spent on it */
+  int watch_net;               /* watched for the fabric agent alone (fy_async_watch_net) */
   int blocking;                /* started by a blocking call: never watched */
   int waited;                  /* a blocking wait on it has begun (or will, at once):
                                   FY_WAITED_ALL or _ANY; set without the progress

@@ -53,6 +53,14 @@ int fy_pt2pt_net_machine_ranks(void);
 /* A receive of this capacity may be a fabric rendezvous (the fabric is up
  * and it exceeds the fabric's eager limit). */
 int fy_pt2pt_net_may_rndv(size_t bytes);
+/* A nonblocking receive r (not yet matched) that the fabric agent alone
+ * should watch: its source is a fabric peer and it is larger than what
+ * fy_pt2pt_net_watch_above set (by default the fabric's eager limit: a
+ * possible rendezvous), but not large enough for every agent to watch it
+ * (recv.c). The fabric agent lowers the bound when it also takes in large
+ * eager messages (FERRY_OFI_AGENT_EAGER); 0 leaves it unchanged. */
+int fy_pt2pt_net_watch(const fy_request_t *r);
+void fy_pt2pt_net_watch_above(size_t bytes);
 int fy_pt2pt_net_sleep(long us);
 /* Bytes a ring cell must carry for this eager threshold. */
 size_t fy_pt2pt_cell_bytes(size_t eager);

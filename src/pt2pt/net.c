@@ -418,6 +418,15 @@ void fy_net_finalize(void) {
 
 int fy_pt2pt_net_active(void) { return fy_net_on; }
 int fy_pt2pt_net_may_rndv(size_t bytes) { return fy_net_on && bytes > fy_net_eager_max; }
+
+static size_t watch_above; /* 0: the eager limit */
+
+void fy_pt2pt_net_watch_above(size_t bytes) { watch_above = bytes; }
+
+int fy_pt2pt_net_watch(const fy_request_t *r) {
+  size_t above = watch_above && watch_above < fy_net_eager_max ? watch_above : fy_net_eager_max;
+  return fy_net_on && !r->blocking && r->bytes > above && r->peer >= 0 && fy_local_of(r->comm, r->peer) < -1;
+}
 int fy_pt2pt_net_wait_fd(void) { return fy_net_on ? fy_ofi_wait_fd() : -1; }
 
 int fy_pt2pt_net_sleep(long us) {

@@ -335,13 +335,16 @@ int fy_recv_start(fy_request_t *r) {
   fy_mq_item_t *m = fy_mq_post(fy_mq, &r->mqi);
   if (m) {
     fy_unexp_consume(r, m->owner);
-  } else if (publish) {
-    fy_direct_publish(r);
+  } else {
+    if (publish) fy_direct_publish(r);
     if (large) {
       fy_async_watch(r);
       /* A start that arrived while the agent was being armed was not
        * announced to it: take it in now. */
       if (r->watch_idx && fy_shm_pending()) fy_progress_poll_locked();
+    } else if (fy_pt2pt_net_watch(r)) {
+      /* (what the fabric brings needs no PEF: its agent alone watches) */
+      fy_async_watch_net(r);
     }
   }
   fy_punlock();

@@ -28,7 +28,10 @@
  *   copied came out of the computation's time, with two context switches
  *   on top (64 KiB late sender: -30 % overlap, against +55 % with no
  *   agent, whose wait copies from the socket what the sender's kernel
- *   already put there). */
+ *   already put there). An unbound rank whose machine has a CPU for each
+ *   rank is the exception: there the agent also takes in eager messages
+ *   above FERRY_OFI_AGENT_EAGER, kept off the computing thread's CPU
+ *   (fy_net_agent_avoid_caller), and runs beside it. */
 #include "progress/async/fy_async.h"
 #include "progress/async/fy_agent_cpu.h"
 #include "progress/fy_progress.h"
@@ -59,6 +62,9 @@ static int net_nofd;            /* the provider has no wait fd: poll at a pace *
 static atomic_int relay_sleepers; /* blocking waits asleep on the doorbell, relayed */
 static atomic_uint relay_seq;      /* bumped as each of them goes to sleep */
 static unsigned relay_done;        /* (agent only) the last seq it watched the fd for */
+static cpu_set_t rank_cpus;  /* the rank's affinity when its agent runs beside it */
+static int avoid_on;          /* beside(): keep the agent off the computing thread's CPU */
+static int avoided = -1;      /* (progress lock) the CPU it is kept off */
 
 static void bind_cpu(void) {
   fy_progress_agent = 1;
@@ -101,7 +107,8 @@ static int net_no_work(void) {
   if (net_trigger)
     return __atomic_load_n(&fy_async_nwatched_net, __ATOMIC_RELAXED) == 0 && !fy_pt2pt_net_paced() &&
            !fy_sched_pending() && !atomic_load(&fy_progress_background);
-  return fy_config.intr_dynamic && intr_idle() && !fy_pt2pt_net_busy();
+  return fy_config.intr_dynamic && intr_idle() && __atomic_load_n(&fy_async_nwatched_net, __ATOMIC_RELAXED) == 0 &&
+         !fy_pt2pt_net_busy();
 }
 
 /* A wait asleep on the doorbell that the agent has not watched the fd for
@@ -184,6 +191,16 @@ static void relay(void) {
   if (fy_pt2pt_net_sleep(100000) != 0) return; /* timeout, or the lock was busy: look again */
   relay_done = s;
   relay_ring(1);
+}
+
+void fy_net_agent_avoid_caller(void) {
+  if (!avoid_on || !atomic_load(&net_running)) return;
+  int cpu = sched_getcpu();
+  /* (a syscall only when the computing thread moved) */
+  if (cpu < 0 || cpu == avoided || !CPU_ISSET(cpu, &rank_cpus)) return;
+  cpu_set_t set = rank_cpus;
+  CPU_CLR(cpu, &set);
+  if (pthread_setaffinity_np(net_tid, sizeof set, &set) == 0) avoided = cpu;
 }
 
 void fy_net_agent_resume(void) {
@@ -360,17 +377,42 @@ static int shares_core(void) {
   return CPU_COUNT(&set) <= ranks;
 }
 
+/* Whether the agent may run beside the computation rather than on its
+ * core: the rank may run on several CPUs and this machine's ranks do not
+ * outnumber them, so that one is idle at times (a rank waiting for a
+ * message sleeps). The scheduler then wakes the agent there: 64 KiB late
+ * sender across two test hosts on 2 cores, 92-100 % overlap when the agent
+ * took the eager message in, 36-49 % when the wait did; on ranks bound to
+ * one core each, -69..-103 % (the wake-up costs the computation more than
+ * the copy the wait would make). */
+static int beside(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+  rank_cpus = set;
+  int ranks = fy_state.local_size > 0 ? fy_state.local_size : 1;
+  int machine = fy_pt2pt_net_machine_ranks();
+  if (machine > ranks) ranks = machine;
+  return CPU_COUNT(&set) > 1 && CPU_COUNT(&set) >= ranks;
+}
+
 int fy_net_agent_start(void) {
   if (!fy_pt2pt_net_active()) return 0;
   net_nofd = fy_pt2pt_net_wait_fd() < 0;
   const char *m = fy_config.ofi_agent ? fy_config.ofi_agent : "auto";
+  int eager = 0; /* also take in large eager messages (FERRY_OFI_AGENT_EAGER) */
   if (!strcmp(m, "trigger")) net_trigger = 1;
-  else if (!strcmp(m, "drain")) net_trigger = 0;
+  else if (!strcmp(m, "drain")) net_trigger = 0, eager = 1;
   else {
     if (strcmp(m, "auto"))
       fprintf(stderr, "ferry: FERRY_OFI_AGENT=%s is not one of auto, drain, trigger; using auto\n", m);
     net_trigger = shares_core();
+    eager = !net_trigger || beside();
   }
+  if (eager && fy_config.ofi_agent_eager > 0) fy_pt2pt_net_watch_above((size_t)fy_config.ofi_agent_eager);
+  /* Left to itself the scheduler often wakes the agent on the computing
+   * thread's CPU (the one it ran on last), where the wake-up costs more
+   * than the work (docs/transport-ofi.md): keep it off that CPU. */
+  avoid_on = eager && fy_agent_cpu() < 0 && beside();
   atomic_store(&net_running, 1);
   __atomic_store_n(&fy_progress_count_waits, 1, __ATOMIC_RELAXED);
   if (spawn(&net_tid, net_main) != 0) {

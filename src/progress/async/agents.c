@@ -78,31 +78,60 @@ void fy_async_stop(void) {
   }
 }
 
-void fy_async_watch(struct fy_request *r) {
-  if (fy_async_mode == FY_ASYNC_NONE || r->watch_idx || fy_async_nwatched == WATCH_MAX) return;
-  watch[fy_async_nwatched] = r;
-  __atomic_store_n(&fy_async_nwatched, fy_async_nwatched + 1, __ATOMIC_RELAXED);
-  __atomic_store_n(&r->watch_idx, fy_async_nwatched, __ATOMIC_RELAXED);
+/* The list holds nslots requests: those watched by every agent (counted
+ * in fy_async_nwatched) and those watched for the fabric agent alone
+ * (watch_net, counted only in fy_async_nwatched_net). */
+static int nslots;
+
+static int watch_add(struct fy_request *r) {
+  if (fy_async_mode == FY_ASYNC_NONE || r->watch_idx || nslots == WATCH_MAX) return 0;
+  watch[nslots++] = r;
+  __atomic_store_n(&r->watch_idx, nslots, __ATOMIC_RELAXED);
   r->watch_turns = 0;
+  FY_CTR_ADD(watched, 1);
+  return 1;
+}
+
+static void net_watched(int delta) {
+  __atomic_store_n(&fy_async_nwatched_net, fy_async_nwatched_net + delta, __ATOMIC_RELAXED);
+}
+
+void fy_async_watch(struct fy_request *r) {
+  if (!watch_add(r)) return;
+  r->watch_net = 0;
+  __atomic_store_n(&fy_async_nwatched, fy_async_nwatched + 1, __ATOMIC_RELAXED);
   /* (counted again at unwatch from the same, unchanging capacity) */
   int net = fy_pt2pt_net_may_rndv(r->bytes);
-  if (net) __atomic_store_n(&fy_async_nwatched_net, fy_async_nwatched_net + 1, __ATOMIC_RELAXED);
-  FY_CTR_ADD(watched, 1);
+  if (net) {
+    net_watched(1);
+    fy_net_agent_avoid_caller();
+  }
   if (fy_async_mode == FY_ASYNC_PEF) fy_pef_on_watch();
   /* (a parked agent) */
   if (fy_async_nwatched == 1 || (net && fy_async_nwatched_net == 1)) fy_intr_on_watch();
 }
 
+void fy_async_watch_net(struct fy_request *r) {
+  if (!watch_add(r)) return;
+  r->watch_net = 1;
+  net_watched(1);
+  fy_net_agent_avoid_caller();
+  if (fy_async_nwatched_net == 1) fy_intr_on_watch();
+}
+
 void fy_async_unwatch(struct fy_request *r) {
   int i = r->watch_idx - 1;
   if (i < 0) return;
-  __atomic_store_n(&fy_async_nwatched, fy_async_nwatched - 1, __ATOMIC_RELAXED);
-  struct fy_request *last = watch[fy_async_nwatched];
+  struct fy_request *last = watch[--nslots];
   watch[i] = last;
   __atomic_store_n(&last->watch_idx, i + 1, __ATOMIC_RELAXED);
   __atomic_store_n(&r->watch_idx, 0, __ATOMIC_RELAXED);
-  if (fy_pt2pt_net_may_rndv(r->bytes))
-    __atomic_store_n(&fy_async_nwatched_net, fy_async_nwatched_net - 1, __ATOMIC_RELAXED);
+  if (r->watch_net) {
+    net_watched(-1);
+    return;
+  }
+  __atomic_store_n(&fy_async_nwatched, fy_async_nwatched - 1, __ATOMIC_RELAXED);
+  if (fy_pt2pt_net_may_rndv(r->bytes)) net_watched(-1);
   if (fy_async_watching() == 0 && fy_async_mode == FY_ASYNC_PEF) fy_pef_on_idle();
 }
 

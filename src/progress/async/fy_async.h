@@ -48,7 +48,8 @@ extern int fy_async_mode;
 /* Watched requests; written under the progress lock, read anywhere. */
 extern int fy_async_nwatched;
 /* Watched receives that may be a fabric rendezvous (larger than the
- * fabric's eager limit): what the fabric agent wakes for in trigger mode. */
+ * fabric's eager limit) or that the fabric agent alone watches
+ * (fy_async_watch_net): what it wakes for in trigger mode. */
 extern int fy_async_nwatched_net;
 static inline int fy_async_watching(void) { return __atomic_load_n(&fy_async_nwatched, __ATOMIC_RELAXED); }
 
@@ -59,6 +60,9 @@ const char *fy_async_mode_name(int mode);
 
 /* Watch list (caller holds the progress lock). */
 void fy_async_watch(struct fy_request *r);
+/* Watched by the fabric agent alone (a receive from a fabric peer that
+ * every agent would not watch: fy_pt2pt_net_watch). */
+void fy_async_watch_net(struct fy_request *r);
 void fy_async_unwatch(struct fy_request *r);
 void fy_async_triggered(struct fy_request *r);   /* matched: unwatch + hit */
 void fy_async_unwatch_locked(struct fy_request *r); /* takes the lock itself */
@@ -90,6 +94,11 @@ int fy_net_agent_start(void);
 void fy_net_agent_stop(void);
 /* A blocking wait ended: a fabric agent parked for it looks again. */
 void fy_net_agent_resume(void);
+/* The calling thread is about to compute while the fabric agent watches a
+ * receive for it: an agent that runs beside the computation (an unbound
+ * rank, FERRY_OFI_AGENT_EAGER) is kept off the CPU this thread is on
+ * (progress lock held). */
+void fy_net_agent_avoid_caller(void);
 /* Relay: a blocking wait of a rank with both shared-memory and fabric
  * peers sleeps on the doorbell (a futex), which no fd can join; while it
  * does, the fabric agent sleeps on the completion queue's fd for it and

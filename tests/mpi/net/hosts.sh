@@ -12,7 +12,9 @@
 #             calls on the receiver (pef and interrupt with a draining
 #             fabric agent); the default agent (auto), which finds both
 #             hosts on this machine's CPUs and so only triggers, with a
-#             receiver that computes, then waits; 2 hosts (2+1 ranks):
+#             receiver that computes, then waits; the same agent takes in
+#             large eager messages while the receiver spins on its buffer
+#             (unbound ranks); 2 hosts (2+1 ranks):
 #             blocking receives of a rank with both kinds of peer sleep
 #             relayed by the fabric agent, or nap in mode none
 set -u
@@ -63,6 +65,7 @@ progress)
   # (two hosts of one machine: each rank counts both on its machine)
   n=$(echo "$out" | grep -c 'ofi:.* machine_ranks=2')
   [ "$n" -eq 2 ] || { echo "FAIL: $n of 2 ranks counted 2 ranks on their machine"; fail=1; }
+  run $M -hosts "$H1,$H2" -n 2 "$bin/progress/progress_async" 6 eager
   # Late senders, one on rank 0's host and one across: rank 0's blocking
   # receives sleep on the doorbell while the fabric agent watches the fd
   # for them (the relay), in the default mode and in interrupt; in mode

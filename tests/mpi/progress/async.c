@@ -25,6 +25,10 @@
  *   the eager threshold), the sender 3 ms late, the receiver computing as
  *   in compute: the sender writes them into the published receive (the
  *   test's FERRY_STATS check) where it would otherwise send them eagerly.
+ *   eager: the same sizes and late sender, the receiver spinning on its
+ *   buffer: over the fabric they arrive eagerly, and only a fabric agent
+ *   that takes in large eager messages (FERRY_OFI_AGENT_EAGER) brings
+ *   them without an MPI call.
  * Under ThreadSanitizer the receiver computes instead of reading its
  * buffer: the read races by design with a progress thread that copies an
  * eager message in (FERRY_EAGER_PIPE_MAX), which TSan rightly reports. */
@@ -49,8 +53,9 @@ int main(int argc, char **argv) {
   fy_init("progress_async");
   int rank = fy_rank_, size = fy_size_;
   int iters = argc > 1 ? atoi(argv[1]) : 20;
-  int medium = argc > 2 && !strcmp(argv[2], "medium");
-  int compute_only = medium || (argc > 2 && !strcmp(argv[2], "compute"));
+  int eager = argc > 2 && !strcmp(argv[2], "eager");
+  int medium = eager || (argc > 2 && !strcmp(argv[2], "medium"));
+  int compute_only = (medium && !eager) || (argc > 2 && !strcmp(argv[2], "compute"));
 #ifdef __SANITIZE_THREAD__
   compute_only = 1;
 #endif
