@@ -380,11 +380,12 @@ static int shares_core(void) {
 /* Whether the agent may run beside the computation rather than on its
  * core: the rank may run on several CPUs and this machine's ranks do not
  * outnumber them, so that one is idle at times (a rank waiting for a
- * message sleeps). The scheduler then wakes the agent there: 64 KiB late
- * sender across two test hosts on 2 cores, 92-100 % overlap when the agent
- * took the eager message in, 36-49 % when the wait did; on ranks bound to
- * one core each, -69..-103 % (the wake-up costs the computation more than
- * the copy the wait would make). */
+ * message sleeps). The agent can then run there, kept off the computing
+ * thread's CPU (fy_net_agent_avoid_caller): 64 KiB late sender across two
+ * test hosts on 2 cores, 98-100 % overlap when the agent took the eager
+ * message in, 29-54 % when the wait did; on ranks bound to one core each,
+ * -69..-103 % (the wake-up costs the computation more than the copy the
+ * wait would make). */
 static int beside(void) {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
