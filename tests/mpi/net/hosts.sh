@@ -65,7 +65,12 @@ progress)
   # (two hosts of one machine: each rank counts both on its machine)
   n=$(echo "$out" | grep -c 'ofi:.* machine_ranks=2')
   [ "$n" -eq 2 ] || { echo "FAIL: $n of 2 ranks counted 2 ranks on their machine"; fail=1; }
-  run $M -hosts "$H1,$H2" -n 2 "$bin/progress/progress_async" 6 eager
+  # (auto takes eager messages in only where a rank may run on 2 CPUs)
+  if [ "$(nproc)" -ge 2 ]; then
+    run $M -hosts "$H1,$H2" -n 2 "$bin/progress/progress_async" 6 eager
+  else
+    echo "note: 1 CPU, the eager take-in is not tried"
+  fi
   # Late senders, one on rank 0's host and one across: rank 0's blocking
   # receives sleep on the doorbell while the fabric agent watches the fd
   # for them (the relay), in the default mode and in interrupt; in mode
