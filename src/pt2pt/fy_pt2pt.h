@@ -62,6 +62,12 @@ int fy_pt2pt_net_may_rndv(size_t bytes);
 int fy_pt2pt_net_watch(const fy_request_t *r);
 void fy_pt2pt_net_watch_above(size_t bytes);
 int fy_pt2pt_net_sleep(long us);
+/* The fabric agent's start opens an eventfd that blocking waits asleep on
+ * the fabric's fd poll too; after a turn that did work while a thread of
+ * the process waits, the agent writes it (wake_waiters): the turn may have
+ * taken what that wait's poll was waiting for. */
+void fy_pt2pt_net_wake_init(void);
+void fy_pt2pt_net_wake_waiters(void);
 /* Bytes a ring cell must carry for this eager threshold. */
 size_t fy_pt2pt_cell_bytes(size_t eager);
 /* Bytes of the shm rank area point-to-point uses (rendezvous slots, board). */

@@ -36,6 +36,8 @@
 #include "progress/async/fy_async.h"
 #include "runtime/fy_salloc.h"
 #include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,6 +305,15 @@ static void on_msg(int src, const void *data, size_t len) {
  * so the wait yields and then sleeps on the provider's sockets, which wake
  * it when ours drains (fy_pt2pt_sleep). */
 enum { QUEUED_SPIN = 1000 };
+
+/* A blocking wait that sleeps on the fabric's fd alone can miss its
+ * message: between its fi_trywait and its poll an agent turn may take the
+ * rest of it off the socket, leaving nothing to wake the poll before its
+ * timeout (FERRY_SLEEP_US). The agent then writes this eventfd, which the
+ * wait polls too (a wait of a rank with shared-memory peers sleeps on the
+ * doorbell, which the agent rings instead: the relay). */
+static int wake_fd = -1;
+
 static uint64_t net_events; /* events our polls handled (fy_pt2pt_sleep's futile count) */
 static int queued_idle;     /* passes in a row with sends queued and no event */
 int fy_net_progress(void) {
@@ -411,6 +422,8 @@ void fy_net_finalize(void) {
             (unsigned long long)ns->relays, (unsigned long long)ns->paced,
             fy_ofi_machine_ranks());
   fy_ofi_finalize();
+  if (wake_fd >= 0) close(wake_fd);
+  wake_fd = -1;
   fy_net_on = 0;
 }
 
@@ -428,6 +441,19 @@ int fy_pt2pt_net_watch(const fy_request_t *r) {
   return fy_net_on && !r->blocking && r->bytes > above && r->peer >= 0 && fy_local_of(r->comm, r->peer) < -1;
 }
 int fy_pt2pt_net_wait_fd(void) { return fy_net_on ? fy_ofi_wait_fd() : -1; }
+
+
+void fy_pt2pt_net_wake_init(void) {
+  /* (only where waits sleep on the fabric's fd: see fy_pt2pt_sleep) */
+  if (fy_net_on && wake_fd < 0 && fy_state.local_size <= 1 && fy_ofi_wait_fd() >= 0)
+    wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+void fy_pt2pt_net_wake_waiters(void) {
+  uint64_t one = 1;
+  if (wake_fd >= 0 && write(wake_fd, &one, sizeof one) == sizeof one)
+    __atomic_fetch_add(&fy_net_stats.relays, 1, __ATOMIC_RELAXED);
+}
 
 int fy_pt2pt_net_sleep(long us) {
   if (!fy_ptrylock()) { /* someone is progressing */
@@ -510,8 +536,12 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
     return -1;
   }
   fy_net_stats.sleeps++;
-  struct pollfd p = {.fd = fy_ofi_wait_fd(), .events = POLLIN};
-  int rc = poll(&p, 1, (int)((us + 999) / 1000));
+  struct pollfd p[2] = {{.fd = fy_ofi_wait_fd(), .events = POLLIN}, {.fd = wake_fd, .events = POLLIN}};
+  int rc = poll(p, wake_fd >= 0 ? 2 : 1, (int)((us + 999) / 1000));
+  if (rc > 0 && wake_fd >= 0 && (p[1].revents & POLLIN)) {
+    uint64_t n;
+    if (read(wake_fd, &n, sizeof n) < 0) n = 0; /* (another waiter took it) */
+  }
   if (rc > 0) {
     fy_net_stats.woken++;
     woke = 1;

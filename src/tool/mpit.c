@@ -131,7 +131,7 @@ static const pvar_t pvars[] = {
     NET(timeouts, "Sleeps on the completion queue's fd that timed out"),
     NET(naps, "Naps (FERRY_OFI_MIXED_SLEEP_US) of blocking waits: on an fd that kept waking with nothing to take, or on the doorbell of a rank with both kinds of peer and no fabric agent"),
     NET(relayed, "Blocking waits of a rank with both kinds of peer that slept on the doorbell while the fabric agent watched the fd for them"),
-    NET(relays, "Times the fabric agent woke such a wait: the fd fired, or its own turn did work"),
+    NET(relays, "Times the fabric agent woke a blocking wait: a relayed one (the fd fired, or its own turn did work), or one asleep on the fd whose message its turn took"),
     OFI(sent, "Messages handed to libfabric with a completion (fi_send)"),
     OFI(injected, "Small messages handed to libfabric without one (fi_inject)"),
     OFI(recvd, "Messages received from the fabric"),

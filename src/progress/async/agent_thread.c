@@ -175,9 +175,15 @@ void fy_net_agent_relay_end(void) { atomic_fetch_sub(&relay_sleepers, 1); }
 
 /* Wake the relayed waits (kind ANY: not the doorbell agent, which sleeps
  * on rendezvous starts), if any and if there is news (an agent turn that
- * did nothing has none). */
+ * did nothing has none); and a wait asleep on the fabric's fd, whose
+ * message the turn may have taken (fy_pt2pt_net_wake_waiters). */
 static void relay_ring(int news) {
-  if (news <= 0 || atomic_load(&relay_sleepers) == 0) return;
+  if (news <= 0) return;
+  /* (pairs with the waiter's increment of fy_progress_waiting before it
+   * checks its request: one of the two sees the other) */
+  atomic_thread_fence(memory_order_seq_cst);
+  if (atomic_load(&fy_progress_waiting)) fy_pt2pt_net_wake_waiters();
+  if (atomic_load(&relay_sleepers) == 0) return;
   __atomic_fetch_add(&fy_net_stats.relays, 1, __ATOMIC_RELAXED);
   fy_shm_doorbell_ring_kinds(fy_shm_local_rank(), 1u << FY_SHM_WAIT_ANY);
 }
@@ -414,6 +420,7 @@ int fy_net_agent_start(void) {
    * thread's CPU (the one it ran on last), where the wake-up costs more
    * than the work (docs/transport-ofi.md): keep it off that CPU. */
   avoid_on = eager && fy_agent_cpu() < 0 && beside();
+  fy_pt2pt_net_wake_init();
   atomic_store(&net_running, 1);
   __atomic_store_n(&fy_progress_count_waits, 1, __ATOMIC_RELAXED);
   if (spawn(&net_tid, net_main) != 0) {
