@@ -442,7 +442,6 @@ int fy_pt2pt_net_watch(const fy_request_t *r) {
 }
 int fy_pt2pt_net_wait_fd(void) { return fy_net_on ? fy_ofi_wait_fd() : -1; }
 
-
 void fy_pt2pt_net_wake_init(void) {
   /* (only where waits sleep on the fabric's fd: see fy_pt2pt_sleep) */
   if (fy_net_on && wake_fd < 0 && fy_state.local_size <= 1 && fy_ofi_wait_fd() >= 0)
