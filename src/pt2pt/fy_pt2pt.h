@@ -58,7 +58,8 @@ int fy_pt2pt_net_may_rndv(size_t bytes);
  * fy_pt2pt_net_watch_above set (by default the fabric's eager limit: a
  * possible rendezvous), but not large enough for every agent to watch it
  * (recv.c). The fabric agent lowers the bound when it also takes in large
- * eager messages (FERRY_OFI_AGENT_EAGER); 0 leaves it unchanged. */
+ * eager messages (FERRY_OFI_AGENT_EAGER); 0, or a bound at or above the
+ * eager limit, leaves it unchanged. */
 int fy_pt2pt_net_watch(const fy_request_t *r);
 void fy_pt2pt_net_watch_above(size_t bytes);
 int fy_pt2pt_net_sleep(long us);

@@ -313,6 +313,10 @@ enum { QUEUED_SPIN = 1000 };
  * wait polls too (a wait of a rank with shared-memory peers sleeps on the
  * doorbell, which the agent rings instead: the relay). */
 static int wake_fd = -1;
+/* Nonblocking receives from fabric peers above this many bytes are
+ * watched by the fabric agent (fy_pt2pt_net_watch): the eager limit, or
+ * less when the agent takes eager messages in. */
+static size_t watch_above;
 
 static uint64_t net_events; /* events our polls handled (fy_pt2pt_sleep's futile count) */
 static int queued_idle;     /* passes in a row with sends queued and no event */
@@ -374,6 +378,7 @@ int fy_net_init(void) {
   if (fy_net_eager_max > (size_t)64 << 10) fy_net_eager_max = (size_t)64 << 10;
   fy_salloc_init(fy_net_eager_max + FY_PKT_SHORT);
   if (fy_net_eager_max > fy_salloc_max() - FY_PKT_SHORT) fy_net_eager_max = fy_salloc_max() - FY_PKT_SHORT;
+  watch_above = fy_net_eager_max;
   fy_ofi_boot_t b = {.rank = fy_state.world_rank, .size = fy_state.world_size,
                      .provider = fy_config.ofi_provider, .msg_max = sizeof(fy_pkt_t) + fy_net_eager_max,
                      .mr_cache = (int)fy_config.ofi_mr_cache, .put = fy_pmi_put, .barrier = fy_pmi_barrier,
@@ -432,13 +437,12 @@ void fy_net_finalize(void) {
 int fy_pt2pt_net_active(void) { return fy_net_on; }
 int fy_pt2pt_net_may_rndv(size_t bytes) { return fy_net_on && bytes > fy_net_eager_max; }
 
-static size_t watch_above; /* 0: the eager limit */
-
-void fy_pt2pt_net_watch_above(size_t bytes) { watch_above = bytes; }
+void fy_pt2pt_net_watch_above(size_t bytes) {
+  if (bytes && bytes < watch_above) watch_above = bytes;
+}
 
 int fy_pt2pt_net_watch(const fy_request_t *r) {
-  size_t above = watch_above && watch_above < fy_net_eager_max ? watch_above : fy_net_eager_max;
-  return fy_net_on && !r->blocking && r->bytes > above && r->peer >= 0 && fy_local_of(r->comm, r->peer) < -1;
+  return fy_net_on && !r->blocking && r->bytes > watch_above && r->peer >= 0 && fy_local_of(r->comm, r->peer) < -1;
 }
 int fy_pt2pt_net_wait_fd(void) { return fy_net_on ? fy_ofi_wait_fd() : -1; }
 
@@ -539,7 +543,8 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
   int rc = poll(p, wake_fd >= 0 ? 2 : 1, (int)((us + 999) / 1000));
   if (rc > 0 && wake_fd >= 0 && (p[1].revents & POLLIN)) {
     uint64_t n;
-    if (read(wake_fd, &n, sizeof n) < 0) n = 0; /* (another waiter took it) */
+    ssize_t got = read(wake_fd, &n, sizeof n); /* (-1: another waiter took it) */
+    (void)got;
   }
   if (rc > 0) {
     fy_net_stats.woken++;

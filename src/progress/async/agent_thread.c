@@ -62,7 +62,7 @@ static int net_nofd;            /* the provider has no wait fd: poll at a pace *
 static atomic_int relay_sleepers; /* blocking waits asleep on the doorbell, relayed */
 static atomic_uint relay_seq;      /* bumped as each of them goes to sleep */
 static unsigned relay_done;        /* (agent only) the last seq it watched the fd for */
-static cpu_set_t rank_cpus;  /* the rank's affinity when its agent runs beside it */
+static cpu_set_t rank_cpus;  /* the rank's affinity (machine_ranks) */
 static int avoid_on;          /* beside(): keep the agent off the computing thread's CPU */
 static int avoided = -1;      /* (progress lock) the CPU it is kept off */
 
@@ -367,21 +367,22 @@ static int spawn(pthread_t *t, void *(*fn)(void *)) {
   return rc;
 }
 
-/* Whether the agent would share its rank's core: no CPU of its own
- * (fy_agent_cpu) and the rank may run on no more CPUs than there are
- * ranks here to run on them. "Here" is the machine, not the host name:
- * test hosts in network namespaces (or containers) of one machine share
- * its CPUs (measured across two such hosts on 2 cores, late sender at
- * 64 KiB: -88 % overlap draining, +48 % triggering). */
-static int shares_core(void) {
-  if (fy_agent_cpu() >= 0) return 0;
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+/* The ranks of the job on this machine, which share the CPUs the rank may
+ * run on (read into rank_cpus); 0 when the affinity cannot be read. "This
+ * machine", not the host name: test hosts in network namespaces (or
+ * containers) of one machine share its CPUs. */
+static int machine_ranks(void) {
+  if (sched_getaffinity(0, sizeof rank_cpus, &rank_cpus) != 0) return 0;
   int ranks = fy_state.local_size > 0 ? fy_state.local_size : 1;
   int machine = fy_pt2pt_net_machine_ranks();
-  if (machine > ranks) ranks = machine;
-  return CPU_COUNT(&set) <= ranks;
+  return machine > ranks ? machine : ranks;
 }
+
+/* Whether the agent would share its rank's core: no CPU of its own
+ * (fy_agent_cpu) and the rank may run on no more CPUs than there are
+ * ranks here to run on them (measured across two test hosts on 2 cores,
+ * late sender at 64 KiB: -88 % overlap draining, +48 % triggering). */
+static int shares_core(int ranks) { return fy_agent_cpu() < 0 && ranks > 0 && CPU_COUNT(&rank_cpus) <= ranks; }
 
 /* Whether the agent may run beside the computation rather than on its
  * core: the rank may run on several CPUs and this machine's ranks do not
@@ -392,34 +393,27 @@ static int shares_core(void) {
  * message in, 29-54 % when the wait did; on ranks bound to one core each,
  * -69..-103 % (the wake-up costs the computation more than the copy the
  * wait would make). */
-static int beside(void) {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
-  rank_cpus = set;
-  int ranks = fy_state.local_size > 0 ? fy_state.local_size : 1;
-  int machine = fy_pt2pt_net_machine_ranks();
-  if (machine > ranks) ranks = machine;
-  return CPU_COUNT(&set) > 1 && CPU_COUNT(&set) >= ranks;
-}
+static int beside(int ranks) { return ranks > 0 && CPU_COUNT(&rank_cpus) > 1 && CPU_COUNT(&rank_cpus) >= ranks; }
 
 int fy_net_agent_start(void) {
   if (!fy_pt2pt_net_active()) return 0;
   net_nofd = fy_pt2pt_net_wait_fd() < 0;
   const char *m = fy_config.ofi_agent ? fy_config.ofi_agent : "auto";
+  int ranks = machine_ranks();
   int eager = 0; /* also take in large eager messages (FERRY_OFI_AGENT_EAGER) */
   if (!strcmp(m, "trigger")) net_trigger = 1;
   else if (!strcmp(m, "drain")) net_trigger = 0, eager = 1;
   else {
     if (strcmp(m, "auto"))
       fprintf(stderr, "ferry: FERRY_OFI_AGENT=%s is not one of auto, drain, trigger; using auto\n", m);
-    net_trigger = shares_core();
-    eager = !net_trigger || beside();
+    net_trigger = shares_core(ranks);
+    eager = !net_trigger || beside(ranks);
   }
   if (eager && fy_config.ofi_agent_eager > 0) fy_pt2pt_net_watch_above((size_t)fy_config.ofi_agent_eager);
   /* Left to itself the scheduler often wakes the agent on the computing
    * thread's CPU (the one it ran on last), where the wake-up costs more
    * than the work (docs/transport-ofi.md): keep it off that CPU. */
-  avoid_on = eager && fy_agent_cpu() < 0 && beside();
+  avoid_on = eager && fy_agent_cpu() < 0 && beside(ranks);
   fy_pt2pt_net_wake_init();
   atomic_store(&net_running, 1);
   __atomic_store_n(&fy_progress_count_waits, 1, __ATOMIC_RELAXED);
