@@ -22,8 +22,12 @@
 # mpiexec -launcher-exec, MPICH through mpiexec.hydra -launcher-exec, Open
 # MPI through mpirun with the hosts' launcher wrapper as its rsh agent
 # (tests/launch/netns/fy_netns_args.sh).
-# Benchmarks: bench/pingpong (latency, streaming bandwidth) and
-# bench/overlap/late (receiver-first, late sender, d = 50 us: overlap %).
+# Benchmarks: bench/pingpong (latency, streaming bandwidth),
+# bench/overlap/late (receiver-first, late sender, d = 50 us: overlap %) and
+# bench/overlap/overlap -t eq3 -o rf -c 300 ("both": receiver first, both
+# ranks compute 300 us between posting and waiting, as in a halo exchange:
+# the time of one exchange per side, where CPU an agent takes from the
+# computing peer shows; with 2 ranks on 2 cores no library can overlap it).
 # Every round runs every config once (interleaved); the table gives the
 # median over rounds and the ratio Ferry / best peer. Output:
 # bench/results/net/net-<stamp>.csv and .txt. Note the load average printed
@@ -72,7 +76,9 @@ csv=$outdir/net-$stamp.csv
 log=$outdir/net-$stamp.log
 : >"$log"
 if [ $quick = 1 ]; then ppargs=(-q -m 4194304); lateargs=(-n 15 -s 64K,1M,4M -d 50)
-else ppargs=(-t 0.1 -m 4194304); lateargs=(-n 40 -s 64K,256K,1M,4M -d 50); fi
+  bothargs=(-t eq3 -o rf -c 300 -n 60 -s 64K,256K,1M)
+else ppargs=(-t 0.1 -m 4194304); lateargs=(-n 40 -s 64K,256K,1M,4M -d 50)
+  bothargs=(-t eq3 -o rf -c 300 -n 200 -s 64K,256K,1M,4M); fi
 
 # launch CONFIG WHERE EXE ARGS...
 launch_net() {
@@ -123,9 +129,11 @@ for run in $(seq "$runs"); do
       [[ "$cfg" = ferry-* ]] && impl=ferry
       ppx=$(build "$impl" pingpong "$FY_BENCH/pingpong/pingpong.c") || continue
       latex=$(build "$impl" late "$FY_BENCH/overlap/late.c") || continue
+      ovx=$(build "$impl" overlap "$FY_BENCH/overlap/overlap.c") || continue
       fy_note "run $run/$runs: $cfg $where"
       run_one "$cfg" "$where" "$run" pingpong "$ppx" "${ppargs[@]}"
       run_one "$cfg" "$where" "$run" late "$latex" "${lateargs[@]}"
+      run_one "$cfg" "$where" "$run" both "$ovx" "${bothargs[@]}"
     done
   done
 done

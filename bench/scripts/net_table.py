@@ -10,6 +10,8 @@ from collections import defaultdict
 PP = ["bytes", "lat_iters", "lat_us", "lat_min_us", "bw_iters", "window", "bw_GBps"]
 LATE = ["bytes", "delay_us", "tlat_us", "tcomp_us", "ttotal_us", "overlap_pct", "overlap_p25",
         "overlap_p75", "stolen_us", "hit_pct"]
+BOTH = ["order", "bytes", "iters", "cp_recv_us", "eps_recv_us", "cm_recv_us", "d_recv_us", "ovl_recv_pct",
+        "cp_send_us", "eps_send_us", "cm_send_us", "d_send_us", "ovl_send_pct"]  # overlap -t eq3
 
 
 def load(path):
@@ -19,7 +21,7 @@ def load(path):
             if len(row) < 5:
                 continue
             bench, cfg, where, _run = row[:4]
-            cols = PP if bench == "pingpong" else LATE
+            cols = {"pingpong": PP, "late": LATE, "both": BOTH}.get(bench, LATE)
             vals = dict(zip(cols, row[4:]))
             try:
                 b = int(vals["bytes"])
@@ -79,6 +81,10 @@ def main():
         late_sizes = sorted({k[3] for k in data if k[0] == "late" and k[1] == where})
         table(data, "late", where, "overlap_pct", "Overlap, late sender d=50us", late_sizes, False, "%")
         table(data, "late", where, "tlat_us", "Transfer time T_lat (late bench)", late_sizes, True, "us")
+        both_sizes = sorted({k[3] for k in data if k[0] == "both" and k[1] == where})
+        for side in ("recv", "send"):
+            table(data, "both", where, "d_%s_us" % side,
+                  "Exchange, both ranks computing 300 us, %s side (eq3 rf)" % side, both_sizes, True, "us")
 
 
 if __name__ == "__main__":

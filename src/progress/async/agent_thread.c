@@ -28,10 +28,14 @@
  *   copied came out of the computation's time, with two context switches
  *   on top (64 KiB late sender: -30 % overlap, against +55 % with no
  *   agent, whose wait copies from the socket what the sender's kernel
- *   already put there). An unbound rank whose machine has a CPU for each
- *   rank is the exception: there the agent also takes in eager messages
- *   above FERRY_OFI_AGENT_EAGER, kept off the computing thread's CPU
- *   (fy_net_agent_avoid_caller), and runs beside it. */
+ *   already put there). "Its own" CPU: one FERRY_PROGRESS_THREAD_CPU
+ *   found, or a rank that may run on more CPUs than this machine's ranks
+ *   (one is spare); a draining agent also takes in eager messages above
+ *   FERRY_OFI_AGENT_EAGER. Where the ranks fill the CPUs, anything more
+ *   than triggering takes CPU from some rank: the computing peer's, if
+ *   not this rank's (docs/transport-ofi.md, "A full machine"). Either way,
+ *   on a rank that may run on several CPUs, the agent is kept off the one
+ *   the computing thread is on (fy_net_agent_avoid_caller). */
 #include "progress/async/fy_async.h"
 #include "progress/async/fy_agent_cpu.h"
 #include "progress/fy_progress.h"
@@ -63,8 +67,8 @@ static atomic_int relay_sleepers; /* blocking waits asleep on the doorbell, rela
 static atomic_uint relay_seq;      /* bumped as each of them goes to sleep */
 static unsigned relay_done;        /* (agent only) the last seq it watched the fd for */
 static cpu_set_t rank_cpus;  /* the rank's affinity (machine_ranks) */
-static int avoid_on;          /* beside(): keep the agent off the computing thread's CPU */
-static int avoided = -1;      /* (progress lock) the CPU it is kept off */
+static int avoid_on;          /* keep the agent off the computing thread's CPU */
+static atomic_int avoided = -1; /* the CPU it is kept off (a hint: threads may race on it) */
 
 static void bind_cpu(void) {
   fy_progress_agent = 1;
@@ -203,15 +207,22 @@ void fy_net_agent_avoid_caller(void) {
   if (!avoid_on || !atomic_load(&net_running)) return;
   int cpu = sched_getcpu();
   /* (a syscall only when the computing thread moved) */
-  if (cpu < 0 || cpu == avoided || !CPU_ISSET(cpu, &rank_cpus)) return;
+  if (cpu < 0 || cpu == atomic_load_explicit(&avoided, memory_order_relaxed) || !CPU_ISSET(cpu, &rank_cpus)) return;
   cpu_set_t set = rank_cpus;
   CPU_CLR(cpu, &set);
-  if (pthread_setaffinity_np(net_tid, sizeof set, &set) == 0) avoided = cpu;
+  if (pthread_setaffinity_np(net_tid, sizeof set, &set) == 0) atomic_store_explicit(&avoided, cpu, memory_order_relaxed);
 }
 
 void fy_net_agent_resume(void) {
   /* (a wake-up for nothing would cost a context switch per blocking call) */
   if (!atomic_load(&net_running) || net_no_work()) return;
+  /* The thread goes back to computing, maybe on another CPU than the one
+   * it posted its receives from: the scheduler places a thread that slept
+   * in the wait anew (FERRY_OFI_AGENT=drain, late sender across two test
+   * hosts, 256 KiB: the Barrier after MPI_Irecv moved it onto the agent's
+   * CPU in most runs, and the agent's turns took 14-35 us from each
+   * computation). */
+  fy_net_agent_avoid_caller();
   atomic_fetch_add(&park_word, 1);
   if (atomic_load(&parked)) wake_parked();
 }
@@ -227,8 +238,14 @@ void fy_agents_listen(void) {
 
 void fy_intr_on_watch(void) {
   if ((kind != FY_ASYNC_INTERRUPT && !atomic_load(&net_running)) || !fy_config.intr_dynamic) return;
-  /* (a trigger-only fabric agent, alone, would only park again) */
-  if (kind != FY_ASYNC_INTERRUPT && net_trigger && net_no_work()) return;
+  /* (a trigger-only fabric agent, alone, would only park again; so would
+   * the fabric agent alone while a blocking wait polls the fabric itself:
+   * the wait's end wakes it if work remains, fy_net_agent_resume. Woken
+   * anyway, the scheduler put it on the CPU of whatever computed beside:
+   * a sender in MPI_Wait whose transfer began to need pacing, paced from
+   * 128 KiB, took 14-19 us from each computation of a receiver on the
+   * other test host.) */
+  if (kind != FY_ASYNC_INTERRUPT && ((net_trigger && net_no_work()) || atomic_load(&fy_progress_waiting))) return;
   atomic_fetch_add(&park_word, 1);
   if (atomic_load(&parked)) wake_parked();
 }
@@ -384,17 +401,6 @@ static int machine_ranks(void) {
  * late sender at 64 KiB: -88 % overlap draining, +48 % triggering). */
 static int shares_core(int ranks) { return fy_agent_cpu() < 0 && ranks > 0 && CPU_COUNT(&rank_cpus) <= ranks; }
 
-/* Whether the agent may run beside the computation rather than on its
- * core: the rank may run on several CPUs and this machine's ranks do not
- * outnumber them, so that one is idle at times (a rank waiting for a
- * message sleeps). The agent can then run there, kept off the computing
- * thread's CPU (fy_net_agent_avoid_caller): 64 KiB late sender across two
- * test hosts on 2 cores, 98-100 % overlap when the agent took the eager
- * message in, 29-54 % when the wait did; on ranks bound to one core each,
- * -69..-103 % (the wake-up costs the computation more than the copy the
- * wait would make). */
-static int beside(int ranks) { return ranks > 0 && CPU_COUNT(&rank_cpus) > 1 && CPU_COUNT(&rank_cpus) >= ranks; }
-
 int fy_net_agent_start(void) {
   if (!fy_pt2pt_net_active()) return 0;
   net_nofd = fy_pt2pt_net_wait_fd() < 0;
@@ -407,13 +413,16 @@ int fy_net_agent_start(void) {
     if (strcmp(m, "auto"))
       fprintf(stderr, "ferry: FERRY_OFI_AGENT=%s is not one of auto, drain, trigger; using auto\n", m);
     net_trigger = shares_core(ranks);
-    eager = !net_trigger || beside(ranks);
+    eager = !net_trigger;
   }
   if (eager && fy_config.ofi_agent_eager > 0) fy_pt2pt_net_watch_above((size_t)fy_config.ofi_agent_eager);
   /* Left to itself the scheduler often wakes the agent on the computing
    * thread's CPU (the one it ran on last), where the wake-up costs more
-   * than the work (docs/transport-ofi.md): keep it off that CPU. */
-  avoid_on = eager && fy_agent_cpu() < 0 && beside(ranks);
+   * than the work (docs/transport-ofi.md): keep it off that CPU. A
+   * trigger-only agent too (late sender across two test hosts: 37-159 us
+   * taken from each computation in one run of three, 68 us at 512 KiB in
+   * another; kept off, under 8 us in three of three). */
+  avoid_on = fy_agent_cpu() < 0 && CPU_COUNT(&rank_cpus) > 1;
   fy_pt2pt_net_wake_init();
   atomic_store(&net_running, 1);
   __atomic_store_n(&fy_progress_count_waits, 1, __ATOMIC_RELAXED);

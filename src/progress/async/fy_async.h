@@ -92,12 +92,12 @@ void fy_intr_on_watch(void);
 /* The fabric agent (agent_thread.c): a thread on the fabric's fd. */
 int fy_net_agent_start(void);
 void fy_net_agent_stop(void);
-/* A blocking wait ended: a fabric agent parked for it looks again. */
+/* A blocking wait ended: a fabric agent parked for it looks again, kept
+ * off the CPU the thread returns to (fy_net_agent_avoid_caller). */
 void fy_net_agent_resume(void);
 /* The calling thread is about to compute while the fabric agent watches a
- * receive for it: an agent that runs beside the computation (an unbound
- * rank, FERRY_OFI_AGENT_EAGER) is kept off the CPU this thread is on
- * (progress lock held). */
+ * receive for it: an agent without a CPU of its own, on a rank that may
+ * run on several CPUs, is kept off the CPU this thread is on. */
 void fy_net_agent_avoid_caller(void);
 /* Relay: a blocking wait of a rank with both shared-memory and fabric
  * peers sleeps on the doorbell (a futex), which no fd can join; while it

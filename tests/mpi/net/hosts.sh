@@ -12,9 +12,11 @@
 #             calls on the receiver (pef and interrupt with a draining
 #             fabric agent); the default agent (auto), which finds both
 #             hosts on this machine's CPUs and so only triggers, with a
-#             receiver that computes, then waits; the same agent takes in
-#             large eager messages while the receiver spins on its buffer
-#             (unbound ranks); 2 hosts (2+1 ranks):
+#             receiver that computes, then waits; with the receiver
+#             spinning on its buffer (unbound ranks), a draining agent
+#             takes in large eager messages and the default one, told to
+#             pace every rendezvous, drains them at a pace; 2 hosts
+#             (2+1 ranks):
 #             blocking receives of a rank with both kinds of peer sleep
 #             relayed by the fabric agent, or nap in mode none
 set -u
@@ -65,11 +67,15 @@ progress)
   # (two hosts of one machine: each rank counts both on its machine)
   n=$(echo "$out" | grep -c 'ofi:.* machine_ranks=2')
   [ "$n" -eq 2 ] || { echo "FAIL: $n of 2 ranks counted 2 ranks on their machine"; fail=1; }
-  # (auto takes eager messages in only where a rank may run on 2 CPUs)
+  # The receiver spins on its buffer: a draining agent takes eager
+  # messages in, kept off the spinning thread's CPU (unbound ranks); the
+  # default agent, trigger-only here, drains every rendezvous at a pace.
+  # (Both need the agent to run beside the spin: 2 CPUs.)
   if [ "$(nproc)" -ge 2 ]; then
-    run $M -hosts "$H1,$H2" -n 2 "$bin/progress/progress_async" 6 eager
+    run env FERRY_OFI_AGENT=drain $M -hosts "$H1,$H2" -n 2 "$bin/progress/progress_async" 6 eager
+    run env FERRY_OFI_PACE_MIN=64k FERRY_OFI_PACE_US=50 $M -hosts "$H1,$H2" -n 2 "$bin/progress/progress_async" 6
   else
-    echo "note: 1 CPU, the eager take-in is not tried"
+    echo "note: 1 CPU, the eager take-in and pacing are not tried"
   fi
   # Late senders, one on rank 0's host and one across: rank 0's blocking
   # receives sleep on the doorbell while the fabric agent watches the fd
