@@ -406,16 +406,15 @@ int fy_net_agent_start(void) {
   net_nofd = fy_pt2pt_net_wait_fd() < 0;
   const char *m = fy_config.ofi_agent ? fy_config.ofi_agent : "auto";
   int ranks = machine_ranks();
-  int eager = 0; /* also take in large eager messages (FERRY_OFI_AGENT_EAGER) */
   if (!strcmp(m, "trigger")) net_trigger = 1;
-  else if (!strcmp(m, "drain")) net_trigger = 0, eager = 1;
+  else if (!strcmp(m, "drain")) net_trigger = 0;
   else {
     if (strcmp(m, "auto"))
       fprintf(stderr, "ferry: FERRY_OFI_AGENT=%s is not one of auto, drain, trigger; using auto\n", m);
     net_trigger = shares_core(ranks);
-    eager = !net_trigger;
   }
-  if (eager && fy_config.ofi_agent_eager > 0) fy_pt2pt_net_watch_above((size_t)fy_config.ofi_agent_eager);
+  /* (a draining agent also takes in large eager messages) */
+  if (!net_trigger && fy_config.ofi_agent_eager > 0) fy_pt2pt_net_watch_above((size_t)fy_config.ofi_agent_eager);
   /* Left to itself the scheduler often wakes the agent on the computing
    * thread's CPU (the one it ran on last), where the wake-up costs more
    * than the work (docs/transport-ofi.md): keep it off that CPU. A
