@@ -16,12 +16,15 @@
  *     RGET: fi_reads the data into its buffer, then sends NFIN_S, or
  *     RPUT: registers its buffer and sends NCTS (addr, key, capacity); the
  *           sender fi_writes and sends NFIN_R,
- *   chosen per message by FERRY_OFI_RNDV; auto takes RGET when the
- *   receiver waits on this very receive (it is idle: let it pull) and RPUT
- *   when it matched the message in passing (it is about to compute: the
- *   waiting sender pushes), like the shared-memory path lets the idle side
- *   copy. Over the TCP providers a waiting receiver also lets the sender
- *   push messages below FERRY_OFI_RGET_MIN (256 KiB): see rget_min_for.
+ *   chosen per message by FERRY_OFI_RNDV; auto pulls (RGET, seed 003)
+ *   from FERRY_OFI_RGET_MIN up and lets the sender push smaller messages:
+ *   0 with hardware RMA, 256 KiB over the TCP providers (rget_min_for).
+ *   Whoever matched: until 2026-12-02 a receive matched in passing (in
+ *   MPI_Irecv, a test, or the fabric agent's answer while the thread
+ *   computes) took RPUT, so that the waiting sender would push; across
+ *   two test hosts the exchange in which both ranks compute then took
+ *   1.2-1.5 ms at 1 MiB against 0.75-0.9 ms with RGET, and the late
+ *   sender's overlap was lower too (docs/transport-ofi.md, Figures).
  * - Derived types are packed by the sender (send.c) and received into a
  *   bounce buffer that the completion unpacks (r->tmp).
  * Nothing here runs in a signal handler (the PEF turn polls shared memory
@@ -50,7 +53,7 @@ enum { RNDV_AUTO, RNDV_READ, RNDV_WRITE };
 int fy_net_on;
 size_t fy_net_eager_max;
 static int rndv_mode;
-/* auto: a waiting receiver pulls (RGET) messages of at least this size; a
+/* auto: the receiver pulls (RGET) messages of at least this size; a
  * smaller one is pushed (RPUT) by the sender (FERRY_OFI_RGET_MIN). */
 static size_t rget_min;
 
@@ -186,7 +189,7 @@ void fy_net_rndv_match(fy_request_t *r, int src, const fy_pkt_t *h) {
   xfer_t *x = xfer_new(r, fy_net_world(src), 0, buf, n);
   x->peer_xfer = h->sreq;
   int mode = rndv_mode;
-  if (mode == RNDV_AUTO) mode = (r->blocking || fy_req_waited(r)) && n >= rget_min ? RNDV_READ : RNDV_WRITE;
+  if (mode == RNDV_AUTO) mode = n >= rget_min ? RNDV_READ : RNDV_WRITE;
   if (!n) { /* nothing to move (an empty receive buffer): just release the sender */
     fy_pkt_t f = {.type = FY_PKT_NFIN_S, .sreq = h->sreq};
     send_pkt(x->peer, &f, NULL, 0);
