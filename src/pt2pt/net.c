@@ -16,15 +16,16 @@
  *     RGET: fi_reads the data into its buffer, then sends NFIN_S, or
  *     RPUT: registers its buffer and sends NCTS (addr, key, capacity); the
  *           sender fi_writes and sends NFIN_R,
- *   chosen per message by FERRY_OFI_RNDV; auto pulls (RGET, seed 003)
- *   from FERRY_OFI_RGET_MIN up and lets the sender push smaller messages:
- *   0 with hardware RMA, 256 KiB over the TCP providers (rget_min_for).
- *   Whoever matched: until 2026-12-02 a receive matched in passing (in
- *   MPI_Irecv, a test, or the fabric agent's answer while the thread
- *   computes) took RPUT, so that the waiting sender would push; across
- *   two test hosts the exchange in which both ranks compute then took
- *   1.2-1.5 ms at 1 MiB against 0.75-0.9 ms with RGET, and the late
- *   sender's overlap was lower too (docs/transport-ofi.md, Figures).
+ *   chosen per message by FERRY_OFI_RNDV; auto pulls (RGET, seed 003),
+ *   except that a receiver waiting on this very receive lets the sender
+ *   push a message below FERRY_OFI_RGET_MIN (0 with hardware RMA, 256 KiB
+ *   over the TCP providers: rget_min_for). Until 2026-12-02 a receive
+ *   matched in passing (in MPI_Irecv, a test, or the fabric agent's
+ *   answer while the thread computes) took RPUT, so that the waiting
+ *   sender would push; across two test hosts a clear-to-send that reached
+ *   a computing sender made the exchange in which both ranks compute take
+ *   1.2-1.5 ms at 1 MiB against 0.75-0.9 ms with RGET, and 550-590 us at
+ *   128 KiB against 466-506 (docs/transport-ofi.md, Figures).
  * - Derived types are packed by the sender (send.c) and received into a
  *   bounce buffer that the completion unpacks (r->tmp).
  * Nothing here runs in a signal handler (the PEF turn polls shared memory
@@ -53,8 +54,8 @@ enum { RNDV_AUTO, RNDV_READ, RNDV_WRITE };
 int fy_net_on;
 size_t fy_net_eager_max;
 static int rndv_mode;
-/* auto: the receiver pulls (RGET) messages of at least this size; a
- * smaller one is pushed (RPUT) by the sender (FERRY_OFI_RGET_MIN). */
+/* auto: a receiver that waits on a message smaller than this lets the
+ * sender push it (RPUT); otherwise it pulls (FERRY_OFI_RGET_MIN). */
 static size_t rget_min;
 
 /* One rendezvous, on either side. */
@@ -189,7 +190,7 @@ void fy_net_rndv_match(fy_request_t *r, int src, const fy_pkt_t *h) {
   xfer_t *x = xfer_new(r, fy_net_world(src), 0, buf, n);
   x->peer_xfer = h->sreq;
   int mode = rndv_mode;
-  if (mode == RNDV_AUTO) mode = n >= rget_min ? RNDV_READ : RNDV_WRITE;
+  if (mode == RNDV_AUTO) mode = n < rget_min && (r->blocking || fy_req_waited(r)) ? RNDV_WRITE : RNDV_READ;
   if (!n) { /* nothing to move (an empty receive buffer): just release the sender */
     fy_pkt_t f = {.type = FY_PKT_NFIN_S, .sreq = h->sreq};
     send_pkt(x->peer, &f, NULL, 0);
