@@ -116,6 +116,8 @@ void fy_req_complete(fy_request_t *r);
 enum { FY_WAITED_ALL = 1, FY_WAITED_ANY = 2 };
 static inline void fy_req_set_waited(fy_request_t *r, int how) { __atomic_store_n(&r->waited, how, __ATOMIC_RELAXED); }
 static inline int fy_req_waited(const fy_request_t *r) { return __atomic_load_n(&r->waited, __ATOMIC_RELAXED); }
+/* A blocking call or a blocking wait polls for it (it need not be watched). */
+static inline int fy_req_attended(const fy_request_t *r) { return r->blocking || fy_req_waited(r); }
 static inline int fy_req_done(fy_request_t *r) {
   return atomic_load_explicit(&r->done, memory_order_acquire);
 }

@@ -150,7 +150,7 @@ static xfer_t *xfer_new(fy_request_t *r, int peer, int sender, void *buf, size_t
   xfer_t *x = calloc(1, sizeof *x);
   if (!x) fy_abort(MPI_ERR_NO_MEM, "out of memory for a fabric rendezvous");
   __atomic_store_n(&nlive, nlive + 1, __ATOMIC_RELAXED);
-  x->unattended = !(r->blocking || fy_req_waited(r));
+  x->unattended = !fy_req_attended(r);
   if (x->unattended) {
     __atomic_store_n(&nxfers, nxfers + 1, __ATOMIC_RELAXED);
     if (nxfers == 1) fy_intr_on_watch(); /* a parked fabric agent wakes */
@@ -190,7 +190,7 @@ void fy_net_rndv_match(fy_request_t *r, int src, const fy_pkt_t *h) {
   xfer_t *x = xfer_new(r, fy_net_world(src), 0, buf, n);
   x->peer_xfer = h->sreq;
   int mode = rndv_mode;
-  if (mode == RNDV_AUTO) mode = n < rget_min && (r->blocking || fy_req_waited(r)) ? RNDV_WRITE : RNDV_READ;
+  if (mode == RNDV_AUTO) mode = n < rget_min && !x->unattended ? RNDV_WRITE : RNDV_READ;
   if (!n) { /* nothing to move (an empty receive buffer): just release the sender */
     fy_pkt_t f = {.type = FY_PKT_NFIN_S, .sreq = h->sreq};
     send_pkt(x->peer, &f, NULL, 0);

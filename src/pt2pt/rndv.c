@@ -805,7 +805,7 @@ static int join_progress(void) {
   for (int k = 0; k < njslots; k++) {
     uint32_t i = jslots[k];
     fy_request_t *r = slot_req[i];
-    if (!r || !(r->blocking || fy_req_waited(r))) continue;
+    if (!r || !fy_req_attended(r)) continue;
     fy_rndv_slot_t *s = slot_at(my_local, i);
     if (atomic_load_explicit(&s->state, memory_order_acquire) != FY_SLOT_WORD(r->gen, FY_SLOT_RCOPY) || jex[i] ||
         jheard[i] != heard[r->peer_local] || fy_exchange_with(r->peer_local))
