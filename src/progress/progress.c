@@ -5,6 +5,7 @@
 #include "runtime/fy_config.h"
 #include "core/fy_api.h"
 #include "progress/async/fy_async.h"
+#include "progress/async/fy_lend.h"
 #include "core/fy_init.h"
 #include <sched.h>
 #include <time.h>
@@ -178,16 +179,23 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
   uint64_t yield_until = 0; /* hot: set when the yield polls are spent */
   fy_shm_set_in_mpi(1);
   int counted = __atomic_load_n(&fy_progress_count_waits, __ATOMIC_RELAXED);
-  if (counted) atomic_fetch_add(&fy_progress_waiting, 1);
+  if (counted && atomic_fetch_add(&fy_progress_waiting, 1) == 0) fy_async_lend_update();
   fy_async_wait_begin(); /* no PEF timer signals while we poll ourselves */
   FY_PSTAT_ADD(waits);
   long idle = 0;
+  int lent = 0;
   for (;;) {
     int n = fy_progress_poll();
     if (done(arg)) break;
     if (n > 0) {
       idle = 0;
       continue;
+    }
+    /* Nothing to do: our CPU is free for a computing rank's fabric agent
+     * on this machine (fy_lend.h) until the wait ends. */
+    if (!lent) {
+      fy_lend_begin();
+      lent = 1;
     }
     idle++;
     if (idle <= spin) {
@@ -230,8 +238,12 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
     if (finished) break;
   }
   fy_shm_set_in_mpi(0);
+  if (lent) fy_lend_end();
   /* the fabric agent parked for this wait resumes if work remains */
-  if (counted && atomic_fetch_sub(&fy_progress_waiting, 1) == 1) fy_net_agent_resume();
+  if (counted && atomic_fetch_sub(&fy_progress_waiting, 1) == 1) {
+    fy_async_lend_update();
+    fy_net_agent_resume();
+  }
   fy_async_wait_end();
   /* Senders do not kick a rank that waits in MPI; one that came in as we
    * stopped waiting is taken in here, before we go back to computing (the

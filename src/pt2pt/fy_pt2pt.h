@@ -46,6 +46,7 @@ int fy_pt2pt_sleep(uint32_t v, long us);
  * something may have happened, -1 on timeout. */
 int fy_pt2pt_net_wait_fd(void);
 int fy_pt2pt_net_busy(void);   /* fabric transfers in progress */
+int fy_pt2pt_net_busy_in(void); /* ... of which receives */
 int fy_pt2pt_net_paced(void);  /* unattended bulk fabric transfers moving (FERRY_OFI_PACE_*) */
 /* Ranks of the job on this machine (same kernel), counted over the fabric's
  * address exchange; 0 without the fabric. */

@@ -38,6 +38,7 @@
 #include "core/fy_error.h"
 #include "core/fy_init.h"
 #include "progress/async/fy_async.h"
+#include "progress/async/fy_lend.h"
 #include "runtime/fy_salloc.h"
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -114,6 +115,12 @@ int fy_net_out_send(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen,
 static int nxfers;
 int fy_pt2pt_net_busy(void) { return __atomic_load_n(&nxfers, __ATOMIC_RELAXED) != 0; } /* any thread */
 
+/* Of those, the ones that bring data in (our receives): what a lent CPU
+ * is for (fy_lend.h). Serving a peer's read on the CPU it lends puts the
+ * two ends of one copy on one CPU. */
+static int nxfers_in;
+int fy_pt2pt_net_busy_in(void) { return __atomic_load_n(&nxfers_in, __ATOMIC_RELAXED) != 0; } /* any thread */
+
 /* Unattended transfers of at least FERRY_OFI_PACE_MIN bytes whose data is
  * flowing (our read posted or our clear-to-send sent, or the peer's
  * clear-to-send taken): over a provider with software progress they stall
@@ -139,7 +146,13 @@ static void pace(xfer_t *x, size_t n) {
 
 static void xfer_done(xfer_t *x) {
   __atomic_store_n(&nlive, nlive - 1, __ATOMIC_RELAXED); /* (read unlocked) */
-  if (x->unattended) __atomic_store_n(&nxfers, nxfers - 1, __ATOMIC_RELAXED);
+  if (x->unattended) {
+    __atomic_store_n(&nxfers, nxfers - 1, __ATOMIC_RELAXED);
+    if (!x->sender) {
+      __atomic_store_n(&nxfers_in, nxfers_in - 1, __ATOMIC_RELAXED);
+      if (!nxfers_in) fy_async_lend_update();
+    }
+  }
   if (x->paced) __atomic_store_n(&npaced, npaced - 1, __ATOMIC_RELAXED);
   fy_ofi_mr_put(x->mr);
   fy_pt2pt_complete(x->r);
@@ -153,6 +166,10 @@ static xfer_t *xfer_new(fy_request_t *r, int peer, int sender, void *buf, size_t
   x->unattended = !fy_req_attended(r);
   if (x->unattended) {
     __atomic_store_n(&nxfers, nxfers + 1, __ATOMIC_RELAXED);
+    if (!sender) {
+      __atomic_store_n(&nxfers_in, nxfers_in + 1, __ATOMIC_RELAXED);
+      if (nxfers_in == 1) fy_async_lend_update();
+    }
     if (nxfers == 1) fy_intr_on_watch(); /* a parked fabric agent wakes */
   }
   x->r = r;
@@ -388,7 +405,12 @@ int fy_net_init(void) {
                      .mr_cache = (int)fy_config.ofi_mr_cache, .put = fy_pmi_put, .barrier = fy_pmi_barrier,
                      .get = pmi_get, .machine = machine_id()};
   fy_ofi_cb_t cb = {.on_msg = on_msg, .on_rma = on_rma, .on_sent = on_sent};
-  if (fy_ofi_init(&b, &cb) != 0)
+  /* (the board of CPU lending is opened before the exchange's barrier and
+   * unlinked after it) */
+  fy_lend_open(fy_pmi_kvsname());
+  int rc = fy_ofi_init(&b, &cb);
+  fy_lend_setup(rc == 0 ? fy_ofi_machine_index() : -1, rc == 0 ? fy_ofi_machine_ranks() : 0);
+  if (rc != 0)
     return fy_err(MPI_ERR_OTHER, "ranks on other hosts%s need the ofi transport: %s",
                   fy_config.nolocal ? " (FERRY_NOLOCAL=1)" : "", fy_ofi_error());
   rget_min = rget_min_for(fy_config.ofi_rget_min, fy_ofi_provider());
@@ -431,6 +453,7 @@ void fy_net_finalize(void) {
             (unsigned long long)ns->relays, (unsigned long long)ns->paced,
             fy_ofi_machine_ranks());
   fy_ofi_finalize();
+  fy_lend_close();
   if (wake_fd >= 0) close(wake_fd);
   wake_fd = -1;
   fy_net_on = 0;

@@ -35,9 +35,14 @@
  *   than triggering takes CPU from some rank: the computing peer's, if
  *   not this rank's (docs/transport-ofi.md, "A full machine"). Either way,
  *   on a rank that may run on several CPUs, the agent is kept off the one
- *   the computing thread is on (fy_net_agent_avoid_caller). */
+ *   the computing thread is on (fy_net_agent_avoid_caller). A CPU that
+ *   another rank of the machine lends while its blocking wait has nothing
+ *   to do (fy_lend.h) is free, though: there a trigger-only agent takes in
+ *   eager messages and moves its receives' data as a draining one would,
+ *   woken by the lender on the futex it parks on (FERRY_OFI_LEND). */
 #include "progress/async/fy_async.h"
 #include "progress/async/fy_agent_cpu.h"
+#include "progress/async/fy_lend.h"
 #include "progress/fy_progress.h"
 #include "transport/shm/fy_shm.h"
 #include "coll/sched/fy_sched.h"
@@ -59,7 +64,17 @@
 static pthread_t tid, net_tid;
 static atomic_int running, net_running;
 static int kind;
-static atomic_uint park_word;   /* futex: bumped when watching starts */
+static atomic_uint own_word;
+/* futex: bumped when watching starts. The process's own word, or with
+ * CPU lending its slot's word in the machine's board (fy_lend_word), which
+ * ranks that lend a CPU bump too: a shared futex then. */
+static _Atomic(atomic_uint *) park_at = &own_word;
+/* (read once per use: the fabric agent's start moves it while an agent of
+ * mode interrupt may be parking) */
+#define park_word atomic_load_explicit(&park_at, memory_order_relaxed)
+static int park_op(atomic_uint *w, int op) { return w == &own_word ? op | FUTEX_PRIVATE_FLAG : op; }
+static int net_lend;            /* a trigger-only agent that borrows lent CPUs (FERRY_OFI_LEND) */
+static atomic_int lent_cpu = -1; /* the lent CPU the agent is pinned to (set by the agent only) */
 static atomic_int parked;       /* agents parked on park_word (interrupt mode with the fabric: two) */
 static int net_trigger;         /* FERRY_OFI_AGENT resolved: 1 = trigger only */
 static int net_nofd;            /* the provider has no wait fd: poll at a pace */
@@ -107,12 +122,52 @@ static int intr_idle(void) {
  * turn of ours then only takes its core from it (measured: a 64 KiB
  * pingpong over the fabric at 40 us without the agent, 60-90 us with it
  * taking turns on the rank's core). */
+static int lend_due(void);
+
 static int net_no_work(void) {
   if (net_trigger)
-    return __atomic_load_n(&fy_async_nwatched_net, __ATOMIC_RELAXED) == 0 && !fy_pt2pt_net_paced() &&
-           !fy_sched_pending() && !atomic_load(&fy_progress_background);
+    return __atomic_load_n(&fy_async_nwatched_net, __ATOMIC_RELAXED) ==
+               __atomic_load_n(&fy_async_nwatched_lend, __ATOMIC_RELAXED) &&
+           !fy_pt2pt_net_paced() && !fy_sched_pending() && !atomic_load(&fy_progress_background) && !lend_due();
   return fy_config.intr_dynamic && intr_idle() && __atomic_load_n(&fy_async_nwatched_net, __ATOMIC_RELAXED) == 0 &&
          !fy_pt2pt_net_busy();
+}
+
+/* CPU lending (fy_lend.h): a nonblocking fabric receive of an eager size
+ * is watched, or an unattended fabric rendezvous brings data in, and
+ * another rank of this machine lends its CPU: its blocking wait found
+ * nothing to do, so data taken in there comes out of no computation. */
+static int lend_due(void) {
+  return net_lend && (__atomic_load_n(&fy_async_nwatched_lend, __ATOMIC_RELAXED) > 0 || fy_pt2pt_net_busy_in()) &&
+         fy_lend_cpu() >= 0;
+}
+
+/* The agent's CPUs when it borrows none: the rank's, less the one its
+ * computing thread is on (fy_net_agent_avoid_caller). */
+static void home_cpus(cpu_set_t *set) {
+  *set = rank_cpus;
+  int a = atomic_load(&avoided);
+  if (avoid_on && a >= 0 && CPU_COUNT(set) > 1) CPU_CLR(a, set);
+}
+
+/* (agent) Run on the CPU another rank lends, if one does and borrow is
+ * set; else back home. A system call only when that changes. */
+static void place(int borrow) {
+  if (!net_lend) return;
+  int c = borrow ? fy_lend_cpu() : -1;
+  if (c >= 0) FY_CTR_ADD(borrowed, 1);
+  if (c == atomic_load(&lent_cpu)) return;
+  cpu_set_t set;
+  if (c >= 0) {
+    CPU_ZERO(&set);
+    CPU_SET(c, &set);
+  } else {
+    home_cpus(&set);
+  }
+  /* (a CPU outside what the kernel lets this process use: stay, and do not
+   * try again for it) */
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  atomic_store(&lent_cpu, c);
 }
 
 /* A wait asleep on the doorbell that the agent has not watched the fd for
@@ -146,14 +201,15 @@ static long park_ns(void) {
 }
 
 static void park(int (*idle)(void)) {
-  unsigned v = atomic_load(&park_word);
+  atomic_uint *w = park_word;
+  unsigned v = atomic_load(w);
   atomic_fetch_add(&parked, 1);
   /* Re-check after announcing: fy_intr_on_watch and fy_net_agent_resume
    * bump the word. */
   if (idle() && (atomic_load(&running) || atomic_load(&net_running))) {
     long ns = park_ns();
     struct timespec ts = {ns / 1000000000, ns % 1000000000};
-    syscall(SYS_futex, &park_word, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+    syscall(SYS_futex, w, park_op(w, FUTEX_WAIT), v, &ts, NULL, 0);
   }
   atomic_fetch_sub(&parked, 1);
 }
@@ -162,14 +218,17 @@ static void park(int (*idle)(void)) {
  * agent and the fabric agent park on the same word, and waking one of
  * them left the other asleep until its 100 ms timeout (a watched fabric
  * rendezvous then waited for the receiver's next MPI call). */
-static void wake_parked(void) { syscall(SYS_futex, &park_word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0); }
+static void wake_parked(void) {
+  atomic_uint *w = park_word;
+  syscall(SYS_futex, w, park_op(w, FUTEX_WAKE), INT_MAX, NULL, NULL, 0);
+}
 
 int fy_net_agent_relay_begin(void) {
   if (!atomic_load(&net_running) || net_nofd) return 0;
   atomic_fetch_add(&relay_sleepers, 1);
   atomic_fetch_add(&relay_seq, 1);
   /* (the agent parks while a wait polls the fabric itself) */
-  atomic_fetch_add(&park_word, 1);
+  atomic_fetch_add(park_word, 1);
   if (atomic_load(&parked)) wake_parked();
   __atomic_fetch_add(&fy_net_stats.relayed, 1, __ATOMIC_RELAXED);
   return 1;
@@ -210,7 +269,10 @@ void fy_net_agent_avoid_caller(void) {
   if (cpu < 0 || cpu == atomic_load_explicit(&avoided, memory_order_relaxed) || !CPU_ISSET(cpu, &rank_cpus)) return;
   cpu_set_t set = rank_cpus;
   CPU_CLR(cpu, &set);
-  if (pthread_setaffinity_np(net_tid, sizeof set, &set) == 0) atomic_store_explicit(&avoided, cpu, memory_order_relaxed);
+  /* (while on a lent CPU the agent is off ours already; it comes home to
+   * the set avoided names) */
+  if (atomic_load(&lent_cpu) >= 0 || pthread_setaffinity_np(net_tid, sizeof set, &set) == 0)
+    atomic_store_explicit(&avoided, cpu, memory_order_relaxed);
 }
 
 void fy_net_agent_resume(void) {
@@ -223,7 +285,7 @@ void fy_net_agent_resume(void) {
    * CPU in most runs, and the agent's turns took 14-35 us from each
    * computation). */
   fy_net_agent_avoid_caller();
-  atomic_fetch_add(&park_word, 1);
+  atomic_fetch_add(park_word, 1);
   if (atomic_load(&parked)) wake_parked();
 }
 
@@ -231,7 +293,7 @@ static int listen_start(void);
 
 void fy_agents_listen(void) {
   /* (a parked agent otherwise looks again only after its 100 ms timeout) */
-  atomic_fetch_add(&park_word, 1);
+  atomic_fetch_add(park_word, 1);
   if (atomic_load(&parked)) wake_parked();
   listen_start();
 }
@@ -246,7 +308,7 @@ void fy_intr_on_watch(void) {
    * 128 KiB, took 14-19 us from each computation of a receiver on the
    * other test host.) */
   if (kind != FY_ASYNC_INTERRUPT && ((net_trigger && net_no_work()) || atomic_load(&fy_progress_waiting))) return;
-  atomic_fetch_add(&park_word, 1);
+  atomic_fetch_add(park_word, 1);
   if (atomic_load(&parked)) wake_parked();
 }
 
@@ -338,6 +400,8 @@ static void *net_main(void *arg) {
     }
     /* (quiet and listening: sleep on the fd below for whatever arrives) */
     if (net_idle() && (atomic_load(&fy_progress_waiting) || !listen_quiet(&seen))) {
+      /* (it parks where it is: going home first would move it onto the
+       * computing thread's CPU where that is all the rank has, bound) */
       park(net_idle);
       continue;
     }
@@ -357,11 +421,17 @@ static void *net_main(void *arg) {
        * socket holds by then. */
       fy_sleep_us(fy_config.ofi_pace_us);
       if (!atomic_load(&net_running)) break;
+      place(1);
       if (!net_idle()) relay_ring(agent_turn(NULL));
       continue;
     }
     if (fy_pt2pt_net_sleep(100000) != 0) continue; /* timeout */
     if (!atomic_load(&net_running)) break;
+    /* (what woke a trigger-only agent may be an eager message it watched
+     * for a lender that has gone back to work: leave it to the wait; a
+     * listening agent serves whatever comes) */
+    if (net_trigger && !relay_due() && net_no_work() && !atomic_load(&fy_progress_listen)) continue;
+    place(1);
     /* (the turn may have completed what a wait that went to sleep
      * meanwhile waits for) */
     relay_ring(agent_turn(NULL));
@@ -413,8 +483,21 @@ int fy_net_agent_start(void) {
       fprintf(stderr, "ferry: FERRY_OFI_AGENT=%s is not one of auto, drain, trigger; using auto\n", m);
     net_trigger = shares_core(ranks);
   }
-  /* (a draining agent also takes in large eager messages) */
-  if (!net_trigger && fy_config.ofi_agent_eager > 0) fy_pt2pt_net_watch_above((size_t)fy_config.ofi_agent_eager);
+  /* A draining agent also takes in large eager messages; a trigger-only
+   * one too, on a CPU another rank of the machine lends (fy_lend.h). Its
+   * lenders wake it on the word it parks on, in the machine's board. */
+  net_lend = net_trigger && fy_lend_on() && fy_config.ofi_agent_eager > 0;
+  if ((!net_trigger || net_lend) && fy_config.ofi_agent_eager > 0)
+    fy_pt2pt_net_watch_above((size_t)fy_config.ofi_agent_eager);
+  if (net_lend) {
+    fy_lend_borrow();
+    atomic_store(&park_at, fy_lend_word());
+    /* (an agent of mode interrupt parked on the old word parks again) */
+    atomic_fetch_add(&own_word, 1);
+    syscall(SYS_futex, &own_word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+  } else {
+    atomic_store(&park_at, &own_word);
+  }
   /* Left to itself the scheduler often wakes the agent on the computing
    * thread's CPU (the one it ran on last), where the wake-up costs more
    * than the work (docs/transport-ofi.md): keep it off that CPU. A
@@ -436,7 +519,7 @@ int fy_net_agent_start(void) {
 void fy_net_agent_stop(void) {
   if (!atomic_load(&net_running)) return;
   atomic_store(&net_running, 0);
-  atomic_fetch_add(&park_word, 1);
+  atomic_fetch_add(park_word, 1);
   wake_parked();
   pthread_join(net_tid, NULL); /* its poll times out within 100 ms */
   __atomic_store_n(&fy_progress_count_waits, 0, __ATOMIC_RELAXED);
@@ -457,7 +540,7 @@ static int start(int k, void *(*fn)(void *)) {
 static void stop(void) {
   if (!atomic_load(&running)) return;
   atomic_store(&running, 0);
-  atomic_fetch_add(&park_word, 1);
+  atomic_fetch_add(park_word, 1);
   wake_parked();
   fy_shm_doorbell_ring(fy_shm_local_rank());
   pthread_join(tid, NULL);

@@ -7,6 +7,7 @@
 #include "core/fy_init.h"
 #include "transport/shm/fy_shm.h"
 #include "pt2pt/fy_pt2pt.h"
+#include "progress/async/fy_lend.h"
 #include <string.h>
 #include <time.h>
 
@@ -14,6 +15,7 @@ fy_async_counters_t fy_async_ctr;
 int fy_async_mode;
 int fy_async_nwatched;
 int fy_async_nwatched_net;
+int fy_async_nwatched_lend;
 
 #define WATCH_MAX 4096
 static struct fy_request *watch[WATCH_MAX];
@@ -111,9 +113,28 @@ void fy_async_watch(struct fy_request *r) {
   if (fy_async_nwatched == 1 || (net && fy_async_nwatched_net == 1)) fy_intr_on_watch();
 }
 
+/* Of the receives the fabric agent alone watches, those of an eager size
+ * (fy_async_nwatched_lend): a trigger-only agent takes them in only on a
+ * CPU another rank lends, and so moves the data of unattended fabric
+ * rendezvous there; it asks for a CPU while there is either (fy_lend.h). */
+void fy_async_lend_update(void) {
+  /* (not while a thread of ours waits: it polls the fabric itself, and a
+   * lender's wake-up would find nothing for the agent) */
+  fy_lend_want((__atomic_load_n(&fy_async_nwatched_lend, __ATOMIC_RELAXED) > 0 || fy_pt2pt_net_busy_in()) &&
+               !atomic_load(&fy_progress_waiting));
+}
+
+static void lend_watched(struct fy_request *r, int delta) {
+  if (fy_pt2pt_net_may_rndv(r->bytes)) return;
+  int n = fy_async_nwatched_lend + delta;
+  __atomic_store_n(&fy_async_nwatched_lend, n, __ATOMIC_RELAXED);
+  if (n == (delta > 0)) fy_async_lend_update();
+}
+
 void fy_async_watch_net(struct fy_request *r) {
   if (!watch_add(r)) return;
   r->watch_net = 1;
+  lend_watched(r, 1);
   net_watched(1);
   fy_net_agent_avoid_caller();
   if (fy_async_nwatched_net == 1) fy_intr_on_watch();
@@ -128,6 +149,7 @@ void fy_async_unwatch(struct fy_request *r) {
   __atomic_store_n(&r->watch_idx, 0, __ATOMIC_RELAXED);
   if (r->watch_net) {
     net_watched(-1);
+    lend_watched(r, -1);
     return;
   }
   __atomic_store_n(&fy_async_nwatched, fy_async_nwatched - 1, __ATOMIC_RELAXED);
@@ -154,12 +176,14 @@ void fy_async_stats(FILE *f) {
   fy_async_counters_t *c = &fy_async_ctr;
   fprintf(f,
           "ferry-stats rank=%d async: mode=%s watched=%llu turns=%llu hits=%llu misses=%llu kicked=%llu "
-          "kicks_sent=%llu capped=%llu wakeups=%llu futile=%llu deferred=%llu pef_inside=%llu time_us=%.1f\n",
+          "kicks_sent=%llu capped=%llu wakeups=%llu futile=%llu deferred=%llu pef_inside=%llu time_us=%.1f "
+          "lent=%llu lend_wakes=%llu borrowed=%llu\n",
           fy_state.world_rank, fy_async_mode_name(fy_async_mode), (unsigned long long)c->watched,
           (unsigned long long)c->turns, (unsigned long long)c->hits, (unsigned long long)c->misses,
           (unsigned long long)c->kicked, (unsigned long long)fy_shm_kicks_sent(),
           (unsigned long long)c->capped, (unsigned long long)c->wakeups, (unsigned long long)c->futile,
-          (unsigned long long)c->deferred, (unsigned long long)c->pef_inside, (double)c->time_ns / 1e3);
+          (unsigned long long)c->deferred, (unsigned long long)c->pef_inside, (double)c->time_ns / 1e3,
+          (unsigned long long)c->lent, (unsigned long long)c->lend_wakes, (unsigned long long)c->borrowed);
 }
 
 void fy_async_sched_started(void) {

@@ -38,6 +38,9 @@ typedef struct fy_async_counters {
   uint64_t deferred;      /* PEF expiries that hit while the thread was inside Ferry */
   uint64_t pef_inside;    /* PEF turns run while inside Ferry: must stay 0 */
   uint64_t time_ns;       /* time spent in agent turns */
+  uint64_t lent;          /* blocking waits that lent their CPU (fy_lend.h) */
+  uint64_t lend_wakes;    /* agents of other ranks those woke */
+  uint64_t borrowed;      /* fabric agent turns on a CPU another rank lent */
 } fy_async_counters_t;
 
 extern fy_async_counters_t fy_async_ctr;
@@ -51,6 +54,12 @@ extern int fy_async_nwatched;
  * fabric's eager limit) or that the fabric agent alone watches
  * (fy_async_watch_net): what it wakes for in trigger mode. */
 extern int fy_async_nwatched_net;
+/* Of those, the ones of an eager size (the fabric agent takes them in on a
+ * CPU another rank lends, fy_lend.h). */
+extern int fy_async_nwatched_lend;
+/* Ask for a lent CPU, or stop asking, after either of them or the fabric's
+ * unattended transfers changed between zero and nonzero. */
+void fy_async_lend_update(void);
 static inline int fy_async_watching(void) { return __atomic_load_n(&fy_async_nwatched, __ATOMIC_RELAXED); }
 
 int fy_async_start(void);

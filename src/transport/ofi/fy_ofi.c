@@ -27,6 +27,7 @@ const char *fy_ofi_provider(void) { return "none"; }
 size_t fy_ofi_msg_max(void) { return 0; }
 size_t fy_ofi_inject_size(void) { return 0; }
 int fy_ofi_machine_ranks(void) { return 0; }
+int fy_ofi_machine_index(void) { return 0; }
 int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen) { return -1; }
 int fy_ofi_send_ref(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen, void *ctx) { return -1; }
 int fy_ofi_poll(void) { return 0; }
@@ -239,8 +240,9 @@ static early_t **early;                  /* per source: arrivals ahead of rx_seq
 const char *fy_ofi_provider(void) { return prov_name; }
 size_t fy_ofi_msg_max(void) { return msg_max; }
 size_t fy_ofi_inject_size(void) { return inject_size; }
-static int machine_ranks;
+static int machine_ranks, machine_index;
 int fy_ofi_machine_ranks(void) { return machine_ranks; }
+int fy_ofi_machine_index(void) { return machine_index; }
 int fy_ofi_busy(void) { return inflight || qhead || rhead; }
 int fy_ofi_queued(void) { return qhead || rhead; }
 int fy_ofi_writes_ordered(void) { return saw && !rhead; }
@@ -953,7 +955,7 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   } else {
     mine = NULL;
   }
-  machine_ranks = 0;
+  machine_ranks = machine_index = 0;
   snprintf(key, sizeof key, "fy-ofi-%d", myrank);
   if (b->put(key, val) != 0 || b->barrier() != 0) {
     seterr("cannot publish the endpoint address through PMI");
@@ -976,7 +978,10 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
     int got = b->get(r, key, val, sizeof val) == 0;
     char *m = got ? strchr(val, ',') : NULL; /* the address, then the machine */
     if (m) *m++ = 0;
-    if (mine && m && !strcmp(m, mine)) machine_ranks++;
+    if (mine && m && !strcmp(m, mine)) {
+      if (r < myrank) machine_index++;
+      machine_ranks++;
+    }
     if (!got || unhex(val, all + (size_t)r * nlen, nlen) != (int)nlen) {
       free(all);
       seterr("cannot read rank %d's endpoint address from PMI", r);

@@ -79,6 +79,8 @@ size_t fy_ofi_inject_size(void);
 /* Ranks of the job (this one included) that published boot->machine equal
  * to ours; 0 without one. */
 int fy_ofi_machine_ranks(void);
+/* This rank's place among them (0 .. fy_ofi_machine_ranks() - 1). */
+int fy_ofi_machine_index(void);
 
 int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen);
 /* The same message, but dlen bytes go out of the caller's buffer (no copy):

@@ -14,8 +14,9 @@
 #             hosts on this machine's CPUs and so only triggers, with a
 #             receiver that computes, then waits; with the receiver
 #             spinning on its buffer (unbound ranks), a draining agent
-#             takes in large eager messages and the default one, told to
-#             pace every rendezvous, drains them at a pace; 2 hosts
+#             takes in large eager messages, the default one takes
+#             them in on a CPU the sender's blocking wait lends, and,
+#             told to pace every rendezvous, drains them at a pace; 2 hosts
 #             (2+1 ranks):
 #             blocking receives of a rank with both kinds of peer sleep
 #             relayed by the fabric agent, or nap in mode none
@@ -74,6 +75,9 @@ progress)
   if [ "$(nproc)" -ge 2 ]; then
     run env FERRY_OFI_AGENT=drain $M -hosts "$H1,$H2" -n 2 "$bin/progress/progress_async" 6 eager
     run env FERRY_OFI_PACE_MIN=64k FERRY_OFI_PACE_US=50 $M -hosts "$H1,$H2" -n 2 "$bin/progress/progress_async" 6
+    # the default agent takes eager messages in on the CPU the sender's
+    # next blocking wait lends (FERRY_OFI_LEND), across the hosts
+    run $M -hosts "$H1,$H2" -n 2 "$bin/progress/progress_async" 6 eager
   else
     echo "note: 1 CPU, the eager take-in and pacing are not tried"
   fi
