@@ -183,7 +183,7 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
   fy_async_wait_begin(); /* no PEF timer signals while we poll ourselves */
   FY_PSTAT_ADD(waits);
   long idle = 0;
-  int lent = 0;
+  int lent = -1; /* (not yet tried) */
   for (;;) {
     int n = fy_progress_poll();
     if (done(arg)) break;
@@ -193,10 +193,7 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
     }
     /* Nothing to do: our CPU is free for a computing rank's fabric agent
      * on this machine (fy_lend.h) until the wait ends. */
-    if (!lent) {
-      fy_lend_begin();
-      lent = 1;
-    }
+    if (lent < 0) lent = fy_lend_begin();
     idle++;
     if (idle <= spin) {
       FY_PSTAT_ADD(spins);
@@ -238,7 +235,7 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
     if (finished) break;
   }
   fy_shm_set_in_mpi(0);
-  if (lent) fy_lend_end();
+  if (lent > 0) fy_lend_end();
   /* the fabric agent parked for this wait resumes if work remains */
   if (counted && atomic_fetch_sub(&fy_progress_waiting, 1) == 1) {
     fy_async_lend_update();

@@ -17,7 +17,8 @@
  *   orders every rank's open before anyone's unlink) and unlinks its name
  *   after: nothing stays in /dev/shm once the job is past MPI_Init.
  * - Lender: fy_lend_begin() when a blocking wait's poll found nothing
- *   (the first time in that wait), fy_lend_end() when the wait ends. It
+ *   (the first time in that wait), fy_lend_end() when the wait ends, if
+ *   fy_lend_begin() returned 1. It
  *   publishes the CPU the thread is on and wakes the agents that asked for
  *   one (fy_lend_want). Cheap when nobody asks: two atomics and a load.
  * - Borrower (the fabric agent): fy_lend_want(1) while its rank has a
@@ -40,7 +41,8 @@ void fy_lend_setup(int index, int count);
 void fy_lend_close(void);
 int fy_lend_on(void);
 
-void fy_lend_begin(void);
+/* 1 when it counted the wait (then call fy_lend_end once it ends). */
+int fy_lend_begin(void);
 void fy_lend_end(void);
 
 int fy_lend_cpu(void);

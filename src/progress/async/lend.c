@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/futex.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Slots the board has room for: ranks of one job on one machine beyond it
@@ -39,9 +38,7 @@ static char name[300];
 static atomic_int lending; /* threads of this process in a lent wait */
 static int borrower;       /* fy_lend_borrow called: this rank's agent borrows */
 
-static long futex(_Atomic uint32_t *w, int op, uint32_t v, const struct timespec *ts) {
-  return syscall(SYS_futex, w, op, v, ts, NULL, 0);
-}
+static long futex_wake(_Atomic uint32_t *w) { return syscall(SYS_futex, w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0); }
 
 void fy_lend_open(const char *job) {
   /* (a board of an earlier start of the runtime stays mapped: an agent's
@@ -115,26 +112,27 @@ void fy_lend_want(int on) {
   }
 }
 
-void fy_lend_begin(void) {
-  if (me < 0 || atomic_fetch_add(&lending, 1) != 0) return;
+int fy_lend_begin(void) {
+  if (me < 0) return 0;
+  if (atomic_fetch_add(&lending, 1) != 0) return 1;
   int cpu = sched_getcpu();
-  if (cpu < 0) return;
+  if (cpu < 0) return 1;
   atomic_store(&slots[me].cpu1, cpu + 1);
   FY_CTR_ADD(lent, 1);
   /* (seq_cst, against fy_lend_want then fy_lend_cpu on the other side:
    * one of the two sees the other) */
-  if (atomic_load(&hdr->wanting) == 0) return;
+  if (atomic_load(&hdr->wanting) == 0) return 1;
   for (int i = 0; i < n; i++) {
     if (i == me || !atomic_load_explicit(&slots[i].want, memory_order_relaxed)) continue;
     atomic_fetch_add(&slots[i].word, 1);
     FY_CTR_ADD(lend_wakes, 1);
-    futex(&slots[i].word, FUTEX_WAKE, INT_MAX, NULL);
+    futex_wake(&slots[i].word);
   }
+  return 1;
 }
 
 void fy_lend_end(void) {
-  if (me < 0) return;
-  if (atomic_fetch_sub(&lending, 1) == 1) atomic_store(&slots[me].cpu1, 0);
+  if (atomic_fetch_sub(&lending, 1) == 1 && me >= 0) atomic_store(&slots[me].cpu1, 0);
 }
 
 int fy_lend_cpu(void) {
