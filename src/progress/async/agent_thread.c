@@ -161,6 +161,13 @@ static void place(int borrow) {
   if (c >= 0) {
     CPU_ZERO(&set);
     CPU_SET(c, &set);
+  } else if (CPU_COUNT(&rank_cpus) == 1 && atomic_load(&lent_cpu) >= 0) {
+    /* Home is the computing thread's own CPU (the rank is bound to it):
+     * stay on the CPU last lent, as park() does. Woken there by the fd for
+     * the next rendezvous start, the agent waits for no computation of
+     * ours; at home the scheduler let it wait about 200 us behind it for
+     * every message (one host, FERRY_NOLOCAL=1, bound ranks). */
+    return;
   } else {
     home_cpus(&set);
   }
@@ -168,6 +175,25 @@ static void place(int borrow) {
    * try again for it) */
   pthread_setaffinity_np(pthread_self(), sizeof set, &set);
   atomic_store(&lent_cpu, c);
+}
+
+/* (agent) Sleep FERRY_OFI_PACE_US, or until a rank of this machine starts
+ * lending its CPU: it wakes the word we park on (our rank wants one while
+ * its receives' data is in flight). A plain sleep missed the sender that
+ * lends a moment after our answer to its rendezvous start: the 1 MiB read
+ * then waited up to a whole pace, most of the transfer (one host,
+ * FERRY_NOLOCAL=1, bound ranks: 14-30 % overlap of a late sender). */
+static void pace_wait(void) {
+  long us = fy_config.ofi_pace_us;
+  if (!net_lend) {
+    fy_sleep_us(us);
+    return;
+  }
+  atomic_uint *w = park_word;
+  unsigned v = atomic_load(w);
+  if (lend_due()) return; /* (after the load: a lender from now on bumps w) */
+  struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+  syscall(SYS_futex, w, park_op(w, FUTEX_WAIT), v, &ts, NULL, 0);
 }
 
 /* A wait asleep on the doorbell that the agent has not watched the fd for
@@ -415,11 +441,12 @@ static void *net_main(void *arg) {
       relay_ring(agent_turn(NULL));
       continue;
     }
-    if (net_trigger && fy_pt2pt_net_paced()) {
+    if (net_trigger && fy_pt2pt_net_paced() && !lend_due()) {
       /* Drain at a pace, not per arrival: each wake-up on the computation's
        * core costs a context switch, and one pass copies whatever the
-       * socket holds by then. */
-      fy_sleep_us(fy_config.ofi_pace_us);
+       * socket holds by then. (On a lent CPU it drains per arrival, below:
+       * that costs no computation.) */
+      pace_wait();
       if (!atomic_load(&net_running)) break;
       place(1);
       if (!net_idle()) relay_ring(agent_turn(NULL));
