@@ -826,8 +826,12 @@ static struct fi_info *offered_list(const char *want) {
   int rc = fi_getinfo(FI_VERSION(1, 11), NULL, NULL, 0, hints, &list);
   fi_freeinfo(hints);
   if (rc || !list) {
-    seterr("no libfabric provider%s%s%s offers reliable datagrams with ordered messages and RMA: %s",
-           want ? " \"" : "", want ? want : "", want ? "\"" : "", fi_strerror(-rc));
+    /* (libfabric's FI_PROVIDER hides the providers it does not name, and an
+     * empty one hides them all: say so, it is the usual cause) */
+    const char *fp = getenv("FI_PROVIDER");
+    seterr("no libfabric provider%s%s%s offers reliable datagrams with ordered messages and RMA%s%s%s: %s",
+           want ? " \"" : "", want ? want : "", want ? "\"" : "", fp ? " among those FI_PROVIDER=\"" : "",
+           fp ? fp : "", fp ? "\" lets through" : "", fi_strerror(-rc));
     if (list) fi_freeinfo(list);
     return NULL;
   }
