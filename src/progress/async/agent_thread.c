@@ -73,6 +73,12 @@ static _Atomic(atomic_uint *) park_at = &own_word;
  * mode interrupt may be parking) */
 #define park_word atomic_load_explicit(&park_at, memory_order_relaxed)
 static int park_op(atomic_uint *w, int op) { return w == &own_word ? op | FUTEX_PRIVATE_FLAG : op; }
+/* Sleep on w while it still holds v, at most ns: what park() and the pace
+ * sleep share (a bump of w before the call makes it return at once). */
+static void word_wait(atomic_uint *w, unsigned v, long ns) {
+  struct timespec ts = {ns / 1000000000, ns % 1000000000};
+  syscall(SYS_futex, w, park_op(w, FUTEX_WAIT), v, &ts, NULL, 0);
+}
 static int net_lend;            /* a trigger-only agent that borrows lent CPUs (FERRY_OFI_LEND) */
 static atomic_int lent_cpu = -1; /* the lent CPU the agent is pinned to (set by the agent only) */
 static atomic_int parked;       /* agents parked on park_word (interrupt mode with the fabric: two) */
@@ -192,8 +198,7 @@ static void pace_wait(void) {
   atomic_uint *w = park_word;
   unsigned v = atomic_load(w);
   if (lend_due()) return; /* (after the load: a lender from now on bumps w) */
-  struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
-  syscall(SYS_futex, w, park_op(w, FUTEX_WAIT), v, &ts, NULL, 0);
+  word_wait(w, v, us * 1000);
 }
 
 /* A wait asleep on the doorbell that the agent has not watched the fd for
@@ -233,9 +238,7 @@ static void park(int (*idle)(void)) {
   /* Re-check after announcing: fy_intr_on_watch and fy_net_agent_resume
    * bump the word. */
   if (idle() && (atomic_load(&running) || atomic_load(&net_running))) {
-    long ns = park_ns();
-    struct timespec ts = {ns / 1000000000, ns % 1000000000};
-    syscall(SYS_futex, w, park_op(w, FUTEX_WAIT), v, &ts, NULL, 0);
+    word_wait(w, v, park_ns());
   }
   atomic_fetch_sub(&parked, 1);
 }
