@@ -24,6 +24,10 @@
  *   bytes,delay_us,tlat_us,tcomp_us,ttotal_us,overlap_pct,overlap_p25,overlap_p75,stolen_us,hit_pct
  * Options: -n ITERS (default 40) -s SIZES (comma list, K/M suffixes;
  *          default 64K,256K,1M,4M) -d DELAYS (us, comma list; default 50)
+ *          -v: also one '#' line per iteration (rank 0): the work alone,
+ *          the overlapped computation, the MPI_Wait after it and whether
+ *          the message was in by then; the medians hide which iterations
+ *          missed and by how much.
  */
 #include "bench_util.h"
 
@@ -55,7 +59,7 @@ static double median(double *v, int n)
 
 int main(int argc, char **argv)
 {
-    int rank, size, iters = 40, opt;
+    int rank, size, iters = 40, opt, verbose = 0;
     long sizes[16] = {64L << 10, 256L << 10, 1L << 20, 4L << 20}, delays[16] = {50};
     int nsizes = 4, ndelays = 1;
     /* calibrate before MPI_Init: no progress agent runs yet */
@@ -63,7 +67,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    while ((opt = getopt(argc, argv, "n:s:d:")) != -1) {
+    while ((opt = getopt(argc, argv, "n:s:d:v")) != -1) {
+        if (opt == 'v') verbose = 1;
         if (opt == 'n') iters = atoi(optarg);
         if (opt == 's') nsizes = parse_list(optarg, sizes, 16, 1);
         if (opt == 'd') ndelays = parse_list(optarg, delays, 16, 0);
@@ -130,7 +135,8 @@ int main(int argc, char **argv)
                     double t0 = bu_now_us();
                     bu_compute(work);
                     double t1 = bu_now_us();
-                    hits += ((volatile unsigned char *)buf)[n - 1] == mark;
+                    int hit = ((volatile unsigned char *)buf)[n - 1] == mark;
+                    hits += hit;
                     MPI_Wait(&q, MPI_STATUS_IGNORE);
                     double t2 = bu_now_us();
                     if (buf[n - 1] != mark) {
@@ -139,6 +145,9 @@ int main(int argc, char **argv)
                     }
                     b[i] = t2 - t0;
                     c[i] = t1 - t0;
+                    if (verbose)
+                        printf("# %d bytes, iteration %d: work %.1f us, overlapped %.1f us, wait after it %.1f us, message in: %s\n",
+                               n, i, a[i], c[i], t2 - t1, hit ? "yes" : "no");
                 } else {
                     buf[n - 1] = mark;
                     MPI_Barrier(MPI_COMM_WORLD);
