@@ -101,6 +101,10 @@ static inline int fy_local_of(fy_comm_t *c, int rank) {
 /* Point-to-point over the fabric (net.c): peers with an index < 0. */
 extern int fy_net_on;              /* the ofi transport is up */
 extern size_t fy_net_eager_max;
+/* The largest fabric send that fy_send_eager_now copies and completes at
+ * once: above it, a send that completes on sending goes out of the
+ * caller's buffer (net.c, NET_REF_MIN) and needs its request. */
+extern size_t fy_net_now_max;
 int fy_net_init(void);
 /* Polls until pending() is false, for at most 10 s (a dead peer cannot keep
  * a process from leaving); a poll that finds nothing yields the core. */

@@ -173,7 +173,7 @@ int fy_send_eager_now(const void *buf, MPI_Count count, fy_datatype_t *t, int pe
   size_t bytes = (size_t)(count * t->size);
   int dst = fy_local_of(c, peer);
   /* (a medium one may write into a published receive: fy_send_start) */
-  if (bytes > (dst < 0 ? fy_net_eager_max : fy_direct_min)) return -1;
+  if (bytes > (dst < 0 ? fy_net_now_max : fy_direct_min)) return -1;
   fy_pkt_t h = {.type = FY_PKT_EAGER, .src = c->rank, .tag = tag, .ctx = c->ctx + (coll ? 1u : 0u), .len = bytes};
   fy_plock();
   /* (behind a send that waits for a rendezvous slot: the caller's full path queues it) */
