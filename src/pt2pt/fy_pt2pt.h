@@ -152,7 +152,8 @@ typedef struct fy_pt2pt_stats {
   uint64_t eager_piped; /* eager messages sent through the pipe slots (of eager_sent) */
 } fy_pt2pt_stats_t;
 extern fy_pt2pt_stats_t fy_pt2pt_stats;
-/* The protocols over the fabric (net.c): eager messages sent, rendezvous
+/* The protocols over the fabric (net.c): eager messages sent (eager_ref:
+ * of them, those that went out of the sender's buffer, uncopied), rendezvous
  * receives by read and by the sender's write, transfers paced by the
  * agent; and how blocking waits slept on the completion queue's fd (busy:
  * polled instead, sleeps, woken by it, timeouts, naps after futile
@@ -160,7 +161,7 @@ extern fy_pt2pt_stats_t fy_pt2pt_stats;
  * on the doorbell while the fabric agent watched the fd for them
  * (relayed; relays: the fd fired and the agent rang). */
 typedef struct fy_net_stats {
-  uint64_t eager, rget, rput, paced, busy, sleeps, woken, timeouts, naps, relayed, relays;
+  uint64_t eager, eager_ref, rget, rput, paced, busy, sleeps, woken, timeouts, naps, relayed, relays;
 } fy_net_stats_t;
 extern fy_net_stats_t fy_net_stats;
 struct fy_mq;

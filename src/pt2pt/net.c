@@ -99,6 +99,7 @@ int fy_net_out_send(int dst, const fy_pkt_t *hdr, const void *data, size_t dlen,
   if (req && complete_on_send && dlen >= NET_REF_MIN && hdr->type == FY_PKT_EAGER &&
       fy_ofi_send_ref(fy_net_world(dst), hdr, fy_pkt_hlen(hdr), data, dlen, req) == 0) {
     fy_net_stats.eager++;
+    fy_net_stats.eager_ref++;
     return 0;
   }
   send_pkt(fy_net_world(dst), hdr, data, dlen);
@@ -441,11 +442,12 @@ void fy_net_finalize(void) {
   const fy_net_stats_t *ns = &fy_net_stats;
   if (fy_config.stats)
     fprintf(stderr,
-            "ferry-stats rank=%d ofi: provider=%s eager=%llu rget=%llu rput=%llu sent=%llu recvd=%llu "
+            "ferry-stats rank=%d ofi: provider=%s eager=%llu eager_ref=%llu rget=%llu rput=%llu sent=%llu recvd=%llu "
             "queued=%llu eagain=%llu (inject %llu send %llu rma %llu) connecting=%llu rma_pieces=%llu mr_hits=%llu mr_misses=%llu early=%llu injected=%llu landed=%llu "
             "wait_busy=%llu fd_sleeps=%llu fd_woken=%llu fd_timeouts=%llu naps=%llu relayed=%llu relays=%llu paced=%llu "
             "machine_ranks=%d\n",
-            fy_state.world_rank, fy_ofi_provider(), (unsigned long long)ns->eager, (unsigned long long)ns->rget,
+            fy_state.world_rank, fy_ofi_provider(), (unsigned long long)ns->eager, (unsigned long long)ns->eager_ref,
+            (unsigned long long)ns->rget,
             (unsigned long long)ns->rput, (unsigned long long)fy_ofi_stats.sent,
             (unsigned long long)fy_ofi_stats.recvd, (unsigned long long)fy_ofi_stats.queued,
             (unsigned long long)(fy_ofi_stats.eagain_inject + fy_ofi_stats.eagain_send + fy_ofi_stats.eagain_rma),

@@ -122,6 +122,8 @@ static const pvar_t pvars[] = {
     RMA(am_throttled, "One-sided operations on windows across nodes that waited in their call until the targets had "
                       "taken enough of the data sent before (FERRY_RMA_AM_INFLIGHT)"),
     NET(eager, "Eager messages sent to ranks on other hosts (or to every rank under FERRY_NOLOCAL)"),
+    NET(eager_ref, "Of those, the ones sent out of the sender's buffer without a copy (8 KiB and more, completing on "
+                   "sending, where the provider needs no registered local buffers)"),
     NET(rget, "Fabric rendezvous receives that read the data from the sender (RDMA Read)"),
     NET(rput, "Fabric rendezvous receives whose data the sender wrote after a clear-to-send (RDMA Write)"),
     NET(paced, "Fabric rendezvous transfers a trigger-only agent drained at a pace (FERRY_OFI_PACE_US)"),

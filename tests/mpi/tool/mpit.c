@@ -12,11 +12,15 @@
  *   sends between start and stop (exactly), reset, write, readreset,
  *   MPI_T_PVAR_ALL_HANDLES;
  * - the fabric's counters (category ferry_net): rank 0 sends rank 1 five
- *   eager messages and one of 1 MiB. Over the fabric (FERRY_NOLOCAL=1,
- *   read through its cvar) rank 0 counts exactly 5 eager sends and hands
- *   libfabric at least 6 messages, rank 1 receives at least 6 and makes
- *   exactly one rendezvous receive (by read or by the sender's write); over
- *   shared memory every one of them stays 0;
+ *   eager messages of 8 bytes, an MPI_Isend of 16 KiB, an MPI_Send of
+ *   8 KiB and one of 1 MiB. Over the fabric (FERRY_NOLOCAL=1, read through
+ *   its cvar, default provider, which wants no registered local buffers)
+ *   rank 0 counts exactly 7 eager sends, of which exactly the 2 of 8 KiB
+ *   and more went out of the user's buffer uncopied (from 2026-11-28 to
+ *   12-03 MPI_Send's and MPI_Isend's request-free path copied them), and
+ *   hands libfabric at least 8 messages; rank 1 receives at least 8, each
+ *   with its content, and makes exactly one rendezvous receive (by read or
+ *   by the sender's write); over shared memory every one of them stays 0;
  * - after MPI_Finalize MPI_T still answers until the last MPI_T_finalize;
  *   then MPI_T_ERR_NOT_INITIALIZED. */
 #include "fytest.h"
@@ -196,8 +200,8 @@ static unsigned long long pvar_delta(MPI_T_pvar_session ses, MPI_T_pvar_handle h
 
 static void fabric(int rank, int size)
 {
-    enum { EAGER, SENT, INJECTED, RECVD, RGET, RPUT, N };
-    static const char *names[N] = {"ferry_net_eager", "ferry_ofi_sent", "ferry_ofi_injected",
+    enum { EAGER, REF, SENT, INJECTED, RECVD, RGET, RPUT, N };
+    static const char *names[N] = {"ferry_net_eager", "ferry_net_eager_ref", "ferry_ofi_sent", "ferry_ofi_injected",
                                    "ferry_ofi_recvd", "ferry_net_rget", "ferry_net_rput"};
     int nolocal = 0, idx, count, cat = -1, np = 0;
     MPI_T_cvar_handle ch;
@@ -214,8 +218,8 @@ static void fabric(int rank, int size)
         EQ(MPI_T_pvar_get_index(names[i], MPI_T_PVAR_CLASS_COUNTER, &idx), MPI_SUCCESS);
         EQ(MPI_T_pvar_handle_alloc(ses, idx, NULL, &h[i], &count), MPI_SUCCESS);
     }
-    enum { BIG = 1 << 20 };
-    char *buf = calloc(BIG, 1), small[8] = {0};
+    enum { BIG = 1 << 20, MID = 16384 };
+    char *buf = calloc(BIG, 1), *mid = malloc(MID), small[8] = {0};
     EQ(MPI_T_pvar_start(ses, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
     /* Rank 0 sends only once rank 1 counts: after a barrier alone, rank 1 may
      * still be polling for the barrier when the messages arrive, and take
@@ -224,20 +228,40 @@ static void fabric(int rank, int size)
     if (rank == 0 && size > 1) {
         MPI_Recv(NULL, 0, MPI_BYTE, 1, 69, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         for (int i = 0; i < 5; i++) MPI_Send(small, 8, MPI_BYTE, 1, 70 + i, MPI_COMM_WORLD);
+        /* (the buffer is rewritten as soon as each send completes: a send
+         * out of it must not complete before the provider is done) */
+        MPI_Request rq;
+        memset(mid, 'a', MID);
+        MPI_Isend(mid, MID, MPI_BYTE, 1, 76, MPI_COMM_WORLD, &rq);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        memset(mid, 'b', MID);
+        MPI_Send(mid, MID / 2, MPI_BYTE, 1, 77, MPI_COMM_WORLD);
+        memset(mid, 'c', MID);
         MPI_Send(buf, BIG, MPI_BYTE, 1, 80, MPI_COMM_WORLD);
     } else if (rank == 1) {
         MPI_Send(NULL, 0, MPI_BYTE, 0, 69, MPI_COMM_WORLD);
         for (int i = 0; i < 5; i++) MPI_Recv(small, 8, MPI_BYTE, 0, 70 + i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int m = 0; m < 2; m++) {
+            int n = m ? MID / 2 : MID, bad = -1;
+            memset(mid, 0, MID);
+            MPI_Recv(mid, n, MPI_BYTE, 0, 76 + m, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            for (int i = 0; i < n && bad < 0; i++)
+                if (mid[i] != "ab"[m]) bad = i;
+            CHECK(bad < 0, "message of %d bytes: byte %d is %d, expected '%c'", n, bad, bad < 0 ? 0 : mid[bad],
+                  "ab"[m]);
+        }
         MPI_Recv(buf, BIG, MPI_BYTE, 0, 80, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
     EQ(MPI_T_pvar_stop(ses, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
     unsigned long long v[N];
     for (int i = 0; i < N; i++) v[i] = pvar_delta(ses, h[i]);
     if (nolocal && size > 1 && rank == 0) {
-        CHECK(v[EAGER] == 5, "rank 0 counted %llu fabric eager sends, expected 5", v[EAGER]);
-        CHECK(v[SENT] + v[INJECTED] >= 6, "rank 0 handed libfabric %llu + %llu messages", v[SENT], v[INJECTED]);
+        CHECK(v[EAGER] == 7, "rank 0 counted %llu fabric eager sends, expected 7", v[EAGER]);
+        CHECK(v[REF] == 2, "rank 0 sent %llu eager messages out of the user's buffer, expected 2 (8 and 16 KiB)",
+              v[REF]);
+        CHECK(v[SENT] + v[INJECTED] >= 8, "rank 0 handed libfabric %llu + %llu messages", v[SENT], v[INJECTED]);
     } else if (nolocal && rank == 1) {
-        CHECK(v[RECVD] >= 6, "rank 1 received %llu fabric messages", v[RECVD]);
+        CHECK(v[RECVD] >= 8, "rank 1 received %llu fabric messages", v[RECVD]);
         CHECK(v[RGET] + v[RPUT] == 1, "rank 1: %llu rendezvous by read, %llu by write, expected 1 in all",
               v[RGET], v[RPUT]);
     } else if (!nolocal) {
@@ -245,6 +269,7 @@ static void fabric(int rank, int size)
     }
     EQ(MPI_T_pvar_session_free(&ses), MPI_SUCCESS);
     free(buf);
+    free(mid);
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
