@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # A/B runs of bench/net/netlat over the fabric, interleaved, medians.
 #
-#   bench/net/ab.sh [-r ROUNDS] [-s SIZES] [-n ITERS] [-b] CONFIG...
+#   bench/net/ab.sh [-r ROUNDS] [-s SIZES] [-n ITERS] [-b] [-B WINDOWS] [-N] CONFIG...
 #
+# -b: also streaming bandwidth, over WINDOWS windows of 64 messages if -B
+# is given (netlat's default is short: 50 windows below 64 KiB).
+# -N: one rank on each of 2 test hosts (network namespaces joined by a
+# veth bridge, tests/launch/netns/fy_netns.sh; needs root), launched as
+# tests/launch/netns/fy_netns_args.sh says, unbound; without it both ranks
+# run on this host, bound to a core each.
 # CONFIG is one of
 #   ferry[@INSTALL][+VAR=val...]   Ferry with FERRY_NOLOCAL=1 from INSTALL
 #                                  (default ./install), extra environment
 #                                  after each '+', e.g.
 #                                  ferry@/tmp/base  ferry+FERRY_OFI_RNDV=write
-#   ompi                           Open MPI, ob1 + tcp BTL, bound to cores
+#   ompi                           Open MPI, ob1 + tcp BTL (bound to cores on one host)
 #   mpich                          MPICH (ch4:ucx) with UCX_TLS=tcp,self
 # Each round runs every config once, in the order given, then the next
 # round; the table is the median over rounds of each run's median (latency)
@@ -19,15 +25,27 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-rounds=5 sizes=0,16K,1M n="" bw=""
-while getopts "r:s:n:b" o; do
+rounds=5 sizes=0,16K,1M n="" bw="" netns=0
+args=("$@")
+while getopts "r:s:n:bB:N" o; do
   case $o in
-    r) rounds=$OPTARG ;; s) sizes=$OPTARG ;; n) n="-n $OPTARG" ;; b) bw=-b ;;
-    *) sed -n '2,17p' "$0"; exit 2 ;;
+    r) rounds=$OPTARG ;; s) sizes=$OPTARG ;; n) n="-n $OPTARG" ;; b) bw=-b ;; N) netns=1 ;;
+    B) n="$n -B $OPTARG" ;;
+    *) sed -n '2,25p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { sed -n '2,17p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,25p' "$0"; exit 2; }
+# -N: run again inside the test hosts' namespaces (FY_NETNS_HOSTS is set there)
+if [ $netns = 1 ] && [ -z "${FY_NETNS_HOSTS:-}" ]; then
+  exec sh "$root/tests/launch/netns/fy_netns.sh" 2 -- bash "$0" "${args[@]}"
+fi
+place() { # IMPL -> launcher options, one per line (on one host: the peers bound
+  # to a core each, as Ferry's mpiexec binds ranks that fit by default)
+  if [ $netns = 1 ]; then sh "$root/tests/launch/netns/fy_netns_args.sh" "$1" 2
+  elif [ "$1" = ompi ]; then printf '%s\n' --bind-to core
+  elif [ "$1" = mpich ]; then printf '%s\n' -bind-to core; fi
+}
 out=$(mktemp -d)
 exe_for() { # INSTALL-or-impl -> binary (built once per library)
   local key=$1 cc dir
@@ -40,16 +58,17 @@ exe_for() { # INSTALL-or-impl -> binary (built once per library)
   echo "$dir/netlat"
 }
 run() { # CONFIG -> CSV rows on stdout
-  local cfg=$1 inst envs=() exe
+  local cfg=$1 inst envs=() exe pl
+  mapfile -t pl < <(place "${cfg%%[@+]*}")
   case $cfg in
     ompi)
       exe=$(exe_for ompi) || return 1
       env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 \
-        mpirun.openmpi --mca pml ob1 --mca btl tcp,self --bind-to core -n 2 "$exe" -s "$sizes" $n $bw ;;
+        mpirun.openmpi --mca pml ob1 --mca btl tcp,self "${pl[@]}" -n 2 "$exe" -s "$sizes" $n $bw ;;
     mpich)
       exe=$(exe_for mpich) || return 1
       env UCX_TLS=tcp,self MPIR_CVAR_ODD_EVEN_CLIQUES=1 timeout 300 \
-        mpiexec.hydra -bind-to core -n 2 "$exe" -s "$sizes" $n $bw ;;
+        mpiexec.hydra "${pl[@]}" -n 2 "$exe" -s "$sizes" $n $bw ;;
     ferry*)
       local spec=${cfg#ferry}
       inst=$root/install
@@ -58,7 +77,7 @@ run() { # CONFIG -> CSV rows on stdout
       [[ $spec == *+* ]] && envs=("${parts[@]}")
       exe=$(exe_for "$inst") || return 1
       env -u FI_PROVIDER FERRY_NOLOCAL=1 LD_LIBRARY_PATH="$inst/lib" "${envs[@]}" timeout 300 \
-        "$inst/bin/mpiexec" -n 2 "$exe" -s "$sizes" $n $bw ;;
+        "$inst/bin/mpiexec" "${pl[@]}" -n 2 "$exe" -s "$sizes" $n $bw ;;
   esac
 }
 echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
