@@ -31,11 +31,11 @@ while getopts "r:s:n:bB:N" o; do
   case $o in
     r) rounds=$OPTARG ;; s) sizes=$OPTARG ;; n) n="-n $OPTARG" ;; b) bw=-b ;; N) netns=1 ;;
     B) n="$n -B $OPTARG" ;;
-    *) sed -n '2,25p' "$0"; exit 2 ;;
+    *) sed -n '2,24p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { sed -n '2,25p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,24p' "$0"; exit 2; }
 # -N: run again inside the test hosts' namespaces (FY_NETNS_HOSTS is set there)
 if [ $netns = 1 ] && [ -z "${FY_NETNS_HOSTS:-}" ]; then
   exec sh "$root/tests/launch/netns/fy_netns.sh" 2 -- bash "$0" "${args[@]}"
