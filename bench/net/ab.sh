@@ -84,12 +84,20 @@ echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$rounds"); do
   i=0
   for c in "$@"; do
-    run "$c" 2>>"$out/err" | grep -v '^bytes' | sed "s|^|$i,$r,|" >>"$out/rows" || true
+    # netlat's CSV rows only: a launcher's notice on stdout is not a row
+    run "$c" 2>>"$out/err" >"$out/one"
+    rc=$?
+    [ $rc = 0 ] || echo "round $r, $c: exit status $rc$( [ $rc = 124 ] && echo ' (timed out after 300 s)')" >>"$out/failed"
+    grep -vE '^[0-9]+,[0-9]|^bytes' "$out/one" >>"$out/other"
+    grep -E '^[0-9]+(,[^,]*){6}' "$out/one" | sed "s|^|$i,$r,|" >>"$out/rows"
     i=$((i + 1))
   done
 done
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -s "$out/err" ] && { echo "# stderr:"; sed 's/^/#   /' "$out/err" | tail -5; }
+[ -s "$out/failed" ] && sed 's/^/# failed run: /' "$out/failed"
+[ -s "$out/other" ] && sort "$out/other" | uniq -c | sed 's/^/# other output: /' | head -5
+touch "$out/rows"
 python3 - "$out/rows" "$@" <<'EOF'
 import sys, statistics as S
 rows = [l.strip().split(',') for l in open(sys.argv[1]) if l.strip()]
