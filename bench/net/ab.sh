@@ -26,16 +26,18 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 rounds=5 sizes=0,16K,1M n="" bw="" netns=0
+limit=300 # seconds a run may take
+usage() { sed -n '2,24p' "$0"; exit 2; }
 args=("$@")
 while getopts "r:s:n:bB:N" o; do
   case $o in
     r) rounds=$OPTARG ;; s) sizes=$OPTARG ;; n) n="-n $OPTARG" ;; b) bw=-b ;; N) netns=1 ;;
     B) n="$n -B $OPTARG" ;;
-    *) sed -n '2,24p' "$0"; exit 2 ;;
+    *) usage ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { sed -n '2,24p' "$0"; exit 2; }
+[ $# -gt 0 ] || usage
 # -N: run again inside the test hosts' namespaces (FY_NETNS_HOSTS is set there)
 if [ $netns = 1 ] && [ -z "${FY_NETNS_HOSTS:-}" ]; then
   exec sh "$root/tests/launch/netns/fy_netns.sh" 2 -- bash "$0" "${args[@]}"
@@ -63,11 +65,11 @@ run() { # CONFIG -> CSV rows on stdout
   case $cfg in
     ompi)
       exe=$(exe_for ompi) || return 1
-      env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 \
+      env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout $limit \
         mpirun.openmpi --mca pml ob1 --mca btl tcp,self "${pl[@]}" -n 2 "$exe" -s "$sizes" $n $bw ;;
     mpich)
       exe=$(exe_for mpich) || return 1
-      env UCX_TLS=tcp,self MPIR_CVAR_ODD_EVEN_CLIQUES=1 timeout 300 \
+      env UCX_TLS=tcp,self MPIR_CVAR_ODD_EVEN_CLIQUES=1 timeout $limit \
         mpiexec.hydra "${pl[@]}" -n 2 "$exe" -s "$sizes" $n $bw ;;
     ferry*)
       local spec=${cfg#ferry}
@@ -76,10 +78,11 @@ run() { # CONFIG -> CSV rows on stdout
       IFS=+ read -r -a parts <<<"${spec#*+}"
       [[ $spec == *+* ]] && envs=("${parts[@]}")
       exe=$(exe_for "$inst") || return 1
-      env -u FI_PROVIDER FERRY_NOLOCAL=1 LD_LIBRARY_PATH="$inst/lib" "${envs[@]}" timeout 300 \
+      env -u FI_PROVIDER FERRY_NOLOCAL=1 LD_LIBRARY_PATH="$inst/lib" "${envs[@]}" timeout $limit \
         "$inst/bin/mpiexec" "${pl[@]}" -n 2 "$exe" -s "$sizes" $n $bw ;;
   esac
 }
+row='^[0-9]+(,[^,]*){6}' # netlat's CSV: bytes and 6 more fields
 echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$rounds"); do
   i=0
@@ -87,9 +90,9 @@ for r in $(seq "$rounds"); do
     # netlat's CSV rows only: a launcher's notice on stdout is not a row
     run "$c" 2>>"$out/err" >"$out/one"
     rc=$?
-    [ $rc = 0 ] || echo "round $r, $c: exit status $rc$( [ $rc = 124 ] && echo ' (timed out after 300 s)')" >>"$out/failed"
-    grep -vE '^[0-9]+,[0-9]|^bytes' "$out/one" >>"$out/other"
-    grep -E '^[0-9]+(,[^,]*){6}' "$out/one" | sed "s|^|$i,$r,|" >>"$out/rows"
+    [ $rc = 0 ] || echo "round $r, $c: exit status $rc$( [ $rc = 124 ] && echo " (timed out after $limit s)")" >>"$out/failed"
+    grep -E "$row" "$out/one" | sed "s|^|$i,$r,|" >>"$out/rows"
+    grep -vE "$row|^bytes" "$out/one" >>"$out/other" # (a row cut short too)
     i=$((i + 1))
   done
 done
