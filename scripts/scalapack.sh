@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
     --mpich-only) only=mpich ;;
     --timeout) timeout_s=$2; shift ;;
     --netns) netns=$2; only=ferry; shift ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "scalapack.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift

@@ -16,7 +16,7 @@ while [ $# -gt 0 ]; do
     --load) load=1 ;;
     --build) build=$2; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "stress: unknown option $1" >&2; exit 2 ;;
   esac
   shift

@@ -27,7 +27,7 @@ while [ $# -gt 2 ]; do
   esac
   shift
 done
-[ $# -eq 2 ] || { sed -n '2,13p' "$0"; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2; }
 A=$1; B=$2
 exe=$(build ferry coll_lat "$FY_BENCH/coll/coll_lat.c") || exit 1
 out=$(mktemp)

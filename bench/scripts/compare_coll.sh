@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
     --min) minb=$2; shift ;;
     --factor) fac=$2; shift ;;
     --time) tsec=$2; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift

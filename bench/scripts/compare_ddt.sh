@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
     --configs) configs=$2; shift ;;
     --np) export FY_NP=$2; shift ;;
     --) shift; args+=("$@"); break ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift

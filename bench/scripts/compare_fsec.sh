@@ -18,7 +18,7 @@ while [ $# -gt 0 ]; do
     --quick) args+=(quick) ;;
     --runs) runs=$2; shift ;;
     --configs) configs=$2; shift ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift

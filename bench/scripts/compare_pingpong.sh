@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift ;;
     --sizes) sizes=(--sizes "$2"); shift ;;
     --) shift; ppargs+=("$@"); break ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift

@@ -18,7 +18,7 @@ while [ $# -gt 0 ]; do
     --configs) configs=$2; shift ;;
     --runs) runs=$2; shift ;;
     --) shift; args+=("$@"); break ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift

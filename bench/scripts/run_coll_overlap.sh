@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
     --iters) iters=$2; shift ;;
     --ops) ops=$2; shift ;;
     --plot) plotdir=$2; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift

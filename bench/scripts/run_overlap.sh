@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
     --configs) configs=$2; shift ;;
     --tests) tests=$2; shift ;;
     --no-plot) plot=0 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
