@@ -26,8 +26,8 @@
 # --np-args passes extra NetPIPE options to every performance run (e.g. "-I"
 # to invalidate the cache, "-a" for preposted receives).
 # --netns runs the two ranks on two test hosts (network namespaces on this
-# machine joined by a veth bridge, tests/launch/netns/fy_netns.sh; root):
-# Ferry over libfabric, MPICH over UCX's tcp, Open MPI over its tcp BTL.
+# machine joined by a veth bridge, tests/launch/netns/fy_netns.sh -c; root;
+# each host bound to a CPU of its own): Ferry over libfabric, MPICH over UCX's tcp, Open MPI over its tcp BTL.
 # Output: bench/results/netpipe/<config>-<round>.out (NetPIPE's own files:
 # bytes, Mbit/s, seconds) and netpipe-<stamp>.txt with the table.
 set -uo pipefail
@@ -47,7 +47,7 @@ while [ $# -gt 0 ]; do
     --nolocal) nolocal=1 ;;
     --np-args) npargs=$2; shift ;;
     --netns) netns=1 ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "netpipe.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -55,7 +55,7 @@ done
 
 if [ $netns = 1 ] && [ -z "${FY_NETNS_HOSTS:-}" ]; then
   # the whole script again inside the test hosts' helper
-  exec sh "$root/tests/launch/netns/fy_netns.sh" 2 -- bash "$0" "${orig[@]}"
+  exec sh "$root/tests/launch/netns/fy_netns.sh" -c 2 -- bash "$0" "${orig[@]}"
 fi
 pkgs=(--pkg=netpipe-mpich2 --mpich)
 case " $configs " in *" ompi"*) pkgs+=(--pkg=netpipe-openmpi --peers) ;; esac

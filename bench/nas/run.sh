@@ -34,8 +34,10 @@
 #   --timeout SECONDS              per run [600]
 #   --ferry-progress MODE          FERRY_PROGRESS for plain "ferry" runs [library default]
 #   --netns H                      run every job across H test hosts (network
-#                                  namespaces, tests/launch/netns/fy_netns.sh;
-#                                  root): the ranks spread over the hosts, so
+#                                  namespaces, tests/launch/netns/fy_netns.sh
+#                                  -c; root), each host bound to its own
+#                                  share of the CPUs as a node has its own
+#                                  cores: the ranks spread over the hosts, so
 #                                  shared memory and the fabric mix (MPICH
 #                                  with UCX_TLS=tcp,self, Open MPI through
 #                                  the hosts' addresses and its tcp BTL)
@@ -48,7 +50,7 @@ if [ -z "${FY_NETNS_HOSTS:-}" ]; then
   prev=
   for a in "$@"; do
     if [ "$prev" = --netns ]; then
-      exec sh "$root/tests/launch/netns/fy_netns.sh" "$a" -- sh "$here/run.sh" "$@"
+      exec sh "$root/tests/launch/netns/fy_netns.sh" -c "$a" -- sh "$here/run.sh" "$@"
     fi
     prev=$a
   done
@@ -67,7 +69,7 @@ while [ $# -gt 0 ]; do
     --rotate) rotate=yes ;;
     --ferry-progress) ferry_progress=$2; shift ;;
     --netns) shift ;;  # (handled above)
-    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift

@@ -6,9 +6,10 @@
 # -b: also streaming bandwidth, over WINDOWS windows of 64 messages if -B
 # is given (netlat's default is short: 50 windows below 64 KiB).
 # -N: one rank on each of 2 test hosts (network namespaces joined by a
-# veth bridge, tests/launch/netns/fy_netns.sh; needs root), launched as
-# tests/launch/netns/fy_netns_args.sh says, unbound; without it both ranks
-# run on this host, bound to a core each.
+# veth bridge, tests/launch/netns/fy_netns.sh -c; needs root), launched as
+# tests/launch/netns/fy_netns_args.sh says, each host bound to a CPU of its
+# own as a node has its own cores; without it both ranks run on this
+# host, bound to a core each.
 # CONFIG is one of
 #   ferry[@INSTALL][+VAR=val...]   Ferry with FERRY_NOLOCAL=1 from INSTALL
 #                                  (default ./install), extra environment
@@ -27,7 +28,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 rounds=5 sizes=0,16K,1M n="" bw="" netns=0
 limit=300 # seconds a run may take
-usage() { sed -n '2,24p' "$0"; exit 2; }
+usage() { sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2; }
 args=("$@")
 while getopts "r:s:n:bB:N" o; do
   case $o in
@@ -40,7 +41,7 @@ shift $((OPTIND - 1))
 [ $# -gt 0 ] || usage
 # -N: run again inside the test hosts' namespaces (FY_NETNS_HOSTS is set there)
 if [ $netns = 1 ] && [ -z "${FY_NETNS_HOSTS:-}" ]; then
-  exec sh "$root/tests/launch/netns/fy_netns.sh" 2 -- bash "$0" "${args[@]}"
+  exec sh "$root/tests/launch/netns/fy_netns.sh" -c 2 -- bash "$0" "${args[@]}"
 fi
 place() { # IMPL -> launcher options, one per line (on one host: the peers bound
   # to a core each, as Ferry's mpiexec binds ranks that fit by default)

@@ -18,7 +18,8 @@
 #   ompi-tcp    Open MPI with --mca pml ob1 --mca btl tcp,self
 # Where: "local" = both ranks on this host (loopback TCP). --netns adds
 # "hosts" = one rank on each of 2 test hosts (network namespaces joined by a
-# veth bridge, tests/launch/netns/fy_netns.sh; needs root): Ferry through its
+# veth bridge, tests/launch/netns/fy_netns.sh -c; needs root; each host
+# bound to a CPU of its own, as a node has its own cores): Ferry through its
 # mpiexec -launcher-exec, MPICH through mpiexec.hydra -launcher-exec, Open
 # MPI through mpirun with the hosts' launcher wrapper as its rsh agent
 # (tests/launch/netns/fy_netns_args.sh).
@@ -46,7 +47,7 @@ while [ $# -gt 0 ]; do
     --netns) netns=1 ;;
     --configs) configs=$2; shift ;;
     --inside-netns) netns=2 ;;  # internal: re-run under fy_netns.sh
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -55,7 +56,7 @@ done
 if [ $netns = 1 ]; then
   args=(--runs "$runs" --configs "$configs" --inside-netns)
   [ $quick = 1 ] && args+=(--quick)
-  exec sh "$FY_ROOT/tests/launch/netns/fy_netns.sh" 2 -- bash "$0" "${args[@]}"
+  exec sh "$FY_ROOT/tests/launch/netns/fy_netns.sh" -c 2 -- bash "$0" "${args[@]}"
 fi
 
 sel=()

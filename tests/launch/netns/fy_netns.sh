@@ -2,7 +2,7 @@
 # Test hosts on one machine: network namespaces joined by veth pairs and a
 # bridge, each with its own host name, for launching ranks "on other hosts".
 #
-#   fy_netns.sh N -- command [args...]
+#   fy_netns.sh [-c] N -- command [args...]
 #
 # creates N (2..3) hosts, runs command with
 #   FY_NETNS_HOSTS  comma-separated host names (= namespace names), e.g.
@@ -14,6 +14,8 @@
 #   FY_NETNS_GW     this machine's address on that bridge (the address the
 #                   hosts reach it by: give it to mpiexec -pmi-host)
 #   FY_NETNS_ADDRS  the hosts' addresses, comma-separated, in order
+#   FY_NETNS_CPUS   with -c: each host's CPUs, a CPU list per host in
+#                   order, separated by blanks (e.g. "0 1")
 # and removes everything afterwards, also when the command fails or the
 # script is interrupted; what a run killed outright (SIGKILL) left behind
 # is removed by the next run (the bridge's alias names its process).
@@ -21,18 +23,33 @@
 # machine does not allow namespaces (not root, no ip/unshare, no
 # veth/bridge support), 2 on a usage error.
 #
+# -c gives each host its own share of the CPUs this script may use, as
+# separate nodes have their own cores: FY_NETNS_EXEC binds what it starts
+# on a host to that host's share (hosts take turns when they outnumber the
+# CPUs). For benchmarks: without it the hosts' processes float over all
+# the CPUs, the scheduler stacks ranks of different hosts on one core, and
+# a rank that sleeps in a wait loses its core to another host's.
+# FY_NETNS_TCP_CC=NAME in the environment sets the hosts' TCP congestion
+# control (a namespace may use reno or this machine's default; the hosts
+# otherwise inherit the default). The banner line names the one in use:
+# under bbr, a VM image's choice, large transfers over the veth bridge
+# are paced to a fraction of what reno gets (loss-based, as the cubic of
+# most clusters).
+#
 # Addresses: 10.X.Y.0/24 with X.Y from the process id, so concurrent runs
 # do not collide; .1 is the bridge, .11, .12, ... the hosts. Nothing is
 # written outside the namespaces and the links named fy<id>*.
 set -u
+cpus=0
+[ "${1:-}" = -c ] && { cpus=1; shift; }
 n=${1:-}
-[ "$#" -ge 3 ] && [ "$2" = "--" ] || { echo "usage: fy_netns.sh N -- command [args...]" >&2; exit 2; }
+[ "$#" -ge 3 ] && [ "$2" = "--" ] || { echo "usage: fy_netns.sh [-c] N -- command [args...]" >&2; exit 2; }
 case "$n" in 2|3) ;; *) echo "fy_netns.sh: N must be 2 or 3" >&2; exit 2 ;; esac
 shift 2
 
 skip() { echo "SKIP: test hosts unavailable: $*"; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "network namespaces need root (uid $(id -u))"
-for c in ip unshare hostname; do
+for c in ip unshare hostname $( [ $cpus = 1 ] && echo taskset); do
   command -v $c >/dev/null 2>&1 || skip "$c not installed"
 done
 
@@ -132,7 +149,32 @@ FY_NETNS_BRIDGE=$br
 FY_NETNS_GW=$net.1
 FY_NETNS_ADDRS=${addrs#,}
 export FY_NETNS_HOSTS FY_NETNS_EXEC FY_NETNS_BRIDGE FY_NETNS_GW FY_NETNS_ADDRS
-echo "fy_netns.sh: test hosts $FY_NETNS_HOSTS ($FY_NETNS_ADDRS), this machine $FY_NETNS_GW on $br"
+shares=""
+if [ $cpus = 1 ]; then
+  # The allowed CPUs in order, split into N runs of consecutive ones (C >=
+  # N), or one CPU per host in turn (C < N).
+  FY_NETNS_CPUS=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status | tr , '\n' |
+    awk -F- -v n="$n" '{ for (c = $1; c <= ($2 == "" ? $1 : $2); c++) cpu[k++] = c }
+      END { for (h = 0; h < n; h++) {
+              s = ""
+              if (k >= n) { for (j = int(h * k / n); j < int((h + 1) * k / n); j++) s = s (s == "" ? "" : ",") cpu[j] }
+              else s = cpu[h % k]
+              printf "%s%s", (h ? " " : ""), s } }')
+  [ -n "$FY_NETNS_CPUS" ] || { echo "fy_netns.sh: cannot read this process's CPUs" >&2; exit 1; }
+  export FY_NETNS_CPUS
+  shares=", CPUs $FY_NETNS_CPUS"
+fi
+if [ -n "${FY_NETNS_TCP_CC:-}" ]; then
+  for h in $hosts; do
+    ip netns exec "$h" sysctl -qw net.ipv4.tcp_congestion_control="$FY_NETNS_TCP_CC" 2>/dev/null || {
+      echo "fy_netns.sh: cannot give the test hosts TCP congestion control '$FY_NETNS_TCP_CC' (FY_NETNS_TCP_CC): a namespace may use reno or this machine's default, $(sysctl -n net.ipv4.tcp_congestion_control 2>/dev/null)" >&2
+      exit 2
+    }
+  done
+fi
+cc=$(ip netns exec "fyt${id}a" sysctl -n net.ipv4.tcp_congestion_control 2>/dev/null)
+shares="$shares${cc:+, TCP congestion control $cc}"
+echo "fy_netns.sh: test hosts $FY_NETNS_HOSTS ($FY_NETNS_ADDRS$shares), this machine $FY_NETNS_GW on $br"
 "$@"
 rc=$?
 exit $rc

@@ -10,9 +10,11 @@
 # reads it with `mapfile -t`, sh by word splitting (the options hold no
 # blanks unless the checkout's path does).
 #
-# - Ranks go to the hosts one per host in turn, unbound: the hosts share
-#   this machine's cores, and bound, each host would put its first rank on
-#   core 0.
+# - Ranks go to the hosts one per host in turn, and no launcher binds
+#   them: the hosts share this machine's cores, and bound, each host would
+#   put its first rank on core 0. Under fy_netns.sh -c (the benchmarks) the
+#   hosts' launcher wrapper binds each host's processes to the host's own
+#   share of the CPUs instead.
 # - Ferry and MPICH start them through the hosts' launcher wrapper
 #   (FY_NETNS_EXEC); Ferry is told the address the hosts reach its PMI
 #   server by, MPICH the bridge to use.

@@ -8,7 +8,8 @@
 # with ssh, the words after HOST form one shell command line (Hydra and
 # Open MPI's mpirun quote what needs it; Ferry's mpiexec passes words that
 # need no quoting), and ssh options before HOST (Hydra passes -x) are
-# skipped. Every step execs, so the command keeps this process's
+# skipped. Under fy_netns.sh -c, the command is bound to the host's
+# CPUs (FY_NETNS_CPUS). Every step execs, so the command keeps this process's
 # pid: signals sent to the wrapper reach it, and its exit status is the
 # wrapper's.
 while [ $# -gt 0 ]; do
@@ -21,15 +22,20 @@ done
 [ $# -ge 2 ] || { echo "usage: fy_netns_exec.sh [ssh options] HOST command [args...]" >&2; exit 255; }
 h=$1
 shift
+# The host's position among FY_NETNS_HOSTS (by name or address).
+i=1 a=
+for n in $(echo "${FY_NETNS_HOSTS:-}" | tr , ' '); do
+  [ "$n" = "$h" ] || [ "$(echo "${FY_NETNS_ADDRS:-}" | cut -d, -f$i)" = "$h" ] && { a=$n; break; }
+  i=$((i + 1))
+done
 case $h in
   *[!0-9.]*) ;;
-  *) # an address: the host at the same position
-    i=1 a=
-    for n in $(echo "${FY_NETNS_HOSTS:-}" | tr , ' '); do
-      [ "$(echo "${FY_NETNS_ADDRS:-}" | cut -d, -f$i)" = "$h" ] && { a=$n; break; }
-      i=$((i + 1))
-    done
-    [ -n "$a" ] || { echo "fy_netns_exec.sh: $h is not a test host's address" >&2; exit 255; }
+  *) [ -n "$a" ] || { echo "fy_netns_exec.sh: $h is not a test host's address" >&2; exit 255; }
     h=$a ;;
 esac
-exec ip netns exec "$h" unshare --uts sh -c 'hostname "$0" && exec sh -c "exec $1"' "$h" "$*"
+# fy_netns.sh -c: bound to the host's share of the CPUs
+bind=
+if [ -n "${FY_NETNS_CPUS:-}" ] && [ -n "$a" ]; then
+  bind="taskset -c $(echo "$FY_NETNS_CPUS" | cut -d' ' -f$i)"
+fi
+exec $bind ip netns exec "$h" unshare --uts sh -c 'hostname "$0" && exec sh -c "exec $1"' "$h" "$*"
