@@ -27,7 +27,8 @@
 # to invalidate the cache, "-a" for preposted receives).
 # --netns runs the two ranks on two test hosts (network namespaces on this
 # machine joined by a veth bridge, tests/launch/netns/fy_netns.sh -c; root;
-# each host bound to a CPU of its own): Ferry over libfabric, MPICH over UCX's tcp, Open MPI over its tcp BTL.
+# each host bound to a CPU of its own): Ferry over libfabric, MPICH over
+# UCX's tcp, Open MPI over its tcp BTL.
 # Output: bench/results/netpipe/<config>-<round>.out (NetPIPE's own files:
 # bytes, Mbit/s, seconds) and netpipe-<stamp>.txt with the table.
 set -uo pipefail

@@ -149,7 +149,7 @@ FY_NETNS_BRIDGE=$br
 FY_NETNS_GW=$net.1
 FY_NETNS_ADDRS=${addrs#,}
 export FY_NETNS_HOSTS FY_NETNS_EXEC FY_NETNS_BRIDGE FY_NETNS_GW FY_NETNS_ADDRS
-shares=""
+notes=""
 if [ $cpus = 1 ]; then
   # The allowed CPUs in order, split into N runs of consecutive ones (C >=
   # N), or one CPU per host in turn (C < N).
@@ -162,7 +162,7 @@ if [ $cpus = 1 ]; then
               printf "%s%s", (h ? " " : ""), s } }')
   [ -n "$FY_NETNS_CPUS" ] || { echo "fy_netns.sh: cannot read this process's CPUs" >&2; exit 1; }
   export FY_NETNS_CPUS
-  shares=", CPUs $FY_NETNS_CPUS"
+  notes=", CPUs $FY_NETNS_CPUS"
 fi
 if [ -n "${FY_NETNS_TCP_CC:-}" ]; then
   for h in $hosts; do
@@ -173,8 +173,8 @@ if [ -n "${FY_NETNS_TCP_CC:-}" ]; then
   done
 fi
 cc=$(ip netns exec "fyt${id}a" sysctl -n net.ipv4.tcp_congestion_control 2>/dev/null)
-shares="$shares${cc:+, TCP congestion control $cc}"
-echo "fy_netns.sh: test hosts $FY_NETNS_HOSTS ($FY_NETNS_ADDRS$shares), this machine $FY_NETNS_GW on $br"
+notes="$notes${cc:+, TCP congestion control $cc}"
+echo "fy_netns.sh: test hosts $FY_NETNS_HOSTS ($FY_NETNS_ADDRS$notes), this machine $FY_NETNS_GW on $br"
 "$@"
 rc=$?
 exit $rc
