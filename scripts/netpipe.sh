@@ -17,7 +17,8 @@
 #    (MPI_ANY_SOURCE) hangs after its first size (one rank leaves the loop),
 #    -2 without -a is two blocking sends against each other (it deadlocks
 #    once messages go by rendezvous, as NetPIPE warns), -B refuses -i.
-# 2. Performance: --runs interleaved rounds of a ping-pong sweep (-p 0, no
+# 2. Performance: --runs interleaved rounds (each starting at the next
+#    config) of a ping-pong sweep (-p 0, no
 #    perturbed sizes) to --upper bytes for every config; prints latency
 #    (one-way time, us) and bandwidth (Mbit/s as NetPIPE reports it) at a few
 #    sizes, medians over the rounds with their range, and Ferry / best peer
@@ -101,7 +102,8 @@ fi
 [ $perf = 1 ] || exit $rc
 
 for r in $(seq "$runs"); do
-  for cfg in $configs; do
+  # shellcheck disable=SC2086
+  for cfg in $(rotated "$r" $configs); do
     fy_note "NetPIPE: $cfg (round $r of $runs)"
     # shellcheck disable=SC2086
     launch "$cfg" 2 "$(exe_of "$cfg")" -p 0 -u "$upper" $npargs -o "$out/$cfg-$r.out" \

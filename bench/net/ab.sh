@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A/B runs of bench/net/netlat over the fabric, interleaved, medians.
 #
-#   bench/net/ab.sh [-r ROUNDS] [-s SIZES] [-n ITERS] [-b] [-B WINDOWS] [-N] CONFIG...
+#   bench/net/ab.sh [-r ROUNDS] [-s SIZES] [-n ITERS] [-b] [-B WINDOWS] [-N] [-F] CONFIG...
 #
 # -b: also streaming bandwidth, over WINDOWS windows of 64 messages if -B
 # is given (netlat's default is short: 50 windows below 64 KiB).
@@ -17,22 +17,27 @@
 #                                  ferry@/tmp/base  ferry+FERRY_OFI_RNDV=write
 #   ompi                           Open MPI, ob1 + tcp BTL (bound to cores on one host)
 #   mpich                          MPICH (ch4:ucx) with UCX_TLS=tcp,self
-# Each round runs every config once, in the order given, then the next
-# round; the table is the median over rounds of each run's median (latency)
-# and of its bandwidth, the ratio of those medians to the first config's, and
-# the median of the per-round ratios ("paired": robust to slow spells of the
-# machine that span whole runs). Meant to run
-# under the machine lock; prints the load average at start and end.
+# Each round runs every config once, then the next round. Round r starts
+# at the r-th config and goes round the list, so that each config runs
+# first, second, ... equally often; -F keeps the order given in every
+# round. The table is the median over rounds of each run's median
+# (latency) and of its bandwidth, the ratio of those medians to the first
+# config's, and the median of the per-round ratios ("paired": robust to
+# slow spells of the machine that span whole runs). The same config given
+# three times, 9 rounds across the test hosts (2026-12-03), read paired
+# latency 0.97-1.06 and bandwidth 0.83-1.07 at 64 B-256 KiB (in the fixed
+# order: latency 0.84-1.05): smaller differences are not resolved. Meant to
+# run under the machine lock; prints the load average at start and end.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-rounds=5 sizes=0,16K,1M n="" bw="" netns=0
+rounds=5 sizes=0,16K,1M n="" bw="" netns=0 fixed=0
 limit=300 # seconds a run may take
 usage() { sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2; }
 args=("$@")
-while getopts "r:s:n:bB:N" o; do
+while getopts "r:s:n:bB:NF" o; do
   case $o in
-    r) rounds=$OPTARG ;; s) sizes=$OPTARG ;; n) n="-n $OPTARG" ;; b) bw=-b ;; N) netns=1 ;;
+    r) rounds=$OPTARG ;; s) sizes=$OPTARG ;; n) n="-n $OPTARG" ;; b) bw=-b ;; N) netns=1 ;; F) fixed=1 ;;
     B) n="$n -B $OPTARG" ;;
     *) usage ;;
   esac
@@ -85,16 +90,17 @@ run() { # CONFIG -> CSV rows on stdout
 }
 row='^[0-9]+(,[^,]*){6}' # netlat's CSV: bytes and 6 more fields
 echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+cfgs=("$@")
 for r in $(seq "$rounds"); do
-  i=0
-  for c in "$@"; do
+  for k in $(seq 0 $(($# - 1))); do
+    i=$(( fixed ? k : (k + r - 1) % $# )) # rotated: round r starts at config r
+    c=${cfgs[$i]}
     # netlat's CSV rows only: a launcher's notice on stdout is not a row
     run "$c" 2>>"$out/err" >"$out/one"
     rc=$?
     [ $rc = 0 ] || echo "round $r, $c: exit status $rc$( [ $rc = 124 ] && echo " (timed out after $limit s)")" >>"$out/failed"
     grep -E "$row" "$out/one" | sed "s|^|$i,$r,|" >>"$out/rows"
     grep -vE "$row|^bytes" "$out/one" >>"$out/other" # (a row cut short too)
-    i=$((i + 1))
   done
 done
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -175,15 +175,28 @@ bench_results() {
   : >"$FY_LOG"
 }
 
+# rotated N WORD...: the words from the N-th on, going round (N counts from
+# 1, modulo their number). Round N of an interleaved run goes through its
+# configs in this order, so that each one runs first, second, ... equally
+# often instead of always after the same neighbour.
+rotated() {
+  local n=$1
+  shift
+  [ $# -gt 0 ] || return 0
+  local k=$(((n - 1) % $#)) w=("$@")
+  echo "${w[@]:k}" "${w[@]:0:k}"
+}
+
 # run_rounds RUNS CSV NAME SRC "CONFIGS" ARGS...: RUNS interleaved rounds
-# (every config once per round) of the benchmark NAME built from SRC with
-# each config's library, its rows appended to CSV (run_csv). Returns 1 if
-# a build or a run failed.
+# (every config once per round, the order rotated each round) of the
+# benchmark NAME built from SRC with each config's library, its rows
+# appended to CSV (run_csv). Returns 1 if a build or a run failed.
 run_rounds() {
   local runs=$1 out=$2 name=$3 src=$4 cfgs=$5 run cfg exe rc=0
   shift 5
   for run in $(seq "$runs"); do
-    for cfg in $cfgs; do
+    # shellcheck disable=SC2086 # (the configs are words)
+    for cfg in $(rotated "$run" $cfgs); do
       exe=$(build "$(impl_of "$cfg")" "$name" "$src") || { rc=1; continue; }
       fy_note "$name: $cfg (run $run of $runs)"
       run_csv "$cfg" "$out" "$exe" "$@" || rc=1

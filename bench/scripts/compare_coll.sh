@@ -10,7 +10,7 @@
 #        iallreduce, iallgather, ialltoall, iscatter, igather (start + wait);
 # sizes: from --min (8) times --factor (8) up to --max (1 MiB).
 # --runs N: N interleaved rounds (every config once per round and process
-#           count); cells are medians over the rounds with their range, the
+#           count, each round starting at the next config); cells are medians over the rounds with their range, the
 #           ratio column is the median of the per-round Ferry/best-peer ratios
 #           (below 1: Ferry is faster).
 # Output: bench/results/coll/coll-<stamp>.csv (+ coll-latest.csv and the
@@ -68,7 +68,8 @@ export FY_LOG=$outdir/coll-$stamp.log
 status=0
 for run in $(seq "$runs"); do
   for np in $nps; do
-    for cfg in $configs; do
+    # shellcheck disable=SC2086
+    for cfg in $(rotated "$run" $configs); do
       exe=$(build "$(impl_of "$cfg")" coll_lat "$FY_BENCH/coll/coll_lat.c") || { status=1; continue; }
       fy_note "coll_lat: $cfg -n $np (run $run of $runs)"
       tmp=$(mktemp)

@@ -29,7 +29,8 @@
 # ranks compute 300 us between posting and waiting, as in a halo exchange:
 # the time of one exchange per side, where CPU an agent takes from the
 # computing peer shows; with 2 ranks on 2 cores no library can overlap it).
-# Every round runs every config once (interleaved); the table gives the
+# Every round runs every config once (interleaved, each round starting at
+# the next config: common.sh's rotated); the table gives the
 # median over rounds and the ratio Ferry / best peer. Output:
 # bench/results/net/net-<stamp>.csv and .txt. Note the load average printed
 # at the top: on a shared machine the figures are noisy.
@@ -125,7 +126,7 @@ echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$log"
 : >"$csv"
 for run in $(seq "$runs"); do
   for where in $wheres; do
-    for cfg in "${sel[@]}"; do
+    for cfg in $(rotated "$run" "${sel[@]}"); do
       impl=$(impl_of "${cfg%-*}")
       [[ "$cfg" = ferry-* ]] && impl=ferry
       ppx=$(build "$impl" pingpong "$FY_BENCH/pingpong/pingpong.c") || continue

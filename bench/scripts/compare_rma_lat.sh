@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Paired, interleaved latency runs of rma_bench: each round runs every
-# config once (in turn), so load from other processes hits them alike; the
-# table gives per config the median over rounds of the per-run medians, and
-# the ratio to the best peer (MPICH / Open MPI) as the median of per-round
-# ratios.
+# config once (in turn, each round starting at the next config), so load
+# from other processes hits them alike; the table gives per config the
+# median over rounds of the per-run medians, and the ratio to the best peer
+# (MPICH / Open MPI) as the median of per-round ratios.
 #   bench/scripts/compare_rma_lat.sh [--rounds N] [--sizes LIST] [--tests LIST] [--ops LIST]
 #       [--before DIR]   also run a Ferry install at DIR (e.g. main's) as "ferry-before"
 set -u
@@ -32,7 +32,8 @@ for c in $configs; do build "$(impl_of "$c")" rma_bench "$FY_BENCH/rma/rma_bench
 for r in $(seq "$rounds"); do
   for t in $tests; do
     for o in $ops; do
-      for c in $configs ${before:+ferry-before}; do
+      # shellcheck disable=SC2086
+      for c in $(rotated "$r" $configs ${before:+ferry-before}); do
         impl=$(impl_of "$c")
         if [ "$c" = ferry-before ]; then
           FY_INSTALL=$before launch ferry 2 "$FY_RESULTS/build-ferry/rma_bench" -t "$t" -o "$o" -s "$sizes" -i 30 -r 20

@@ -48,7 +48,8 @@ csv=$out/coll_overlap.csv
 echo "config,run,op,np,bytes,tlat_us,tcomp_us,ttot_us,overlap_pct" >"$csv"
 status=0
 for run in $(seq "$runs"); do
-  for cfg in $configs; do
+  # shellcheck disable=SC2086
+  for cfg in $(rotated "$run" $configs); do
     exe=$(build "$(impl_of "$cfg")" coll_overlap "$FY_BENCH/coll/coll_overlap.c") || { status=1; continue; }
     fy_note "coll_overlap: $cfg -n $np (run $run of $runs)"
     # mpich-async: common.sh sets MPICH_ASYNC_PROGRESS=1; the documented
