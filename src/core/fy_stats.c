@@ -40,10 +40,13 @@ void fy_stats_report(void) {
           (unsigned long long)fy_pt2pt_stats.direct_sent, (unsigned long long)fy_pt2pt_stats.direct_recv,
           (unsigned long long)fy_pt2pt_stats.rndv_share, (unsigned long long)fy_pt2pt_stats.rndv_joined,
           (unsigned long long)fy_pt2pt_stats.eager_piped);
-  fprintf(stderr, "ferry-stats rank=%d progress: polls=%llu waits=%llu spins=%llu yields=%llu sleeps=%llu wakeups=%llu\n",
+  fprintf(stderr,
+          "ferry-stats rank=%d progress: polls=%llu waits=%llu spins=%llu yields=%llu sleeps=%llu wakeups=%llu "
+          "wake_cost_us=%.0f\n",
           r, (unsigned long long)fy_progress_stats.polls, (unsigned long long)fy_progress_stats.waits,
           (unsigned long long)fy_progress_stats.spins, (unsigned long long)fy_progress_stats.yields,
-          (unsigned long long)fy_progress_stats.sleeps, (unsigned long long)fy_progress_stats.wakeups);
+          (unsigned long long)fy_progress_stats.sleeps, (unsigned long long)fy_progress_stats.wakeups,
+          (double)fy_progress_stats.wake_cost_ns / 1e3);
   fy_async_stats(stderr);
   /* Job-wide ASL/MASL on rank 0. */
   fy_comm_t *c = &fy_comm_world;

@@ -79,6 +79,7 @@ int fy_progress_hook_add(fy_progress_hook_t hook); /* any thread, lock held or n
 
 typedef struct fy_progress_counters {
   uint64_t polls, waits, spins, yields, sleeps, wakeups;
+  uint64_t wake_cost_ns; /* the waits' estimate of a wake-up's cost (not a count) */
 } fy_progress_counters_t;
 extern fy_progress_counters_t fy_progress_stats;
 /* bumped by every application thread that waits: relaxed atomic adds */

@@ -168,8 +168,32 @@ long fy_progress_spin_polls(void) {
  * sleeps, waits yield for at least FERRY_WAKE_YIELD_US before they sleep,
  * until one sleeps anyway (the peer went off to compute). Not when the
  * ranks outnumber the CPUs (the spin count is 0 then): there a yielding
- * rank holds a core its peers need. */
+ * rank holds a core its peers need.
+ *
+ * A wake-up's cost is the machine's, and it moves: on another VM a 1 ms
+ * poll returned 0.1-0.13 ms late at the median but 0.7-1.3 ms late at the
+ * 90th percentile (2026-12-03), so answers that came 1.3-1.4 ms after the
+ * question slipped past a 1 ms window every time, and small-message
+ * ping-pongs across test hosts ran at 1.3-1.4 ms a message through whole
+ * benchmark sizes. The window is therefore at least twice the cost the
+ * waits measure themselves: how late a sleep that timed out returned, an
+ * estimate kept on the high side (a later sample moves it a quarter of the
+ * way up, or a thirty-second of the way down), at most WAKE_COST_MAX_NS. */
 static int woken_lately; /* (a hint shared by the threads: relaxed atomics) */
+#define WAKE_COST_MAX_NS 5000000ull
+
+static void wake_cost_sample(uint64_t late_ns) {
+  if (late_ns > WAKE_COST_MAX_NS) late_ns = WAKE_COST_MAX_NS;
+  uint64_t e = __atomic_load_n(&fy_progress_stats.wake_cost_ns, __ATOMIC_RELAXED);
+  e = late_ns > e ? e + (late_ns - e) / 4 : e - (e - late_ns) / 32;
+  __atomic_store_n(&fy_progress_stats.wake_cost_ns, e, __ATOMIC_RELAXED); /* (a racing sample may be lost) */
+}
+
+static uint64_t hot_window_ns(void) {
+  uint64_t w = (uint64_t)fy_config.wake_yield_us * 1000u,
+           c = 2 * __atomic_load_n(&fy_progress_stats.wake_cost_ns, __ATOMIC_RELAXED);
+  return c > w ? c : w;
+}
 
 void fy_progress_wait(int (*done)(void *), void *arg) {
   if (done(arg)) return;
@@ -204,7 +228,7 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
     int yielding = idle <= spin + yield || fy_rndv_busy();
     if (!yielding && hot) {
       uint64_t now = fy_async_now_ns();
-      if (!yield_until) yield_until = now + (uint64_t)fy_config.wake_yield_us * 1000u;
+      if (!yield_until) yield_until = now + hot_window_ns();
       yielding = now < yield_until;
     }
     int finished = 0;
@@ -224,9 +248,15 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
       if (!fy_shm_pending() && !(finished = done(arg))) {
         FY_PSTAT_ADD(sleeps);
         /* (with the fabric up, its completion queue's fd as well) */
+        uint64_t t0 = fy_async_now_ns(), full = (uint64_t)sleep_us * 1000u;
         if (fy_pt2pt_sleep(v, sleep_us) == 0) {
           FY_PSTAT_ADD(wakeups);
           __atomic_store_n(&woken_lately, 1, __ATOMIC_RELAXED);
+        } else {
+          /* (a return before the full time did not sleep it out: a nap,
+           * a yield, or work found) */
+          uint64_t slept = fy_async_now_ns() - t0;
+          if (slept >= full) wake_cost_sample(slept - full);
         }
       }
       fy_shm_doorbell_disarm(FY_SHM_WAIT_ANY);
