@@ -18,8 +18,8 @@
 #    -2 without -a is two blocking sends against each other (it deadlocks
 #    once messages go by rendezvous, as NetPIPE warns), -B refuses -i.
 # 2. Performance: --runs interleaved rounds (each starting at the next
-#    config) of a ping-pong sweep (-p 0, no
-#    perturbed sizes) to --upper bytes for every config; prints latency
+#    config) of a ping-pong sweep (-p 0, no perturbed sizes) to --upper
+#    bytes for every config; prints latency
 #    (one-way time, us) and bandwidth (Mbit/s as NetPIPE reports it) at a few
 #    sizes, medians over the rounds with their range, and Ferry / best peer
 #    (time ratio: below 1 Ferry is faster).

@@ -10,9 +10,10 @@
 #        iallreduce, iallgather, ialltoall, iscatter, igather (start + wait);
 # sizes: from --min (8) times --factor (8) up to --max (1 MiB).
 # --runs N: N interleaved rounds (every config once per round and process
-#           count, each round starting at the next config); cells are medians over the rounds with their range, the
-#           ratio column is the median of the per-round Ferry/best-peer ratios
-#           (below 1: Ferry is faster).
+#           count, each round starting at the next config); cells are
+#           medians over the rounds with their range, the ratio column is
+#           the median of the per-round Ferry/best-peer ratios (below 1:
+#           Ferry is faster).
 # Output: bench/results/coll/coll-<stamp>.csv (+ coll-latest.csv and the
 # table as .txt). Figures taken while the machine is busy are noisy.
 set -uo pipefail

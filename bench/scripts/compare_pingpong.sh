@@ -5,8 +5,8 @@
 #   bench/scripts/compare_pingpong.sh [--quick] [--runs N] [--sizes a,b,..]
 #                                     [--configs "ferry mpich ..."] [-- extra pingpong options]
 # --runs N: N interleaved rounds (every config once per round, each round
-#           starting at the next config); the table
-#           shows medians with their range and the median of paired ratios.
+#           starting at the next config); the table shows medians with
+#           their range and the median of paired ratios.
 # --sizes:  only these sizes in the table (bytes, comma list).
 # Output: bench/results/pingpong/pingpong-<stamp>.csv (+ pingpong-latest.csv,
 # and the table as .txt). Ferry is skipped with a note when ./install has no
