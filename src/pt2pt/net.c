@@ -41,6 +41,7 @@
 #include "progress/async/fy_lend.h"
 #include "runtime/fy_salloc.h"
 #include <poll.h>
+#include <time.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 #include <sched.h>
@@ -494,6 +495,16 @@ void fy_pt2pt_net_wake_waiters(void) {
     __atomic_fetch_add(&fy_net_stats.relays, 1, __ATOMIC_RELAXED);
 }
 
+/* poll for us microseconds exactly: poll's whole milliseconds rounded a
+ * FERRY_SLEEP_US of 1500 up to 2 ms, and the waits' wake-up cost estimate
+ * (progress.c), which measures how late a full sleep returns, counted the
+ * rounding as lateness. */
+static int poll_us(struct pollfd *p, nfds_t n, long us) {
+  if (us < 0) us = 0;
+  struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000};
+  return ppoll(p, n, &ts, NULL);
+}
+
 int fy_pt2pt_net_sleep(long us) {
   if (!fy_ptrylock()) { /* someone is progressing */
     fy_sleep_us(20);
@@ -503,7 +514,7 @@ int fy_pt2pt_net_sleep(long us) {
   fy_punlock();
   if (!ok) return 0; /* completions are waiting: progress */
   struct pollfd p = {.fd = fy_ofi_wait_fd(), .events = POLLIN};
-  return poll(&p, 1, (int)((us + 999) / 1000)) > 0 ? 0 : -1;
+  return poll_us(&p, 1, us) > 0 ? 0 : -1;
 }
 
 int fy_pt2pt_sleep(uint32_t v, long us) {
@@ -576,7 +587,7 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
   }
   fy_net_stats.sleeps++;
   struct pollfd p[2] = {{.fd = fy_ofi_wait_fd(), .events = POLLIN}, {.fd = wake_fd, .events = POLLIN}};
-  int rc = poll(p, wake_fd >= 0 ? 2 : 1, (int)((us + 999) / 1000));
+  int rc = poll_us(p, wake_fd >= 0 ? 2 : 1, us);
   if (rc > 0 && wake_fd >= 0 && (p[1].revents & POLLIN)) {
     uint64_t n;
     ssize_t got = read(wake_fd, &n, sizeof n); /* (-1: another waiter took it) */
