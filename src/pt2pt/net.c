@@ -390,6 +390,12 @@ static const char *machine_id(void) {
 
 int fy_pt2pt_net_machine_ranks(void) { return fy_net_on ? fy_ofi_machine_ranks() : 0; }
 
+/* FERRY_OFI_MR_CACHE: entries, or -1 for the provider's default */
+static int mr_cache(void) {
+  long n = fy_config_size_or_auto("FERRY_OFI_MR_CACHE", fy_config.ofi_mr_cache);
+  return n < 0 ? -1 : n > 4096 ? 4096 : (int)n;
+}
+
 int fy_net_init(void) {
   /* Every rank reaches the same answer (collective PMI below). */
   int need = fy_config.nolocal ? fy_state.world_size > 1 : fy_state.local_size < fy_state.world_size;
@@ -409,7 +415,7 @@ int fy_net_init(void) {
   watch_above = fy_net_eager_max;
   fy_ofi_boot_t b = {.rank = fy_state.world_rank, .size = fy_state.world_size,
                      .provider = fy_config.ofi_provider, .msg_max = sizeof(fy_pkt_t) + fy_net_eager_max,
-                     .mr_cache = (int)fy_config.ofi_mr_cache, .put = fy_pmi_put, .barrier = fy_pmi_barrier,
+                     .mr_cache = mr_cache(), .put = fy_pmi_put, .barrier = fy_pmi_barrier,
                      .get = pmi_get, .machine = machine_id()};
   fy_ofi_cb_t cb = {.on_msg = on_msg, .on_rma = on_rma, .on_sent = on_sent};
   /* (the board of CPU lending is opened before the exchange's barrier and

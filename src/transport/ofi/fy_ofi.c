@@ -17,6 +17,24 @@ static void seterr(const char *fmt, ...) {
 
 const char *fy_ofi_error(void) { return errbuf; }
 
+/* A registration of a provider that moves data through the kernel's
+ * sockets or cross-memory attach pins nothing: the data is read from the
+ * address at transfer time, so a cached registration stays right when the
+ * application frees the buffer and gets the same addresses back. An RDMA
+ * NIC's registration pins the pages it found, and Ferry's cache has no
+ * memory hooks to see them unmapped: a freed and re-allocated buffer at
+ * the same address would hit the old registration, and the NIC would move
+ * the old pages. There the cache is off by default; libfabric's own
+ * registration cache (verbs, efa), which watches for unmapped memory,
+ * keeps registering cheap. */
+int fy_ofi_mr_cache_auto(const char *prov) {
+  static const char *copying[] = {"tcp", "net", "sockets", "udp", "shm", NULL};
+  size_t n = strcspn(prov, ";"); /* the core provider: "tcp" of "tcp;ofi_rxm" */
+  for (int i = 0; copying[i]; i++)
+    if (strlen(copying[i]) == n && !strncmp(prov, copying[i], n)) return 16;
+  return 0;
+}
+
 #ifndef FY_HAVE_OFI
 int fy_ofi_init(const fy_ofi_boot_t *boot, const fy_ofi_cb_t *cb) {
   seterr("Ferry was built without libfabric (install libfabric-dev and rebuild)");
@@ -941,7 +959,7 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
     rbufs[i].buf = rslab + (size_t)i * bsz;
     repost(&rbufs[i]);
   }
-  ncache = b->mr_cache > 0 ? b->mr_cache : 0;
+  ncache = b->mr_cache < 0 ? fy_ofi_mr_cache_auto(prov_name) : b->mr_cache;
   cache = calloc((size_t)ncache + 1, sizeof *cache);
 
   /* address exchange: one put, one barrier, a get per rank */

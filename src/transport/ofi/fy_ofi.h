@@ -51,7 +51,8 @@ typedef struct fy_ofi_boot {
   int rank, size;
   const char *provider;   /* "" or "auto": FI_PROVIDER, else the best found */
   size_t msg_max;         /* largest message fy_ofi_send must carry */
-  int mr_cache;           /* entries of the registration cache (0: none) */
+  int mr_cache;           /* entries of the registration cache (0: none,
+                           * negative: fy_ofi_mr_cache_auto of the provider) */
   int (*put)(const char *key, const char *val);
   int (*barrier)(void);
   int (*get)(int rank, const char *key, char *val, size_t len);
@@ -103,6 +104,11 @@ int fy_ofi_queued(void);
  * (FI_ORDER_SAW) and no write waits in Ferry's queue. */
 int fy_ofi_writes_ordered(void);
 
+/* Registration cache entries for provider prov ("tcp;ofi_rxm") by
+ * default: 16 where registering pins no pages (tcp, net, sockets, udp,
+ * shm), 0 on RDMA NICs, where a cache without memory hooks would keep
+ * the pages of a freed buffer registered under its address. */
+int fy_ofi_mr_cache_auto(const char *prov);
 fy_ofi_mr_t *fy_ofi_mr_get(const void *buf, size_t len);
 void fy_ofi_mr_put(fy_ofi_mr_t *mr);
 int fy_ofi_local_mr(void);
