@@ -166,10 +166,11 @@ const char *fy_ofi_version(void) {
   return v;
 }
 
-/* Every operation context starts with the provider's fi_context (FI_CONTEXT
- * mode) and says what it is. */
+/* Every operation context starts with the provider's scratch space (the
+ * larger fi_context2, so providers that ask for FI_CONTEXT2, such as opx,
+ * are offered too) and says what it is. */
 enum { C_RECV = 1, C_SEND, C_RMA };
-typedef struct ctxh { struct fi_context fc; int kind; } ctxh_t;
+typedef struct ctxh { struct fi_context2 fc; int kind; } ctxh_t;
 
 /* A message: 8-byte prefix (source rank, per-pair sequence number) + the
  * caller's bytes. FI_ORDER_SAS orders the matching of messages, not their
@@ -194,6 +195,7 @@ typedef struct sbuf {
   const void *ref;
   size_t rlen;
   void *rctx;
+  struct iovec iov[2]; /* of a send by reference: kept until it completes (FI_ASYNC_IOV) */
 } sbuf_t;
 
 /* One RMA operation (several pieces). */
@@ -207,6 +209,8 @@ typedef struct rma_piece {
   size_t len;
   void *desc;
   uint64_t raddr, key;
+  struct iovec iov;        /* of a write: kept until it completes (FI_ASYNC_IOV) */
+  struct fi_rma_iov riov;
 } rma_piece_t;
 
 struct fy_ofi_mr {
@@ -433,8 +437,9 @@ static void sent_to(int dst, int taken, uint64_t *refused) {
 static int post_send(sbuf_t *s) {
   ssize_t rc;
   if (s->ref) {
-    struct iovec iov[2] = {{s->buf, s->len}, {(void *)s->ref, s->rlen}};
-    rc = fi_sendv(ep, iov, NULL, 2, addrs[s->dst], &s->c.fc);
+    s->iov[0] = (struct iovec){s->buf, s->len};
+    s->iov[1] = (struct iovec){(void *)s->ref, s->rlen};
+    rc = fi_sendv(ep, s->iov, NULL, 2, addrs[s->dst], &s->c.fc);
   } else {
     rc = fi_send(ep, s->buf, s->len, local_mr ? fi_mr_desc(sslab_mr) : NULL, addrs[s->dst], &s->c.fc);
   }
@@ -586,10 +591,10 @@ static int post_rma(rma_piece_t *p) {
       return 0;
     }
   } else if (p->write) {
-    struct iovec iov = {p->buf, p->len};
-    struct fi_rma_iov riov = {p->raddr, p->len, p->key};
-    struct fi_msg_rma m = {.msg_iov = &iov, .desc = &p->desc, .iov_count = 1, .addr = addrs[p->peer],
-                           .rma_iov = &riov, .rma_iov_count = 1, .context = &p->c.fc};
+    p->iov = (struct iovec){p->buf, p->len};
+    p->riov = (struct fi_rma_iov){p->raddr, p->len, p->key};
+    struct fi_msg_rma m = {.msg_iov = &p->iov, .desc = &p->desc, .iov_count = 1, .addr = addrs[p->peer],
+                           .rma_iov = &p->riov, .rma_iov_count = 1, .context = &p->c.fc};
     /* without send-after-write ordering the FIN that follows could
      * overtake the data: ask for delivery completion then */
     /* (notify: the target's queue gets an entry, so its wait sees the
@@ -835,7 +840,11 @@ static struct fi_info *offered_list(const char *want) {
   }
   hints->ep_attr->type = FI_EP_RDM;
   hints->caps = FI_MSG | FI_RMA;
-  hints->mode = FI_CONTEXT;
+  /* (every context has room for FI_CONTEXT2; the iovecs of a vector
+   * operation live in its context until it completes: FI_ASYNC_IOV; where
+   * remote CQ data would take a posted receive, FI_RX_CQ_DATA, writes go
+   * without it: cq_data) */
+  hints->mode = FI_CONTEXT | FI_CONTEXT2 | FI_ASYNC_IOV | FI_RX_CQ_DATA;
   hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
   hints->domain_attr->threading = FI_THREAD_DOMAIN;
   hints->tx_attr->msg_order = FI_ORDER_SAS;
