@@ -364,7 +364,12 @@ int fy_net_progress(void) {
  * before its next message, while an RPUT receiver completes on the NFIN_R
  * the sender queued right behind the data. Measured here (net, loopback,
  * paired rounds): RPUT 13-16 % faster at 32-128 KiB, equal at 256 KiB,
- * RGET faster at 4 MiB. Providers with hardware RMA keep RGET throughout. */
+ * RGET faster at 4 MiB. Providers with hardware RMA keep RGET throughout.
+ * So do udp;ofi_rxd and shm, though their data moves through the CPU as
+ * well (fy_ofi_mr_cache_auto counts them as copying): across 2 test hosts
+ * RPUT took 1.42x RGET's time at 192 KiB over udp;ofi_rxd and 1.02-1.04x
+ * over shm (CMA: the reader copies alone), and net;ofi_rxm read 0.99-1.00
+ * either way (2026-12-04, 5 paired rounds). */
 static size_t rget_min_for(const char *v, const char *prov) {
   long x = fy_config_size_or_auto("FERRY_OFI_RGET_MIN", v);
   if (x >= 0) return (size_t)x;
