@@ -412,15 +412,15 @@ int fy_net_init(void) {
   fy_net_eager_max = (size_t)fy_config.ofi_eager;
   if (fy_net_eager_max < 64) fy_net_eager_max = 64;
   /* an unexpected eager payload is kept in the signal-safe allocator */
-  /* ... so make its blocks hold the largest one (64 KiB at most: the pool
-   * and posted buffers, 192 of them, are this size too) */
+  /* ... so make its blocks hold the largest one (64 KiB at most: the 128
+   * send buffers and the receive buffers' slots are this size too) */
   if (fy_net_eager_max > (size_t)64 << 10) fy_net_eager_max = (size_t)64 << 10;
   fy_salloc_init(fy_net_eager_max + FY_PKT_SHORT);
   if (fy_net_eager_max > fy_salloc_max() - FY_PKT_SHORT) fy_net_eager_max = fy_salloc_max() - FY_PKT_SHORT;
   watch_above = fy_net_eager_max;
   fy_ofi_boot_t b = {.rank = fy_state.world_rank, .size = fy_state.world_size,
                      .provider = fy_config.ofi_provider, .msg_max = sizeof(fy_pkt_t) + fy_net_eager_max,
-                     .mr_cache = mr_cache(), .put = fy_pmi_put, .barrier = fy_pmi_barrier,
+                     .mr_cache = mr_cache(), .multi_recv = fy_config.ofi_multi_recv, .put = fy_pmi_put, .barrier = fy_pmi_barrier,
                      .get = pmi_get, .machine = machine_id()};
   fy_ofi_cb_t cb = {.on_msg = on_msg, .on_rma = on_rma, .on_sent = on_sent};
   /* (the board of CPU lending is opened before the exchange's barrier and
@@ -455,7 +455,7 @@ void fy_net_finalize(void) {
   if (fy_config.stats)
     fprintf(stderr,
             "ferry-stats rank=%d ofi: provider=%s eager=%llu eager_ref=%llu rget=%llu rput=%llu sent=%llu recvd=%llu "
-            "queued=%llu eagain=%llu (inject %llu send %llu rma %llu) connecting=%llu rma_pieces=%llu mr_hits=%llu mr_misses=%llu early=%llu injected=%llu landed=%llu "
+            "queued=%llu eagain=%llu (inject %llu send %llu rma %llu) connecting=%llu rma_pieces=%llu mr_hits=%llu mr_misses=%llu early=%llu injected=%llu landed=%llu realigned=%llu "
             "wait_busy=%llu fd_sleeps=%llu fd_woken=%llu fd_timeouts=%llu naps=%llu relayed=%llu relays=%llu paced=%llu "
             "machine_ranks=%d\n",
             fy_state.world_rank, fy_ofi_provider(), (unsigned long long)ns->eager, (unsigned long long)ns->eager_ref,
@@ -469,6 +469,7 @@ void fy_net_finalize(void) {
             (unsigned long long)fy_ofi_stats.rma_pieces,
             (unsigned long long)fy_ofi_stats.mr_hits, (unsigned long long)fy_ofi_stats.mr_misses,
             (unsigned long long)fy_ofi_stats.early, (unsigned long long)fy_ofi_stats.injected, (unsigned long long)fy_ofi_stats.landed,
+            (unsigned long long)fy_ofi_stats.realigned,
             (unsigned long long)ns->busy, (unsigned long long)ns->sleeps, (unsigned long long)ns->woken,
             (unsigned long long)ns->timeouts, (unsigned long long)ns->naps, (unsigned long long)ns->relayed,
             (unsigned long long)ns->relays, (unsigned long long)ns->paced,

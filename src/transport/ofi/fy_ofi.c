@@ -180,7 +180,14 @@ typedef struct ctxh { struct fi_context2 fc; int kind; } ctxh_t;
 typedef struct pfx { uint32_t src, seq; } pfx_t;
 typedef struct early { struct early *next; uint32_t seq; size_t len; char data[]; } early_t;
 
-typedef struct rbuf { ctxh_t c; char *buf; } rbuf_t;
+typedef struct rbuf {
+  ctxh_t c;
+  char *buf;
+  struct iovec iov; /* of a multi-receive buffer: kept while posted (FI_ASYNC_IOV) */
+  size_t filled;    /* ... the bytes of its messages delivered since it was posted */
+  int back;         /* ... given back by the provider, */
+  size_t extent;    /* ... where its last message ends */
+} rbuf_t;
 
 /* A send buffer of the registered pool, or a queued message. */
 typedef struct sbuf {
@@ -237,7 +244,28 @@ static char prov_name[128];
 
 #define NRECV 64
 #define NSEND 128
+/* Receive buffers. With FI_MULTI_RECV, NMULTI buffers of MULTI_MSGS
+ * largest messages each: messages land one after the other and the
+ * provider gives a buffer back (its completion flagged FI_MULTI_RECV) once
+ * less than one largest message fits, so a 64-byte message takes its
+ * size, not a whole 64 KiB buffer (1 MiB per process instead of 4).
+ * Otherwise NRECV buffers of one message each.
+ * The flag comes with the last message placed, which need not be the last
+ * to complete: a message from another peer placed before it may still be
+ * arriving on its own connection. So a buffer is posted again only once
+ * the bytes delivered from it reach the end of that last message
+ * (recv_done). That needs the provider to place messages end to end, with
+ * the flag on a message: libfabric 1.17's tcp/net does (xnet_alter_mrecv).
+ * ofi_rxm also places them end to end, but gives a buffer back in a
+ * completion of its own when it matches queued messages at the post,
+ * whose data may still be on the way: a layered provider, and any other,
+ * keeps a buffer per message (multi_ok). */
+#define NMULTI 4
+#define MULTI_MSGS 4
 static rbuf_t rbufs[NRECV];
+static int nrbufs, multi;
+static size_t rbsz;   /* bytes of each posted receive buffer */
+static char *aligned; /* one message, for one that landed at an odd address */
 static char *rslab, *sslab;
 static struct fid_mr *rslab_mr, *sslab_mr;
 static sbuf_t sbufs[NSEND];
@@ -657,10 +685,17 @@ static int drain_rma(void) {
 
 /* ---- completions ---- */
 
+/* Providers whose multi-receive buffers recv_done can track (above). */
+static int multi_ok(const char *prov) { return !strcmp(prov, "net") || !strcmp(prov, "tcp"); }
+
 static void repost(rbuf_t *r) {
+  void *desc = local_mr ? fi_mr_desc(rslab_mr) : NULL;
+  r->iov = (struct iovec){.iov_base = r->buf, .iov_len = rbsz};
+  struct fi_msg m = {.msg_iov = &r->iov, .desc = &desc, .iov_count = 1, .addr = FI_ADDR_UNSPEC,
+                     .context = &r->c.fc};
   for (;;) {
-    ssize_t rc = fi_recv(ep, r->buf, sizeof(pfx_t) + msg_max, local_mr ? fi_mr_desc(rslab_mr) : NULL,
-                         FI_ADDR_UNSPEC, &r->c.fc);
+    ssize_t rc = multi ? fi_recvmsg(ep, &m, FI_MULTI_RECV)
+                       : fi_recv(ep, r->buf, rbsz, desc, FI_ADDR_UNSPEC, &r->c.fc);
     if (rc == 0) return;
     if (rc != -FI_EAGAIN) fatal("fi_recv", (int)rc);
     /* the provider needs progress to free a receive slot */
@@ -688,6 +723,21 @@ static int peer_write(uint64_t flags) {
   return (flags & FI_REMOTE_WRITE) || ((flags & FI_REMOTE_CQ_DATA) && !(flags & FI_WRITE));
 }
 
+/* A message of len bytes in r has been delivered (or copied): post r again
+ * when it is free. */
+static void recv_done(rbuf_t *r, size_t len) {
+  if (!multi) {
+    repost(r);
+    return;
+  }
+  r->filled += len;
+  if (r->back && r->filled >= r->extent) {
+    r->filled = r->extent = 0;
+    r->back = 0;
+    repost(r);
+  }
+}
+
 static void completed(struct fi_cq_data_entry *e) {
   if (peer_write(e->flags)) { /* landed: nothing to do */
     fy_ofi_stats.landed++;
@@ -697,8 +747,23 @@ static void completed(struct fi_cq_data_entry *e) {
   switch (c->kind) {
     case C_RECV: {
       rbuf_t *r = (rbuf_t *)c;
+      const char *m = multi ? e->buf : r->buf;
+      if (multi && (e->flags & FI_MULTI_RECV)) { /* given back: where its last message ends */
+        r->back = 1;
+        r->extent = e->len && m ? (size_t)(m + e->len - r->buf) : r->filled;
+      }
+      if (multi && e->len == 0) {
+        recv_done(r, 0);
+        break;
+      }
+      if (e->len < sizeof(pfx_t) || !m) fatal("receive (a completion without a whole message)", FI_EOTHER);
+      if ((uintptr_t)m % 8) { /* the packets' headers are read in place */
+        memcpy(aligned, m, e->len);
+        m = aligned;
+        fy_ofi_stats.realigned++;
+      }
       pfx_t p;
-      memcpy(&p, r->buf, sizeof p);
+      memcpy(&p, m, sizeof p);
       fy_ofi_stats.recvd++;
       if (p.src >= (uint32_t)nranks) fatal("receive (message from an unknown rank)", FI_EOTHER);
       size_t len = e->len - sizeof p;
@@ -707,17 +772,17 @@ static void completed(struct fi_cq_data_entry *e) {
         if (!x) fatal("receive (out of memory holding an early message)", FI_ENOMEM);
         x->seq = p.seq;
         x->len = len;
-        memcpy(x->data, r->buf + sizeof p, len);
+        memcpy(x->data, m + sizeof p, len);
         while (*pp && (int32_t)((*pp)->seq - p.seq) < 0) pp = &(*pp)->next;
         x->next = *pp;
         *pp = x;
         fy_ofi_stats.early++;
-        repost(r);
+        recv_done(r, e->len);
         break;
       }
       rx_seq[p.src]++;
-      if (len) cbs.on_msg((int)p.src, r->buf + sizeof p, len); /* empty: a flush marker */
-      repost(r);
+      if (len) cbs.on_msg((int)p.src, m + sizeof p, len); /* empty: a flush marker */
+      recv_done(r, e->len);
       /* the ones it was holding back */
       while (early[p.src] && early[p.src]->seq == rx_seq[p.src]) {
         early_t *x = early[p.src];
@@ -937,24 +1002,32 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   CHECK(fi_endpoint(domain, info, &ep, NULL), "fi_endpoint");
   CHECK(fi_ep_bind(ep, &av->fid, 0), "fi_ep_bind(av)");
   CHECK(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind(cq)");
+  /* (the provider's caps list FI_MULTI_RECV unasked where it has it; one
+   * that will not take the minimum keeps a buffer per message) */
+  size_t bsz = (sizeof(pfx_t) + msg_max + 63) & ~(size_t)63, one = sizeof(pfx_t) + msg_max;
+  multi = b->multi_recv && (info->caps & FI_MULTI_RECV) && multi_ok(prov_name) &&
+          fi_setopt(&ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &one, sizeof one) == 0;
+  nrbufs = multi ? NMULTI : NRECV;
+  rbsz = multi ? MULTI_MSGS * bsz : one;
   CHECK(fi_enable(ep), "fi_enable");
 
   /* buffers: receives and the send pool, each one registered slab */
-  size_t bsz = (sizeof(pfx_t) + msg_max + 63) & ~(size_t)63;
-  rslab = aligned_alloc(4096, ((NRECV * bsz) + 4095) & ~(size_t)4095);
+  size_t rtotal = multi ? nrbufs * rbsz : nrbufs * bsz;
+  rslab = aligned_alloc(4096, (rtotal + 4095) & ~(size_t)4095);
   sslab = aligned_alloc(4096, ((NSEND * bsz) + 4095) & ~(size_t)4095);
-  if (!rslab || !sslab) {
-    seterr("out of memory for %d message buffers", NRECV + NSEND);
+  aligned = multi ? aligned_alloc(64, bsz) : NULL;
+  if (!rslab || !sslab || (multi && !aligned)) {
+    seterr("out of memory for %d message buffers", nrbufs + NSEND);
     goto fail;
   }
   /* The provider fills the receive buffers in turn, so every one of them
-   * is used within the first NRECV messages: fault their pages in now
+   * is used within the first messages: fault their pages in now
    * rather than on the critical path of those messages (a 16 KiB pingpong
    * took 21-23 us instead of 11 for its first 64 round trips, each message
    * landing in fresh pages). The send pool is a stack: only the buffers
    * in use get touched, so it stays lazy. */
-  memset(rslab, 0, NRECV * bsz);
-  if (!(rslab_mr = reg(rslab, NRECV * bsz, FI_RECV)) || !(sslab_mr = reg(sslab, NSEND * bsz, FI_SEND))) {
+  memset(rslab, 0, rtotal);
+  if (!(rslab_mr = reg(rslab, rtotal, FI_RECV)) || !(sslab_mr = reg(sslab, NSEND * bsz, FI_SEND))) {
     seterr("cannot register message buffers with provider %s", prov_name);
     goto fail;
   }
@@ -963,9 +1036,11 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
     sbufs[i].next = sfree;
     sfree = &sbufs[i];
   }
-  for (int i = 0; i < NRECV; i++) {
+  for (int i = 0; i < nrbufs; i++) {
     rbufs[i].c.kind = C_RECV;
-    rbufs[i].buf = rslab + (size_t)i * bsz;
+    rbufs[i].buf = rslab + (size_t)i * (multi ? rbsz : bsz);
+    rbufs[i].filled = rbufs[i].extent = 0;
+    rbufs[i].back = 0;
     repost(&rbufs[i]);
   }
   ncache = b->mr_cache < 0 ? fy_ofi_mr_cache_auto(prov_name) : b->mr_cache;
@@ -1063,6 +1138,7 @@ void fy_ofi_finalize(void) {
   }
   free(rslab);
   free(sslab);
+  free(aligned);
   free(addrs);
   for (int i = 0; early && i < nranks; i++)
     while (early[i]) {
@@ -1085,7 +1161,8 @@ void fy_ofi_finalize(void) {
   domain = NULL;
   fabric = NULL;
   info = NULL;
-  rslab = sslab = NULL;
+  rslab = sslab = aligned = NULL;
+  multi = nrbufs = 0;
   addrs = NULL;
   sfree = NULL;
   qtail = NULL;

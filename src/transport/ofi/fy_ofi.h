@@ -35,7 +35,8 @@
  *   then sees the write land.
  * - fy_ofi_poll() reads the completion queue and retries queued work;
  *   cb.on_msg(src, data, len) gets each arriving message (the bytes are
- *   valid during the call only). Callbacks may send and start RMA, not poll.
+ *   valid during the call only, and 8-byte aligned). Callbacks may send
+ *   and start RMA, not poll.
  *   Returns the number of events handled; cheap when nothing happened.
  * - Sleeping: fy_ofi_wait_fd() is the completion queue's file descriptor
  *   (-1 if the provider has none); fy_ofi_trywait() returns 1 when it is
@@ -53,6 +54,8 @@ typedef struct fy_ofi_boot {
   size_t msg_max;         /* largest message fy_ofi_send must carry */
   int mr_cache;           /* entries of the registration cache (0: none,
                            * negative: fy_ofi_mr_cache_auto of the provider) */
+  int multi_recv;         /* receive into FI_MULTI_RECV buffers where the
+                           * provider offers them (0: one buffer per message) */
   int (*put)(const char *key, const char *val);
   int (*barrier)(void);
   int (*get)(int rank, const char *key, char *val, size_t len);
@@ -137,6 +140,8 @@ typedef struct fy_ofi_stats {
   uint64_t eagain_inject, eagain_send, eagain_rma; /* FI_EAGAIN, by the call refused */
   uint64_t eagain_connect; /* FI_EAGAIN before a peer took its first message (the
                             * provider still connecting: TCP's refuse until then) */
+  uint64_t realigned; /* messages a multi-receive buffer held at an address
+                        * not 8-aligned, copied before delivery */
 } fy_ofi_stats_t;
 extern fy_ofi_stats_t fy_ofi_stats;
 #endif

@@ -44,6 +44,7 @@ pt2pt)
   ;;
 mix)
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/net/net_mix"
+  run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/net/net_flood"
   run env FERRY_PROGRESS=interrupt $M -hosts "$H1:2,$H2" -n 3 "$bin/net/net_mix"
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/rma/rma_nodes"
   # (the busy target, rank 0, has a peer on its host, whose messages wake
