@@ -255,7 +255,9 @@ static char prov_name[128];
  * arriving on its own connection. So a buffer is posted again only once
  * the bytes delivered from it reach the end of that last message
  * (recv_done). That needs the provider to place messages end to end, with
- * the flag on a message: libfabric 1.17's tcp/net does (xnet_alter_mrecv).
+ * the flag on a message: libfabric 1.17's net does (xnet_alter_mrecv);
+ * later tcp counts references and flags the last to complete, which the
+ * rule also covers.
  * ofi_rxm also places them end to end, but gives a buffer back in a
  * completion of its own when it matches queued messages at the post,
  * whose data may still be on the way: a layered provider, and any other,
