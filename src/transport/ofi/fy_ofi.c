@@ -1014,7 +1014,7 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   CHECK(fi_enable(ep), "fi_enable");
 
   /* buffers: receives and the send pool, each one registered slab */
-  size_t rtotal = multi ? nrbufs * rbsz : nrbufs * bsz;
+  size_t rstride = multi ? rbsz : bsz, rtotal = nrbufs * rstride;
   rslab = aligned_alloc(4096, (rtotal + 4095) & ~(size_t)4095);
   sslab = aligned_alloc(4096, ((NSEND * bsz) + 4095) & ~(size_t)4095);
   aligned = multi ? aligned_alloc(64, bsz) : NULL;
@@ -1040,7 +1040,7 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   }
   for (int i = 0; i < nrbufs; i++) {
     rbufs[i].c.kind = C_RECV;
-    rbufs[i].buf = rslab + (size_t)i * (multi ? rbsz : bsz);
+    rbufs[i].buf = rslab + (size_t)i * rstride;
     rbufs[i].filled = rbufs[i].extent = 0;
     rbufs[i].back = 0;
     repost(&rbufs[i]);
