@@ -4,6 +4,11 @@
 #   scripts/deps.sh --python   also the project-local venv with pympistandard
 #   scripts/deps.sh --mpich    also MPICH (the ABI and Hydra launch tests)
 #   scripts/deps.sh --peers    also MPICH and Open MPI, the benchmark peers
+#   scripts/deps.sh --mpich-ofi also MPICH with its ch4:ofi device over
+#                              libfabric's tcp provider (PyPI's mpich wheel,
+#                              which bundles libfabric 2.5; Debian's MPICH
+#                              has only ch4:ucx) in .peers/mpich-ofi, a peer
+#                              for the fabric benchmarks (bench/net/ab.sh)
 #   scripts/deps.sh --slurm    also Slurm and munge (the srun launch test sets
 #                              up a cluster of its own; no daemon is started)
 #   scripts/deps.sh --pkg=NAME also the Debian package NAME (repeatable; the
@@ -15,6 +20,7 @@ for a in "$@"; do
   case "$a" in
     --mpich) want+=(mpich libmpich-dev) ;;
     --peers) want+=(mpich libmpich-dev openmpi-bin libopenmpi-dev) ;;
+    --mpich-ofi) want+=(python3-venv) ;;
     --slurm) want+=(slurmctld slurmd slurm-client munge) ;;
     --pkg=*) want+=("${a#--pkg=}") ;;
   esac
@@ -35,5 +41,10 @@ for a in "$@"; do
       python3 -m venv .venv
       .venv/bin/pip install -q -r scripts/requirements.txt
     fi
+  fi
+  if [ "$a" = --mpich-ofi ] && [ ! -x .peers/mpich-ofi/bin/mpiexec.hydra ]; then
+    # pinned: the figures in docs/transport-ofi.md name this version
+    python3 -m venv .peers/mpich-ofi
+    .peers/mpich-ofi/bin/pip install -q mpich==5.0.2
   fi
 done

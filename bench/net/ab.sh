@@ -14,9 +14,18 @@
 #   ferry[@INSTALL][+VAR=val...]   Ferry with FERRY_NOLOCAL=1 from INSTALL
 #                                  (default ./install), extra environment
 #                                  after each '+', e.g.
-#                                  ferry@/tmp/base  ferry+FERRY_OFI_RNDV=write
+#                                  ferry@/tmp/base  ferry+FERRY_OFI_RNDV=write;
+#                                  ferry+LD_LIBRARY_PATH=.peers/mpich-ofi/lib/mpich
+#                                  runs Ferry on the libfabric that the
+#                                  mpich-ofi peer bundles (2.5: its tcp
+#                                  provider is 1.17's net, renamed)
 #   ompi                           Open MPI, ob1 + tcp BTL (bound to cores on one host)
-#   mpich                          MPICH (ch4:ucx) with UCX_TLS=tcp,self
+#   mpich                          MPICH (Debian's, ch4:ucx) with UCX_TLS=tcp,self
+#   mpich-ofi[@PREFIX][+VAR=val...] MPICH's ch4:ofi device over libfabric's
+#                                  tcp provider (FI_PROVIDER=tcp unless
+#                                  given), from PREFIX (default $FY_MPICH_OFI
+#                                  or .peers/mpich-ofi, which
+#                                  scripts/deps.sh --mpich-ofi installs)
 # Each round runs every config once, then the next round. Round r starts
 # at the r-th config and goes round the list, so that each config runs
 # first, second, ... equally often; -F keeps the order given in every
@@ -50,9 +59,17 @@ if [ $netns = 1 ] && [ -z "${FY_NETNS_HOSTS:-}" ]; then
 fi
 place() { # IMPL -> launcher options, one per line (on one host: the peers bound
   # to a core each, as Ferry's mpiexec binds ranks that fit by default)
-  if [ $netns = 1 ]; then sh "$root/tests/launch/netns/fy_netns_args.sh" "$1" 2
-  elif [ "$1" = ompi ]; then printf '%s\n' --bind-to core
-  elif [ "$1" = mpich ]; then printf '%s\n' -bind-to core; fi
+  local impl=${1%-ofi} # mpich-ofi: Hydra too
+  if [ $netns = 1 ]; then sh "$root/tests/launch/netns/fy_netns_args.sh" "$impl" 2
+  elif [ "$impl" = ompi ]; then printf '%s\n' --bind-to core
+  elif [ "$impl" = mpich ]; then printf '%s\n' -bind-to core; fi
+}
+spec_of() { # CONFIG DEFAULT-INSTALL: sets inst (after '@') and envs (after each '+')
+  local spec=${1#"${1%%[@+]*}"}
+  inst=$2 envs=()
+  if [[ $spec == @* ]]; then inst=${spec#@}; inst=${inst%%+*}; fi
+  [[ $spec == *+* ]] && IFS=+ read -r -a envs <<<"${spec#*+}"
+  return 0
 }
 out=$(mktemp -d)
 exe_for() { # INSTALL-or-impl -> binary (built once per library)
@@ -77,12 +94,13 @@ run() { # CONFIG -> CSV rows on stdout
       exe=$(exe_for mpich) || return 1
       env UCX_TLS=tcp,self MPIR_CVAR_ODD_EVEN_CLIQUES=1 timeout $limit \
         mpiexec.hydra "${pl[@]}" -n 2 "$exe" -s "$sizes" $n $bw ;;
+    mpich-ofi*)
+      spec_of "$cfg" "${FY_MPICH_OFI:-$root/.peers/mpich-ofi}"
+      exe=$(exe_for "$inst") || return 1
+      env MPIR_CVAR_CH4_NETMOD=ofi MPIR_CVAR_ODD_EVEN_CLIQUES=1 FI_PROVIDER=tcp "${envs[@]}" \
+        timeout $limit "$inst/bin/mpiexec.hydra" "${pl[@]}" -n 2 "$exe" -s "$sizes" $n $bw ;;
     ferry*)
-      local spec=${cfg#ferry}
-      inst=$root/install
-      if [[ $spec == @* ]]; then inst=${spec#@}; inst=${inst%%+*}; fi
-      IFS=+ read -r -a parts <<<"${spec#*+}"
-      [[ $spec == *+* ]] && envs=("${parts[@]}")
+      spec_of "$cfg" "$root/install"
       exe=$(exe_for "$inst") || return 1
       env -u FI_PROVIDER FERRY_NOLOCAL=1 LD_LIBRARY_PATH="$inst/lib" "${envs[@]}" timeout $limit \
         "$inst/bin/mpiexec" "${pl[@]}" -n 2 "$exe" -s "$sizes" $n $bw ;;

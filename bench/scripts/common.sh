@@ -5,6 +5,9 @@
 #                      Ferry from ./install (FERRY_PROGRESS unset / set)
 #   mpich mpich-async  MPICH 4 through Hydra (MPICH_ASYNC_PROGRESS=1)
 #   ompi ompi-nocma    Open MPI 4 (btl_vader_single_copy_mechanism=none)
+#   mpich-ofi          MPICH 5 with its ch4:ofi device (PyPI's mpich wheel in
+#                      $FY_MPICH_OFI, default .peers/mpich-ofi: scripts/deps.sh
+#                      --mpich-ofi); the fabric benchmarks only
 # impl_of CONFIG gives the library (ferry, mpich, ompi): the build directory
 # bench/results/build-<impl>/ holds the binaries built with its wrapper.
 #
@@ -18,12 +21,14 @@ FY_BENCH=$FY_ROOT/bench
 FY_RESULTS=${FY_RESULTS:-$FY_BENCH/results}
 FY_INSTALL=${FY_INSTALL:-$FY_ROOT/install}
 FY_RUN_TIMEOUT=${FY_RUN_TIMEOUT:-600}
+FY_MPICH_OFI=${FY_MPICH_OFI:-$FY_ROOT/.peers/mpich-ofi}
 
 fy_note() { echo "[bench] $*" >&2; }
 
 impl_of() {
   case "$1" in
     ferry*) echo ferry ;;
+    mpich-ofi*) echo mpich-ofi ;;
     mpich*) echo mpich ;;
     ompi*) echo ompi ;;
     *) echo unknown ;;
@@ -35,6 +40,7 @@ impl_available() {
   case "$1" in
     ferry) [ -x "$FY_INSTALL/bin/mpicc" ] && [ -x "$FY_INSTALL/bin/mpiexec" ] ;;
     mpich) command -v mpicc.mpich >/dev/null && command -v mpiexec.hydra >/dev/null ;;
+    mpich-ofi) [ -x "$FY_MPICH_OFI/bin/mpicc" ] && [ -x "$FY_MPICH_OFI/bin/mpiexec.hydra" ] ;;
     ompi) command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null ;;
     *) return 1 ;;
   esac
@@ -45,6 +51,7 @@ impl_cc() {
   case "$1:${2:-}" in
     ferry:) echo "$FY_INSTALL/bin/mpicc" ;;
     mpich:) echo mpicc.mpich ;;
+    mpich-ofi:) echo "$FY_MPICH_OFI/bin/mpicc" ;;
     ompi:) echo mpicc.openmpi ;;
     ferry:fortran) echo "$FY_INSTALL/bin/mpifort" ;;
     mpich:fortran) echo mpif90.mpich ;;

@@ -16,6 +16,11 @@
 #               shared-memory path carries the messages (UCX_TLS does not
 #               reach it)
 #   ompi-tcp    Open MPI with --mca pml ob1 --mca btl tcp,self
+#   mpich-ofi   MPICH 5.0.2's ch4:ofi device over libfabric's tcp provider
+#               (PyPI's mpich wheel, which bundles libfabric 2.5, whose tcp
+#               is 1.17's net renamed: scripts/deps.sh --mpich-ofi), also
+#               with MPIR_CVAR_ODD_EVEN_CLIQUES=1; skipped with a note when
+#               it is not installed
 # Where: "local" = both ranks on this host (loopback TCP). --netns adds
 # "hosts" = one rank on each of 2 test hosts (network namespaces joined by a
 # veth bridge, tests/launch/netns/fy_netns.sh -c; needs root; each host
@@ -40,7 +45,7 @@ set -uo pipefail
 runs=3
 quick=0
 netns=0
-configs="ferry-net mpich-tcp ompi-tcp"
+configs="ferry-net mpich-tcp mpich-ofi ompi-tcp"
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift ;;
@@ -65,6 +70,8 @@ for c in $configs; do
   case $c in
     ferry-net|ferry-rxm) impl_available ferry && sel+=("$c") || fy_note "Ferry not installed: skipping $c" ;;
     mpich-tcp) impl_available mpich && sel+=("$c") || fy_note "MPICH not installed: skipping $c" ;;
+    mpich-ofi) impl_available mpich-ofi && sel+=("$c") ||
+                 fy_note "MPICH with ch4:ofi not installed (scripts/deps.sh --mpich-ofi): skipping $c" ;;
     ompi-tcp) impl_available ompi && sel+=("$c") || fy_note "Open MPI not installed: skipping $c" ;;
     *) fy_note "unknown config $c" ;;
   esac
@@ -98,6 +105,11 @@ launch_net() {
       local m=(-bind-to core)
       [ "$where" = hosts ] && netns_args mpich 2 && m=("${fy_netns_args[@]}")
       env UCX_TLS=tcp,self MPIR_CVAR_ODD_EVEN_CLIQUES=1 timeout "$FY_RUN_TIMEOUT" mpiexec.hydra "${m[@]}" -n 2 "$@" ;;
+    mpich-ofi)
+      local m=(-bind-to core)
+      [ "$where" = hosts ] && netns_args mpich 2 && m=("${fy_netns_args[@]}")
+      env MPIR_CVAR_CH4_NETMOD=ofi FI_PROVIDER=tcp MPIR_CVAR_ODD_EVEN_CLIQUES=1 \
+          timeout "$FY_RUN_TIMEOUT" "$FY_MPICH_OFI/bin/mpiexec.hydra" "${m[@]}" -n 2 "$@" ;;
     ompi-tcp)
       local m=(--bind-to core)
       [ "$where" = hosts ] && netns_args ompi 2 && m=("${fy_netns_args[@]}")
@@ -127,8 +139,7 @@ echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$log"
 for run in $(seq "$runs"); do
   for where in $wheres; do
     for cfg in $(rotated "$run" "${sel[@]}"); do
-      impl=$(impl_of "${cfg%-*}")
-      [[ "$cfg" = ferry-* ]] && impl=ferry
+      impl=$(impl_of "$cfg")
       ppx=$(build "$impl" pingpong "$FY_BENCH/pingpong/pingpong.c") || continue
       latex=$(build "$impl" late "$FY_BENCH/overlap/late.c") || continue
       ovx=$(build "$impl" overlap "$FY_BENCH/overlap/overlap.c") || continue
