@@ -23,8 +23,8 @@ arg= arguments and env= variables, with MPIEXEC_TIMEOUT at its timeLimit=
 (at least --timeout, 120 s, except for the programs that expect to be
 ended by it).
 Lines marked xfail=, strict=false (MPICH-specific behaviour, the tree is
-built as MPICH's strict-MPI configuration does; strict=FALSE lines run,
-they call MPI-1 functions Ferry keeps), mpiexecarg= (Hydra
+built as MPICH's strict-MPI configuration does; strict=FALSE, upper case,
+runs: those programs pass, MPI-1 calls Ferry keeps and errors it reports), mpiexecarg= (Hydra
 options), or for an MPI version above 4.1, more processes than --np-max or
 more memory (mem=, GB) than this machine has, and programs that call
 MPI_Comm_spawn (not implemented), are reported SKIP with the reason. The
@@ -75,8 +75,8 @@ DIFFERS = {
     "errors/comm/comm_create_group_nullarg": DUP_FATAL,
     "errors/comm/comm_split_nullarg": DUP_FATAL,
     "errors/comm/comm_split_type_nullarg": DUP_FATAL,
-    # Marked strict=FALSE, which runs (below): the other FALSE programs call
-    # MPI-1 functions Ferry keeps, as MPICH's ABI does.
+    # Marked strict=FALSE, which runs (below): the other FALSE programs pass
+    # (MPI-1 calls Ferry keeps, as MPICH's ABI does, and errors it reports).
     "mpi_t/qmpi_test": "QMPI is MPICH's own tool interface, not in the MPI standard",
 }
 # Programs erroneous when hosts hold different numbers of ranks (--netns N
