@@ -8,7 +8,7 @@
 #                              libfabric's tcp provider (PyPI's mpich wheel,
 #                              which bundles libfabric 2.5; Debian's MPICH
 #                              has only ch4:ucx) in .peers/mpich-ofi, a peer
-#                              for the fabric benchmarks (bench/net/ab.sh)
+#                              for the fabric benchmarks (compare_net.sh, ab.sh)
 #   scripts/deps.sh --slurm    also Slurm and munge (the srun launch test sets
 #                              up a cluster of its own; no daemon is started)
 #   scripts/deps.sh --pkg=NAME also the Debian package NAME (repeatable; the

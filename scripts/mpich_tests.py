@@ -24,10 +24,11 @@ arg= arguments and env= variables, with MPIEXEC_TIMEOUT at its timeLimit=
 ended by it).
 Lines marked xfail=, strict=false (MPICH-specific behaviour, the tree is
 built as MPICH's strict-MPI configuration does; strict=FALSE, upper case,
-runs: those programs pass, MPI-1 calls Ferry keeps and errors it reports), mpiexecarg= (Hydra
-options), or for an MPI version above 4.1, more processes than --np-max or
-more memory (mem=, GB) than this machine has, and programs that call
-MPI_Comm_spawn (not implemented), are reported SKIP with the reason. The
+runs: those programs pass, MPI-1 calls Ferry keeps and errors it
+reports), mpiexecarg= (Hydra options), or for an MPI version above 4.1,
+more processes than --np-max or more memory (mem=, GB) than this machine
+has, and programs that call MPI_Comm_spawn (not implemented), are
+reported SKIP with the reason. The
 name-service programs (@namepub_tests@) run: Ferry's mpiexec keeps names.
 
 --netns N runs every program across N test hosts (network namespaces,
