@@ -40,6 +40,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+. "$root/bench/scripts/common.sh" # FY_MPICH_OFI and how it runs
 rounds=5 sizes=0,16K,1M n="" bw="" netns=0 fixed=0
 limit=300 # seconds a run may take
 usage() { sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2; }
@@ -95,9 +96,9 @@ run() { # CONFIG -> CSV rows on stdout
       env UCX_TLS=tcp,self MPIR_CVAR_ODD_EVEN_CLIQUES=1 timeout $limit \
         mpiexec.hydra "${pl[@]}" -n 2 "$exe" -s "$sizes" $n $bw ;;
     mpich-ofi*)
-      spec_of "$cfg" "${FY_MPICH_OFI:-$root/.peers/mpich-ofi}"
+      spec_of "$cfg" "$FY_MPICH_OFI"
       exe=$(exe_for "$inst") || return 1
-      env MPIR_CVAR_CH4_NETMOD=ofi MPIR_CVAR_ODD_EVEN_CLIQUES=1 FI_PROVIDER=tcp "${envs[@]}" \
+      env "${FY_MPICH_OFI_ENV[@]}" "${envs[@]}" \
         timeout $limit "$inst/bin/mpiexec.hydra" "${pl[@]}" -n 2 "$exe" -s "$sizes" $n $bw ;;
     ferry*)
       spec_of "$cfg" "$root/install"

@@ -22,6 +22,9 @@ FY_RESULTS=${FY_RESULTS:-$FY_BENCH/results}
 FY_INSTALL=${FY_INSTALL:-$FY_ROOT/install}
 FY_RUN_TIMEOUT=${FY_RUN_TIMEOUT:-600}
 FY_MPICH_OFI=${FY_MPICH_OFI:-$FY_ROOT/.peers/mpich-ofi}
+# How mpich-ofi runs over TCP: its ofi device (the wheel also has ucx), the
+# provider Ferry uses, and its own shared memory kept out on one host.
+FY_MPICH_OFI_ENV=(MPIR_CVAR_CH4_NETMOD=ofi FI_PROVIDER=tcp MPIR_CVAR_ODD_EVEN_CLIQUES=1)
 
 fy_note() { echo "[bench] $*" >&2; }
 

@@ -108,7 +108,7 @@ launch_net() {
     mpich-ofi)
       local m=(-bind-to core)
       [ "$where" = hosts ] && netns_args mpich 2 && m=("${fy_netns_args[@]}")
-      env MPIR_CVAR_CH4_NETMOD=ofi FI_PROVIDER=tcp MPIR_CVAR_ODD_EVEN_CLIQUES=1 \
+      env "${FY_MPICH_OFI_ENV[@]}" \
           timeout "$FY_RUN_TIMEOUT" "$FY_MPICH_OFI/bin/mpiexec.hydra" "${m[@]}" -n 2 "$@" ;;
     ompi-tcp)
       local m=(--bind-to core)
