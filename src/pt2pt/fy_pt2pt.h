@@ -161,7 +161,7 @@ extern fy_pt2pt_stats_t fy_pt2pt_stats;
  * on the doorbell while the fabric agent watched the fd for them
  * (relayed; relays: the fd fired and the agent rang). */
 typedef struct fy_net_stats {
-  uint64_t eager, eager_ref, rget, rput, paced, busy, sleeps, woken, timeouts, naps, relayed, relays;
+  uint64_t eager, eager_ref, rget, rput, ahead, ahead_unexp, paced, busy, sleeps, woken, timeouts, naps, relayed, relays;
 } fy_net_stats_t;
 extern fy_net_stats_t fy_net_stats;
 struct fy_mq;

@@ -73,7 +73,40 @@ typedef struct xfer {
   uint64_t peer_xfer;      /* the other side's transfer id */
   int unattended;          /* counted in nxfers */
   int paced;               /* counted in npaced */
+  /* data sent ahead (FERRY_OFI_AHEAD): on the sender, the bytes and
+   * whether their tagged send or the receiver's NFIN_S is still to come;
+   * on the receiver, the parts (data ahead, read of the rest) still to
+   * complete before its NFIN_S */
+  size_t ahead;
+  int tsend_busy, fin_seen, parts;
+  int released;            /* request completed (xfer_release), waits for NFIN_S */
 } xfer_t;
+
+/* Data ahead: a rendezvous message's first bytes (all of it, when it fits)
+ * go as one tagged message right behind its RTS, as MPICH's ofi device
+ * sends every message, so that they flow before the receiver answers;
+ * the receiver reads only the rest (RGET). Over TCP a receiver that
+ * computes then finds them in its socket buffers, and a waiting one saves
+ * the read request's crossing. The RTS carries their length and tag in
+ * `rreq` (length << 32 | sequence); the tag is the sender's world rank
+ * << 32 | sequence. The receiver must post the tagged receive as soon as
+ * the RTS arrives (libfabric's net and tcp stop reading the connection at
+ * an unmatched tagged message, which would hold back every later message
+ * of the pair): into the receive's buffer if one matched, else into a
+ * bounce buffer that the receive taking the message later copies from.
+ * Those bounce buffers are bounded by credits: a sender sends ahead at
+ * most FERRY_OFI_AHEAD bytes to one peer that the peer's NFIN_S has not
+ * yet returned. */
+typedef struct ahead {
+  size_t k;        /* bytes ahead */
+  uint64_t tag;
+  char *bounce;    /* where they land when no receive had matched yet */
+  int posted, done;
+  xfer_t *x;       /* the receive's transfer, once one matched */
+} ahead_t;
+static size_t ahead_max; /* credit per fabric peer (0: off) */
+static size_t *credit;   /* per world rank: bytes we may still send it ahead */
+static uint32_t ahead_seq;
 
 fy_net_stats_t fy_net_stats;
 
@@ -151,7 +184,10 @@ static void pace(xfer_t *x, size_t n) {
   if (npaced == 1) fy_intr_on_watch(); /* a parked fabric agent wakes */
 }
 
-static void xfer_done(xfer_t *x) {
+/* The transfer's request completes and it stops counting as one in
+ * flight; xfer_done frees it. */
+static void xfer_release(xfer_t *x) {
+  x->released = 1;
   __atomic_store_n(&nlive, nlive - 1, __ATOMIC_RELAXED); /* (read unlocked) */
   if (x->unattended) {
     __atomic_store_n(&nxfers, nxfers - 1, __ATOMIC_RELAXED);
@@ -162,7 +198,13 @@ static void xfer_done(xfer_t *x) {
   }
   if (x->paced) __atomic_store_n(&npaced, npaced - 1, __ATOMIC_RELAXED);
   fy_ofi_mr_put(x->mr);
+  x->mr = NULL;
   fy_pt2pt_complete(x->r);
+  x->r = NULL;
+}
+
+static void xfer_done(xfer_t *x) {
+  if (!x->released) xfer_release(x);
   free(x);
 }
 
@@ -187,16 +229,131 @@ static xfer_t *xfer_new(fy_request_t *r, int peer, int sender, void *buf, size_t
   return x;
 }
 
+/* Bytes of an n-byte message to world rank peer to send ahead: all of
+ * it within the credit left, else as much as the credit allows if that
+ * is at least an eager message's worth, else none. */
+static size_t ahead_len(int peer, size_t n) {
+  if (!ahead_max) return 0;
+  size_t c = credit[peer];
+  if (n <= c) return n;
+  return c >= fy_net_eager_max ? c : 0;
+}
+
 void fy_net_rndv_send(fy_request_t *r, const void *data) {
   xfer_t *x = xfer_new(r, fy_net_world(r->peer_local), 1, (void *)data, r->bytes);
-  if (x->n) x->mr = fy_ofi_mr_get(data, x->n); /* either side's RMA needs it */
+  size_t k = ahead_len(x->peer, x->n);
+  uint32_t seq = k ? ++ahead_seq : 0;
+  if (x->n > k) x->mr = fy_ofi_mr_get(data, x->n); /* either side's RMA needs it */
   uint64_t key = x->mr ? fy_ofi_mr_key(x->mr) : 0;
   fy_pkt_t h = {.type = FY_PKT_RTS, .src = r->comm->rank, .tag = r->tag, .ctx = r->ctx, .len = r->bytes,
                 .sreq = (uint64_t)(uintptr_t)x, .addr = x->mr ? fy_ofi_mr_raddr(x->mr, data) : 0,
-                .slot = (uint32_t)key, .gen = (uint32_t)(key >> 32)};
+                .slot = (uint32_t)key, .gen = (uint32_t)(key >> 32), .rreq = (uint64_t)k << 32 | seq};
   fy_pt2pt_stats.rndv_sent++;
   r->pstate = FY_PS_RNDV_SENT;
   send_pkt(x->peer, &h, NULL, 0);
+  if (k) { /* (right behind the RTS: fy_ofi keeps the order) */
+    x->ahead = k;
+    x->tsend_busy = 1;
+    credit[x->peer] -= k;
+    fy_net_stats.ahead++;
+    fy_ofi_tsend(x->peer, data, k, (uint64_t)fy_state.world_rank << 32 | seq, x);
+  }
+}
+
+/* Sender: the data ahead has left, or the receiver's NFIN_S came; the
+ * transfer ends with the second. */
+static void on_tsent(void *ctx) {
+  xfer_t *x = ctx;
+  x->tsend_busy = 0;
+  if (x->fin_seen) {
+    xfer_done(x);
+  } else if (x->ahead == x->n && x->r->mode != FY_MODE_SYNC) {
+    /* All of it has left, so the buffer is free: the send completes, as
+     * an eager one does (MPICH's ofi device completes there too), and
+     * only the credit waits for the NFIN_S. Not a synchronous send, which
+     * must see its receive matched. Across two test hosts, both ranks
+     * computing 300 us at 1 MiB, the send side otherwise waited a round
+     * trip more for the NFIN_S. */
+    xfer_release(x);
+  }
+}
+
+static void on_fin_s(xfer_t *x) {
+  if (x->ahead) credit[x->peer] += x->ahead; /* (the receiver is done with its bounce buffer) */
+  if (x->tsend_busy) x->fin_seen = 1;
+  else xfer_done(x);
+}
+
+/* Receiver: one part of x (the data ahead, the read of the rest) is done;
+ * after the last, release the sender. */
+static void part_done(xfer_t *x) {
+  if (--x->parts) return;
+  fy_pkt_t f = {.type = FY_PKT_NFIN_S, .sreq = x->peer_xfer};
+  send_pkt(x->peer, &f, NULL, 0);
+  xfer_done(x);
+}
+
+/* The data ahead is in, and a receive took it: out of the bounce buffer if
+ * it landed in one. */
+static void ahead_land(ahead_t *a) {
+  xfer_t *x = a->x;
+  if (a->bounce) {
+    size_t m = x->n < a->k ? x->n : a->k;
+    if (m) memcpy(x->buf, a->bounce, m);
+    free(a->bounce);
+  }
+  free(a);
+  part_done(x);
+}
+
+static void on_trecv(void *ctx) {
+  ahead_t *a = ctx;
+  a->done = 1;
+  if (a->x) ahead_land(a);
+  /* else unexpected: the receive that takes it copies it */
+}
+
+/* An RTS with data ahead arrived from world rank src: match it, and post
+ * the receive of that data at once, wherever it must land. */
+static void ahead_arrive(int src, const fy_pkt_t *h) {
+  ahead_t *a = calloc(1, sizeof *a);
+  if (!a) fy_abort(MPI_ERR_NO_MEM, "out of memory for a fabric rendezvous");
+  a->k = (size_t)(h->rreq >> 32);
+  a->tag = (uint64_t)src << 32 | (uint32_t)h->rreq;
+  fy_pkt_t c = *h;
+  c.rreq = (uint64_t)(uintptr_t)a; /* (what fy_net_rndv_match and the unexpected entry see) */
+  fy_pt2pt_on_packet(fy_net_peer(src), &c, sizeof c);
+  if (a->posted) return; /* a receive matched */
+  a->bounce = malloc(a->k);
+  if (!a->bounce) fy_abort(MPI_ERR_NO_MEM, "out of memory for an unexpected message's data");
+  a->posted = 1;
+  fy_net_stats.ahead_unexp++;
+  fy_ofi_trecv(a->bounce, a->k, a->tag, a);
+}
+
+/* A receive matched an RTS with data ahead: the data ahead lands in its
+ * buffer (or is copied there from the bounce buffer), the rest is read. */
+static void rndv_ahead(xfer_t *x, ahead_t *a, const fy_pkt_t *h) {
+  size_t n = x->n, k = a->k;
+  a->x = x;
+  x->parts = 1 + (n > k);
+  pace(x, n);
+  if (n > k) {
+    fy_net_stats.rget++;
+    x->mr = fy_net_mr_local(x->buf + k, n - k);
+    uint64_t key = (uint64_t)h->slot | ((uint64_t)h->gen << 32);
+    fy_ofi_rma(0, x->peer, x->buf + k, n - k, x->mr, h->addr + k, key, x);
+  }
+  if (!a->posted) { /* matched as it arrived */
+    a->posted = 1;
+    if (n < k) { /* truncated: the whole of it must be taken */
+      a->bounce = malloc(k);
+      if (!a->bounce) fy_abort(MPI_ERR_NO_MEM, "out of memory for a truncated message's data");
+    }
+    fy_ofi_trecv(a->bounce ? a->bounce : x->buf, k, a->tag, a);
+  } else if (a->done) {
+    ahead_land(a);
+  }
 }
 
 void fy_net_rndv_match(fy_request_t *r, int src, const fy_pkt_t *h) {
@@ -213,6 +370,10 @@ void fy_net_rndv_match(fy_request_t *r, int src, const fy_pkt_t *h) {
   }
   xfer_t *x = xfer_new(r, fy_net_world(src), 0, buf, n);
   x->peer_xfer = h->sreq;
+  if (h->rreq) { /* (an ahead_t: ahead_arrive) */
+    rndv_ahead(x, (ahead_t *)(uintptr_t)h->rreq, h);
+    return;
+  }
   int mode = rndv_mode;
   if (mode == RNDV_AUTO) mode = n < rget_min && !x->unattended ? RNDV_WRITE : RNDV_READ;
   if (!n) { /* nothing to move (an empty receive buffer): just release the sender */
@@ -294,6 +455,10 @@ static void on_rma(void *ctx) {
     return;
   }
   xfer_t *x = ctx;
+  if (x->parts) { /* the rest of a message whose start came ahead */
+    part_done(x);
+    return;
+  }
   fy_pkt_t f = {.type = x->sender ? FY_PKT_NFIN_R : FY_PKT_NFIN_S};
   if (x->sender) f.rreq = x->peer_xfer; else f.sreq = x->peer_xfer;
   send_pkt(x->peer, &f, NULL, 0);
@@ -315,7 +480,14 @@ static void on_msg(int src, const void *data, size_t len) {
       else on_rma(x);
       break;
     }
-    case FY_PKT_NFIN_S: xfer_done((xfer_t *)(uintptr_t)h.sreq); break;
+    case FY_PKT_NFIN_S: on_fin_s((xfer_t *)(uintptr_t)h.sreq); break;
+    case FY_PKT_RTS:
+      if (h.rreq) {
+        ahead_arrive(src, &h);
+        break;
+      }
+      fy_pt2pt_on_packet(fy_net_peer(src), data, len);
+      break;
     case FY_PKT_NFIN_R: xfer_done((xfer_t *)(uintptr_t)h.rreq); break;
     default: /* the same layout as a ring cell: the shared arrival path */
       fy_pt2pt_on_packet(fy_net_peer(src), data, len);
@@ -377,6 +549,20 @@ static size_t rget_min_for(const char *v, const char *prov) {
   return soft ? (size_t)256 << 10 : 0;
 }
 
+/* FERRY_OFI_AHEAD: a size, or auto: 4 MiB over the TCP providers' own
+ * RDM endpoints (net, tcp), where RMA is software and the data ahead
+ * streams like any message; 0 on the others (a NIC reads the sender's
+ * buffer with no CPU on either side; ofi_rxm moves a large tagged message
+ * by its own rendezvous anyway). Only with FERRY_OFI_RNDV=auto: read and
+ * write keep their one protocol. */
+static long ahead_conf(const char *prov) {
+  long x = fy_config_size_or_auto("FERRY_OFI_AHEAD", fy_config.ofi_ahead);
+  if (rndv_mode != RNDV_AUTO) return 0;
+  if (x >= 0) return x > (1L << 30) ? 1L << 30 : x;
+  return !strcmp(prov, "net") || !strcmp(prov, "tcp") ? 4L << 20 : 0;
+}
+static int wants_tagged(const char *prov) { return ahead_conf(prov) > 0; }
+
 static int pmi_get(int rank, const char *key, char *val, size_t len) { return fy_pmi_get(rank, key, val, len); }
 
 /* The running kernel's boot id: hosts that are containers or network
@@ -421,8 +607,9 @@ int fy_net_init(void) {
   fy_ofi_boot_t b = {.rank = fy_state.world_rank, .size = fy_state.world_size,
                      .provider = fy_config.ofi_provider, .msg_max = sizeof(fy_pkt_t) + fy_net_eager_max,
                      .mr_cache = mr_cache(), .multi_recv = fy_config.ofi_multi_recv, .put = fy_pmi_put, .barrier = fy_pmi_barrier,
-                     .get = pmi_get, .machine = machine_id()};
-  fy_ofi_cb_t cb = {.on_msg = on_msg, .on_rma = on_rma, .on_sent = on_sent};
+                     .get = pmi_get, .machine = machine_id(), .tagged = wants_tagged};
+  fy_ofi_cb_t cb = {.on_msg = on_msg, .on_rma = on_rma, .on_sent = on_sent, .on_tsent = on_tsent,
+                    .on_trecv = on_trecv};
   /* (the board of CPU lending is opened before the exchange's barrier and
    * unlinked after it) */
   fy_lend_open(fy_pmi_kvsname());
@@ -432,6 +619,14 @@ int fy_net_init(void) {
     return fy_err(MPI_ERR_OTHER, "ranks on other hosts%s need the ofi transport: %s",
                   fy_config.nolocal ? " (FERRY_NOLOCAL=1)" : "", fy_ofi_error());
   rget_min = rget_min_for(fy_config.ofi_rget_min, fy_ofi_provider());
+  /* (the tagged send goes out of the user's buffer: not where the provider
+   * wants local buffers registered) */
+  ahead_max = fy_ofi_tagged() && !fy_ofi_local_mr() ? (size_t)ahead_conf(fy_ofi_provider()) : 0;
+  if (ahead_max) {
+    credit = malloc((size_t)fy_state.world_size * sizeof *credit);
+    if (!credit) return fy_err(MPI_ERR_NO_MEM, "out of memory for the fabric's credits");
+    for (int i = 0; i < fy_state.world_size; i++) credit[i] = ahead_max;
+  }
   pace_min = fy_config.ofi_pace_us > 0 ? (size_t)fy_config.ofi_pace_min : 0;
   /* (a provider that wants local buffers registered takes copies only) */
   fy_net_now_max = fy_ofi_local_mr() || fy_net_eager_max < NET_REF_MIN ? fy_net_eager_max : NET_REF_MIN - 1;
@@ -454,13 +649,14 @@ void fy_net_finalize(void) {
   const fy_net_stats_t *ns = &fy_net_stats;
   if (fy_config.stats)
     fprintf(stderr,
-            "ferry-stats rank=%d ofi: provider=%s eager=%llu eager_ref=%llu rget=%llu rput=%llu sent=%llu recvd=%llu "
+            "ferry-stats rank=%d ofi: provider=%s eager=%llu eager_ref=%llu rget=%llu rput=%llu ahead=%llu ahead_unexp=%llu sent=%llu recvd=%llu "
             "queued=%llu eagain=%llu (inject %llu send %llu rma %llu) connecting=%llu rma_pieces=%llu mr_hits=%llu mr_misses=%llu early=%llu injected=%llu landed=%llu realigned=%llu "
             "wait_busy=%llu fd_sleeps=%llu fd_woken=%llu fd_timeouts=%llu naps=%llu relayed=%llu relays=%llu paced=%llu "
             "machine_ranks=%d\n",
             fy_state.world_rank, fy_ofi_provider(), (unsigned long long)ns->eager, (unsigned long long)ns->eager_ref,
             (unsigned long long)ns->rget,
-            (unsigned long long)ns->rput, (unsigned long long)fy_ofi_stats.sent,
+            (unsigned long long)ns->rput, (unsigned long long)ns->ahead, (unsigned long long)ns->ahead_unexp,
+            (unsigned long long)fy_ofi_stats.sent,
             (unsigned long long)fy_ofi_stats.recvd, (unsigned long long)fy_ofi_stats.queued,
             (unsigned long long)(fy_ofi_stats.eagain_inject + fy_ofi_stats.eagain_send + fy_ofi_stats.eagain_rma),
             (unsigned long long)fy_ofi_stats.eagain_inject,
@@ -475,6 +671,9 @@ void fy_net_finalize(void) {
             (unsigned long long)ns->relays, (unsigned long long)ns->paced,
             fy_ofi_machine_ranks());
   fy_ofi_finalize();
+  free(credit);
+  credit = NULL;
+  ahead_max = 0;
   fy_lend_close();
   if (wake_fd >= 0) close(wake_fd);
   wake_fd = -1;

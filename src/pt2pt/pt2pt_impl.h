@@ -15,6 +15,7 @@ typedef struct fy_unexp {
   size_t len;
   uint64_t sreq, addr;
   uint32_t slot, gen;
+  uint64_t rreq;     /* a fabric RTS's data ahead (net.c), else 0 */
   char *data;        /* eager payload (fy_salloc) */
 } fy_unexp_t;
 

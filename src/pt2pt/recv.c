@@ -213,6 +213,7 @@ static int on_packet(void *arg, int src_local, const void *pkt, size_t plen) {
         u->addr = h->addr;
         u->slot = h->slot;
         u->gen = h->gen;
+        u->rreq = h->type == FY_PKT_RTS && src_local < 0 ? h->rreq : 0;
       }
       if (h->type == FY_PKT_EAGER && u->len) {
         /* The descriptor is queued already: no way back, so running out
@@ -303,7 +304,7 @@ int fy_pt2pt_progress(void) {
 void fy_unexp_consume(fy_request_t *r, fy_unexp_t *u) {
   fy_pkt_t h = {.type = u->type, .flags = u->flags, .src = u->mqi.rank, .tag = u->mqi.tag,
                 .ctx = u->mqi.ctx, .len = u->len, .sreq = u->sreq, .addr = u->addr,
-                .slot = u->slot, .gen = u->gen};
+                .slot = u->slot, .gen = u->gen, .rreq = u->rreq};
   if (u->type == FY_PKT_EAGER)
     fy_eager_deliver(r, &h, u->data, u->src_local);
   else if (u->type == FY_PKT_EAGER_P)

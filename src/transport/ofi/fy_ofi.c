@@ -49,6 +49,9 @@ int fy_ofi_machine_index(void) { return 0; }
 int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen) { return -1; }
 int fy_ofi_send_ref(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen, void *ctx) { return -1; }
 int fy_ofi_poll(void) { return 0; }
+int fy_ofi_tagged(void) { return 0; }
+int fy_ofi_tsend(int dst, const void *data, size_t len, uint64_t tag, void *ctx) { return -1; }
+void fy_ofi_trecv(void *buf, size_t len, uint64_t tag, void *ctx) {}
 int fy_ofi_busy(void) { return 0; }
 int fy_ofi_queued(void) { return 0; }
 int fy_ofi_writes_ordered(void) { return 0; }
@@ -84,6 +87,7 @@ const char *fy_ofi_version(void) { return NULL; }
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_rma.h>
+#include <rdma/fi_tagged.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_eq.h>
 #include <dlfcn.h>
@@ -169,7 +173,7 @@ const char *fy_ofi_version(void) {
 /* Every operation context starts with the provider's scratch space (the
  * larger fi_context2, so providers that ask for FI_CONTEXT2, such as opx,
  * are offered too) and says what it is. */
-enum { C_RECV = 1, C_SEND, C_RMA };
+enum { C_RECV = 1, C_SEND, C_RMA, C_TSEND, C_TRECV };
 typedef struct ctxh { struct fi_context2 fc; int kind; } ctxh_t;
 
 /* A message: 8-byte prefix (source rank, per-pair sequence number) + the
@@ -203,7 +207,20 @@ typedef struct sbuf {
   size_t rlen;
   void *rctx;
   struct iovec iov[2]; /* of a send by reference: kept until it completes (FI_ASYNC_IOV) */
+  /* a tagged send (fy_ofi_tsend, kind C_TSEND): only ref/rlen/rctx, its
+   * own allocation, no prefix (matched by tag, outside the sequence) */
+  uint64_t tag;
 } sbuf_t;
+
+/* A posted tagged receive (fy_ofi_trecv), or one waiting to be posted. */
+typedef struct trecv {
+  ctxh_t c;
+  struct trecv *next;
+  void *buf;
+  size_t len;
+  uint64_t tag;
+  void *ctx;
+} trecv_t;
 
 /* One RMA operation (several pieces). */
 typedef struct rma_op { void *ctx; int left; } rma_op_t;
@@ -275,7 +292,9 @@ static sbuf_t *sfree;                    /* free pool buffers */
 static sbuf_t *qhead, *qtail;            /* messages waiting to be posted, in order */
 static rma_piece_t *rhead, *rtail;       /* RMA pieces waiting to be posted */
 static rma_piece_t *idone;               /* injected writes (no completion comes): done at the next poll */
-static int inflight;                     /* sends + RMA pieces posted, not completed */
+static int inflight;                     /* sends + RMA pieces + tagged receives posted, not completed */
+static trecv_t *thead, *ttail;           /* tagged receives the provider refused for now */
+static int tagged;                       /* FI_TAGGED asked and given (fy_ofi_tsend, fy_ofi_trecv) */
 
 static fy_ofi_mr_t **cache;
 static int ncache;
@@ -295,8 +314,9 @@ size_t fy_ofi_inject_size(void) { return inject_size; }
 static int machine_ranks, machine_index;
 int fy_ofi_machine_ranks(void) { return machine_ranks; }
 int fy_ofi_machine_index(void) { return machine_index; }
-int fy_ofi_busy(void) { return inflight || qhead || rhead; }
-int fy_ofi_queued(void) { return qhead || rhead; }
+int fy_ofi_busy(void) { return inflight || qhead || rhead || thead; }
+int fy_ofi_queued(void) { return qhead || rhead || thead; }
+int fy_ofi_tagged(void) { return tagged; }
 int fy_ofi_writes_ordered(void) { return saw && !rhead; }
 int fy_ofi_wait_fd(void) { return wait_fd; }
 
@@ -466,7 +486,9 @@ static void sent_to(int dst, int taken, uint64_t *refused) {
 
 static int post_send(sbuf_t *s) {
   ssize_t rc;
-  if (s->ref) {
+  if (s->c.kind == C_TSEND) {
+    rc = fi_tsend(ep, s->ref, s->rlen, NULL, addrs[s->dst], s->tag, &s->c.fc);
+  } else if (s->ref) {
     s->iov[0] = (struct iovec){s->buf, s->len};
     s->iov[1] = (struct iovec){(void *)s->ref, s->rlen};
     rc = fi_sendv(ep, s->iov, NULL, 2, addrs[s->dst], &s->c.fc);
@@ -525,7 +547,7 @@ static sbuf_t *framed(int dst, const pfx_t *p, const void *hdr, size_t hlen, siz
 
 /* Post it now if nothing waits before it, else queue it (order per pair). */
 static void submit(sbuf_t *s) {
-  if (!qhead && s->pooled && post_send(s) == 0) return;
+  if (!qhead && (s->pooled || s->c.kind == C_TSEND) && post_send(s) == 0) return;
   enqueue(s);
 }
 
@@ -572,11 +594,61 @@ int fy_ofi_send_ref(int dst, const void *hdr, size_t hlen, const void *data, siz
   return 0;
 }
 
+int fy_ofi_tsend(int dst, const void *data, size_t len, uint64_t tag, void *ctx) {
+  if (!tagged || local_mr || !cbs.on_tsent || len > prov_max) return -1;
+  sbuf_t *s = calloc(1, sizeof *s);
+  if (!s) fatal("tagged send (out of memory)", FI_ENOMEM);
+  s->c.kind = C_TSEND;
+  s->dst = dst;
+  s->ref = data;
+  s->rlen = len;
+  s->rctx = ctx;
+  s->tag = tag;
+  /* (behind everything sent to dst before: the message that announces it
+   * must reach the peer first, or its connection stops at this one) */
+  injected[dst] = 0;
+  submit(s);
+  return 0;
+}
+
+static int post_trecv(trecv_t *t) {
+  ssize_t rc = fi_trecv(ep, t->buf, t->len, NULL, FI_ADDR_UNSPEC, t->tag, 0, &t->c.fc);
+  if (rc == 0) {
+    inflight++;
+    return 0;
+  }
+  if (rc != -FI_EAGAIN) fatal("fi_trecv", (int)rc);
+  return -1;
+}
+
+void fy_ofi_trecv(void *buf, size_t len, uint64_t tag, void *ctx) {
+  trecv_t *t = calloc(1, sizeof *t);
+  if (!t) fatal("tagged receive (out of memory)", FI_ENOMEM);
+  t->c.kind = C_TRECV;
+  t->buf = buf;
+  t->len = len;
+  t->tag = tag;
+  t->ctx = ctx;
+  if (!thead && post_trecv(t) == 0) return;
+  if (ttail) ttail->next = t; else thead = t;
+  ttail = t;
+}
+
+static int drain_trecv(void) {
+  int n = 0;
+  while (thead && post_trecv(thead) == 0) {
+    thead = thead->next;
+    if (!thead) ttail = NULL;
+    n++;
+  }
+  return n;
+}
+
 static int drain_sends(void) {
   int n = 0;
   while (qhead) {
     sbuf_t *s = qhead;
-    if (!s->pooled) {
+    if (!s->pooled && s->c.kind != C_TSEND) {
       /* move it into a registered pool buffer first */
       sbuf_t *p = sfree;
       if (!p) break;
@@ -809,6 +881,23 @@ static void completed(struct fi_cq_data_entry *e) {
     case C_RMA:
       rma_piece_done((rma_piece_t *)c);
       break;
+    case C_TSEND: {
+      sbuf_t *s = (sbuf_t *)c;
+      void *rctx = s->rctx;
+      inflight--;
+      free(s);
+      cbs.on_tsent(rctx);
+      break;
+    }
+    case C_TRECV: {
+      trecv_t *t = (trecv_t *)c;
+      void *tctx = t->ctx;
+      inflight--;
+      if (e->len != t->len) fatal("tagged receive (a message of another length)", FI_ETRUNC);
+      free(t);
+      cbs.on_trecv(tctx);
+      break;
+    }
     default:
       fatal("completion with an unknown context", FI_EOTHER);
   }
@@ -840,6 +929,7 @@ int fy_ofi_poll(void) {
   }
   if (qhead) n += drain_sends();
   if (rhead) n += drain_rma();
+  if (thead) n += drain_trecv();
   return n;
 }
 
@@ -852,7 +942,7 @@ void fy_ofi_flush(void) {
 }
 
 int fy_ofi_trywait(void) {
-  if (wait_fd < 0 || qhead || rhead || idone) return 0;
+  if (wait_fd < 0 || qhead || rhead || thead || idone) return 0;
   struct fid *f = &cq->fid;
   return fi_trywait(fabric, &f, 1) == FI_SUCCESS;
 }
@@ -898,7 +988,7 @@ static struct fi_info *choose(struct fi_info *list, const char *want) {
 /* The providers that offer what Ferry asks (fy_ofi.h), best first as
  * libfabric lists them; want: a name, or NULL. NULL with a message in
  * fy_ofi_error() when there is none. The caller frees the list. */
-static struct fi_info *offered_list(const char *want) {
+static struct fi_info *offered_list(const char *want, uint64_t more_caps) {
   if (lf_load()) return NULL;
   struct fi_info *hints = fi_allocinfo(), *list = NULL;
   if (!hints) {
@@ -906,7 +996,7 @@ static struct fi_info *offered_list(const char *want) {
     return NULL;
   }
   hints->ep_attr->type = FI_EP_RDM;
-  hints->caps = FI_MSG | FI_RMA;
+  hints->caps = FI_MSG | FI_RMA | more_caps;
   /* (every context has room for FI_CONTEXT2; the iovecs of a vector
    * operation live in its context until it completes: FI_ASYNC_IOV; where
    * remote CQ data would take a posted receive, FI_RX_CQ_DATA, writes go
@@ -938,7 +1028,7 @@ static const char *wanted(const char *provider) {
 
 int fy_ofi_probe(const char *provider, char *chosen, size_t clen, char *offered, size_t olen) {
   const char *want = wanted(provider);
-  struct fi_info *list = offered_list(want);
+  struct fi_info *list = offered_list(want, 0);
   int n = 0;
   if (!list) return -1;
   snprintf(chosen, clen, "%s", choose(list, want)->fabric_attr->prov_name);
@@ -967,10 +1057,22 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   myrank = b->rank;
   nranks = b->size;
   snprintf(prov_name, sizeof prov_name, "?");
-  list = offered_list(want);
+  list = offered_list(want, 0);
   if (!list) return -1;
   info = fi_dupinfo(choose(list, want));
   snprintf(prov_name, sizeof prov_name, "%s", info->fabric_attr->prov_name);
+  tagged = 0;
+  if (b->tagged && b->tagged(prov_name)) {
+    /* the same provider with tagged messages too, where it has them (asked
+     * only then: FI_TAGGED hides the providers without) */
+    struct fi_info *tl = offered_list(prov_name, FI_TAGGED), *t = tl ? choose(tl, prov_name) : NULL;
+    if (t && t->fabric_attr->prov_name && !strcmp(t->fabric_attr->prov_name, prov_name)) {
+      fi_freeinfo(info);
+      info = fi_dupinfo(t);
+      tagged = 1;
+    }
+    if (tl) fi_freeinfo(tl);
+  }
   uint64_t mm = (uint64_t)info->domain_attr->mr_mode;
   local_mr = (mm & FI_MR_LOCAL) != 0;
   virt_addr = (mm & FI_MR_VIRT_ADDR) != 0 || mm == FI_MR_BASIC;
@@ -1138,6 +1240,13 @@ void fy_ofi_finalize(void) {
     qhead = s->next;
     if (!s->pooled) free(s);
   }
+  while (thead) {
+    trecv_t *t = thead;
+    thead = t->next;
+    free(t);
+  }
+  ttail = NULL;
+  tagged = 0;
   free(rslab);
   free(sslab);
   free(aligned);

@@ -38,6 +38,14 @@
  *   valid during the call only, and 8-byte aligned). Callbacks may send
  *   and start RMA, not poll.
  *   Returns the number of events handled; cheap when nothing happened.
+ * - Tagged messages (fy_ofi_tsend, fy_ofi_trecv), where boot->tagged
+ *   asks for them and the provider has FI_TAGGED (fy_ofi_tagged()): a send
+ *   by reference that goes out in order behind the messages sent to dst
+ *   before it, and a receive posted for one tag. For bulk data that a
+ *   message announces: the receiver must post the receive, of exactly the
+ *   length sent, as soon as the announcement arrives, since a provider
+ *   may stop reading the connection at an unmatched tagged message
+ *   (libfabric's net and tcp do, above a few bytes).
  * - Sleeping: fy_ofi_wait_fd() is the completion queue's file descriptor
  *   (-1 if the provider has none); fy_ofi_trywait() returns 1 when it is
  *   safe to block on it (nothing is pending), 0 when the caller must poll.
@@ -63,12 +71,17 @@ typedef struct fy_ofi_boot {
    * same one run on the same machine, whatever their host names say
    * (fy_ofi_machine_ranks). */
   const char *machine;
+  /* Whether tagged messages are wanted over the provider chosen (named as
+   * fy_ofi_provider() says); NULL: never. */
+  int (*tagged)(const char *prov);
 } fy_ofi_boot_t;
 
 typedef struct fy_ofi_cb {
   void (*on_msg)(int src, const void *data, size_t len);
   void (*on_rma)(void *ctx);
   void (*on_sent)(void *ctx); /* fy_ofi_send_ref's data is free again (may be NULL) */
+  void (*on_tsent)(void *ctx); /* fy_ofi_tsend's data is free again */
+  void (*on_trecv)(void *ctx); /* fy_ofi_trecv's buffer holds the message */
 } fy_ofi_cb_t;
 
 typedef struct fy_ofi_mr fy_ofi_mr_t;
@@ -93,12 +106,22 @@ int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t 
  * the provider wants local buffers registered or on_sent is NULL: then
  * copy with fy_ofi_send. */
 int fy_ofi_send_ref(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen, void *ctx);
+/* Tagged messages: 1 when this endpoint has them. fy_ofi_tsend sends len
+ * bytes of data (at most the provider's message size) under tag, out of
+ * the caller's buffer, which stays untouched until cb.on_tsent(ctx);
+ * returns -1 (nothing sent) without tagged messages, or where the
+ * provider wants local buffers registered. fy_ofi_trecv posts a receive
+ * of exactly len bytes for tag, from any peer (the tag must say which),
+ * completed by cb.on_trecv(ctx); another length is fatal. */
+int fy_ofi_tagged(void);
+int fy_ofi_tsend(int dst, const void *data, size_t len, uint64_t tag, void *ctx);
+void fy_ofi_trecv(void *buf, size_t len, uint64_t tag, void *ctx);
 int fy_ofi_poll(void);
 /* Make every message sent so far trackable: after it, fy_ofi_busy() stays
  * nonzero until all of them have left this process (small messages go out
  * by fi_inject, which reports no completion). Before closing. */
 void fy_ofi_flush(void);
-/* Work in flight or queued (sends, RMA pieces). */
+/* Work in flight or queued (sends, RMA pieces, tagged receives). */
 int fy_ofi_busy(void);
 /* Work queued here that the provider refused for now (-FI_EAGAIN). */
 int fy_ofi_queued(void);

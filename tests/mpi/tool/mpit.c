@@ -200,9 +200,9 @@ static unsigned long long pvar_delta(MPI_T_pvar_session ses, MPI_T_pvar_handle h
 
 static void fabric(int rank, int size)
 {
-    enum { EAGER, REF, SENT, INJECTED, RECVD, RGET, RPUT, N };
+    enum { EAGER, REF, SENT, INJECTED, RECVD, RGET, RPUT, AHEAD, N };
     static const char *names[N] = {"ferry_net_eager", "ferry_net_eager_ref", "ferry_ofi_sent", "ferry_ofi_injected",
-                                   "ferry_ofi_recvd", "ferry_net_rget", "ferry_net_rput"};
+                                   "ferry_ofi_recvd", "ferry_net_rget", "ferry_net_rput", "ferry_net_ahead"};
     int nolocal = 0, idx, count, cat = -1, np = 0;
     MPI_T_cvar_handle ch;
     EQ(MPI_T_cvar_handle_alloc(cvar_index("FERRY_NOLOCAL"), NULL, &ch, &count), MPI_SUCCESS);
@@ -260,10 +260,20 @@ static void fabric(int rank, int size)
         CHECK(v[REF] == 2, "rank 0 sent %llu eager messages out of the user's buffer, expected 2 (8 and 16 KiB)",
               v[REF]);
         CHECK(v[SENT] + v[INJECTED] >= 8, "rank 0 handed libfabric %llu + %llu messages", v[SENT], v[INJECTED]);
+        CHECK(v[AHEAD] <= 1, "rank 0 sent %llu messages' data ahead, expected at most 1", v[AHEAD]);
+        MPI_Send(&v[AHEAD], 1, MPI_UNSIGNED_LONG_LONG, 1, 81, MPI_COMM_WORLD); /* (counters read) */
     } else if (nolocal && rank == 1) {
+        unsigned long long ahead = 0;
+        MPI_Recv(&ahead, 1, MPI_UNSIGNED_LONG_LONG, 0, 81, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         CHECK(v[RECVD] >= 8, "rank 1 received %llu fabric messages", v[RECVD]);
-        CHECK(v[RGET] + v[RPUT] == 1, "rank 1: %llu rendezvous by read, %llu by write, expected 1 in all",
-              v[RGET], v[RPUT]);
+        /* 1 MiB: all of it ahead with the default FERRY_OFI_AHEAD over net
+         * or tcp, else one read or write */
+        if (ahead)
+            CHECK(v[RGET] + v[RPUT] == 0, "rank 1: %llu rendezvous by read, %llu by write after data ahead",
+                  v[RGET], v[RPUT]);
+        else
+            CHECK(v[RGET] + v[RPUT] == 1, "rank 1: %llu rendezvous by read, %llu by write, expected 1 in all",
+                  v[RGET], v[RPUT]);
     } else if (!nolocal) {
         for (int i = 0; i < N; i++) CHECK(v[i] == 0, "%s counted %llu over shared memory", names[i], v[i]);
     }
