@@ -4,6 +4,7 @@
 #   pt2pt     2 hosts x 2 ranks: sendrecv ring, order, probe, cancel
 #   mix       3 hosts (2+2+1 ranks): net_mix (ANY_SOURCE from shm and
 #             fabric peers, split_type by host, a window across hosts and one on a host);
+#             net_flood; net_ahead (1+1+1: rendezvous data sent ahead);
 #             rma_nodes (one-sided communication across hosts, src/rma/am.c;
 #             pef and interrupt: a target computing outside MPI serves;
 #             FERRY_RMA_AM_INFLIGHT toward a target on the origin's host)
@@ -45,6 +46,8 @@ pt2pt)
 mix)
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/net/net_mix"
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/net/net_flood"
+  # (one rank per host: every message crosses the fabric, its data ahead)
+  run env FYTEST_EXPECT_AHEAD=1 $M -hosts "$H1,$H2,$H3" -n 3 "$bin/net/net_ahead"
   run env FERRY_PROGRESS=interrupt $M -hosts "$H1:2,$H2" -n 3 "$bin/net/net_mix"
   run $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$bin/rma/rma_nodes"
   # (the busy target, rank 0, has a peer on its host, whose messages wake
