@@ -79,7 +79,6 @@ typedef struct xfer {
    * complete before its NFIN_S */
   size_t ahead;
   int tsend_busy, fin_seen, parts;
-  int released;            /* request completed (xfer_release), waits for NFIN_S */
 } xfer_t;
 
 /* Data ahead: a rendezvous message's first bytes (all of it, when it fits)
@@ -184,10 +183,9 @@ static void pace(xfer_t *x, size_t n) {
   if (npaced == 1) fy_intr_on_watch(); /* a parked fabric agent wakes */
 }
 
-/* The transfer's request completes and it stops counting as one in
- * flight; xfer_done frees it. */
+/* The transfer's request completes (r becomes NULL) and it stops
+ * counting as one in flight; xfer_done frees it. */
 static void xfer_release(xfer_t *x) {
-  x->released = 1;
   __atomic_store_n(&nlive, nlive - 1, __ATOMIC_RELAXED); /* (read unlocked) */
   if (x->unattended) {
     __atomic_store_n(&nxfers, nxfers - 1, __ATOMIC_RELAXED);
@@ -204,7 +202,7 @@ static void xfer_release(xfer_t *x) {
 }
 
 static void xfer_done(xfer_t *x) {
-  if (!x->released) xfer_release(x);
+  if (x->r) xfer_release(x);
   free(x);
 }
 
@@ -256,7 +254,8 @@ void fy_net_rndv_send(fy_request_t *r, const void *data) {
     x->tsend_busy = 1;
     credit[x->peer] -= k;
     fy_net_stats.ahead++;
-    fy_ofi_tsend(x->peer, data, k, (uint64_t)fy_state.world_rank << 32 | seq, x);
+    if (fy_ofi_tsend(x->peer, data, k, (uint64_t)fy_state.world_rank << 32 | seq, x) != 0)
+      fy_abort(MPI_ERR_INTERN, "the fabric refused the tagged send of a rendezvous message's data");
   }
 }
 
@@ -481,14 +480,13 @@ static void on_msg(int src, const void *data, size_t len) {
       break;
     }
     case FY_PKT_NFIN_S: on_fin_s((xfer_t *)(uintptr_t)h.sreq); break;
+    case FY_PKT_NFIN_R: xfer_done((xfer_t *)(uintptr_t)h.rreq); break;
     case FY_PKT_RTS:
       if (h.rreq) {
         ahead_arrive(src, &h);
         break;
       }
-      fy_pt2pt_on_packet(fy_net_peer(src), data, len);
-      break;
-    case FY_PKT_NFIN_R: xfer_done((xfer_t *)(uintptr_t)h.rreq); break;
+      /* fall through */
     default: /* the same layout as a ring cell: the shared arrival path */
       fy_pt2pt_on_packet(fy_net_peer(src), data, len);
   }
@@ -621,7 +619,8 @@ int fy_net_init(void) {
   rget_min = rget_min_for(fy_config.ofi_rget_min, fy_ofi_provider());
   /* (the tagged send goes out of the user's buffer: not where the provider
    * wants local buffers registered) */
-  ahead_max = fy_ofi_tagged() && !fy_ofi_local_mr() ? (size_t)ahead_conf(fy_ofi_provider()) : 0;
+  ahead_max = fy_ofi_local_mr() ? 0 : (size_t)ahead_conf(fy_ofi_provider());
+  if (ahead_max > fy_ofi_tagged_max()) ahead_max = fy_ofi_tagged_max(); /* (0 without tagged messages) */
   if (ahead_max) {
     credit = malloc((size_t)fy_state.world_size * sizeof *credit);
     if (!credit) return fy_err(MPI_ERR_NO_MEM, "out of memory for the fabric's credits");

@@ -49,7 +49,7 @@ int fy_ofi_machine_index(void) { return 0; }
 int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen) { return -1; }
 int fy_ofi_send_ref(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen, void *ctx) { return -1; }
 int fy_ofi_poll(void) { return 0; }
-int fy_ofi_tagged(void) { return 0; }
+size_t fy_ofi_tagged_max(void) { return 0; }
 int fy_ofi_tsend(int dst, const void *data, size_t len, uint64_t tag, void *ctx) { return -1; }
 void fy_ofi_trecv(void *buf, size_t len, uint64_t tag, void *ctx) {}
 int fy_ofi_busy(void) { return 0; }
@@ -316,7 +316,7 @@ int fy_ofi_machine_ranks(void) { return machine_ranks; }
 int fy_ofi_machine_index(void) { return machine_index; }
 int fy_ofi_busy(void) { return inflight || qhead || rhead || thead; }
 int fy_ofi_queued(void) { return qhead || rhead || thead; }
-int fy_ofi_tagged(void) { return tagged; }
+size_t fy_ofi_tagged_max(void) { return tagged ? prov_max : 0; }
 int fy_ofi_writes_ordered(void) { return saw && !rhead; }
 int fy_ofi_wait_fd(void) { return wait_fd; }
 

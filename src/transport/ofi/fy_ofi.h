@@ -39,7 +39,7 @@
  *   and start RMA, not poll.
  *   Returns the number of events handled; cheap when nothing happened.
  * - Tagged messages (fy_ofi_tsend, fy_ofi_trecv), where boot->tagged
- *   asks for them and the provider has FI_TAGGED (fy_ofi_tagged()): a send
+ *   asks for them and the provider has FI_TAGGED (fy_ofi_tagged_max() > 0): a send
  *   by reference that goes out in order behind the messages sent to dst
  *   before it, and a receive posted for one tag. For bulk data that a
  *   message announces: the receiver must post the receive, of exactly the
@@ -106,14 +106,15 @@ int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t 
  * the provider wants local buffers registered or on_sent is NULL: then
  * copy with fy_ofi_send. */
 int fy_ofi_send_ref(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen, void *ctx);
-/* Tagged messages: 1 when this endpoint has them. fy_ofi_tsend sends len
- * bytes of data (at most the provider's message size) under tag, out of
+/* Tagged messages: fy_ofi_tagged_max() is the largest one this endpoint
+ * sends (the provider's message size), 0 without them. fy_ofi_tsend sends
+ * len bytes of data (at most that) under tag, out of
  * the caller's buffer, which stays untouched until cb.on_tsent(ctx);
  * returns -1 (nothing sent) without tagged messages, or where the
  * provider wants local buffers registered. fy_ofi_trecv posts a receive
  * of exactly len bytes for tag, from any peer (the tag must say which),
  * completed by cb.on_trecv(ctx); another length is fatal. */
-int fy_ofi_tagged(void);
+size_t fy_ofi_tagged_max(void);
 int fy_ofi_tsend(int dst, const void *data, size_t len, uint64_t tag, void *ctx);
 void fy_ofi_trecv(void *buf, size_t len, uint64_t tag, void *ctx);
 int fy_ofi_poll(void);
