@@ -5,7 +5,7 @@
 # LD_LIBRARY_PATH, and on MPICH itself as the reference.
 #
 #   scripts/scalapack.sh [-R REGEX] [-E REGEX] [--ferry-only|--mpich-only] [--timeout SECONDS]
-#                        [--netns H]
+#                        [--netns H] [--with-llt]
 #
 # The CTest files are Debian's, copied to bench/results/scalapack/<mpi>/
 # with the launcher replaced (Ferry: install/bin/mpiexec with
@@ -23,9 +23,14 @@
 # hosts (network namespaces on this machine, tests/launch/netns/fy_netns.sh;
 # root), so shared memory and the fabric mix; results in
 # bench/results/scalapack/ferry-netns.
+# The LLt testers (xsllt, xdllt, xcllt, xzllt) are left out unless
+# --with-llt: in Debian's ScaLAPACK 2.2.1, p?lacon reads its output EST
+# before setting it, so the ranks of a grid can take different branches
+# and wait in different calls (upstream issue #121, fixed after 2.2.2);
+# MPICH hangs there too (docs/fortran.md).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-regex= exclude= only= timeout_s=1800 netns=
+regex= exclude= only= timeout_s=1800 netns= llt=
 # --netns: the whole script again inside the test hosts' helper
 prev=
 for a in "$@"; do [ "$prev" = --netns ] && netns=$a; prev=$a; done
@@ -40,11 +45,16 @@ while [ $# -gt 0 ]; do
     --mpich-only) only=mpich ;;
     --timeout) timeout_s=$2; shift ;;
     --netns) netns=$2; only=ferry; shift ;;
+    --with-llt) llt=1 ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "scalapack.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
+if [ -z "$llt" ]; then
+  echo "scalapack: leaving out the LLt testers (ScaLAPACK 2.2.1's p?lacon bug; --with-llt runs them)"
+  exclude=${exclude:+$exclude|}'^x[sdcz]llt$'
+fi
 "$root/scripts/deps.sh" --mpich --pkg=scalapack-mpi-test --pkg=scalapack-test-common
 tests=$(ls -d /usr/lib/*/scalapack/mpich-tests 2>/dev/null | head -1)
 [ -n "$tests" ] || { echo "scalapack: mpich-tests directory not found" >&2; exit 1; }
@@ -108,6 +118,8 @@ if [ "$only" != mpich ]; then
 fi
 if [ -s "$out/mpich.passed" ] && [ -s "$out/ferry.passed" ]; then
   regress=$(comm -23 "$out/mpich.passed" "$out/ferry.passed")
+  # a tester this run left out proves nothing either way
+  [ -n "$llt" ] || regress=$(echo "$regress" | grep -Ev '^x[sdcz]llt$' || true)
   if [ -n "$regress" ]; then
     echo "passing on MPICH, not on Ferry:"
     echo "$regress" | sed 's/^/  /'
