@@ -14,8 +14,9 @@
  *  4. MPI_Mprobe/MPI_Mrecv of an unexpected message;
  *  5. MPI_Issend completes only once its receive is posted, though all
  *     its data has left;
- *  6. a stream of messages that outruns the credit (FERRY_OFI_AHEAD), so
- *     later ones carry less or none of their data ahead;
+ *  6. a stream of messages: while one message's data ahead is
+ *     unanswered the next ones carry none (plain RGETs), and with a small
+ *     FERRY_OFI_AHEAD a message carries only the credit's worth;
  *  7. with 3 ranks, MPI_ANY_SOURCE over two senders.
  * FYTEST_EXPECT_AHEAD=1: rank 0 must have sent some data ahead (MPI_T
  * ferry_net_ahead), so the protocol under test was the one that ran. */
