@@ -31,6 +31,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 regex= exclude= only= timeout_s=1800 netns= llt=
+llt_re='^x[sdcz]llt$' # the LLt testers (below)
 # --netns: the whole script again inside the test hosts' helper
 prev=
 for a in "$@"; do [ "$prev" = --netns ] && netns=$a; prev=$a; done
@@ -53,7 +54,7 @@ while [ $# -gt 0 ]; do
 done
 if [ -z "$llt" ]; then
   echo "scalapack: leaving out the LLt testers (ScaLAPACK 2.2.1's p?lacon bug; --with-llt runs them)"
-  exclude=${exclude:+$exclude|}'^x[sdcz]llt$'
+  exclude=${exclude:+$exclude|}$llt_re
 fi
 "$root/scripts/deps.sh" --mpich --pkg=scalapack-mpi-test --pkg=scalapack-test-common
 tests=$(ls -d /usr/lib/*/scalapack/mpich-tests 2>/dev/null | head -1)
@@ -119,7 +120,7 @@ fi
 if [ -s "$out/mpich.passed" ] && [ -s "$out/ferry.passed" ]; then
   regress=$(comm -23 "$out/mpich.passed" "$out/ferry.passed")
   # a tester this run left out proves nothing either way
-  [ -n "$llt" ] || regress=$(echo "$regress" | grep -Ev '^x[sdcz]llt$' || true)
+  [ -n "$llt" ] || regress=$(echo "$regress" | grep -Ev "$llt_re" || true)
   if [ -n "$regress" ]; then
     echo "passing on MPICH, not on Ferry:"
     echo "$regress" | sed 's/^/  /'

@@ -93,9 +93,9 @@ typedef struct xfer {
  * an unmatched tagged message, which would hold back every later message
  * of the pair): into the receive's buffer if one matched, else into a
  * bounce buffer that the receive taking the message later copies from.
- * Those bounce buffers are bounded by credits: a sender sends ahead at
- * most FERRY_OFI_AHEAD bytes to one peer that the peer's NFIN_S has not
- * yet returned. */
+ * Those bounce buffers are bounded: a sender sends ahead to a peer only
+ * once the peer's NFIN_S has answered all it sent ahead before, and at
+ * most FERRY_OFI_AHEAD bytes of a message. */
 typedef struct ahead {
   size_t k;        /* bytes ahead */
   uint64_t tag;
@@ -103,8 +103,8 @@ typedef struct ahead {
   int posted, done;
   xfer_t *x;       /* the receive's transfer, once one matched */
 } ahead_t;
-static size_t ahead_max; /* credit per fabric peer (0: off) */
-static size_t *credit;   /* per world rank: bytes we may still send it ahead */
+static size_t ahead_max;        /* bytes of a message sent ahead at most (0: off) */
+static unsigned char *ahead_out; /* per world rank: 1 while data ahead to it awaits its NFIN_S */
 static uint32_t ahead_seq;
 
 fy_net_stats_t fy_net_stats;
@@ -229,17 +229,15 @@ static xfer_t *xfer_new(fy_request_t *r, int peer, int sender, void *buf, size_t
 
 /* Bytes of an n-byte message to world rank peer to send ahead: none
  * while earlier data ahead to that peer is unanswered, else all of it,
- * or the credit's worth of a larger one (if that is at least an eager
- * message's worth). One message ahead at a time: in a stream, the
+ * or FERRY_OFI_AHEAD's worth of a larger one (if that is at least an
+ * eager message's worth). One message ahead at a time: in a stream, the
  * receiving provider would stop at each tagged header until Ferry posts
  * that message's receive, where RGETs of the later ones run side by
  * side (streaming 1.07-1.27x at 96-128 KiB, latency unchanged). */
 static size_t ahead_len(int peer, size_t n) {
-  if (!ahead_max) return 0;
-  size_t c = credit[peer];
-  if (c < ahead_max) return 0;
-  if (n <= c) return n;
-  return c >= fy_net_eager_max ? c : 0;
+  if (!ahead_max || ahead_out[peer]) return 0;
+  if (n <= ahead_max) return n;
+  return ahead_max >= fy_net_eager_max ? ahead_max : 0;
 }
 
 void fy_net_rndv_send(fy_request_t *r, const void *data) {
@@ -257,7 +255,7 @@ void fy_net_rndv_send(fy_request_t *r, const void *data) {
   if (k) { /* (right behind the RTS: fy_ofi keeps the order) */
     x->ahead = k;
     x->tsend_busy = 1;
-    credit[x->peer] -= k;
+    ahead_out[x->peer] = 1;
     fy_net_stats.ahead++;
     if (fy_ofi_tsend(x->peer, data, k, (uint64_t)fy_state.world_rank << 32 | seq, x) != 0)
       fy_abort(MPI_ERR_INTERN, "the fabric refused the tagged send of a rendezvous message's data");
@@ -274,7 +272,7 @@ static void on_tsent(void *ctx) {
   } else if (x->ahead == x->n && x->r->mode != FY_MODE_SYNC) {
     /* All of it has left, so the buffer is free: the send completes, as
      * an eager one does (MPICH's ofi device completes there too), and
-     * only the credit waits for the NFIN_S. Not a synchronous send, which
+     * only the peer's flag waits for the NFIN_S. Not a synchronous send, which
      * must see its receive matched. Across two test hosts, both ranks
      * computing 300 us at 1 MiB, the send side otherwise waited a round
      * trip more for the NFIN_S. */
@@ -283,7 +281,7 @@ static void on_tsent(void *ctx) {
 }
 
 static void on_fin_s(xfer_t *x) {
-  if (x->ahead) credit[x->peer] += x->ahead; /* (the receiver is done with its bounce buffer) */
+  if (x->ahead) ahead_out[x->peer] = 0; /* (the receiver is done with its bounce buffer) */
   if (x->tsend_busy) x->fin_seen = 1;
   else xfer_done(x);
 }
@@ -627,9 +625,8 @@ int fy_net_init(void) {
   ahead_max = fy_ofi_local_mr() ? 0 : (size_t)ahead_conf(fy_ofi_provider());
   if (ahead_max > fy_ofi_tagged_max()) ahead_max = fy_ofi_tagged_max(); /* (0 without tagged messages) */
   if (ahead_max) {
-    credit = malloc((size_t)fy_state.world_size * sizeof *credit);
-    if (!credit) return fy_err(MPI_ERR_NO_MEM, "out of memory for the fabric's credits");
-    for (int i = 0; i < fy_state.world_size; i++) credit[i] = ahead_max;
+    ahead_out = calloc((size_t)fy_state.world_size, sizeof *ahead_out);
+    if (!ahead_out) return fy_err(MPI_ERR_NO_MEM, "out of memory for the fabric's data-ahead flags");
   }
   pace_min = fy_config.ofi_pace_us > 0 ? (size_t)fy_config.ofi_pace_min : 0;
   /* (a provider that wants local buffers registered takes copies only) */
@@ -675,8 +672,8 @@ void fy_net_finalize(void) {
             (unsigned long long)ns->relays, (unsigned long long)ns->paced,
             fy_ofi_machine_ranks());
   fy_ofi_finalize();
-  free(credit);
-  credit = NULL;
+  free(ahead_out);
+  ahead_out = NULL;
   ahead_max = 0;
   fy_lend_close();
   if (wake_fd >= 0) close(wake_fd);
