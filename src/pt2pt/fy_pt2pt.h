@@ -159,9 +159,12 @@ extern fy_pt2pt_stats_t fy_pt2pt_stats;
  * polled instead, sleeps, woken by it, timeouts, naps after futile
  * wake-ups or on the doorbell of a rank with both kinds of peer), and
  * on the doorbell while the fabric agent watched the fd for them
- * (relayed; relays: the fd fired and the agent rang). */
+ * (relayed; relays: the fd fired and the agent rang). fin_rode: answers to
+ * data ahead that rode on another packet to the sender instead of an
+ * NFIN_S of their own. */
 typedef struct fy_net_stats {
-  uint64_t eager, eager_ref, rget, rput, ahead, ahead_unexp, paced, busy, sleeps, woken, timeouts, naps, relayed, relays;
+  uint64_t eager, eager_ref, rget, rput, ahead, ahead_unexp, fin_rode, paced, busy, sleeps, woken, timeouts, naps,
+      relayed, relays;
 } fy_net_stats_t;
 extern fy_net_stats_t fy_net_stats;
 struct fy_mq;

@@ -47,7 +47,13 @@ static inline int fy_pkt_is_msg(int type) {
 /* FY_PKF_SOLO (RTS): the sender has other work before it waits (a rooted
  * collective's own block): the receiver copies by itself, no pipe or shared
  * copy that would need the sender. */
-enum { FY_PKF_SYNC = 1, FY_PKF_TO_SENDER = 2, FY_PKF_SOLO = 4 };
+enum { FY_PKF_SYNC = 1, FY_PKF_TO_SENDER = 2, FY_PKF_SOLO = 4,
+       /* Over the fabric only (net.c): FIN_LAZY (RTS): the message's data
+        * all went ahead and its send is complete, so the receiver may say it
+        * is done with it on a later packet instead of its own NFIN_S;
+        * FIN_DONE (any packet): that message is done (net.c knows which: one
+        * message ahead per peer at a time). */
+       FY_PKF_FIN_LAZY = 8, FY_PKF_FIN_DONE = 16 };
 
 typedef struct fy_pkt {
   uint8_t type, flags;

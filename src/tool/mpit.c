@@ -128,6 +128,8 @@ static const pvar_t pvars[] = {
     NET(rput, "Fabric rendezvous receives whose data the sender wrote after a clear-to-send (RDMA Write)"),
     NET(ahead, "Fabric rendezvous messages whose data (or its first part) went right behind the RTS as a tagged message (FERRY_OFI_AHEAD)"),
     NET(ahead_unexp, "Such messages whose data arrived before a receive matched them, into a bounce buffer"),
+    NET(fin_rode, "Answers to data ahead that rode on another packet to its sender (a message, an RTS) instead of "
+                  "going as a packet of their own"),
     NET(paced, "Fabric rendezvous transfers a trigger-only agent drained at a pace (FERRY_OFI_PACE_US)"),
     NET(busy, "Blocking waits over the fabric that polled again, or napped, instead of sleeping (events pending)"),
     NET(sleeps, "Blocking waits that slept on the completion queue's fd"),

@@ -17,9 +17,16 @@
  *  6. a stream of messages: while one message's data ahead is
  *     unanswered the next ones carry none (plain RGETs), and with a small
  *     FERRY_OFI_AHEAD a message carries only the credit's worth;
- *  7. with 3 ranks, MPI_ANY_SOURCE over two senders.
+ *  7. with 3 ranks, MPI_ANY_SOURCE over two senders;
+ *  8. a pingpong of large messages: the receiver's answer to each one's
+ *     data ahead rides on its reply (FY_PKF_FIN_DONE) or goes by itself,
+ *     and either way it has reached the sender before that sender's next
+ *     message, which must then go ahead too.
  * FYTEST_EXPECT_AHEAD=1: rank 0 must have sent some data ahead (MPI_T
- * ferry_net_ahead), so the protocol under test was the one that ran. */
+ * ferry_net_ahead), so the protocol under test was the one that ran, and
+ * every message of the pingpong. FYTEST_EXPECT_RIDE=1 (where the
+ * application thread takes its messages in, not an agent): some answers
+ * must have ridden on a reply (ferry_net_fin_rode), on both ranks. */
 #include "fytest.h"
 #include <unistd.h>
 
@@ -222,23 +229,60 @@ static void any_source(int rank, int size, char *buf) {
   }
 }
 
-/* ferry_net_ahead counted from now (a counter handle counts while started) */
-static MPI_T_pvar_session ses;
-static MPI_T_pvar_handle ahead_h;
-static int ahead_count_start(void) {
+/* A Ferry counter (MPI_T), counted from count_start (a counter handle
+ * counts while started). */
+typedef struct {
+  MPI_T_pvar_session ses;
+  MPI_T_pvar_handle h;
+} counter_t;
+static int count_start(counter_t *c, const char *name) {
   int idx = -1, count = 0;
-  if (MPI_T_pvar_get_index("ferry_net_ahead", MPI_T_PVAR_CLASS_COUNTER, &idx) != MPI_SUCCESS) return 0;
-  CHECK_OK(MPI_T_pvar_session_create(&ses));
-  CHECK_OK(MPI_T_pvar_handle_alloc(ses, idx, NULL, &ahead_h, &count));
-  CHECK_OK(MPI_T_pvar_start(ses, ahead_h));
+  if (MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx) != MPI_SUCCESS) return 0;
+  CHECK_OK(MPI_T_pvar_session_create(&c->ses));
+  CHECK_OK(MPI_T_pvar_handle_alloc(c->ses, idx, NULL, &c->h, &count));
+  CHECK_OK(MPI_T_pvar_start(c->ses, c->h));
   return 1;
 }
-static unsigned long long ahead_count(void) {
+static unsigned long long count_read(counter_t *c) {
   unsigned long long v = 0;
-  CHECK_OK(MPI_T_pvar_read(ses, ahead_h, &v));
-  MPI_T_pvar_handle_free(ses, &ahead_h);
-  MPI_T_pvar_session_free(&ses);
+  CHECK_OK(MPI_T_pvar_read(c->ses, c->h, &v));
   return v;
+}
+static unsigned long long count_end(counter_t *c) {
+  unsigned long long v = count_read(c);
+  MPI_T_pvar_handle_free(c->ses, &c->h);
+  MPI_T_pvar_session_free(&c->ses);
+  return v;
+}
+
+static void pingpong(int rank, char *buf, counter_t *ahead) {
+  enum { N = 12, LEN = 200 * KB + 9 };
+  if (rank > 1) return;
+  int ferry = fy_is_ferry();
+  const char *want = getenv("FYTEST_EXPECT_AHEAD"), *ride = getenv("FYTEST_EXPECT_RIDE");
+  counter_t rode;
+  int counting_ride = ferry && ride && atoi(ride) && count_start(&rode, "ferry_net_fin_rode");
+  unsigned long long before = ahead ? count_read(ahead) : 0;
+  char *s = malloc(LEN);
+  for (int i = 0; i < N; i++) {
+    int me = rank == i % 2;
+    if (me) {
+      fy_fill(s, LEN, 3000 + i);
+      CHECK_OK(MPI_Send(s, LEN, MPI_BYTE, 1 - rank, 11, MPI_COMM_WORLD));
+    } else {
+      memset(buf, 0, LEN);
+      CHECK_OK(MPI_Recv(buf, LEN, MPI_BYTE, 1 - rank, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      check_bytes("pingpong", buf, LEN, 3000 + i);
+    }
+  }
+  free(s);
+  if (ahead && want && atoi(want))
+    CHECK(count_read(ahead) - before == N / 2, "pingpong: %llu of rank 0's %d messages went ahead",
+          count_read(ahead) - before, N / 2);
+  if (counting_ride) {
+    unsigned long long r = count_end(&rode);
+    CHECK(r > 0, "pingpong: no answer to data ahead rode on a reply");
+  }
 }
 
 int main(int argc, char **argv) {
@@ -249,7 +293,8 @@ int main(int argc, char **argv) {
   int rank = fy_rank_, size = fy_size_;
   char *buf = malloc(4 * MB);
   const char *want = getenv("FYTEST_EXPECT_AHEAD");
-  int counting = rank == 0 && want && atoi(want) && fy_is_ferry() && ahead_count_start();
+  counter_t ahead;
+  int counting = rank == 0 && want && atoi(want) && fy_is_ferry() && count_start(&ahead, "ferry_net_ahead");
   if (size >= 2) {
     unexpected(rank, buf);
     truncation(rank, buf);
@@ -258,8 +303,9 @@ int main(int argc, char **argv) {
     ssend(rank, buf);
     stream(rank, buf);
     any_source(rank, size, buf);
+    pingpong(rank, buf, counting ? &ahead : NULL);
   }
-  if (counting) CHECK(ahead_count() > 0, "no message sent its data ahead (FERRY_OFI_AHEAD)");
+  if (counting) CHECK(count_end(&ahead) > 0, "no message sent its data ahead (FERRY_OFI_AHEAD)");
   MPI_Barrier(MPI_COMM_WORLD);
   free(buf);
   MPI_T_finalize();
