@@ -95,8 +95,8 @@ typedef struct xfer {
  * of the pair): into the receive's buffer if one matched, else into a
  * bounce buffer that the receive taking the message later copies from.
  * Those bounce buffers are bounded: a sender sends ahead to a peer only
- * once the peer's NFIN_S has answered all it sent ahead before, and at
- * most FERRY_OFI_AHEAD bytes of a message. */
+ * once the peer has answered all it sent ahead before (its NFIN_S, or a
+ * lazy answer: below), and at most FERRY_OFI_AHEAD bytes of a message. */
 typedef struct ahead {
   size_t k;        /* bytes ahead */
   uint64_t tag;
@@ -324,8 +324,8 @@ void fy_net_rndv_send(fy_request_t *r, const void *data) {
   }
 }
 
-/* Sender: the data ahead has left, or the receiver's NFIN_S came; the
- * transfer ends with the second. */
+/* Sender: the data ahead has left, or the receiver's answer came (on_fin_s);
+ * the transfer ends with the second. */
 static void on_tsent(void *ctx) {
   xfer_t *x = ctx;
   x->tsend_busy = 0;
@@ -334,7 +334,7 @@ static void on_tsent(void *ctx) {
   } else if (x->ahead == x->n && x->r->mode != FY_MODE_SYNC) {
     /* All of it has left, so the buffer is free: the send completes, as
      * an eager one does (MPICH's ofi device completes there too), and
-     * only the peer's flag waits for the NFIN_S. Not a synchronous send, which
+     * only the peer's flag waits for the answer. Not a synchronous send, which
      * must see its receive matched. Across two test hosts, both ranks
      * computing 300 us at 1 MiB, the send side otherwise waited a round
      * trip more for the NFIN_S. */
