@@ -300,14 +300,19 @@ static size_t ahead_len(int peer, size_t n) {
   return ahead_max >= fy_net_eager_max ? ahead_max : 0;
 }
 
+/* Sender: all of x's data goes ahead and its send is not synchronous, so
+ * the send completes once that data has left (on_tsent) and only the
+ * peer's flag waits for the answer, which may then be lazy. */
+static int done_on_tsend(const xfer_t *x) { return x->ahead == x->n && x->r->mode != FY_MODE_SYNC; }
+
 void fy_net_rndv_send(fy_request_t *r, const void *data) {
   xfer_t *x = xfer_new(r, fy_net_world(r->peer_local), 1, (void *)data, r->bytes);
   size_t k = ahead_len(x->peer, x->n);
   uint32_t seq = k ? ++ahead_seq : 0;
   if (x->n > k) x->mr = fy_ofi_mr_get(data, x->n); /* either side's RMA needs it */
   uint64_t key = x->mr ? fy_ofi_mr_key(x->mr) : 0;
-  int lazy = k && k == x->n && r->mode != FY_MODE_SYNC; /* (on_tsent completes it) */
-  fy_pkt_t h = {.type = FY_PKT_RTS, .flags = lazy ? FY_PKF_FIN_LAZY : 0, .src = r->comm->rank, .tag = r->tag,
+  x->ahead = k;
+  fy_pkt_t h = {.type = FY_PKT_RTS, .flags = k && done_on_tsend(x) ? FY_PKF_FIN_LAZY : 0, .src = r->comm->rank, .tag = r->tag,
                 .ctx = r->ctx, .len = r->bytes,
                 .sreq = (uint64_t)(uintptr_t)x, .addr = x->mr ? fy_ofi_mr_raddr(x->mr, data) : 0,
                 .slot = (uint32_t)key, .gen = (uint32_t)(key >> 32), .rreq = (uint64_t)k << 32 | seq};
@@ -315,7 +320,6 @@ void fy_net_rndv_send(fy_request_t *r, const void *data) {
   r->pstate = FY_PS_RNDV_SENT;
   send_pkt(x->peer, &h, NULL, 0);
   if (k) { /* (right behind the RTS: fy_ofi keeps the order) */
-    x->ahead = k;
     x->tsend_busy = 1;
     ahead_out[x->peer] = x;
     fy_net_stats.ahead++;
@@ -331,7 +335,7 @@ static void on_tsent(void *ctx) {
   x->tsend_busy = 0;
   if (x->fin_seen) {
     xfer_done(x);
-  } else if (x->ahead == x->n && x->r->mode != FY_MODE_SYNC) {
+  } else if (done_on_tsend(x)) {
     /* All of it has left, so the buffer is free: the send completes, as
      * an eager one does (MPICH's ofi device completes there too), and
      * only the peer's flag waits for the answer. Not a synchronous send, which
