@@ -749,8 +749,11 @@ void fy_ofi_rma(int op_, int peer, void *buf, size_t len, fy_ofi_mr_t *mr, uint6
 static int drain_rma(void) {
   int n = 0;
   while (rhead) {
+    /* (an injected write goes on the done list through its next at once:
+     * read the queue's next before) */
+    rma_piece_t *next = rhead->next;
     if (post_rma(rhead) != 0) break;
-    rhead = rhead->next;
+    rhead = next;
     if (!rhead) rtail = NULL;
     n++;
   }
