@@ -664,6 +664,24 @@ static int mr_cache(void) {
   return n < 0 ? -1 : n > 4096 ? 4096 : (int)n;
 }
 
+/* FERRY_OFI_EMULATE (tests): "mr_local,max_msg=SIZE,eagain=N" into b. */
+static void emulate(fy_ofi_boot_t *b, const char *spec) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", spec);
+  for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+    long n = 0;
+    if (!strcmp(t, "mr_local")) {
+      b->emu_local_mr = 1;
+    } else if (!strncmp(t, "max_msg=", 8) && fy_config_parse_size(t + 8, &n) == 0 && n > 0) {
+      b->emu_max_msg = (size_t)n;
+    } else if (!strncmp(t, "eagain=", 7) && fy_config_parse_size(t + 7, &n) == 0 && n > 1) {
+      b->emu_eagain = (unsigned)n;
+    } else {
+      fprintf(stderr, "ferry: FERRY_OFI_EMULATE: '%s' is not mr_local, max_msg=SIZE or eagain=N (N > 1); ignored\n", t);
+    }
+  }
+}
+
 int fy_net_init(void) {
   /* Every rank reaches the same answer (collective PMI below). */
   int need = fy_config.nolocal ? fy_state.world_size > 1 : fy_state.local_size < fy_state.world_size;
@@ -685,6 +703,7 @@ int fy_net_init(void) {
                      .provider = fy_config.ofi_provider, .msg_max = sizeof(fy_pkt_t) + fy_net_eager_max,
                      .mr_cache = mr_cache(), .multi_recv = fy_config.ofi_multi_recv, .put = fy_pmi_put, .barrier = fy_pmi_barrier,
                      .get = pmi_get, .machine = machine_id(), .tagged = wants_tagged};
+  emulate(&b, fy_config.ofi_emulate);
   fy_ofi_cb_t cb = {.on_msg = on_msg, .on_rma = on_rma, .on_sent = on_sent, .on_tsent = on_tsent,
                     .on_trecv = on_trecv};
   /* (the board of CPU lending is opened before the exchange's barrier and

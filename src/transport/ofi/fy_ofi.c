@@ -257,6 +257,7 @@ static fy_ofi_cb_t cbs;
 static int myrank, nranks, wait_fd = -1, local_mr, virt_addr, prov_key, mr_ep, saw, cq_data;
 static size_t msg_max, inject_size, prov_max;
 static uint64_t next_key = 1, stamp;
+static unsigned emu_eagain, emu_calls; /* FERRY_OFI_EMULATE's eagain=N */
 static char prov_name[128];
 
 #define NRECV 64
@@ -375,6 +376,9 @@ static void fatal(const char *what, int rc) {
   abort();
 }
 
+/* An emulated full queue (boot->emu_eagain): this call is refused. */
+static int refused(void) { return emu_eagain && ++emu_calls % emu_eagain == 0; }
+
 static struct fid_mr *reg(void *buf, size_t len, uint64_t access) {
   struct fid_mr *mr = NULL;
   int rc = fi_mr_reg(domain, buf, len, access, 0, prov_key ? 0 : next_key++, 0, &mr, NULL);
@@ -486,7 +490,9 @@ static void sent_to(int dst, int taken, uint64_t *refused) {
 
 static int post_send(sbuf_t *s) {
   ssize_t rc;
-  if (s->c.kind == C_TSEND) {
+  if (refused()) {
+    rc = -FI_EAGAIN;
+  } else if (s->c.kind == C_TSEND) {
     rc = fi_tsend(ep, s->ref, s->rlen, NULL, addrs[s->dst], s->tag, &s->c.fc);
   } else if (s->ref) {
     s->iov[0] = (struct iovec){s->buf, s->len};
@@ -563,7 +569,7 @@ int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t 
     memcpy(tmp, &p, sizeof p);
     if (hlen) memcpy(tmp + sizeof p, hdr, hlen);
     if (dlen) memcpy(tmp + sizeof p + hlen, data, dlen);
-    ssize_t rc = fi_inject(ep, tmp, len, addrs[dst]);
+    ssize_t rc = refused() ? -FI_EAGAIN : fi_inject(ep, tmp, len, addrs[dst]);
     if (rc == 0) {
       fy_ofi_stats.injected++;
       injected[dst] = 1;
@@ -612,7 +618,7 @@ int fy_ofi_tsend(int dst, const void *data, size_t len, uint64_t tag, void *ctx)
 }
 
 static int post_trecv(trecv_t *t) {
-  ssize_t rc = fi_trecv(ep, t->buf, t->len, NULL, FI_ADDR_UNSPEC, t->tag, 0, &t->c.fc);
+  ssize_t rc = refused() ? -FI_EAGAIN : fi_trecv(ep, t->buf, t->len, NULL, FI_ADDR_UNSPEC, t->tag, 0, &t->c.fc);
   if (rc == 0) {
     inflight++;
     return 0;
@@ -679,7 +685,9 @@ static int drain_sends(void) {
 
 static int post_rma(rma_piece_t *p) {
   ssize_t rc;
-  if (p->write && saw && p->len <= inject_size) {
+  if (refused()) {
+    rc = -FI_EAGAIN;
+  } else if (p->write && saw && p->len <= inject_size) {
     /* small: injected, the buffer free at once (the sends that follow keep
      * their order behind it); done at the next poll */
     rc = p->notify ? fi_inject_writedata(ep, p->buf, p->len, 0, addrs[p->peer], p->raddr, p->key)
@@ -720,6 +728,9 @@ void fy_ofi_rma(int op_, int peer, void *buf, size_t len, fy_ofi_mr_t *mr, uint6
   int write = op_ & FY_OFI_WRITE, notify = (op_ & FY_OFI_NOTIFY) && write && cq_data;
   size_t chunk = prov_max;
   int pieces = (int)((len + chunk - 1) / chunk);
+  /* (a provider with FI_MR_LOCAL fails a transfer whose descriptor does
+   * not cover it, on the NIC, long after this call: say so here) */
+  if (local_mr && len && !mr_covers(mr, buf, len)) fatal("RMA (local buffer not registered: FI_MR_LOCAL)", FI_EINVAL);
   rma_op_t *op = malloc(sizeof *op);
   if (!op) fatal("RMA (out of memory)", FI_ENOMEM);
   op->ctx = ctx;
@@ -1077,7 +1088,7 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
     if (tl) fi_freeinfo(tl);
   }
   uint64_t mm = (uint64_t)info->domain_attr->mr_mode;
-  local_mr = (mm & FI_MR_LOCAL) != 0;
+  local_mr = (mm & FI_MR_LOCAL) != 0 || b->emu_local_mr;
   virt_addr = (mm & FI_MR_VIRT_ADDR) != 0 || mm == FI_MR_BASIC;
   prov_key = (mm & FI_MR_PROV_KEY) != 0 || mm == FI_MR_BASIC;
   mr_ep = (mm & FI_MR_ENDPOINT) != 0;
@@ -1087,6 +1098,9 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   if (inject_size > 256) inject_size = 256;
   prov_max = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : (size_t)1 << 30;
   if (prov_max > ((size_t)1 << 30)) prov_max = (size_t)1 << 30;
+  if (b->emu_max_msg && b->emu_max_msg < prov_max) prov_max = b->emu_max_msg;
+  emu_eagain = b->emu_eagain;
+  emu_calls = 0;
   msg_max = b->msg_max;
   if (sizeof(pfx_t) + msg_max > prov_max) {
     seterr("provider %s carries messages of at most %zu bytes, %zu needed", prov_name, prov_max,

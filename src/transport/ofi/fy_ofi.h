@@ -74,6 +74,13 @@ typedef struct fy_ofi_boot {
   /* Whether tagged messages are wanted over the provider chosen (named as
    * fy_ofi_provider() says); NULL: never. */
   int (*tagged)(const char *prov);
+  /* For tests (FERRY_OFI_EMULATE), what an RDMA NIC's provider would ask
+   * of this one: local buffers registered (FI_MR_LOCAL), a smaller
+   * max_msg_size (0: the provider's), every Nth send, injection, RMA piece
+   * and tagged receive refused with FI_EAGAIN (0: never). */
+  int emu_local_mr;
+  size_t emu_max_msg;
+  unsigned emu_eagain;
 } fy_ofi_boot_t;
 
 typedef struct fy_ofi_cb {
