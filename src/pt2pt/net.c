@@ -664,7 +664,7 @@ static int mr_cache(void) {
   return n < 0 ? -1 : n > 4096 ? 4096 : (int)n;
 }
 
-/* FERRY_OFI_EMULATE (tests): "mr_local,max_msg=SIZE,eagain=N" into b. */
+/* FERRY_OFI_EMULATE (tests): "mr_local,max_msg=SIZE,eagain=N,key64" into b. */
 static void emulate(fy_ofi_boot_t *b, const char *spec) {
   char buf[256];
   snprintf(buf, sizeof buf, "%s", spec);
@@ -672,12 +672,14 @@ static void emulate(fy_ofi_boot_t *b, const char *spec) {
     long n = 0;
     if (!strcmp(t, "mr_local")) {
       b->emu_local_mr = 1;
+    } else if (!strcmp(t, "key64")) {
+      b->emu_key64 = 1;
     } else if (!strncmp(t, "max_msg=", 8) && fy_config_parse_size(t + 8, &n) == 0 && n > 0) {
       b->emu_max_msg = (size_t)n;
     } else if (!strncmp(t, "eagain=", 7) && fy_config_parse_size(t + 7, &n) == 0 && n > 1) {
       b->emu_eagain = (unsigned)n;
     } else {
-      fprintf(stderr, "ferry: FERRY_OFI_EMULATE: '%s' is not mr_local, max_msg=SIZE or eagain=N (N > 1); ignored\n", t);
+      fprintf(stderr, "ferry: FERRY_OFI_EMULATE: '%s' is not mr_local, max_msg=SIZE, eagain=N (N > 1) or key64; ignored\n", t);
     }
   }
 }

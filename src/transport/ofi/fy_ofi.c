@@ -256,7 +256,7 @@ static fi_addr_t *addrs;
 static fy_ofi_cb_t cbs;
 static int myrank, nranks, wait_fd = -1, local_mr, virt_addr, prov_key, mr_ep, saw, cq_data;
 static size_t msg_max, inject_size, prov_max;
-static uint64_t next_key = 1, stamp;
+static uint64_t next_key = 1, key_high, stamp; /* key_high: FERRY_OFI_EMULATE's key64 */
 static unsigned emu_eagain, emu_calls; /* FERRY_OFI_EMULATE's eagain=N */
 static char prov_name[128];
 
@@ -381,7 +381,7 @@ static int refused(void) { return emu_eagain && ++emu_calls % emu_eagain == 0; }
 
 static struct fid_mr *reg(void *buf, size_t len, uint64_t access) {
   struct fid_mr *mr = NULL;
-  int rc = fi_mr_reg(domain, buf, len, access, 0, prov_key ? 0 : next_key++, 0, &mr, NULL);
+  int rc = fi_mr_reg(domain, buf, len, access, 0, prov_key ? 0 : key_high | next_key++, 0, &mr, NULL);
   if (rc) return NULL;
   if (mr_ep) {
     if (fi_mr_bind(mr, &ep->fid, 0) || fi_mr_enable(mr)) {
@@ -1100,6 +1100,10 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   if (prov_max > ((size_t)1 << 30)) prov_max = (size_t)1 << 30;
   if (b->emu_max_msg && b->emu_max_msg < prov_max) prov_max = b->emu_max_msg;
   emu_eagain = b->emu_eagain;
+  /* (a provider's own keys use all 64 bits on some NICs, cxi: with key64
+   * every key Ferry asks for has its high half set, where the provider
+   * lets it choose) */
+  key_high = b->emu_key64 && info->domain_attr->mr_key_size >= 8 ? (uint64_t)0xfe57a11c << 32 : 0;
   emu_calls = 0;
   msg_max = b->msg_max;
   if (sizeof(pfx_t) + msg_max > prov_max) {

@@ -77,8 +77,9 @@ typedef struct fy_ofi_boot {
   /* For tests (FERRY_OFI_EMULATE), what an RDMA NIC's provider would ask
    * of this one: local buffers registered (FI_MR_LOCAL), a smaller
    * max_msg_size (0: the provider's), every Nth send, injection, RMA piece
-   * and tagged receive refused with FI_EAGAIN (0: never). */
-  int emu_local_mr;
+   * and tagged receive refused with FI_EAGAIN (0: never), memory keys
+   * with their high 32 bits set (as a provider's own may be). */
+  int emu_local_mr, emu_key64;
   size_t emu_max_msg;
   unsigned emu_eagain;
 } fy_ofi_boot_t;
