@@ -917,6 +917,34 @@ static void completed(struct fi_cq_data_entry *e) {
   }
 }
 
+/* What a failed completion was, for the message that ends the job: on a
+ * cluster it is usually a peer's node or process gone, and the rank on
+ * the other side is what the user needs. */
+static void describe(const ctxh_t *c, char *out, size_t n) {
+  switch (c ? c->kind : 0) {
+    case C_RECV:
+      snprintf(out, n, "a message receive (from any rank)");
+      break;
+    case C_SEND:
+      snprintf(out, n, "a message send to rank %d", ((const sbuf_t *)c)->dst);
+      break;
+    case C_TSEND:
+      snprintf(out, n, "a tagged send of %zu bytes to rank %d", ((const sbuf_t *)c)->rlen, ((const sbuf_t *)c)->dst);
+      break;
+    case C_RMA: {
+      const rma_piece_t *p = (const rma_piece_t *)c;
+      snprintf(out, n, "an RDMA %s of %zu bytes %s rank %d", p->write ? "write" : "read", p->len,
+               p->write ? "to" : "from", p->peer);
+      break;
+    }
+    case C_TRECV:
+      snprintf(out, n, "a tagged receive of %zu bytes", ((const trecv_t *)c)->len);
+      break;
+    default:
+      snprintf(out, n, "an operation of unknown context");
+  }
+}
+
 int fy_ofi_poll(void) {
   int n = 0;
   struct fi_cq_data_entry ev[16];
@@ -931,10 +959,13 @@ int fy_ofi_poll(void) {
     if (k == -FI_EAGAIN) break;
     if (k == -FI_EAVAIL) {
       struct fi_cq_err_entry err = {0};
+      char what[128];
       fi_cq_readerr(cq, &err, 0);
-      fprintf(stderr, "ferry: libfabric completion error: %s (%s)\n", fi_strerror(err.err),
-              fi_cq_strerror(cq, err.prov_errno, err.err_data, NULL, 0));
-      fatal("operation", err.err);
+      describe(err.op_context, what, sizeof what);
+      fprintf(stderr, "ferry: rank %d: libfabric completion error on %s: %s (provider %s: %s)\n", myrank, what,
+              fi_strerror(err.err), prov_name, fi_cq_strerror(cq, err.prov_errno, err.err_data, NULL, 0));
+      fflush(stderr);
+      abort();
     }
     if (k < 0) fatal("fi_cq_read", (int)k);
     for (ssize_t i = 0; i < k; i++) completed(&ev[i]);

@@ -3,13 +3,16 @@
  * than the send pool holds, so some queue), an empty flush marker that is
  * never delivered, RMA read and write between two registered buffers,
  * pieces larger than one message, the registration cache (and which
- * providers get one by default), and an idle wait fd that does not wake a
- * sleeper. */
+ * providers get one by default), an idle wait fd that does not wake a
+ * sleeper, and a failed transfer's message (rank and operation named). */
 #include "transport/ofi/fy_ofi.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/wait.h>
 
 static int fails;
 #define CHECK(c, ...) do { if (!(c)) { fails++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } } while (0)
@@ -48,6 +51,42 @@ static void drain(int *flag, int want) {
   for (long spins = 0; *flag < want && spins < 50000000L; spins++) fy_ofi_poll();
 }
 
+/* A transfer the provider fails ends the job with a message naming the
+ * operation and the rank: here an RMA read with a key nobody registered
+ * (on a cluster, more often a peer gone). Run in a child, which must
+ * abort with that message; 0 when it did, 77 where the provider does not
+ * check keys. */
+static int failed_read(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
+  int fds[2];
+  if (pipe(fds)) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 2);
+    close(fds[0]);
+    if (fy_ofi_init(b, cb) != 0) _exit(3);
+    static char x[4096], y[4096];
+    fy_ofi_mr_t *mx = fy_ofi_mr_get(x, sizeof x), *my = fy_ofi_mr_get(y, sizeof y);
+    fy_ofi_rma(0, 0, y, sizeof y, my, fy_ofi_mr_raddr(mx, x), fy_ofi_mr_key(mx) + 7777, &rma_done);
+    drain(&rma_done, 1);
+    _exit(rma_done == 1 ? 77 : 4); /* the provider let it through */
+  }
+  close(fds[1]);
+  char out[4096] = "";
+  size_t have = 0;
+  ssize_t k;
+  while (have < sizeof out - 1 && (k = read(fds[0], out + have, sizeof out - 1 - have)) > 0) have += (size_t)k;
+  out[have] = 0;
+  close(fds[0]);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 77) return 77;
+  CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "a failed RMA read: child status %#x", st);
+  CHECK(strstr(out, "rank 0: libfabric completion error on an RDMA read of 4096 bytes from rank 0"),
+        "a failed RMA read said: %s", out);
+  printf("%s", out);
+  return 0;
+}
+
 int main(void) {
   /* the registration cache by default: on where registering pins nothing */
   static const char *copying[] = {"net", "tcp", "tcp;ofi_rxm", "udp;ofi_rxd", "sockets", "shm"};
@@ -66,6 +105,11 @@ int main(void) {
     return fails ? 1 : 77;
   }
   printf("provider %s, inject %zu\n", fy_ofi_provider(), fy_ofi_inject_size());
+  /* (the child's endpoint is its own: this one is closed first) */
+  fy_ofi_finalize();
+  int fr = failed_read(&b, &cb);
+  printf("a failed RMA read: %s\n", fr == 0 ? "the job ends with its rank and operation named" : "not checked (the provider does not check keys)");
+  CHECK(fy_ofi_init(&b, &cb) == 0, "init again: %s", fy_ofi_error());
   for (int k = 0; k < NMSG; k++) {
     send_k(k);
     if (k == NMSG / 2) fy_ofi_send(0, NULL, 0, NULL, 0); /* a marker: not delivered */
