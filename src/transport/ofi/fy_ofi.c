@@ -370,8 +370,8 @@ static int sockets_fd(int fd) {
   } while (0)
 
 static void fatal(const char *what, int rc) {
-  fprintf(stderr, "ferry: libfabric %s failed: %s (provider %s)\n", what, fi_strerror(rc < 0 ? -rc : rc),
-          prov_name);
+  fprintf(stderr, "ferry: rank %d: libfabric %s failed: %s (provider %s)\n", myrank, what,
+          fi_strerror(rc < 0 ? -rc : rc), prov_name);
   fflush(stderr);
   abort();
 }
