@@ -639,6 +639,12 @@ static long ahead_conf(const char *prov) {
   return !strcmp(prov, "net") || !strcmp(prov, "tcp") ? 4L << 20 : 0;
 }
 static int wants_tagged(const char *prov) { return ahead_conf(prov) > 0; }
+/* what a peer's protocol must share with ours (fy_ofi_boot_t's agree): its
+ * eager limit sizes our receive buffers, its data ahead needs our tagged
+ * receives */
+static void agree(const char *prov, char *buf, size_t len) {
+  snprintf(buf, len, "FERRY_OFI_EAGER=%zu FERRY_OFI_AHEAD=%ld", fy_net_eager_max, ahead_conf(prov));
+}
 
 static int pmi_get(int rank, const char *key, char *val, size_t len) { return fy_pmi_get(rank, key, val, len); }
 
@@ -704,7 +710,7 @@ int fy_net_init(void) {
   fy_ofi_boot_t b = {.rank = fy_state.world_rank, .size = fy_state.world_size,
                      .provider = fy_config.ofi_provider, .msg_max = sizeof(fy_pkt_t) + fy_net_eager_max,
                      .mr_cache = mr_cache(), .multi_recv = fy_config.ofi_multi_recv, .put = fy_pmi_put, .barrier = fy_pmi_barrier,
-                     .get = pmi_get, .machine = machine_id(), .tagged = wants_tagged};
+                     .get = pmi_get, .machine = machine_id(), .tagged = wants_tagged, .agree = agree};
   emulate(&b, fy_config.ofi_emulate);
   fy_ofi_cb_t cb = {.on_msg = on_msg, .on_rma = on_rma, .on_sent = on_sent, .on_tsent = on_tsent,
                     .on_trecv = on_trecv};

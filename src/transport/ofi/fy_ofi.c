@@ -6,7 +6,7 @@
 #include <stdarg.h>
 
 fy_ofi_stats_t fy_ofi_stats;
-static char errbuf[512];
+static char errbuf[1024];
 
 static void seterr(const char *fmt, ...) {
   va_list ap;
@@ -1210,13 +1210,23 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
     goto fail;
   }
   hex(name, nlen, val);
-  const char *mine = b->machine && *b->machine ? b->machine : NULL;
-  if (mine && strlen(val) + 1 + strlen(mine) < sizeof val) {
-    strcat(val, ",");
-    strcat(val, mine);
-  } else {
-    mine = NULL;
+  /* "address,machine,settings": what every rank must share comes last, in
+   * hex as the address (PMI-1 carries no blanks or '=' in a value) */
+  const char *mine = b->machine && *b->machine && !strchr(b->machine, ',') ? b->machine : NULL;
+  char sig[200], extra[150] = "", sighex[2 * sizeof sig + 1];
+  if (b->agree) b->agree(prov_name, extra, sizeof extra);
+  /* (the caller's settings size msg_max where it gives them) */
+  if (!b->agree) snprintf(extra, sizeof extra, "msg_max=%zu", msg_max);
+  snprintf(sig, sizeof sig, "provider=%s%s %s", prov_name, local_mr ? " FI_MR_LOCAL" : "", extra);
+  hex((const unsigned char *)sig, strlen(sig), sighex);
+  if (strlen(val) + strlen(mine ? mine : "") + strlen(sighex) + 3 > sizeof val) {
+    seterr("the endpoint address and settings do not fit a PMI value");
+    goto fail;
   }
+  strcat(val, ",");
+  if (mine) strcat(val, mine);
+  strcat(val, ",");
+  strcat(val, sighex);
   machine_ranks = machine_index = 0;
   snprintf(key, sizeof key, "fy-ofi-%d", myrank);
   if (b->put(key, val) != 0 || b->barrier() != 0) {
@@ -1240,6 +1250,17 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
     int got = b->get(r, key, val, sizeof val) == 0;
     char *m = got ? strchr(val, ',') : NULL; /* the address, then the machine */
     if (m) *m++ = 0;
+    char *theirs = m ? strchr(m, ',') : NULL; /* then the settings */
+    if (theirs) *theirs++ = 0;
+    if (got && (!theirs || strcmp(theirs, sighex))) {
+      char other[sizeof sig] = "(no settings: another version of Ferry)";
+      int k = theirs ? unhex(theirs, (unsigned char *)other, sizeof other - 1) : -1;
+      if (k >= 0) other[k] = 0;
+      free(all);
+      seterr("rank %d runs the fabric with %s, rank %d with %s: every host must offer one provider "
+             "(FERRY_OFI_PROVIDER) and set FERRY_OFI_* alike", r, other, myrank, sig);
+      goto fail;
+    }
     if (mine && m && !strcmp(m, mine)) {
       if (r < myrank) machine_index++;
       machine_ranks++;

@@ -74,6 +74,13 @@ typedef struct fy_ofi_boot {
   /* Whether tagged messages are wanted over the provider chosen (named as
    * fy_ofi_provider() says); NULL: never. */
   int (*tagged)(const char *prov);
+  /* The caller's settings that every rank must share over the provider
+   * chosen, written into buf as "NAME=value ..."; they must determine
+   * msg_max. NULL: none (msg_max itself is compared). Published beside
+   * the address with the transport's own (provider, FI_MR_LOCAL): a rank
+   * whose settings differ from another's fails fy_ofi_init with both
+   * named, rather than send what the other cannot take. */
+  void (*agree)(const char *prov, char *buf, size_t len);
   /* For tests (FERRY_OFI_EMULATE), what an RDMA NIC's provider would ask
    * of this one: local buffers registered (FI_MR_LOCAL), a smaller
    * max_msg_size (0: the provider's), every Nth send, injection, RMA piece
