@@ -1214,9 +1214,11 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
    * hex as the address (PMI-1 carries no blanks or '=' in a value) */
   const char *mine = b->machine && *b->machine && !strchr(b->machine, ',') ? b->machine : NULL;
   char sig[200], extra[150] = "", sighex[2 * sizeof sig + 1];
-  if (b->agree) b->agree(prov_name, extra, sizeof extra);
   /* (the caller's settings size msg_max where it gives them) */
-  if (!b->agree) snprintf(extra, sizeof extra, "msg_max=%zu", msg_max);
+  if (b->agree)
+    b->agree(prov_name, extra, sizeof extra);
+  else
+    snprintf(extra, sizeof extra, "msg_max=%zu", msg_max);
   snprintf(sig, sizeof sig, "provider=%s%s %s", prov_name, local_mr ? " FI_MR_LOCAL" : "", extra);
   hex((const unsigned char *)sig, strlen(sig), sighex);
   if (strlen(val) + strlen(mine ? mine : "") + strlen(sighex) + 3 > sizeof val) {
