@@ -369,11 +369,21 @@ static int sockets_fd(int fd) {
     }                                                                            \
   } while (0)
 
-static void fatal(const char *what, int rc) {
-  fprintf(stderr, "ferry: rank %d: libfabric %s failed: %s (provider %s)\n", myrank, what,
-          fi_strerror(rc < 0 ? -rc : rc), prov_name);
+/* The transport cannot go on: say why, naming this rank, and abort (the
+ * launcher reports the death and ends the job). */
+__attribute__((format(printf, 1, 2), noreturn)) static void fatalf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "ferry: rank %d: ", myrank);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
   fflush(stderr);
   abort();
+}
+
+static void fatal(const char *what, int rc) {
+  fatalf("libfabric %s failed: %s (provider %s)", what, fi_strerror(rc < 0 ? -rc : rc), prov_name);
 }
 
 /* An emulated full queue (boot->emu_eagain): this call is refused. */
@@ -962,10 +972,8 @@ int fy_ofi_poll(void) {
       char what[128];
       fi_cq_readerr(cq, &err, 0);
       describe(err.op_context, what, sizeof what);
-      fprintf(stderr, "ferry: rank %d: libfabric completion error on %s: %s (provider %s: %s)\n", myrank, what,
-              fi_strerror(err.err), prov_name, fi_cq_strerror(cq, err.prov_errno, err.err_data, NULL, 0));
-      fflush(stderr);
-      abort();
+      fatalf("libfabric completion error on %s: %s (provider %s: %s)", what, fi_strerror(err.err), prov_name,
+             fi_cq_strerror(cq, err.prov_errno, err.err_data, NULL, 0));
     }
     if (k < 0) fatal("fi_cq_read", (int)k);
     for (ssize_t i = 0; i < k; i++) completed(&ev[i]);
