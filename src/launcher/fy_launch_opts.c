@@ -7,12 +7,19 @@
 
 void fy_launch_usage(FILE *f) {
   fprintf(f,
-          "Usage: mpiexec [options] program [args...]\n"
+          "Usage: mpiexec [options] [local options] program [args...]\n"
+          "         [: [local options] program [args...]]...\n"
           "Runs N copies of program on this node, or on the given hosts, with an\n"
-          "embedded PMI-1 server.\n"
+          "embedded PMI-1 server. Several programs separated by \":\" make one job\n"
+          "(MPMD): their ranks are numbered in order and MPI_APPNUM tells them apart.\n"
           "\n"
-          "Options:\n"
+          "Local options (each program its own):\n"
           "  -n N, -np N            number of processes (default 1)\n"
+          "  -env NAME VALUE        set NAME=VALUE in this program's processes\n"
+          "  -wdir DIR              working directory of this program's processes\n"
+          "                         (relative to mpiexec's; default: mpiexec's)\n"
+          "\n"
+          "Options (before the first program):\n"
           "  -prefix, --prefix-output\n"
           "                         prefix each output line with \"[rank] \" (also FERRY_OUTPUT_PREFIX=1)\n"
           "  -bind-to core|none     pin rank i to the i-th CPU this mpiexec may use (default:\n"
@@ -40,48 +47,110 @@ void fy_launch_usage(FILE *f) {
           "between SIGTERM and SIGKILL when a failed job is torn down.\n");
 }
 
-static int add_env(fy_launch_opts_t *o, const char *name, const char *value, FILE *err) {
-  fy_launch_env_t *n = realloc(o->env, (size_t)(o->nenv + 1) * sizeof *n);
+static int add_env(fy_launch_env_t **env, int *nenv, const char *name, const char *value, FILE *err) {
+  fy_launch_env_t *n = realloc(*env, (size_t)(*nenv + 1) * sizeof *n);
   if (!n) {
     fprintf(err, "mpiexec: out of memory\n");
     return -1;
   }
-  o->env = n;
-  o->env[o->nenv].name = name;
-  o->env[o->nenv].value = value;
-  o->env[o->nenv].owned = 0;
-  o->nenv++;
+  *env = n;
+  n[*nenv].name = name;
+  n[*nenv].value = value;
+  n[*nenv].owned = 0;
+  (*nenv)++;
+  return 0;
+}
+
+/* A number of processes after option a: 1..100000, else -1 with a message. */
+static int parse_np(const char *a, const char *v, FILE *err) {
+  if (!v) {
+    fprintf(err, "mpiexec: %s needs a number of processes\n", a);
+    return -1;
+  }
+  char *end;
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  if (!*v || *end || errno || n < 1 || n > 100000) {
+    fprintf(err, "mpiexec: %s %s: not a valid number of processes (1..100000)\n", a, v);
+    return -1;
+  }
+  return (int)n;
+}
+
+static fy_launch_app_t *new_app(fy_launch_opts_t *o, FILE *err) {
+  fy_launch_app_t *n = realloc(o->apps, (size_t)(o->napps + 1) * sizeof *n);
+  if (!n) {
+    fprintf(err, "mpiexec: out of memory\n");
+    return NULL;
+  }
+  o->apps = n;
+  memset(&n[o->napps], 0, sizeof n[o->napps]);
+  n[o->napps].np = 1;
+  return &n[o->napps++];
+}
+
+/* An application's local option at argv[*i] (-n, -env, -wdir): 1 taken
+ * (*i moved past its values), 0 not a local option, -1 error (printed). */
+static int local_opt(fy_launch_app_t *app, int argc, char **argv, int *i, FILE *err) {
+  const char *a = argv[*i];
+  if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--n") || !strcmp(a, "--np")) {
+    int n = parse_np(a, *i + 1 < argc ? argv[*i + 1] : NULL, err);
+    if (n < 0) return -1;
+    app->np = n;
+    (*i)++;
+    return 1;
+  }
+  if (!strcmp(a, "-env") || !strcmp(a, "--env")) {
+    if (*i + 2 >= argc) {
+      fprintf(err, "mpiexec: %s needs NAME VALUE\n", a);
+      return -1;
+    }
+    if (!*argv[*i + 1] || strchr(argv[*i + 1], '=')) {
+      fprintf(err, "mpiexec: %s: invalid variable name \"%s\"\n", a, argv[*i + 1]);
+      return -1;
+    }
+    if (add_env(&app->env, &app->nenv, argv[*i + 1], argv[*i + 2], err) < 0) return -1;
+    *i += 2;
+    return 1;
+  }
+  if (!strcmp(a, "-wdir") || !strcmp(a, "--wdir")) {
+    if (*i + 1 >= argc || !*argv[*i + 1]) {
+      fprintf(err, "mpiexec: %s needs a directory\n", a);
+      return -1;
+    }
+    if (app->wdir) {
+      fprintf(err, "mpiexec: %s given twice for one program\n", a);
+      return -1;
+    }
+    app->wdir = argv[++*i];
+    return 1;
+  }
   return 0;
 }
 
 int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, FILE *err) {
   memset(o, 0, sizeof *o);
-  o->np = 1;
   o->prefix = -1;
   o->bind = -1;
   o->timeout = -1;
+  fy_launch_app_t *app = new_app(o, err);
+  if (!app) goto fail;
   int i;
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
+    if (!strcmp(a, ":")) {
+      fprintf(err, "mpiexec: no program before \":\"\n");
+      goto fail;
+    }
     if (a[0] != '-' || !a[1]) break;
     if (!strcmp(a, "--")) {
       i++;
       break;
     }
-    if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--n") || !strcmp(a, "--np")) {
-      if (i + 1 >= argc) {
-        fprintf(err, "mpiexec: %s needs a number of processes\n", a);
-        goto fail;
-      }
-      char *end;
-      errno = 0;
-      long n = strtol(argv[++i], &end, 10);
-      if (!*argv[i] || *end || errno || n < 1 || n > 100000) {
-        fprintf(err, "mpiexec: %s %s: not a valid number of processes (1..100000)\n", a, argv[i]);
-        goto fail;
-      }
-      o->np = (int)n;
-    } else if (!strcmp(a, "-prefix") || !strcmp(a, "--prefix-output") || !strcmp(a, "-prefix-output")) {
+    int lo = local_opt(app, argc, argv, &i, err);
+    if (lo < 0) goto fail;
+    if (lo) continue;
+    if (!strcmp(a, "-prefix") || !strcmp(a, "--prefix-output") || !strcmp(a, "-prefix-output")) {
       o->prefix = 1;
     } else if (!strcmp(a, "-bind-to") || !strcmp(a, "--bind-to")) {
       if (i + 1 >= argc || (strcmp(argv[i + 1], "core") && strcmp(argv[i + 1], "none"))) {
@@ -151,7 +220,7 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
         fprintf(err, "mpiexec: %s: invalid variable name \"%s\"\n", a, argv[i + 1]);
         goto fail;
       }
-      if (add_env(o, argv[i + 1], argv[i + 2], err) < 0) goto fail;
+      if (add_env(&o->env, &o->nenv, argv[i + 1], argv[i + 2], err) < 0) goto fail;
       i += 2;
     } else if (!strcmp(a, "-x")) {
       if (i + 1 >= argc) {
@@ -164,37 +233,95 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
         goto fail;
       }
       char *name = strndup(argv[i], eq ? (size_t)(eq - argv[i]) : strlen(argv[i]));
-      if (!name || add_env(o, name, eq ? eq + 1 : NULL, err) < 0) {
+      if (!name || add_env(&o->env, &o->nenv, name, eq ? eq + 1 : NULL, err) < 0) {
         free(name);
         goto fail;
       }
       o->env[o->nenv - 1].owned = 1;
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "-help")) {
       fy_launch_usage(out);
+      fy_launch_opts_free(o);
       return 1;
     } else if (!strcmp(a, "--version") || !strcmp(a, "-version")) {
       fprintf(out, "mpiexec (Ferry) %s\n", FY_VERSION_STRING);
+      fy_launch_opts_free(o);
       return 1;
     } else {
       fprintf(err, "mpiexec: unknown option \"%s\" (see mpiexec --help)\n", a);
       goto fail;
     }
   }
-  if (i >= argc) {
+  if (i >= argc || !strcmp(argv[i], ":")) {
     fprintf(err, "mpiexec: no program given (see mpiexec --help)\n");
     goto fail;
   }
-  o->prog_argv = argv + i;
+  /* The applications: this one's words up to ":", then the next one's
+   * local options and program, and so on. */
+  for (;;) {
+    int start = i;
+    while (i < argc && strcmp(argv[i], ":")) i++;
+    app->argv = calloc((size_t)(i - start) + 1, sizeof *app->argv);
+    if (!app->argv) {
+      fprintf(err, "mpiexec: out of memory\n");
+      goto fail;
+    }
+    memcpy(app->argv, argv + start, (size_t)(i - start) * sizeof *argv);
+    if (o->np > 100000 - app->np) {
+      fprintf(err, "mpiexec: more than 100000 processes in all\n");
+      goto fail;
+    }
+    o->np += app->np;
+    if (i >= argc) break;
+    if (!(app = new_app(o, err))) goto fail;
+    for (i++; i < argc; i++) {
+      const char *a = argv[i];
+      if (!strcmp(a, ":") || a[0] != '-' || !a[1]) break;
+      if (!strcmp(a, "--")) {
+        i++;
+        break;
+      }
+      int lo = local_opt(app, argc, argv, &i, err);
+      if (lo < 0) goto fail;
+      if (!lo) {
+        fprintf(err, "mpiexec: %s: not an option of a program after \":\" (those take -n, -env and -wdir; "
+                     "the job's options go before the first program)\n", a);
+        goto fail;
+      }
+    }
+    if (i >= argc || !strcmp(argv[i], ":")) {
+      fprintf(err, "mpiexec: no program after \":\"\n");
+      goto fail;
+    }
+  }
   return 0;
 fail:
   fy_launch_opts_free(o);
   return -1;
 }
 
+static void free_env(fy_launch_env_t *env, int nenv) {
+  for (int i = 0; i < nenv; i++)
+    if (env[i].owned) free((char *)env[i].name);
+  free(env);
+}
+
 void fy_launch_opts_free(fy_launch_opts_t *o) {
-  for (int i = 0; i < o->nenv; i++)
-    if (o->env[i].owned) free((char *)o->env[i].name);
-  free(o->env);
+  free_env(o->env, o->nenv);
   o->env = NULL;
   o->nenv = 0;
+  for (int a = 0; a < o->napps; a++) {
+    free_env(o->apps[a].env, o->apps[a].nenv);
+    free(o->apps[a].argv);
+  }
+  free(o->apps);
+  o->apps = NULL;
+  o->napps = 0;
+}
+
+int fy_launch_app_of(const fy_launch_opts_t *o, int rank) {
+  for (int a = 0; a < o->napps; a++) {
+    if (rank < o->apps[a].np) return a;
+    rank -= o->apps[a].np;
+  }
+  return o->napps - 1;
 }

@@ -2,9 +2,18 @@
  *
  * Contract: fy_launch_opts_parse() fills opts from argv (argv is kept and
  * not modified). Returns 0 to run, 1 when the caller should exit 0 (help or
- * version printed to out), -1 on error (message printed to err). The first
- * word that is not an option is the program; every word after it belongs to
- * the program. */
+ * version printed to out), -1 on error (message printed to err).
+ * - The command line is one or more applications separated by a word ":"
+ *   (MPMD, as the MPI standard's mpiexec has it): "[global options] [local
+ *   options] program args : [local options] program args : ...". The first
+ *   word that is not an option is an application's program; every word
+ *   after it up to the next ":" is its arguments.
+ * - Local options (-n, -env, -wdir) describe their application; global ones
+ *   (everything else, -genv and -x included) the job, and come before the
+ *   first program: in a later application they are an error, with a message.
+ * - Ranks are numbered through the applications in order: the first one's
+ *   np ranks are 0..np-1, and so on; fy_launch_app_of() says whose a rank
+ *   is (its MPI_APPNUM). np is the total. */
 #ifndef FY_LAUNCH_OPTS_H
 #define FY_LAUNCH_OPTS_H
 #include <stdio.h>
@@ -15,8 +24,19 @@ typedef struct fy_launch_env {
   int owned;         /* name was allocated (split from -x NAME=VALUE) */
 } fy_launch_env_t;
 
+typedef struct fy_launch_app {
+  int np;                 /* -n; 1 when not given */
+  char **argv;            /* program and arguments, NULL-terminated (the
+                           * array is allocated, the words point into argv) */
+  fy_launch_env_t *env;   /* -env NAME VALUE: this application's ranks only,
+                           * set after the global -genv/-x */
+  int nenv;
+  const char *wdir;       /* -wdir DIR (relative: to mpiexec's directory);
+                           * NULL: mpiexec's */
+} fy_launch_app_t;
+
 typedef struct fy_launch_opts {
-  int np;                 /* 1 when not given */
+  int np;                 /* ranks of all applications */
   int prefix;             /* -1 not given on the command line, else 0/1 */
   int bind;               /* -1 not given, 0 none, 1 core (-bind-to) */
   long timeout;           /* -timeout seconds; -1 not given */
@@ -28,10 +48,13 @@ typedef struct fy_launch_opts {
   const char *launcher;   /* -launcher ssh|fork; NULL not given */
   const char *launcher_exec; /* -launcher-exec CMD; NULL not given */
   const char *pmi_host;   /* -pmi-host ADDR; NULL not given */
-  char **prog_argv;       /* NULL-terminated, points into argv */
+  fy_launch_app_t *apps;  /* in command-line order */
+  int napps;
 } fy_launch_opts_t;
 
 int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, FILE *err);
 void fy_launch_opts_free(fy_launch_opts_t *o);
+/* The index of rank's application (0 .. napps-1). */
+int fy_launch_app_of(const fy_launch_opts_t *o, int rank);
 void fy_launch_usage(FILE *f);
 #endif

@@ -15,6 +15,7 @@ typedef struct kvtab { kv_t *v; size_t n, cap; } kvtab_t;
 typedef struct conn {
   fy_pmi_rank_state_t st;
   int in_barrier;
+  int appnum; /* its application on an MPMD command line */
   fy_pmi_reader_t rd;
 } conn_t;
 
@@ -63,6 +64,10 @@ void fy_pmi_server_destroy(fy_pmi_server_t *s) {
   free(s->mapping);
   free(s->c);
   free(s);
+}
+
+void fy_pmi_server_set_appnum(fy_pmi_server_t *s, int rank, int appnum) {
+  if (rank >= 0 && rank < s->size) s->c[rank].appnum = appnum;
 }
 
 void fy_pmi_server_attach(fy_pmi_server_t *s, int rank, int fd) { s->c[rank].st.fd = fd; }
@@ -214,7 +219,10 @@ static int handle_cmd(fy_pmi_server_t *s, int rank) {
     snprintf(v, sizeof v, "%d", FY_PMI_VAL_MAX);
     return REPLY(s, rank, "cmd", "maxes", "kvsname_max", num, "keylen_max", k, "vallen_max", v, "rc", "0");
   }
-  if (!strcmp(cmd, "get_appnum")) return REPLY(s, rank, "cmd", "appnum", "appnum", "0", "rc", "0");
+  if (!strcmp(cmd, "get_appnum")) {
+    snprintf(num, sizeof num, "%d", s->c[rank].appnum);
+    return REPLY(s, rank, "cmd", "appnum", "appnum", num, "rc", "0");
+  }
   if (!strcmp(cmd, "get_my_kvsname"))
     return REPLY(s, rank, "cmd", "my_kvsname", "kvsname", s->kvsname, "rc", "0");
   if (!strcmp(cmd, "get_universe_size")) {

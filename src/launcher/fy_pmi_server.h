@@ -12,7 +12,8 @@
  *   get_universe_size, put, get (PMI_process_mapping answered as
  *   "(vector,(0,1,size))" or the string set for a multi-host job; rc=-1 with a msg for a missing key), barrier_in
  *   (barrier_out to all once every rank entered), finalize, abort
- *   (exitcode=N). Anything else gets rc=-1.
+ *   (exitcode=N). Anything else gets rc=-1. get_appnum answers what
+ *   fy_pmi_server_set_appnum() set for the rank (default 0).
  * - State per rank is read with fy_pmi_server_rank(). */
 #ifndef FY_PMI_SERVER_H
 #define FY_PMI_SERVER_H
@@ -31,6 +32,7 @@ typedef struct fy_pmi_rank_state {
 fy_pmi_server_t *fy_pmi_server_create(int size, const char *kvsname);
 void fy_pmi_server_destroy(fy_pmi_server_t *s);
 void fy_pmi_server_attach(fy_pmi_server_t *s, int rank, int fd);
+void fy_pmi_server_set_appnum(fy_pmi_server_t *s, int rank, int appnum);
 int fy_pmi_server_handle(fy_pmi_server_t *s, int rank);
 /* Bytes already read from rank's connection (by whoever accepted it):
  * answered like data read by fy_pmi_server_handle(); 0 or -1 likewise. */

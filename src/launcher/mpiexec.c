@@ -32,6 +32,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -241,33 +242,41 @@ static int host_specific(const char *kv) {
 /* argv of the launcher for remote rank i (heap; free with free_argv). */
 static char **remote_argv(int i, const fy_launch_opts_t *o, int bind_mode) {
   extern char **environ;
-  int ne = 0, na = 0;
+  const fy_launch_app_t *app = &o->apps[fy_launch_app_of(o, i)];
+  int ne = 0, na = 0, nx = o->nenv + app->nenv;
   for (char **e = environ; *e; e++) ne++;
-  ne += o->nenv;
-  while (o->prog_argv[na]) na++;
+  ne += nx;
+  while (app->argv[na]) na++;
   const char **env = calloc((size_t)ne + 1, sizeof *env);
-  char **extra = calloc((size_t)o->nenv + 1, sizeof *extra);
+  char **extra = calloc((size_t)nx + 1, sizeof *extra);
   char **argv = calloc((size_t)lch.nwords + 5, sizeof *argv);
-  char *spec = NULL;
+  char *spec = NULL, *cwd = NULL;
   int k = 0;
   if (!env || !extra || !argv) goto fail;
   for (char **e = environ; *e; e++)
     if (!host_specific(*e)) env[k++] = *e;
-  for (int j = 0; j < o->nenv; j++) {
-    const char *v = o->env[j].value ? o->env[j].value : getenv(o->env[j].name);
+  /* -genv and -x, then the program's -env (later entries win) */
+  for (int j = 0; j < nx; j++) {
+    const fy_launch_env_t *x = j < o->nenv ? &o->env[j] : &app->env[j - o->nenv];
+    const char *v = x->value ? x->value : getenv(x->name);
     if (!v) continue;
-    if (asprintf(&extra[j], "%s=%s", o->env[j].name, v) < 0) {
+    if (asprintf(&extra[j], "%s=%s", x->name, v) < 0) {
       extra[j] = NULL;
       goto fail;
     }
     env[k++] = extra[j];
   }
+  if (app->wdir && asprintf(&cwd, "%s%s%s", app->wdir[0] == '/' ? "" : lch.cwd, app->wdir[0] == '/' ? "" : "/",
+                            app->wdir) < 0) {
+    cwd = NULL;
+    goto fail;
+  }
   const fy_host_t *h = &job.hosts.h[job.hosts.host_of[i]];
-  fy_proxy_spec_t sp = {.pmi_port = job.pmi_port, .kvsname = job.kvsname, .cwd = lch.cwd, .host = h->name,
-                        .rank = i, .size = job.np, .local_rank = job.hosts.local_rank[i],
+  fy_proxy_spec_t sp = {.pmi_port = job.pmi_port, .kvsname = job.kvsname, .cwd = cwd ? cwd : lch.cwd,
+                        .host = h->name, .rank = i, .size = job.np, .local_rank = job.hosts.local_rank[i],
                         .local_size = h->nranks, .bind = bind_mode,
                         .kill_timeout = fy_config.kill_timeout, .nenv = k, .env = env, .nargs = na,
-                        .argv = (const char **)o->prog_argv};
+                        .argv = (const char **)app->argv};
   spec = fy_proxy_encode(&sp);
   if (!spec) goto fail;
   if (strlen(spec) > 120000) {
@@ -286,19 +295,21 @@ static char **remote_argv(int i, const fy_launch_opts_t *o, int bind_mode) {
   spec = NULL;
   for (int j = 0; j < a; j++)
     if (!argv[j]) goto fail;
-  for (int j = 0; j < o->nenv; j++) free(extra[j]);
+  for (int j = 0; j < nx; j++) free(extra[j]);
   free(extra);
   free(env);
+  free(cwd);
   return argv;
 fail:
   if (argv)
     for (int j = 0; argv[j]; j++) free(argv[j]);
   free(argv);
   if (extra)
-    for (int j = 0; j < o->nenv; j++) free(extra[j]);
+    for (int j = 0; j < nx; j++) free(extra[j]);
   free(extra);
   free(env);
   free(spec);
+  free(cwd);
   return NULL;
 }
 
@@ -306,6 +317,29 @@ static void free_argv(char **argv) {
   if (!argv) return;
   for (int j = 0; argv[j]; j++) free(argv[j]);
   free(argv);
+}
+
+/* A program's -wdir must be a directory where its local ranks start (a
+ * remote rank's proxy says so on its host and stays in the login
+ * directory, as when mpiexec's own directory is missing there). */
+static int check_wdirs(const fy_launch_opts_t *o) {
+  int checked = -1; /* (ranks come in application order) */
+  for (int i = 0; i < job.np; i++) {
+    int a = fy_launch_app_of(o, i);
+    const char *d = o->apps[a].wdir;
+    struct stat st;
+    if (!d || a == checked || !job.hosts.h[job.hosts.host_of[i]].local) continue;
+    checked = a;
+    if (stat(d, &st) != 0) {
+      fprintf(stderr, "mpiexec: -wdir %s: %s\n", d, strerror(errno));
+      return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      fprintf(stderr, "mpiexec: -wdir %s: not a directory\n", d);
+      return -1;
+    }
+  }
+  return 0;
 }
 
 static int spawn(int i, const fy_launch_opts_t *o, int stdin_fd, int pmi_fd, int out_w, int err_w,
@@ -349,11 +383,15 @@ static int spawn(int i, const fy_launch_opts_t *o, int stdin_fd, int pmi_fd, int
   setenv("PMI_SPAWNED", "0", 1);
   unsetenv("PMI_PORT"); /* from an outer process manager */
   unsetenv("PMI_ID");
-  for (int k = 0; k < o->nenv; k++) {
-    const char *v = o->env[k].value ? o->env[k].value : getenv(o->env[k].name);
-    if (v) setenv(o->env[k].name, v, 1);
+  const fy_launch_app_t *app = &o->apps[fy_launch_app_of(o, i)];
+  for (int k = 0; k < o->nenv + app->nenv; k++) {
+    const fy_launch_env_t *x = k < o->nenv ? &o->env[k] : &app->env[k - o->nenv];
+    const char *v = x->value ? x->value : getenv(x->name);
+    if (v) setenv(x->name, v, 1);
   }
-  execvp(o->prog_argv[0], o->prog_argv);
+  /* (checked by main before any rank starts) */
+  if (app->wdir && chdir(app->wdir) != 0) child_fail(errpipe, errno);
+  execvp(app->argv[0], app->argv);
   child_fail(errpipe, errno);
   return -1;
 }
@@ -436,7 +474,8 @@ static int launch(const fy_launch_opts_t *o, int prefix, int bind_mode) {
         fprintf(stderr, "mpiexec: cannot execute the launcher \"%s\" for rank %d on host %s: %s\n",
                 lch.nwords ? lch.words[0] : lch.self, i, job.hosts.h[job.hosts.host_of[i]].name, strerror(err));
       else
-        fprintf(stderr, "mpiexec: cannot execute \"%s\": %s\n", o->prog_argv[0], strerror(err));
+        fprintf(stderr, "mpiexec: cannot execute \"%s\": %s\n", o->apps[fy_launch_app_of(o, i)].argv[0],
+                strerror(err));
       close(devnull);
       return -2;
     }
@@ -897,7 +936,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mpiexec: out of memory for %d ranks\n", job.np);
     return 1;
   }
-  for (int i = 0; i < job.np; i++) job.r[i].out_fd = job.r[i].err_fd = job.r[i].ctl_fd = -1;
+  for (int i = 0; i < job.np; i++) {
+    job.r[i].out_fd = job.r[i].err_fd = job.r[i].ctl_fd = -1;
+    fy_pmi_server_set_appnum(job.pmi, i, fy_launch_app_of(&o, i));
+  }
+  if (check_wdirs(&o) < 0) return 2;
   if (job.named_hosts) {
     char map[FY_PMI_VAL_MAX];
     /* Too many hosts for one value: no mapping, the clients compare host names. */

@@ -4,18 +4,19 @@
 #          [--no-launcher] -- command args...
 # --rc       expected exit status (default zero)
 # --match    extended regex that must occur in the job's stdout+stderr
-# --count    regex that must match exactly N output lines
+# --count    regex that must match exactly N output lines (may be repeated)
 # --timeout  the job must end within S seconds (default 60)
 # --no-launcher  clear PMI_* variables first (singleton run)
 # Also: no /dev/shm/fy-* file created during the run may remain afterwards.
 # Exit 0 = pass, 1 = fail, 77 = skip (command not found).
-rc_want=zero; timeout_s=60; matches=""; count_re=""; count_n=""
+rc_want=zero; timeout_s=60; matches=""; counts=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --rc) rc_want=$2; shift 2 ;;
     --match) matches="$matches
 $2"; shift 2 ;;
-    --count) count_re=$2; count_n=$3; shift 3 ;;
+    --count) counts="$counts
+$3 $2"; shift 3 ;;
     --timeout) timeout_s=$2; shift 2 ;;
     --no-launcher) for v in $(env | sed -n 's/^\(PMI_[A-Za-z_]*\)=.*/\1/p; s/^\(HYDRA_[A-Za-z_]*\)=.*/\1/p'); do unset "$v"; done; shift ;;
     --) shift; break ;;
@@ -47,10 +48,14 @@ printf '%s\n' "$matches" | while IFS= read -r re; do
   grep -Eiq -- "$re" "$out" || { echo "FAIL: output does not match /$re/"; echo x >>"$out.miss"; }
 done
 [ -e "$out.miss" ] && { fail=1; rm -f "$out.miss"; }
-if [ -n "$count_re" ]; then
-  n=$(grep -Ec -- "$count_re" "$out")
-  [ "$n" -eq "$count_n" ] || { echo "FAIL: /$count_re/ matched $n lines, expected $count_n"; fail=1; }
-fi
+# (each line of counts: N, a blank, the regex)
+printf '%s\n' "$counts" | while IFS= read -r line; do
+  [ -z "$line" ] && continue
+  want=${line%% *} re=${line#* }
+  n=$(grep -Ec -- "$re" "$out")
+  [ "$n" -eq "$want" ] || { echo "FAIL: /$re/ matched $n lines, expected $want"; echo x >>"$out.miss"; }
+done
+[ -e "$out.miss" ] && { fail=1; rm -f "$out.miss"; }
 # Segments of this job: new since the start. Concurrent jobs' segments live
 # only until their ranks attach, so give stragglers a moment before judging,
 # and a segment some live process still maps belongs to a job still

@@ -1,12 +1,12 @@
 #!/bin/sh
-# Multi-host launch tests: hosts.sh CASE MPIEXEC HELLO ABORT PMI_HOSTS
+# Multi-host launch tests: hosts.sh CASE MPIEXEC HELLO ABORT PMI_HOSTS APPNUM
 # Cases named net_* run inside fy_netns.sh (test hosts as network
 # namespaces, FY_NETNS_* set); fork_* need nothing (-launcher fork starts
 # the "remote" ranks as local processes through the same proxy and TCP PMI
 # path). Each case judges the job with ../basic/job.sh (exit status, output,
 # time limit, no /dev/shm/fy-* left). Exit 0 pass, 1 fail, 77 skip.
 set -u
-case=$1 mpiexec=$2 hello=$3 abort=$4 pmi_hosts=$5
+case=$1 mpiexec=$2 hello=$3 abort=$4 pmi_hosts=$5 appnum=$6
 here=$(cd "$(dirname "$0")" && pwd)
 job="sh $here/../basic/job.sh"
 fail=0
@@ -94,6 +94,11 @@ net_io)
   # -genv reaches remote ranks.
   run --timeout 60 --count '^v=x y$' 2 \
       -- $M -genv FY_TEST_V "x y" -hosts "$H1,$H2" -n 2 sh -c 'echo "v=$FY_TEST_V"'
+  # MPMD: each program its ranks, its -env over -genv, its -wdir (relative
+  # to mpiexec's directory), on remote hosts too.
+  run --timeout 60 --count '^a [01] x /tmp$' 2 --count "^b 2 g $(cd .. && pwd)$" 1 \
+      -- $M -genv FY_TEST_V g -hosts "$H1,$H2,$H3" -n 2 -env FY_TEST_V x -wdir /tmp \
+         sh -c 'echo a $PMI_RANK $FY_TEST_V $(pwd)' : -wdir .. sh -c 'echo b $PMI_RANK $FY_TEST_V $(pwd)'
   ;;
 net_exit)
   run --rc 3 --timeout 20 --match "rank 2 \(pid [0-9]+\) on host $H3 exited with code 3" \
@@ -145,6 +150,9 @@ net_mpi)
     run --timeout 60 --count '^hello [0-9]+ of 2$' 2 -- $M -hosts "$H1,$H2" -n 2 "$hello" 2
     run --timeout 60 --count '^hello [0-9]+ of 3$' 3 -- $M -hosts "localhost,$H3" -n 3 "$hello" 3
     run --timeout 60 --count '^hello [0-9]+ of 5$' 5 -- $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$hello" 5
+    # MPMD across hosts: one world, MPI_APPNUM from the PMI server
+    run --timeout 60 --count '^app [01] of 3: appnum 0 arg a ' 2 --count '^app 2 of 3: appnum 1 arg b ' 1 \
+        -- $M -hosts "$H1,$H2" -n 2 "$appnum" a : "$appnum" b
   else # built without libfabric: a clear refusal, no hang
     run --rc nonzero --timeout 30 --match "need the ofi transport" -- $M -hosts "$H1,$H2" -n 2 "$hello" 2
   fi

@@ -114,7 +114,7 @@ int main(void) {
     EXPECT(fy_launch_opts_parse(&o, 16, a, null, null) == 0);
     EXPECT(!strcmp(o.hosts, "a,b") && !strcmp(o.hostfile, "hf") && o.ppn == 2 && o.np == 3);
     EXPECT(!strcmp(o.launcher, "fork") && !strcmp(o.launcher_exec, "ip netns exec"));
-    EXPECT(!strcmp(o.pmi_host, "10.0.0.1") && !strcmp(o.prog_argv[0], "prog"));
+    EXPECT(!strcmp(o.pmi_host, "10.0.0.1") && !strcmp(o.apps[0].argv[0], "prog"));
     fy_launch_opts_free(&o);
     char *b[] = {"mpiexec", "-launcher", "rsh", "prog", NULL};
     EXPECT(fy_launch_opts_parse(&o, 4, b, null, null) < 0);

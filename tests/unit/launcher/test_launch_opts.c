@@ -24,7 +24,8 @@ int main(void) {
     EXPECT(!strcmp(o.env[0].name, "A") && !strcmp(o.env[0].value, "1"));
     EXPECT(!strcmp(o.env[1].name, "B") && !strcmp(o.env[1].value, "2"));
     EXPECT(!strcmp(o.env[2].name, "C") && o.env[2].value == NULL);
-    EXPECT(!strcmp(o.prog_argv[0], "prog") && !strcmp(o.prog_argv[1], "-n") && o.prog_argv[3] == NULL);
+    EXPECT(o.napps == 1 && o.apps[0].np == 4);
+    EXPECT(!strcmp(o.apps[0].argv[0], "prog") && !strcmp(o.apps[0].argv[1], "-n") && o.apps[0].argv[3] == NULL);
     fy_launch_opts_free(&o);
   }
   {
@@ -34,13 +35,35 @@ int main(void) {
   }
   {
     char *a[] = {"mpiexec", "-np", "2", "--prefix-output", "--", "-prog", NULL};
-    EXPECT(parse(&o, a) == 0 && o.np == 2 && o.prefix == 1 && !strcmp(o.prog_argv[0], "-prog"));
+    EXPECT(parse(&o, a) == 0 && o.np == 2 && o.prefix == 1 && !strcmp(o.apps[0].argv[0], "-prog"));
     fy_launch_opts_free(&o);
   }
-  char *bad[][5] = {{"mpiexec", "-n", "0", "p", NULL},    {"mpiexec", "-n", "x", "p", NULL},
+  {
+    /* MPMD: local options per program, the job's options before the first */
+    char *a[] = {"mpiexec", "-genv", "G", "1", "-n", "2", "-env", "A", "x", "-wdir", "/tmp", "ocean", "-v", ":",
+                 "atmos", ":", "-np", "3", "-env", "B", "y", "--", "-land", "z", NULL};
+    EXPECT(parse(&o, a) == 0);
+    EXPECT(o.napps == 3 && o.np == 6 && o.nenv == 1 && !strcmp(o.env[0].name, "G"));
+    EXPECT(o.apps[0].np == 2 && o.apps[0].nenv == 1 && !strcmp(o.apps[0].env[0].name, "A") &&
+           !strcmp(o.apps[0].env[0].value, "x") && !strcmp(o.apps[0].wdir, "/tmp"));
+    EXPECT(!strcmp(o.apps[0].argv[0], "ocean") && !strcmp(o.apps[0].argv[1], "-v") && !o.apps[0].argv[2]);
+    EXPECT(o.apps[1].np == 1 && o.apps[1].nenv == 0 && !o.apps[1].wdir && !strcmp(o.apps[1].argv[0], "atmos") &&
+           !o.apps[1].argv[1]);
+    EXPECT(o.apps[2].np == 3 && !strcmp(o.apps[2].env[0].value, "y") && !strcmp(o.apps[2].argv[0], "-land") &&
+           !strcmp(o.apps[2].argv[1], "z") && !o.apps[2].argv[2]);
+    int want[] = {0, 0, 1, 2, 2, 2};
+    for (int r = 0; r < 6; r++) EXPECT(fy_launch_app_of(&o, r) == want[r]);
+    fy_launch_opts_free(&o);
+  }
+  char *bad[][7] = {{"mpiexec", "-n", "0", "p", NULL},    {"mpiexec", "-n", "x", "p", NULL},
                     {"mpiexec", "-n", NULL},              {"mpiexec", "-n", "2", NULL},
                     {"mpiexec", "--bogus", "p", NULL},    {"mpiexec", "-genv", "A", NULL},
-                    {"mpiexec", "-x", "=v", "p", NULL},   {"mpiexec", "-genv", "A=B", "v", NULL}};
+                    {"mpiexec", "-x", "=v", "p", NULL},   {"mpiexec", "-genv", "A=B", "v", NULL},
+                    /* MPMD: an empty program, a job option after ':', an -env without a value */
+                    {"mpiexec", "p", ":", NULL},          {"mpiexec", ":", "p", NULL},
+                    {"mpiexec", "p", ":", ":", "q", NULL}, {"mpiexec", "p", ":", "-genv", "A", "1"},
+                    {"mpiexec", "p", ":", "-n", "2", NULL}, {"mpiexec", "-env", "A", "p", NULL},
+                    {"mpiexec", "-wdir", "a", "-wdir", "b", "p"}, {"mpiexec", "p", ":", "-prefix", "q", NULL}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     int rc = parse(&o, bad[i]);
     if (rc != -1) fprintf(stderr, "bad command line %zu accepted\n", i);
