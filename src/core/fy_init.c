@@ -70,6 +70,7 @@ void fy_runtime_start(int required, const char *caller) {
   /* Ranks on other hosts are reached through the fabric (pt2pt/net.c).
    * FERRY_NOLOCAL=1: every rank behaves as if alone on its node (its own
    * one-rank segment, every peer through the fabric). */
+  fy_state.node_size = fy_state.local_size;
   if (fy_config.nolocal) {
     local[0] = fy_state.world_rank;
     fy_state.local_size = 1;

@@ -28,6 +28,8 @@ typedef struct fy_state {
   int world_rank, world_size;
   int appnum;
   int local_rank, local_size;
+  int node_size;         /* ranks on this node as the process manager says
+                          * (local_size before FERRY_NOLOCAL makes it 1) */
   int *local_of_world;   /* world rank -> local rank, -1 if remote */
 } fy_state_t;
 

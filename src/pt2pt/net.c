@@ -710,7 +710,8 @@ int fy_net_init(void) {
   fy_ofi_boot_t b = {.rank = fy_state.world_rank, .size = fy_state.world_size,
                      .provider = fy_config.ofi_provider, .msg_max = sizeof(fy_pkt_t) + fy_net_eager_max,
                      .mr_cache = mr_cache(), .multi_recv = fy_config.ofi_multi_recv, .put = fy_pmi_put, .barrier = fy_pmi_barrier,
-                     .get = pmi_get, .machine = machine_id(), .tagged = wants_tagged, .agree = agree};
+                     .get = pmi_get, .machine = machine_id(), .loopback = fy_state.node_size == fy_state.world_size,
+                     .tagged = wants_tagged, .agree = agree};
   emulate(&b, fy_config.ofi_emulate);
   fy_ofi_cb_t cb = {.on_msg = on_msg, .on_rma = on_rma, .on_sent = on_sent, .on_tsent = on_tsent,
                     .on_trecv = on_trecv};
@@ -757,11 +758,11 @@ void fy_net_finalize(void) {
   const fy_net_stats_t *ns = &fy_net_stats;
   if (fy_config.stats)
     fprintf(stderr,
-            "ferry-stats rank=%d ofi: provider=%s eager=%llu eager_ref=%llu rget=%llu rput=%llu ahead=%llu ahead_unexp=%llu fin_rode=%llu sent=%llu recvd=%llu "
+            "ferry-stats rank=%d ofi: provider=%s domain=%s eager=%llu eager_ref=%llu rget=%llu rput=%llu ahead=%llu ahead_unexp=%llu fin_rode=%llu sent=%llu recvd=%llu "
             "queued=%llu eagain=%llu (inject %llu send %llu rma %llu) connecting=%llu rma_pieces=%llu mr_hits=%llu mr_misses=%llu early=%llu injected=%llu landed=%llu realigned=%llu "
             "wait_busy=%llu fd_sleeps=%llu fd_woken=%llu fd_timeouts=%llu naps=%llu relayed=%llu relays=%llu paced=%llu "
             "machine_ranks=%d\n",
-            fy_state.world_rank, fy_ofi_provider(), (unsigned long long)ns->eager, (unsigned long long)ns->eager_ref,
+            fy_state.world_rank, fy_ofi_provider(), fy_ofi_domain(), (unsigned long long)ns->eager, (unsigned long long)ns->eager_ref,
             (unsigned long long)ns->rget,
             (unsigned long long)ns->rput, (unsigned long long)ns->ahead, (unsigned long long)ns->ahead_unexp,
             (unsigned long long)ns->fin_rode,

@@ -71,6 +71,11 @@ typedef struct fy_ofi_boot {
    * same one run on the same machine, whatever their host names say
    * (fy_ofi_machine_ranks). */
   const char *machine;
+  /* Every rank of the job runs on this machine (FERRY_NOLOCAL=1 on one
+   * host): take the provider's loopback address where it offers one,
+   * rather than the first interface's, which may be a bridge or a
+   * container's that goes away while the job runs. */
+  int loopback;
   /* Whether tagged messages are wanted over the provider chosen (named as
    * fy_ofi_provider() says); NULL: never. */
   int (*tagged)(const char *prov);
@@ -104,8 +109,10 @@ typedef struct fy_ofi_mr fy_ofi_mr_t;
 int fy_ofi_init(const fy_ofi_boot_t *boot, const fy_ofi_cb_t *cb);
 void fy_ofi_finalize(void);
 const char *fy_ofi_error(void);
-/* The provider in use ("tcp;ofi_rxm") and its limits. */
+/* The provider in use ("tcp;ofi_rxm"), its domain (over TCP the
+ * interface: "eth0", "lo") and its limits. */
 const char *fy_ofi_provider(void);
+const char *fy_ofi_domain(void);
 size_t fy_ofi_msg_max(void);
 size_t fy_ofi_inject_size(void);
 /* Ranks of the job (this one included) that published boot->machine equal
