@@ -1,7 +1,8 @@
 /* Derived-datatype benchmark: ping-pong bandwidth of a contiguous
- * message, a vector (1 Mi doubles, stride 2), an indexed type and a struct
- * type of the same data size, and MPI_Pack/MPI_Unpack throughput of the
- * three types. Two ranks (one rank: pack and unpack only, with no partner
+ * message, a vector (1 Mi doubles, stride 2), an indexed type, a struct
+ * type and a resized double (extent 16, sent as a count of n: the same
+ * layout as the vector, as a matrix column is often sent) of the same data
+ * size, and MPI_Pack/MPI_Unpack throughput of the four derived types. Two ranks (one rank: pack and unpack only, with no partner
  * polling in a barrier: the quieter measurement); prints '#' comments and one CSV table
  * (kind,type,bytes,iters,MBps), MB = 1e6 bytes, data bytes per direction.
  *
@@ -50,7 +51,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "-v")) verbose = 1;
     }
     /* types: all carry n doubles (the struct: n/4 particles of 28 bytes ~ same size) */
-    MPI_Datatype tvec, tidx, tstr, tpart;
+    MPI_Datatype tvec, tidx, tstr, tpart, tres;
     MPI_Type_vector((int)(n / blk), blk, 2 * blk, MPI_DOUBLE, &tvec);
     long nb = n / 4; /* indexed: blocks of 4 doubles at irregular gaps (1-3 doubles) */
     int *bl = malloc(nb * sizeof *bl), *dp = malloc(nb * sizeof *dp);
@@ -72,6 +73,8 @@ int main(int argc, char **argv) {
     }
     long np = n / 4;
     MPI_Type_contiguous((int)np, tpart, &tstr);
+    MPI_Type_create_resized(MPI_DOUBLE, 0, 2 * sizeof(double), &tres);
+    MPI_Type_commit(&tres);
     MPI_Type_commit(&tvec);
     MPI_Type_commit(&tidx);
     MPI_Type_commit(&tstr);
@@ -83,14 +86,15 @@ int main(int argc, char **argv) {
     char *packed = malloc((size_t)n * 8 + 64);
 
     struct { const char *name; MPI_Datatype t; int count; } ty[] = {
-        {"contig", MPI_DOUBLE, (int)n}, {"vector", tvec, 1}, {"indexed", tidx, 1}, {"struct", tstr, 1}};
+        {"contig", MPI_DOUBLE, (int)n}, {"vector", tvec, 1}, {"indexed", tidx, 1}, {"struct", tstr, 1},
+        {"resized", tres, (int)n}};
     double *tt = malloc((iters + 2) * sizeof *tt);
     if (!rank) {
         printf("# ddt: %ld doubles; vector blocks of %d, stride %d; indexed blocks of 4 with 1-3 gaps; struct %ld particles "
-               "(32 of 48 bytes)\n", n, blk, 2 * blk, np);
+               "(32 of 48 bytes); resized: %ld doubles of extent 16\n", n, blk, 2 * blk, np, n);
         printf("kind,type,bytes,iters,MBps\n");
     }
-    for (int k = 0; k < 4 && size >= 2; k++) {
+    for (int k = 0; k < 5 && size >= 2; k++) {
         if (only && strcmp(only, ty[k].name)) continue;
         int sz;
         MPI_Type_size(ty[k].t, &sz);
@@ -116,20 +120,21 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     /* pack / unpack on rank 0 (rank 1 idles in the barrier) */
-    for (int k = 1; k < 4; k++) {
+    for (int k = 1; k < 5; k++) {
         if (only && strcmp(only, ty[k].name)) continue;
         int sz;
         MPI_Type_size(ty[k].t, &sz);
+        sz *= ty[k].count;
         double tu[64], tp[64];
         int reps = iters < 64 ? iters : 64;
         if (!rank)
             for (int it = -1; it < reps; it++) {
                 int pos = 0;
                 double t0 = MPI_Wtime();
-                MPI_Pack(a, 1, ty[k].t, packed, sz, &pos, MPI_COMM_WORLD);
+                MPI_Pack(a, ty[k].count, ty[k].t, packed, sz, &pos, MPI_COMM_WORLD);
                 double t1 = MPI_Wtime();
                 pos = 0;
-                MPI_Unpack(packed, sz, &pos, b, 1, ty[k].t, MPI_COMM_WORLD);
+                MPI_Unpack(packed, sz, &pos, b, ty[k].count, ty[k].t, MPI_COMM_WORLD);
                 double t2 = MPI_Wtime();
                 if (it >= 0) { tp[it] = t1 - t0; tu[it] = t2 - t1; }
             }
@@ -143,6 +148,7 @@ int main(int argc, char **argv) {
     MPI_Type_free(&tidx);
     MPI_Type_free(&tstr);
     MPI_Type_free(&tpart);
+    MPI_Type_free(&tres);
     free(a); free(b); free(packed); free(tt); free(bl); free(dp);
     MPI_Finalize();
     return 0;

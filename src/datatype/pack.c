@@ -1,9 +1,9 @@
 /* The pack engine: a cursor over the flattened layout (item, repetition,
  * run, block, byte) that packs, unpacks or lists iovecs for any byte range
  * of the packed stream. Fast paths: contiguous types are one memcpy; runs
- * of 4-, 8- and 16-byte blocks copy with fixed-size moves; stride-2 8-byte
- * blocks unpack with AVX-512 masked stores where the CPU has them. See
- * fy_datatype.h. */
+ * of 1- to 32-byte blocks copy with fixed-size moves; items of one block
+ * each are one run of all the items; stride-2 8-byte blocks unpack with
+ * AVX-512 masked stores where the CPU has them. See fy_datatype.h. */
 #include "datatype/dt_impl.h"
 #include "datatype/fy_copy.h"
 #include <string.h>
@@ -276,6 +276,8 @@ walk(const fy_flat_t *f, MPI_Count count, uintptr_t base, size_t off, size_t len
           for (; x < nb; x++, p += st, s += 8) memcpy(p, s, 8);
         } else if (blen == 8) COPY_RUN(uint64_t);
         else if (blen == 4) COPY_RUN(uint32_t);
+        else if (blen == 2) COPY_RUN(uint16_t);
+        else if (blen == 1) COPY_RUN(uint8_t);
         else if (blen == 16) {
           typedef struct { uint64_t a, b; } u128;
           COPY_RUN(u128);
@@ -313,6 +315,24 @@ out:
   return len - left;
 }
 
+/* count items of one block each (a resized basic type, a one-block
+ * struct): one run of count blocks an extent apart, so that the run copies
+ * of walk serve them, rather than every loop of the cursor once per item
+ * (16 Mi resized chars: 5.7 ns an item, MPICH 0.28). fold() fills *one
+ * (with *g and pre) and returns it, setting *count to 1; f itself otherwise. */
+static const fy_flat_t *fold(const fy_flat_t *f, MPI_Count *count, fy_flat_t *one, fy_seg_t *g, MPI_Count pre[2]) {
+  if (*count < 2 || f->nsegs != 1 || f->rep != 1 || f->segs[0].n != 1) return f;
+  *g = f->segs[0];
+  g->n = *count;
+  g->stride = f->extent;
+  pre[0] = 0;
+  pre[1] = g->len * *count;
+  *one = (fy_flat_t){.segs = g, .nsegs = 1, .pre = pre, .rep = 1, .rep_stride = 0, .size = pre[1],
+                     .extent = f->extent * *count};
+  *count = 1;
+  return one;
+}
+
 size_t fy_type_pack_range(const fy_datatype_t *t, MPI_Count count, const void *buf, size_t offset,
                           size_t len, void *out) {
   size_t total = (size_t)(count * t->size);
@@ -323,7 +343,11 @@ size_t fy_type_pack_range(const fy_datatype_t *t, MPI_Count count, const void *b
     return len;
   }
   if (t->bd) return bd_walk(t, count, (uintptr_t)buf, offset, len, 1, out);
-  return walk(&t->pk, count, (uintptr_t)buf, offset, len, OP_PACK, out, NULL, 0, NULL);
+  fy_flat_t one;
+  fy_seg_t g;
+  MPI_Count pre[2];
+  const fy_flat_t *f = fold(&t->pk, &count, &one, &g, pre);
+  return walk(f, count, (uintptr_t)buf, offset, len, OP_PACK, out, NULL, 0, NULL);
 }
 
 size_t fy_type_unpack_range(const fy_datatype_t *t, MPI_Count count, void *buf, size_t offset,
@@ -336,7 +360,11 @@ size_t fy_type_unpack_range(const fy_datatype_t *t, MPI_Count count, void *buf, 
     return len;
   }
   if (t->bd) return bd_walk(t, count, (uintptr_t)buf, offset, len, 0, (char *)in);
-  return walk(&t->pk, count, (uintptr_t)buf, offset, len, OP_UNPACK, (char *)in, NULL, 0, NULL);
+  fy_flat_t one;
+  fy_seg_t g;
+  MPI_Count pre[2];
+  const fy_flat_t *f = fold(&t->pk, &count, &one, &g, pre);
+  return walk(f, count, (uintptr_t)buf, offset, len, OP_UNPACK, (char *)in, NULL, 0, NULL);
 }
 
 void fy_type_pack(const fy_datatype_t *t, MPI_Count count, const void *buf, void *out) {

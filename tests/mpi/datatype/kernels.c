@@ -4,6 +4,8 @@
  *   12, 16, 24, 32, 48 and 64 bytes, negative displacements, runs that
  *   merge two blocks, several items with a resized extent);
  * - 8-byte blocks 16 bytes apart (vector of stride 2), also repeated;
+ * - one block per item (a resized char, short or double, two ints in a
+ *   resized struct), which the engine packs as one run of all the items;
  * MPI_Pack/MPI_Unpack (holes untouched), then messages in a ring and
  * between pairs (blocking, both sides waiting: the staged SHARE path for
  * large ones), received with the same type, as bytes, truncated (count =
@@ -100,6 +102,23 @@ static void mk_vec2(ref_t *r, const char *name, int n, long extent) {
     }
     r->name = name;
     r->nb = n;
+    finish_ref(r);
+}
+
+/* one block of bl elements of `base` (esize bytes) at byte disp, resized
+ * to extent: every item one block (the run of count blocks, an extent
+ * apart, that the engine folds them into) */
+static void mk_one(ref_t *r, const char *name, MPI_Datatype base, int esize, int bl, long disp, long extent) {
+    int b[1] = {bl};
+    MPI_Aint d[1] = {disp};
+    MPI_Datatype ty[1] = {base}, s;
+    MPI_Type_create_struct(1, b, d, ty, &s);
+    MPI_Type_create_resized(s, 0, extent, &r->t);
+    MPI_Type_free(&s);
+    r->disp[0] = disp;
+    r->len[0] = (long)bl * esize;
+    r->name = name;
+    r->nb = 1;
     finish_ref(r);
 }
 
@@ -239,7 +258,7 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     fy_init("datatype_kernels");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    static ref_t T[12];
+    static ref_t T[16];
     int nt = 0;
     mk_indexed(&T[nt++], "indexed 32-byte blocks", MPI_DOUBLE, 8, 300, 4, 0);
     mk_indexed(&T[nt++], "indexed 32-byte blocks, negative displacements", MPI_DOUBLE, 8, 257, 4, 1);
@@ -252,6 +271,10 @@ int main(int argc, char **argv) {
     mk_hblock(&T[nt++], "hindexed_block 48-byte blocks, resized", 30, 6);
     mk_vec2(&T[nt++], "vector stride 2", 1000, 0);
     mk_vec2(&T[nt++], "vector stride 2, resized", 7, 136);
+    mk_one(&T[nt++], "one char, extent 2", MPI_CHAR, 1, 1, 0, 2);
+    mk_one(&T[nt++], "one short, extent 6", MPI_SHORT, 2, 1, 0, 6);
+    mk_one(&T[nt++], "one double at 8, extent 24", MPI_DOUBLE, 8, 1, 8, 24);
+    mk_one(&T[nt++], "two ints at 4, extent 12", MPI_INT, 4, 2, 4, 12);
     for (int k = 0; k < nt; k++) test_pack(&T[k]);
     for (int k = 0; k < nt; k++) {
         /* items for about 1 KiB (eager) and 100 KiB (rendezvous: the pipe
