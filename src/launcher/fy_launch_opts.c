@@ -36,6 +36,8 @@ void fy_launch_usage(FILE *f) {
           "  -pmi-host ADDR         address remote ranks use to reach mpiexec's PMI server\n"
           "                         (also FERRY_PMI_HOST; default: this host's address\n"
           "                         toward the first remote host)\n"
+          "  -configfile FILE       the programs, one per line (\"[local options] program\n"
+          "                         args\"), instead of the rest of the command line\n"
           "  -genv NAME VALUE       set NAME=VALUE in every process\n"
           "  -x NAME[=VALUE]        set NAME=VALUE, or forward NAME from this environment\n"
           "  -h, --help             this help\n"
@@ -126,6 +128,99 @@ static int local_opt(fy_launch_app_t *app, int argc, char **argv, int *i, FILE *
     return 1;
   }
   return 0;
+}
+
+/* -configfile: argv[0..at) (the command line before it) and then FILE's
+ * lines joined by ":", parsed as one command line. Its words live in
+ * o->cf_text, the array in o->cf_argv. */
+static int parse_configfile(fy_launch_opts_t *o, int at, char **argv, const char *path, FILE *out, FILE *err) {
+  FILE *f = fopen(path, "r");
+  char *text = NULL, **nv = NULL;
+  size_t cap = 0, len = 0;
+  int nw = 0, rc = -1;
+  if (!f) {
+    fprintf(err, "mpiexec: -configfile %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  /* the words, NUL-terminated one after another; a line's end is ":" */
+  int c, inword = 0, quote = 0, line_words = 0, comment = 0, at_start = 1;
+  for (;;) {
+    c = fgetc(f);
+    if (len + 4 > cap) {
+      size_t nc = cap ? 2 * cap : 4096;
+      char *t = realloc(text, nc);
+      if (!t) goto oom;
+      text = t;
+      cap = nc;
+    }
+    if (c == EOF || (c == '\n' && !quote)) {
+      if (quote) {
+        fprintf(err, "mpiexec: -configfile %s: a quote is not closed\n", path);
+        goto out;
+      }
+      if (inword) text[len++] = '\0', nw++, line_words++;
+      inword = 0;
+      if (line_words) {
+        text[len++] = ':';
+        text[len++] = '\0';
+        nw++;
+      }
+      line_words = 0;
+      comment = 0;
+      at_start = 1;
+      if (c == EOF) break;
+      continue;
+    }
+    if (comment) continue;
+    if (at_start && c == '#') {
+      comment = 1;
+      continue;
+    }
+    if (!quote && (c == ' ' || c == '\t' || c == '\r')) {
+      if (inword) text[len++] = '\0', nw++, line_words++;
+      inword = 0;
+      continue;
+    }
+    at_start = 0;
+    if (!quote && (c == '\'' || c == '"')) {
+      quote = c;
+      inword = 1;
+      continue;
+    }
+    if (quote && c == quote) {
+      quote = 0;
+      continue;
+    }
+    text[len++] = (char)c;
+    inword = 1;
+  }
+  if (!nw) {
+    fprintf(err, "mpiexec: -configfile %s names no program\n", path);
+    goto out;
+  }
+  /* argv[0..at), then the words less the last ":" */
+  nv = calloc((size_t)(at + nw) + 1, sizeof *nv);
+  if (!nv) goto oom;
+  for (int k = 0; k < at; k++) nv[k] = argv[k];
+  int n = at;
+  for (size_t p = 0; p < len; p += strlen(text + p) + 1) nv[n++] = text + p;
+  n--; /* (the trailing ":") */
+  nv[n] = NULL;
+  rc = fy_launch_opts_parse(o, n, nv, out, err);
+  if (rc == 0) {
+    o->cf_argv = nv;
+    o->cf_text = text;
+    nv = NULL;
+    text = NULL;
+  }
+  goto out;
+oom:
+  fprintf(err, "mpiexec: out of memory\n");
+out:
+  fclose(f);
+  free(nv);
+  free(text);
+  return rc;
 }
 
 int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, FILE *err) {
@@ -238,6 +333,17 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
         goto fail;
       }
       o->env[o->nenv - 1].owned = 1;
+    } else if (!strcmp(a, "-configfile") || !strcmp(a, "--configfile")) {
+      if (i + 1 >= argc || !*argv[i + 1]) {
+        fprintf(err, "mpiexec: %s needs a file\n", a);
+        goto fail;
+      }
+      if (i + 2 < argc) {
+        fprintf(err, "mpiexec: %s FILE must end the command line (its programs replace the rest)\n", a);
+        goto fail;
+      }
+      fy_launch_opts_free(o);
+      return parse_configfile(o, i, argv, argv[i + 1], out, err);
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "-help")) {
       fy_launch_usage(out);
       fy_launch_opts_free(o);
@@ -316,6 +422,10 @@ void fy_launch_opts_free(fy_launch_opts_t *o) {
   free(o->apps);
   o->apps = NULL;
   o->napps = 0;
+  free(o->cf_argv);
+  free(o->cf_text);
+  o->cf_argv = NULL;
+  o->cf_text = NULL;
 }
 
 int fy_launch_app_of(const fy_launch_opts_t *o, int rank) {

@@ -13,7 +13,11 @@
  *   first program: in a later application they are an error, with a message.
  * - Ranks are numbered through the applications in order: the first one's
  *   np ranks are 0..np-1, and so on; fy_launch_app_of() says whose a rank
- *   is (its MPI_APPNUM). np is the total. */
+ *   is (its MPI_APPNUM). np is the total.
+ * - "-configfile FILE", the last word of the command line, reads the
+ *   programs from FILE instead: one per line, each "[local options]
+ *   program args" ('#' starts a comment line; words split at blanks,
+ *   '...' and "..." keep blanks), as if joined by ":". */
 #ifndef FY_LAUNCH_OPTS_H
 #define FY_LAUNCH_OPTS_H
 #include <stdio.h>
@@ -50,6 +54,8 @@ typedef struct fy_launch_opts {
   const char *pmi_host;   /* -pmi-host ADDR; NULL not given */
   fy_launch_app_t *apps;  /* in command-line order */
   int napps;
+  char **cf_argv;         /* -configfile: the command line it makes, and */
+  char *cf_text;          /* the file's words (what apps[].argv point into) */
 } fy_launch_opts_t;
 
 int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, FILE *err);

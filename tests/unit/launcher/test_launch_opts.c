@@ -1,7 +1,9 @@
 /* Unit tests of mpiexec's command line (src/launcher/fy_launch_opts.c). */
 #include "launcher/fy_launch_opts.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../common/fy_expect.h"
 
@@ -54,6 +56,36 @@ int main(void) {
     int want[] = {0, 0, 1, 2, 2, 2};
     for (int r = 0; r < 6; r++) EXPECT(fy_launch_app_of(&o, r) == want[r]);
     fy_launch_opts_free(&o);
+  }
+  {
+    /* -configfile: a program per line, comments, quotes, blank lines */
+    char path[] = "/tmp/fy_cfgXXXXXX";
+    int fd = mkstemp(path);
+    const char *txt = "# coupled run\n-n 2 -env A 'x y' ocean -v\n\n  atmos \"a b\" c\t''\n";
+    EXPECT(fd >= 0 && write(fd, txt, strlen(txt)) == (ssize_t)strlen(txt));
+    close(fd);
+    char *a[] = {"mpiexec", "-genv", "G", "1", "-configfile", path, NULL};
+    EXPECT(parse(&o, a) == 0);
+    EXPECT(o.napps == 2 && o.np == 3 && o.nenv == 1 && !strcmp(o.env[0].name, "G"));
+    EXPECT(o.apps[0].np == 2 && o.apps[0].nenv == 1 && !strcmp(o.apps[0].env[0].value, "x y"));
+    EXPECT(!strcmp(o.apps[0].argv[0], "ocean") && !strcmp(o.apps[0].argv[1], "-v") && !o.apps[0].argv[2]);
+    EXPECT(o.apps[1].np == 1 && !strcmp(o.apps[1].argv[0], "atmos") && !strcmp(o.apps[1].argv[1], "a b") &&
+           !strcmp(o.apps[1].argv[2], "c") && !strcmp(o.apps[1].argv[3], "") && !o.apps[1].argv[4]);
+    fy_launch_opts_free(&o);
+    char *b[] = {"mpiexec", "-configfile", path, "extra", NULL}, *c[] = {"mpiexec", "-configfile", "/no/such/file", NULL};
+    EXPECT(parse(&o, b) == -1);
+    EXPECT(parse(&o, c) == -1);
+    const char *bad_txt[] = {"# nothing but a comment\n\n", "prog 'open\n", "-genv A 1 p\n-prefix q\n"};
+    for (size_t k = 0; k < sizeof bad_txt / sizeof *bad_txt; k++) {
+      FILE *f = fopen(path, "w");
+      fputs(bad_txt[k], f);
+      fclose(f);
+      char *d[] = {"mpiexec", "-configfile", path, NULL};
+      int rc = parse(&o, d);
+      if (rc != -1) fprintf(stderr, "bad config file %zu accepted\n", k);
+      EXPECT(rc == -1);
+    }
+    unlink(path);
   }
   char *bad[][7] = {{"mpiexec", "-n", "0", "p", NULL},    {"mpiexec", "-n", "x", "p", NULL},
                     {"mpiexec", "-n", NULL},              {"mpiexec", "-n", "2", NULL},
