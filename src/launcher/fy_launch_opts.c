@@ -203,7 +203,13 @@ static int parse_configfile(fy_launch_opts_t *o, int at, char **argv, const char
   if (!nv) goto oom;
   for (int k = 0; k < at; k++) nv[k] = argv[k];
   int n = at;
-  for (size_t p = 0; p < len; p += strlen(text + p) + 1) nv[n++] = text + p;
+  for (size_t p = 0; p < len; p += strlen(text + p) + 1) {
+    if (!strcmp(text + p, "-configfile") || !strcmp(text + p, "--configfile")) {
+      fprintf(err, "mpiexec: -configfile %s: a config file cannot name another\n", path);
+      goto out;
+    }
+    nv[n++] = text + p;
+  }
   n--; /* (the trailing ":") */
   nv[n] = NULL;
   rc = fy_launch_opts_parse(o, n, nv, out, err);

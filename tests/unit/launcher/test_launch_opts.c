@@ -75,7 +75,7 @@ int main(void) {
     char *b[] = {"mpiexec", "-configfile", path, "extra", NULL}, *c[] = {"mpiexec", "-configfile", "/no/such/file", NULL};
     EXPECT(parse(&o, b) == -1);
     EXPECT(parse(&o, c) == -1);
-    const char *bad_txt[] = {"# nothing but a comment\n\n", "prog 'open\n", "-genv A 1 p\n-prefix q\n"};
+    const char *bad_txt[] = {"# nothing but a comment\n\n", "prog 'open\n", "-genv A 1 p\n-prefix q\n", "-configfile x\n"};
     for (size_t k = 0; k < sizeof bad_txt / sizeof *bad_txt; k++) {
       FILE *f = fopen(path, "w");
       fputs(bad_txt[k], f);
