@@ -1108,7 +1108,14 @@ int fy_ofi_probe(const char *provider, char *chosen, size_t clen, char *offered,
   struct fi_info *list = offered_list(want, 0);
   int n = 0;
   if (!list) return -1;
-  snprintf(chosen, clen, "%s", choose(list, want)->fabric_attr->prov_name);
+  struct fi_info *c = choose(list, want);
+  const char *dom = c->domain_attr && c->domain_attr->name && strcmp(c->domain_attr->name, c->fabric_attr->prov_name)
+                        ? c->domain_attr->name
+                        : NULL;
+  /* (over the socket providers the domain is the interface: the first one
+   * listed, which a job spanning hosts takes; on one node it takes lo) */
+  snprintf(chosen, clen, "%s%s%s%s", c->fabric_attr->prov_name, dom ? " on " : "", dom ? dom : "",
+           dom && loopback_of(list, c) != c ? ", lo for a job on one node" : "");
   size_t used = 0;
   if (olen) offered[0] = 0;
   for (struct fi_info *p = list; p; p = p->next) {

@@ -172,7 +172,8 @@ int fy_ofi_trywait(void);
 
 /* Without opening anything (ferry-info): the providers that offer what
  * Ferry needs, each named once, comma-separated, into offered, and the one
- * fy_ofi_init would take for `provider` into chosen. Returns how many are
+ * fy_ofi_init would take for `provider` into chosen, with its domain
+ * ("net on eth0, lo for a job on one node"). Returns how many are
  * offered, or -1 with a message in fy_ofi_error(). */
 int fy_ofi_probe(const char *provider, char *chosen, size_t clen, char *offered, size_t olen);
 /* The version of the libfabric this process loads ("1.17"; it is loaded
