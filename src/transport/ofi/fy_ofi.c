@@ -1025,14 +1025,6 @@ static int unhex(const char *s, unsigned char *b, size_t cap) {
   return (int)n;
 }
 
-/* Which of the providers fi_getinfo offers: the fastest kind present.
- * Over TCP, the native RDM endpoint ("tcp" from libfabric 1.18, "net" in
- * 1.17, its development fork) comes before ofi_rxm layered on tcp: same
- * sockets, a shorter header (58 bytes on the wire for an 8-byte message,
- * 122 through rxm), and a completion queue whose wait fd is the sockets'
- * epoll set, where rxm writes to and reads back a signalling socket for
- * every completion; measured here (libfabric 1.17, loopback) 5.9 us half
- * round trip against 8.0 us. */
 static int is_loopback(const struct fi_info *p) {
   const struct sockaddr *sa = p->src_addr;
   if (!sa || (p->addr_format != FI_SOCKADDR && p->addr_format != FI_SOCKADDR_IN && p->addr_format != FI_SOCKADDR_IN6))
@@ -1042,24 +1034,31 @@ static int is_loopback(const struct fi_info *p) {
   return sa->sa_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
 }
 
-/* The same provider as p over a loopback address (p when it has none). */
-static struct fi_info *loopback_of(struct fi_info *list, struct fi_info *p) {
-  for (struct fi_info *q = list; q; q = q->next)
-    if (q->fabric_attr->prov_name && !strcmp(q->fabric_attr->prov_name, p->fabric_attr->prov_name) && is_loopback(q))
-      return q;
-  return p;
-}
-
-static struct fi_info *choose(struct fi_info *list, const char *want) {
+/* Which of the providers fi_getinfo offers: the fastest kind present.
+ * Over TCP, the native RDM endpoint ("tcp" from libfabric 1.18, "net" in
+ * 1.17, its development fork) comes before ofi_rxm layered on tcp: same
+ * sockets, a shorter header (58 bytes on the wire for an 8-byte message,
+ * 122 through rxm), and a completion queue whose wait fd is the sockets'
+ * epoll set, where rxm writes to and reads back a signalling socket for
+ * every completion; measured here (libfabric 1.17, loopback) 5.9 us half
+ * round trip against 8.0 us. A socket provider is listed once per
+ * interface, fastest first: the first entry, or with loopback set (every
+ * rank on this machine) that provider's loopback entry where it has one. */
+static struct fi_info *choose(struct fi_info *list, const char *want, int loopback) {
   static const char *pref[] = {"cxi", "efa", "verbs;ofi_rxm", "psm3", "psm2", "opx", "tcp", "net", "tcp;ofi_rxm", NULL};
+  struct fi_info *c = NULL;
   /* A name asked for ("tcp") also matches the utility providers layered on
    * it ("tcp;ofi_rxm"): the exact one wins. */
-  for (struct fi_info *p = list; want && p; p = p->next)
-    if (p->fabric_attr->prov_name && !strcmp(p->fabric_attr->prov_name, want)) return p;
-  for (int i = 0; pref[i]; i++)
-    for (struct fi_info *p = list; p; p = p->next)
-      if (p->fabric_attr->prov_name && !strcmp(p->fabric_attr->prov_name, pref[i])) return p;
-  return list;
+  for (struct fi_info *p = list; want && p && !c; p = p->next)
+    if (p->fabric_attr->prov_name && !strcmp(p->fabric_attr->prov_name, want)) c = p;
+  for (int i = 0; pref[i] && !c; i++)
+    for (struct fi_info *p = list; p && !c; p = p->next)
+      if (p->fabric_attr->prov_name && !strcmp(p->fabric_attr->prov_name, pref[i])) c = p;
+  if (!c) c = list;
+  for (struct fi_info *q = list; loopback && q; q = q->next)
+    if (q->fabric_attr->prov_name && !strcmp(q->fabric_attr->prov_name, c->fabric_attr->prov_name) && is_loopback(q))
+      return q;
+  return c;
 }
 
 /* The providers that offer what Ferry asks (fy_ofi.h), best first as
@@ -1108,14 +1107,14 @@ int fy_ofi_probe(const char *provider, char *chosen, size_t clen, char *offered,
   struct fi_info *list = offered_list(want, 0);
   int n = 0;
   if (!list) return -1;
-  struct fi_info *c = choose(list, want);
+  struct fi_info *c = choose(list, want, 0);
   const char *dom = c->domain_attr && c->domain_attr->name && strcmp(c->domain_attr->name, c->fabric_attr->prov_name)
                         ? c->domain_attr->name
                         : NULL;
   /* (over the socket providers the domain is the interface: the first one
    * listed, which a job spanning hosts takes; on one node it takes lo) */
   snprintf(chosen, clen, "%s%s%s%s", c->fabric_attr->prov_name, dom ? " on " : "", dom ? dom : "",
-           dom && loopback_of(list, c) != c ? ", lo for a job on one node" : "");
+           dom && choose(list, want, 1) != c ? ", lo for a job on one node" : "");
   size_t used = 0;
   if (olen) offered[0] = 0;
   for (struct fi_info *p = list; p; p = p->next) {
@@ -1143,14 +1142,13 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   snprintf(prov_name, sizeof prov_name, "?");
   list = offered_list(want, 0);
   if (!list) return -1;
-  info = fi_dupinfo(b->loopback ? loopback_of(list, choose(list, want)) : choose(list, want));
+  info = fi_dupinfo(choose(list, want, b->loopback));
   snprintf(prov_name, sizeof prov_name, "%s", info->fabric_attr->prov_name);
   tagged = 0;
   if (b->tagged && b->tagged(prov_name)) {
     /* the same provider with tagged messages too, where it has them (asked
      * only then: FI_TAGGED hides the providers without) */
-    struct fi_info *tl = offered_list(prov_name, FI_TAGGED), *t = tl ? choose(tl, prov_name) : NULL;
-    if (t && b->loopback) t = loopback_of(tl, t);
+    struct fi_info *tl = offered_list(prov_name, FI_TAGGED), *t = tl ? choose(tl, prov_name, b->loopback) : NULL;
     if (t && t->fabric_attr->prov_name && !strcmp(t->fabric_attr->prov_name, prov_name)) {
       fi_freeinfo(info);
       info = fi_dupinfo(t);
