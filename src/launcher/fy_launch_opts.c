@@ -236,140 +236,143 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
   o->timeout = -1;
   fy_launch_app_t *app = new_app(o, err);
   if (!app) goto fail;
-  int i;
-  for (i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, ":")) {
-      fprintf(err, "mpiexec: no program before \":\"\n");
-      goto fail;
-    }
-    if (a[0] != '-' || !a[1]) break;
-    if (!strcmp(a, "--")) {
-      i++;
-      break;
-    }
-    int lo = local_opt(app, argc, argv, &i, err);
-    if (lo < 0) goto fail;
-    if (lo) continue;
-    if (!strcmp(a, "-prefix") || !strcmp(a, "--prefix-output") || !strcmp(a, "-prefix-output")) {
-      o->prefix = 1;
-    } else if (!strcmp(a, "-bind-to") || !strcmp(a, "--bind-to")) {
-      if (i + 1 >= argc || (strcmp(argv[i + 1], "core") && strcmp(argv[i + 1], "none"))) {
-        fprintf(err, "mpiexec: %s needs core or none\n", a);
-        goto fail;
-      }
-      o->bind = !strcmp(argv[++i], "core");
-    } else if (!strcmp(a, "-timeout") || !strcmp(a, "--timeout")) {
-      char *end;
-      errno = 0;
-      long t = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
-      if (i + 1 >= argc || !*argv[i + 1] || *end || errno || t < 0) {
-        fprintf(err, "mpiexec: %s needs a number of seconds (0: no limit)\n", a);
-        goto fail;
-      }
-      o->timeout = t;
-      i++;
-    } else if (!strcmp(a, "-hosts") || !strcmp(a, "--hosts") || !strcmp(a, "-host") || !strcmp(a, "-f") ||
-               !strcmp(a, "-hostfile") || !strcmp(a, "--hostfile") || !strcmp(a, "-machinefile") ||
-               !strcmp(a, "-launcher") || !strcmp(a, "--launcher") || !strcmp(a, "-launcher-exec") ||
-               !strcmp(a, "--launcher-exec") || !strcmp(a, "-pmi-host")) {
-      if (i + 1 >= argc || !*argv[i + 1]) {
-        fprintf(err, "mpiexec: %s needs a value\n", a);
-        goto fail;
-      }
-      const char *v = argv[++i];
-      const char *b = a[1] == '-' ? a + 2 : a + 1;
-      if (!strcmp(b, "hosts") || !strcmp(b, "host")) {
-        if (o->hosts) {
-          fprintf(err, "mpiexec: %s given twice\n", a);
-          goto fail;
-        }
-        o->hosts = v;
-      } else if (!strcmp(b, "f") || !strcmp(b, "hostfile") || !strcmp(b, "machinefile")) {
-        if (o->hostfile) {
-          fprintf(err, "mpiexec: %s given twice\n", a);
-          goto fail;
-        }
-        o->hostfile = v;
-      } else if (!strcmp(b, "launcher")) {
-        if (strcmp(v, "ssh") && strcmp(v, "fork")) {
-          fprintf(err, "mpiexec: %s %s: not ssh or fork\n", a, v);
-          goto fail;
-        }
-        o->launcher = v;
-      } else if (!strcmp(b, "launcher-exec")) {
-        o->launcher_exec = v;
-      } else {
-        o->pmi_host = v;
-      }
-    } else if (!strcmp(a, "-ppn") || !strcmp(a, "--ppn")) {
-      char *end;
-      errno = 0;
-      long p = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
-      if (i + 1 >= argc || !*argv[i + 1] || *end || errno || p < 1 || p > 100000) {
-        fprintf(err, "mpiexec: %s needs a number of processes per host (1..100000)\n", a);
-        goto fail;
-      }
-      o->ppn = (int)p;
-      i++;
-    } else if (!strcmp(a, "-genv") || !strcmp(a, "--genv")) {
-      if (i + 2 >= argc) {
-        fprintf(err, "mpiexec: %s needs NAME VALUE\n", a);
-        goto fail;
-      }
-      if (!*argv[i + 1] || strchr(argv[i + 1], '=')) {
-        fprintf(err, "mpiexec: %s: invalid variable name \"%s\"\n", a, argv[i + 1]);
-        goto fail;
-      }
-      if (add_env(&o->env, &o->nenv, argv[i + 1], argv[i + 2], err) < 0) goto fail;
-      i += 2;
-    } else if (!strcmp(a, "-x")) {
-      if (i + 1 >= argc) {
-        fprintf(err, "mpiexec: -x needs NAME[=VALUE]\n");
-        goto fail;
-      }
-      char *eq = strchr(argv[++i], '=');
-      if (eq == argv[i] || !*argv[i]) {
-        fprintf(err, "mpiexec: -x: invalid variable \"%s\"\n", argv[i]);
-        goto fail;
-      }
-      char *name = strndup(argv[i], eq ? (size_t)(eq - argv[i]) : strlen(argv[i]));
-      if (!name || add_env(&o->env, &o->nenv, name, eq ? eq + 1 : NULL, err) < 0) {
-        free(name);
-        goto fail;
-      }
-      o->env[o->nenv - 1].owned = 1;
-    } else if (!strcmp(a, "-configfile") || !strcmp(a, "--configfile")) {
-      if (i + 1 >= argc || !*argv[i + 1]) {
-        fprintf(err, "mpiexec: %s needs a file\n", a);
-        goto fail;
-      }
-      if (i + 2 < argc) {
-        fprintf(err, "mpiexec: %s FILE must end the command line (its programs replace the rest)\n", a);
-        goto fail;
-      }
-      fy_launch_opts_free(o);
-      return parse_configfile(o, i, argv, argv[i + 1], out, err);
-    } else if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "-help")) {
-      fy_launch_usage(out);
-      fy_launch_opts_free(o);
-      return 1;
-    } else if (!strcmp(a, "--version") || !strcmp(a, "-version")) {
-      fprintf(out, "mpiexec (Ferry) %s\n", FY_VERSION_STRING);
-      fy_launch_opts_free(o);
-      return 1;
-    } else {
-      fprintf(err, "mpiexec: unknown option \"%s\" (see mpiexec --help)\n", a);
-      goto fail;
-    }
-  }
-  if (i >= argc || !strcmp(argv[i], ":")) {
-    fprintf(err, "mpiexec: no program given (see mpiexec --help)\n");
-    goto fail;
-  }
-  /* The applications: this one's words up to ":", then the next one's
-   * local options and program, and so on. */
+  /* One application per pass: its options (the job's too, in the first),
+   * its program and the words up to ":". */
+  int i = 1;
   for (;;) {
+    for (; i < argc; i++) {
+      const char *a = argv[i];
+      if (!strcmp(a, ":") || a[0] != '-' || !a[1]) break;
+      if (!strcmp(a, "--")) {
+        i++;
+        break;
+      }
+      int lo = local_opt(app, argc, argv, &i, err);
+      if (lo < 0) goto fail;
+      if (lo) continue;
+      if (o->napps > 1) {
+        fprintf(err, "mpiexec: %s: not an option of a program after \":\" (those take -n, -env and -wdir; "
+                     "the job's options go before the first program)\n", a);
+        goto fail;
+      }
+      if (!strcmp(a, "-prefix") || !strcmp(a, "--prefix-output") || !strcmp(a, "-prefix-output")) {
+        o->prefix = 1;
+      } else if (!strcmp(a, "-bind-to") || !strcmp(a, "--bind-to")) {
+        if (i + 1 >= argc || (strcmp(argv[i + 1], "core") && strcmp(argv[i + 1], "none"))) {
+          fprintf(err, "mpiexec: %s needs core or none\n", a);
+          goto fail;
+        }
+        o->bind = !strcmp(argv[++i], "core");
+      } else if (!strcmp(a, "-timeout") || !strcmp(a, "--timeout")) {
+        char *end;
+        errno = 0;
+        long t = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
+        if (i + 1 >= argc || !*argv[i + 1] || *end || errno || t < 0) {
+          fprintf(err, "mpiexec: %s needs a number of seconds (0: no limit)\n", a);
+          goto fail;
+        }
+        o->timeout = t;
+        i++;
+      } else if (!strcmp(a, "-hosts") || !strcmp(a, "--hosts") || !strcmp(a, "-host") || !strcmp(a, "-f") ||
+                 !strcmp(a, "-hostfile") || !strcmp(a, "--hostfile") || !strcmp(a, "-machinefile") ||
+                 !strcmp(a, "-launcher") || !strcmp(a, "--launcher") || !strcmp(a, "-launcher-exec") ||
+                 !strcmp(a, "--launcher-exec") || !strcmp(a, "-pmi-host")) {
+        if (i + 1 >= argc || !*argv[i + 1]) {
+          fprintf(err, "mpiexec: %s needs a value\n", a);
+          goto fail;
+        }
+        const char *v = argv[++i];
+        const char *b = a[1] == '-' ? a + 2 : a + 1;
+        if (!strcmp(b, "hosts") || !strcmp(b, "host")) {
+          if (o->hosts) {
+            fprintf(err, "mpiexec: %s given twice\n", a);
+            goto fail;
+          }
+          o->hosts = v;
+        } else if (!strcmp(b, "f") || !strcmp(b, "hostfile") || !strcmp(b, "machinefile")) {
+          if (o->hostfile) {
+            fprintf(err, "mpiexec: %s given twice\n", a);
+            goto fail;
+          }
+          o->hostfile = v;
+        } else if (!strcmp(b, "launcher")) {
+          if (strcmp(v, "ssh") && strcmp(v, "fork")) {
+            fprintf(err, "mpiexec: %s %s: not ssh or fork\n", a, v);
+            goto fail;
+          }
+          o->launcher = v;
+        } else if (!strcmp(b, "launcher-exec")) {
+          o->launcher_exec = v;
+        } else {
+          o->pmi_host = v;
+        }
+      } else if (!strcmp(a, "-ppn") || !strcmp(a, "--ppn")) {
+        char *end;
+        errno = 0;
+        long p = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
+        if (i + 1 >= argc || !*argv[i + 1] || *end || errno || p < 1 || p > 100000) {
+          fprintf(err, "mpiexec: %s needs a number of processes per host (1..100000)\n", a);
+          goto fail;
+        }
+        o->ppn = (int)p;
+        i++;
+      } else if (!strcmp(a, "-genv") || !strcmp(a, "--genv")) {
+        if (i + 2 >= argc) {
+          fprintf(err, "mpiexec: %s needs NAME VALUE\n", a);
+          goto fail;
+        }
+        if (!*argv[i + 1] || strchr(argv[i + 1], '=')) {
+          fprintf(err, "mpiexec: %s: invalid variable name \"%s\"\n", a, argv[i + 1]);
+          goto fail;
+        }
+        if (add_env(&o->env, &o->nenv, argv[i + 1], argv[i + 2], err) < 0) goto fail;
+        i += 2;
+      } else if (!strcmp(a, "-x")) {
+        if (i + 1 >= argc) {
+          fprintf(err, "mpiexec: -x needs NAME[=VALUE]\n");
+          goto fail;
+        }
+        char *eq = strchr(argv[++i], '=');
+        if (eq == argv[i] || !*argv[i]) {
+          fprintf(err, "mpiexec: -x: invalid variable \"%s\"\n", argv[i]);
+          goto fail;
+        }
+        char *name = strndup(argv[i], eq ? (size_t)(eq - argv[i]) : strlen(argv[i]));
+        if (!name || add_env(&o->env, &o->nenv, name, eq ? eq + 1 : NULL, err) < 0) {
+          free(name);
+          goto fail;
+        }
+        o->env[o->nenv - 1].owned = 1;
+      } else if (!strcmp(a, "-configfile") || !strcmp(a, "--configfile")) {
+        if (i + 1 >= argc || !*argv[i + 1]) {
+          fprintf(err, "mpiexec: %s needs a file\n", a);
+          goto fail;
+        }
+        if (i + 2 < argc) {
+          fprintf(err, "mpiexec: %s FILE must end the command line (its programs replace the rest)\n", a);
+          goto fail;
+        }
+        fy_launch_opts_free(o);
+        return parse_configfile(o, i, argv, argv[i + 1], out, err);
+      } else if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "-help")) {
+        fy_launch_usage(out);
+        fy_launch_opts_free(o);
+        return 1;
+      } else if (!strcmp(a, "--version") || !strcmp(a, "-version")) {
+        fprintf(out, "mpiexec (Ferry) %s\n", FY_VERSION_STRING);
+        fy_launch_opts_free(o);
+        return 1;
+      } else {
+        fprintf(err, "mpiexec: unknown option \"%s\" (see mpiexec --help)\n", a);
+        goto fail;
+      }
+    }
+    if (i >= argc || !strcmp(argv[i], ":")) {
+      if (o->napps > 1) fprintf(err, "mpiexec: no program after \":\"\n");
+      else if (i < argc) fprintf(err, "mpiexec: no program before \":\"\n");
+      else fprintf(err, "mpiexec: no program given (see mpiexec --help)\n");
+      goto fail;
+    }
     int start = i;
     while (i < argc && strcmp(argv[i], ":")) i++;
     app->argv = calloc((size_t)(i - start) + 1, sizeof *app->argv);
@@ -383,27 +386,8 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
       goto fail;
     }
     o->np += app->np;
-    if (i >= argc) break;
+    if (i++ >= argc) break;
     if (!(app = new_app(o, err))) goto fail;
-    for (i++; i < argc; i++) {
-      const char *a = argv[i];
-      if (!strcmp(a, ":") || a[0] != '-' || !a[1]) break;
-      if (!strcmp(a, "--")) {
-        i++;
-        break;
-      }
-      int lo = local_opt(app, argc, argv, &i, err);
-      if (lo < 0) goto fail;
-      if (!lo) {
-        fprintf(err, "mpiexec: %s: not an option of a program after \":\" (those take -n, -env and -wdir; "
-                     "the job's options go before the first program)\n", a);
-        goto fail;
-      }
-    }
-    if (i >= argc || !strcmp(argv[i], ":")) {
-      fprintf(err, "mpiexec: no program after \":\"\n");
-      goto fail;
-    }
   }
   return 0;
 fail:

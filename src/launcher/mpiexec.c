@@ -239,6 +239,15 @@ static int host_specific(const char *kv) {
   return 0;
 }
 
+/* Variable k (0 .. o->nenv + app->nenv - 1) of those a rank of app gets:
+ * -genv and -x, then the program's -env (later entries win). Its value,
+ * or NULL for one forwarded that mpiexec does not have; *name its name. */
+static const char *rank_env(const fy_launch_opts_t *o, const fy_launch_app_t *app, int k, const char **name) {
+  const fy_launch_env_t *x = k < o->nenv ? &o->env[k] : &app->env[k - o->nenv];
+  *name = x->name;
+  return x->value ? x->value : getenv(x->name);
+}
+
 /* argv of the launcher for remote rank i (heap; free with free_argv). */
 static char **remote_argv(int i, const fy_launch_opts_t *o, int bind_mode) {
   extern char **environ;
@@ -255,12 +264,10 @@ static char **remote_argv(int i, const fy_launch_opts_t *o, int bind_mode) {
   if (!env || !extra || !argv) goto fail;
   for (char **e = environ; *e; e++)
     if (!host_specific(*e)) env[k++] = *e;
-  /* -genv and -x, then the program's -env (later entries win) */
   for (int j = 0; j < nx; j++) {
-    const fy_launch_env_t *x = j < o->nenv ? &o->env[j] : &app->env[j - o->nenv];
-    const char *v = x->value ? x->value : getenv(x->name);
+    const char *name, *v = rank_env(o, app, j, &name);
     if (!v) continue;
-    if (asprintf(&extra[j], "%s=%s", x->name, v) < 0) {
+    if (asprintf(&extra[j], "%s=%s", name, v) < 0) {
       extra[j] = NULL;
       goto fail;
     }
@@ -385,9 +392,8 @@ static int spawn(int i, const fy_launch_opts_t *o, int stdin_fd, int pmi_fd, int
   unsetenv("PMI_ID");
   const fy_launch_app_t *app = &o->apps[fy_launch_app_of(o, i)];
   for (int k = 0; k < o->nenv + app->nenv; k++) {
-    const fy_launch_env_t *x = k < o->nenv ? &o->env[k] : &app->env[k - o->nenv];
-    const char *v = x->value ? x->value : getenv(x->name);
-    if (v) setenv(x->name, v, 1);
+    const char *name, *v = rank_env(o, app, k, &name);
+    if (v) setenv(name, v, 1);
   }
   /* (checked by main before any rank starts) */
   if (app->wdir && chdir(app->wdir) != 0) child_fail(errpipe, errno);
