@@ -97,7 +97,10 @@ const char *fy_ofi_version(void) { return NULL; }
 #include <sys/socket.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "transport/ofi/fy_ofi_iface.h"
 
 static struct {
   int (*getinfo)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *, struct fi_info **);
@@ -310,6 +313,8 @@ static int ncache;
 static fy_ofi_mr_t *busy;
 static uint32_t *tx_seq, *rx_seq;        /* per peer: next to send, next to deliver */
 static uint8_t *took;                    /* per peer: a message of ours was accepted */
+static double *connect_since;            /* per peer: when the provider first refused it, connecting */
+static double connect_timeout;           /* seconds (fy_ofi_boot_t) */
 static uint8_t *injected;                /* per peer: injected since the last tracked send */
 static early_t **early;                  /* per source: arrivals ahead of rx_seq, sorted */
 
@@ -379,13 +384,16 @@ static int sockets_fd(int fd) {
 /* The transport cannot go on: say why, naming this rank, and abort (the
  * launcher reports the death and ends the job). */
 __attribute__((format(printf, 1, 2), noreturn)) static void fatalf(const char *fmt, ...) {
+  /* (one write: the ranks of a job that all fail at once share stderr) */
+  char msg[1024];
+  int k = snprintf(msg, sizeof msg, "ferry: rank %d: ", myrank);
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "ferry: rank %d: ", myrank);
-  vfprintf(stderr, fmt, ap);
+  vsnprintf(msg + k, sizeof msg - (size_t)k - 1, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
-  fflush(stderr);
+  strcat(msg, "\n");
+  if (write(2, msg, strlen(msg)) < 0) { /* nothing else to tell */
+  }
   abort();
 }
 
@@ -496,13 +504,50 @@ uint64_t fy_ofi_mr_raddr(const fy_ofi_mr_t *m, const void *buf) {
 
 /* ---- sends ---- */
 
+static double mono(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The provider still refuses the first message to dst: it is connecting.
+ * The socket providers retry a refused connection for ever (libfabric
+ * 1.17's net: connect, ECONNREFUSED, again at the next send), so a peer
+ * published at an address this host cannot reach, or at one every host
+ * has (a container's bridge), would hang the job at its first message.
+ * After connect_timeout seconds the rank says so and aborts. A peer
+ * that only makes no progress (computing outside MPI with no agent, mode
+ * none) also delays its connection: hence minutes, not seconds. */
+static void connecting(int dst) {
+  fy_ofi_stats.eagain_connect++;
+  if (connect_timeout <= 0) return;
+  double now = mono();
+  if (!connect_since[dst]) {
+    connect_since[dst] = now;
+    return;
+  }
+  if (now - connect_since[dst] < connect_timeout) return;
+  char name[256], where[300] = "its published address", up[32];
+  size_t nl = sizeof name, wl = sizeof where;
+  if (fi_av_lookup(av, addrs[dst], name, &nl) == 0 && nl <= sizeof name) fi_av_straddr(av, name, where, &wl);
+  /* (the core provider's name, as its FI_<NAME>_IFACE spells it) */
+  size_t i = 0;
+  for (; prov_name[i] && prov_name[i] != ';' && i + 1 < sizeof up; i++)
+    up[i] = (char)(prov_name[i] >= 'a' && prov_name[i] <= 'z' ? prov_name[i] - 'a' + 'A' : prov_name[i]);
+  up[i] = 0;
+  fatalf("no connection to rank %d at %s after %.0f s (provider %s on %s): its host is not reachable at "
+         "that address, or it makes no progress. If the hosts have several networks, name the one that "
+         "joins them with FI_%s_IFACE (FERRY_OFI_CONNECT_TIMEOUT: how long to wait, 0 for ever)",
+         dst, where, now - connect_since[dst], prov_name, fy_ofi_domain(), up);
+}
+
 /* A send or inject to dst was taken (1) or refused with FI_EAGAIN (0):
  * refusals before dst took its first message are the provider still
  * connecting, counted apart from those of the call (*refused). */
 static void sent_to(int dst, int taken, uint64_t *refused) {
   if (taken) took[dst] = 1;
   else if (took[dst]) (*refused)++;
-  else fy_ofi_stats.eagain_connect++;
+  else connecting(dst);
 }
 
 static int post_send(sbuf_t *s) {
@@ -1061,6 +1106,86 @@ static struct fi_info *choose(struct fi_info *list, const char *want, int loopba
   return c;
 }
 
+/* The IP address of a socket provider's entry, as inet_ntop writes it;
+ * -1 for another kind of address. */
+static int ip_of(const struct fi_info *p, char *out, size_t len) {
+  const struct sockaddr *sa = p->src_addr;
+  if (!sa || (p->addr_format != FI_SOCKADDR && p->addr_format != FI_SOCKADDR_IN && p->addr_format != FI_SOCKADDR_IN6))
+    return -1;
+  const void *a = sa->sa_family == AF_INET    ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
+                  : sa->sa_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr
+                                              : NULL;
+  return a && inet_ntop(sa->sa_family, a, out, (socklen_t)len) ? 0 : -1;
+}
+
+/* The entry of list for the same provider, interface and address as c
+ * (the one chosen, found again in a list asked with other caps); NULL
+ * when it has none. */
+static struct fi_info *same_place(struct fi_info *list, const struct fi_info *c) {
+  char want[INET6_ADDRSTRLEN], ip[INET6_ADDRSTRLEN];
+  if (ip_of(c, want, sizeof want)) return NULL;
+  for (struct fi_info *q = list; q; q = q->next)
+    if (q->fabric_attr->prov_name && !strcmp(q->fabric_attr->prov_name, c->fabric_attr->prov_name) &&
+        !ip_of(q, ip, sizeof ip) && !strcmp(ip, want) && q->domain_attr->name && c->domain_attr->name &&
+        !strcmp(q->domain_attr->name, c->domain_attr->name))
+      return q;
+  return NULL;
+}
+
+/* For a job spanning hosts: of the entries of c's provider (one per
+ * interface address), the one that reaches the other hosts
+ * (fy_ofi_iface.h), rather than the first, which may be a container's
+ * bridge whose address every host has (a job there hung connecting each
+ * rank to itself). One PMI round, which every rank of such a job makes
+ * whatever its provider lists, so that the rounds match; the lists are
+ * read only where this host has a choice. NULL with a message in
+ * fy_ofi_error() when PMI fails. */
+enum { MAXC = 32 };
+
+/* The entries of c's provider that a job spanning hosts may take, in the
+ * provider's order (at most MAXC, as many as mine, their list, holds):
+ * one per address of an interface other than loopback. */
+static int candidates(struct fi_info *list, const struct fi_info *c, struct fi_info **cand, char *mine, size_t len) {
+  char ip[INET6_ADDRSTRLEN];
+  int n = 0;
+  mine[0] = 0;
+  for (struct fi_info *q = list; q && n < MAXC; q = q->next)
+    if (q->fabric_attr->prov_name && !strcmp(q->fabric_attr->prov_name, c->fabric_attr->prov_name) &&
+        !is_loopback(q) && q->fabric_attr->name && !ip_of(q, ip, sizeof ip) &&
+        !fy_ofi_iface_add(mine, len, q->fabric_attr->name, ip))
+      cand[n++] = q;
+  return n;
+}
+
+static struct fi_info *reaching(struct fi_info *list, struct fi_info *c, const fy_ofi_boot_t *b) {
+  struct fi_info *cand[MAXC];
+  char mine[480], key[64], val[1024];
+  int n = candidates(list, c, cand, mine, sizeof mine);
+  hex((const unsigned char *)mine, strlen(mine), val);
+  snprintf(key, sizeof key, "fy-ofi-if-%d", myrank);
+  if (b->put(key, val) != 0 || b->barrier() != 0) {
+    seterr("cannot publish the interfaces through PMI");
+    return NULL;
+  }
+  if (n == 0) return c;
+  if (n == 1) return cand[0];
+  char **peers = calloc((size_t)nranks, sizeof *peers);
+  if (!peers) return cand[0];
+  for (int r = 0; r < nranks; r++) {
+    snprintf(key, sizeof key, "fy-ofi-if-%d", r);
+    int k;
+    if (r == myrank || b->get(r, key, val, sizeof val) != 0 ||
+        (k = unhex(val, (unsigned char *)val, sizeof val - 1)) < 0)
+      continue; /* (unread: counts for nothing) */
+    val[k] = 0;
+    peers[r] = strdup(val);
+  }
+  int i = fy_ofi_iface_pick(mine, n, (const char *const *)peers, nranks);
+  for (int r = 0; r < nranks; r++) free(peers[r]);
+  free(peers);
+  return cand[i];
+}
+
 /* The providers that offer what Ferry asks (fy_ofi.h), best first as
  * libfabric lists them; want: a name, or NULL. NULL with a message in
  * fy_ofi_error() when there is none. The caller frees the list. */
@@ -1112,8 +1237,13 @@ int fy_ofi_probe(const char *provider, char *chosen, size_t clen, char *offered,
                         ? c->domain_attr->name
                         : NULL;
   /* (over the socket providers the domain is the interface: the first one
-   * listed, which a job spanning hosts takes; on one node it takes lo) */
-  snprintf(chosen, clen, "%s%s%s%s", c->fabric_attr->prov_name, dom ? " on " : "", dom ? dom : "",
+   * listed; a job spanning hosts takes the first that reaches the others,
+   * one on a node lo) */
+  struct fi_info *cand[MAXC];
+  char mine[480], alt[80] = "";
+  int nc = candidates(list, c, cand, mine, sizeof mine);
+  if (dom && nc > 1) snprintf(alt, sizeof alt, " (across hosts the first of %d addresses that reaches them)", nc);
+  snprintf(chosen, clen, "%s%s%s%s%s", c->fabric_attr->prov_name, dom ? " on " : "", dom ? dom : "", alt,
            dom && choose(list, want, 1) != c ? ", lo for a job on one node" : "");
   size_t used = 0;
   if (olen) offered[0] = 0;
@@ -1142,13 +1272,16 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   snprintf(prov_name, sizeof prov_name, "?");
   list = offered_list(want, 0);
   if (!list) return -1;
-  info = fi_dupinfo(choose(list, want, b->loopback));
+  struct fi_info *c = choose(list, want, b->loopback);
+  if (!b->loopback && nranks > 1 && !(c = reaching(list, c, b))) goto out;
+  info = fi_dupinfo(c);
   snprintf(prov_name, sizeof prov_name, "%s", info->fabric_attr->prov_name);
   tagged = 0;
   if (b->tagged && b->tagged(prov_name)) {
     /* the same provider with tagged messages too, where it has them (asked
      * only then: FI_TAGGED hides the providers without) */
-    struct fi_info *tl = offered_list(prov_name, FI_TAGGED), *t = tl ? choose(tl, prov_name, b->loopback) : NULL;
+    struct fi_info *tl = offered_list(prov_name, FI_TAGGED), *t = tl ? same_place(tl, info) : NULL;
+    if (tl && !t) t = choose(tl, prov_name, b->loopback);
     if (t && t->fabric_attr->prov_name && !strcmp(t->fabric_attr->prov_name, prov_name)) {
       fi_freeinfo(info);
       info = fi_dupinfo(t);
@@ -1277,10 +1410,12 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   tx_seq = calloc((size_t)nranks, sizeof *tx_seq);
   injected = calloc((size_t)nranks, 1);
   took = calloc((size_t)nranks, 1);
+  connect_since = calloc((size_t)nranks, sizeof *connect_since);
+  connect_timeout = b->connect_timeout;
   rx_seq = calloc((size_t)nranks, sizeof *rx_seq);
   early = calloc((size_t)nranks, sizeof *early);
   unsigned char *all = malloc((size_t)nranks * nlen);
-  if (!addrs || !all || !tx_seq || !rx_seq || !early || !injected || !took) {
+  if (!addrs || !all || !tx_seq || !rx_seq || !early || !injected || !took || !connect_since) {
     free(all);
     seterr("out of memory for %d addresses", nranks);
     goto fail;
@@ -1375,6 +1510,8 @@ void fy_ofi_finalize(void) {
   free(rx_seq);
   free(injected);
   free(took);
+  free(connect_since);
+  connect_since = NULL;
   injected = took = NULL;
   early = NULL;
   tx_seq = rx_seq = NULL;

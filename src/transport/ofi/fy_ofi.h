@@ -64,6 +64,9 @@ typedef struct fy_ofi_boot {
                            * negative: fy_ofi_mr_cache_auto of the provider) */
   int multi_recv;         /* receive into FI_MULTI_RECV buffers where the
                            * provider offers them (0: one buffer per message) */
+  double connect_timeout; /* seconds the provider may refuse the first
+                           * message to a peer (connecting) before the rank
+                           * aborts naming the peer's address; 0: for ever */
   int (*put)(const char *key, const char *val);
   int (*barrier)(void);
   int (*get)(int rank, const char *key, char *val, size_t len);

@@ -21,6 +21,12 @@
 #             (2+1 ranks):
 #             blocking receives of a rank with both kinds of peer sleep
 #             relayed by the fabric agent, or nap in mode none
+#   bridge    3 hosts, each with a bridge with ports at one private
+#             address, as docker0 while containers run, which libfabric
+#             lists first: the job takes the network the hosts share
+#             (4 ranks); pinned to the bridge (FI_<PROV>_IFACE), it ends
+#             with a message naming the unreachable address
+#             (FERRY_OFI_CONNECT_TIMEOUT) instead of hanging
 set -u
 case=$1 mpiexec=$2 bin=$3
 [ -n "${FY_NETNS_HOSTS:-}" ] || { echo "hosts.sh: needs fy_netns.sh"; exit 2; }
@@ -97,6 +103,31 @@ progress)
     run env FERRY_SPIN=0 FERRY_YIELD=0 FERRY_PROGRESS=$mode $M -hosts "$H1:2,$H2" -n 3 \
       "$bin/net/net_wait_mixed" $want
   done
+  ;;
+bridge)
+  for h in $H1 $H2 $H3; do
+    # (the wrapper, as ssh, runs one command line)
+    $FY_NETNS_EXEC "$h" "sh -c 'ip link add fypv0 type bridge && ip link add fypv1 type veth peer name fypv2 &&
+      ip link set fypv1 master fypv0 && ip link set fypv1 up && ip link set fypv2 up &&
+      ip addr add 172.31.0.1/16 dev fypv0 && ip link set fypv0 up'" || { echo "FAIL: no bridge on $h"; exit 1; }
+  done
+  # (listed first once it has carrier; ferry-info names the first)
+  i=0
+  until $FY_NETNS_EXEC "$H1" "$FY_FERRY_INFO" 2>/dev/null | grep -q "provider [^ ]* on fypv0"; do
+    i=$((i + 1))
+    [ $i -le 50 ] || { echo "FAIL: the bridge is not the first interface listed"; $FY_NETNS_EXEC "$H1" "$FY_FERRY_INFO" | grep provider; exit 1; }
+    sleep 0.1
+  done
+  run env FERRY_STATS=1 $M -hosts "$H1:2,$H2,$H3" -n 4 "$bin/pt2pt/pt2pt_sendrecv"
+  n=$(echo "$out" | grep -c 'ofi: provider=[^ ]* domain=eth0 ')
+  [ "$n" -eq 4 ] || { echo "FAIL: $n of 4 ranks on eth0"; echo "$out" | grep 'ofi:'; fail=1; }
+  echo "+ pinned to the bridge"
+  out=$(env FI_NET_IFACE=fypv0 FI_TCP_IFACE=fypv0 FERRY_OFI_CONNECT_TIMEOUT=2 $M -hosts "$H1,$H2" -n 2 \
+        "$bin/pt2pt/pt2pt_sendrecv" 2>&1); rc=$?
+  echo "$out" | tail -n 3
+  if [ $rc -eq 0 ] || ! echo "$out" | grep -q 'no connection to rank [01] at [^ ]*172\.31\.0\.1:.* name the one that joins them with FI_'; then
+    echo "FAIL: exit $rc, without the message"; fail=1
+  fi
   ;;
 *) echo "hosts.sh: unknown case $case"; exit 2 ;;
 esac
