@@ -16,6 +16,8 @@ void fy_launch_usage(FILE *f) {
           "Local options (each program its own):\n"
           "  -n N, -np N            number of processes (default 1)\n"
           "  -env NAME VALUE        set NAME=VALUE in this program's processes\n"
+          "  -envlist A,B,...       forward these variables to this program's processes\n"
+          "  -envall                forward the whole environment (the default)\n"
           "  -wdir DIR              working directory of this program's processes\n"
           "                         (relative to mpiexec's; default: mpiexec's)\n"
           "\n"
@@ -40,6 +42,10 @@ void fy_launch_usage(FILE *f) {
           "                         args\"), instead of the rest of the command line\n"
           "  -genv NAME VALUE       set NAME=VALUE in every process\n"
           "  -x NAME[=VALUE]        set NAME=VALUE, or forward NAME from this environment\n"
+          "  -genvlist A,B,...      forward these variables (as -x A -x B)\n"
+          "  -genvall               forward the whole environment (the default)\n"
+          "  -gwdir DIR             -wdir of every program that gives none\n"
+          "  -l                     same as -prefix (Hydra's label)\n"
           "  -h, --help             this help\n"
           "  --version              print the version\n"
           "\n"
@@ -61,6 +67,30 @@ static int add_env(fy_launch_env_t **env, int *nenv, const char *name, const cha
   n[*nenv].owned = 0;
   (*nenv)++;
   return 0;
+}
+
+/* -genvlist / -envlist A,B,...: each name forwarded with mpiexec's value
+ * (as -x NAME); 0, or -1 with a message. */
+static int add_list(fy_launch_env_t **env, int *nenv, const char *a, const char *list, FILE *err) {
+  if (!list || !*list) {
+    fprintf(err, "mpiexec: %s needs NAME[,NAME...]\n", a);
+    return -1;
+  }
+  for (const char *p = list;;) {
+    size_t n = strcspn(p, ",");
+    if (!n || memchr(p, '=', n) || *p == '-') {
+      fprintf(err, "mpiexec: %s %s: invalid variable name \"%.*s\"\n", a, list, (int)n, p);
+      return -1;
+    }
+    char *name = strndup(p, n);
+    if (!name || add_env(env, nenv, name, NULL, err) < 0) {
+      free(name);
+      return -1;
+    }
+    (*env)[*nenv - 1].owned = 1;
+    if (!p[n]) return 0;
+    p += n + 1;
+  }
 }
 
 /* A number of processes after option a: 1..100000, else -1 with a message. */
@@ -115,6 +145,12 @@ static int local_opt(fy_launch_app_t *app, int argc, char **argv, int *i, FILE *
     *i += 2;
     return 1;
   }
+  if (!strcmp(a, "-envlist") || !strcmp(a, "--envlist")) {
+    if (add_list(&app->env, &app->nenv, a, *i + 1 < argc ? argv[*i + 1] : NULL, err) < 0) return -1;
+    (*i)++;
+    return 1;
+  }
+  if (!strcmp(a, "-envall") || !strcmp(a, "--envall")) return 1; /* (what is done anyway) */
   if (!strcmp(a, "-wdir") || !strcmp(a, "--wdir")) {
     if (*i + 1 >= argc || !*argv[*i + 1]) {
       fprintf(err, "mpiexec: %s needs a directory\n", a);
@@ -251,12 +287,24 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
       if (lo < 0) goto fail;
       if (lo) continue;
       if (o->napps > 1) {
-        fprintf(err, "mpiexec: %s: not an option of a program after \":\" (those take -n, -env and -wdir; "
+        fprintf(err, "mpiexec: %s: not an option of a program after \":\" (those take -n, -env, -envlist, -envall and -wdir; "
                      "the job's options go before the first program)\n", a);
         goto fail;
       }
-      if (!strcmp(a, "-prefix") || !strcmp(a, "--prefix-output") || !strcmp(a, "-prefix-output")) {
+      if (!strcmp(a, "-prefix") || !strcmp(a, "--prefix-output") || !strcmp(a, "-prefix-output") ||
+          !strcmp(a, "-l")) {
         o->prefix = 1;
+      } else if (!strcmp(a, "-genvall") || !strcmp(a, "--genvall")) {
+        /* (what is done anyway) */
+      } else if (!strcmp(a, "-genvlist") || !strcmp(a, "--genvlist")) {
+        if (add_list(&o->env, &o->nenv, a, i + 1 < argc ? argv[i + 1] : NULL, err) < 0) goto fail;
+        i++;
+      } else if (!strcmp(a, "-gwdir") || !strcmp(a, "--gwdir")) {
+        if (i + 1 >= argc || !*argv[i + 1]) {
+          fprintf(err, "mpiexec: %s needs a directory\n", a);
+          goto fail;
+        }
+        o->gwdir = argv[++i];
       } else if (!strcmp(a, "-bind-to") || !strcmp(a, "--bind-to")) {
         if (i + 1 >= argc || (strcmp(argv[i + 1], "core") && strcmp(argv[i + 1], "none"))) {
           fprintf(err, "mpiexec: %s needs core or none\n", a);
@@ -386,6 +434,7 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
       goto fail;
     }
     o->np += app->np;
+    if (!app->wdir) app->wdir = o->gwdir;
     if (i++ >= argc) break;
     if (!(app = new_app(o, err))) goto fail;
   }

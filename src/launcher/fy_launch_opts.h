@@ -8,9 +8,14 @@
  *   options] program args : [local options] program args : ...". The first
  *   word that is not an option is an application's program; every word
  *   after it up to the next ":" is its arguments.
- * - Local options (-n, -env, -wdir) describe their application; global ones
- *   (everything else, -genv and -x included) the job, and come before the
- *   first program: in a later application they are an error, with a message.
+ * - Local options (-n, -env, -envlist, -envall, -wdir) describe their
+ *   application; global ones (everything else, -genv, -genvlist and -x
+ *   included) the job, and come before the first program: in a later
+ *   application they are an error, with a message.
+ * - Hydra's spellings are taken: -l (-prefix), -genvlist/-envlist A,B (each
+ *   name as -x NAME: forwarded with mpiexec's value), -genvall/-envall (the
+ *   default: the whole environment is forwarded), -gwdir DIR (the -wdir of
+ *   every program that gives none).
  * - Ranks are numbered through the applications in order: the first one's
  *   np ranks are 0..np-1, and so on; fy_launch_app_of() says whose a rank
  *   is (its MPI_APPNUM). np is the total.
@@ -52,6 +57,7 @@ typedef struct fy_launch_opts {
   const char *launcher;   /* -launcher ssh|fork; NULL not given */
   const char *launcher_exec; /* -launcher-exec CMD; NULL not given */
   const char *pmi_host;   /* -pmi-host ADDR; NULL not given */
+  const char *gwdir;      /* -gwdir DIR: the -wdir of programs without one */
   fy_launch_app_t *apps;  /* in command-line order */
   int napps;
   char **cf_argv;         /* -configfile: the command line it makes, and */

@@ -337,12 +337,13 @@ static int check_wdirs(const fy_launch_opts_t *o) {
     struct stat st;
     if (!d || a == checked || !job.hosts.h[job.hosts.host_of[i]].local) continue;
     checked = a;
+    const char *opt = d == o->gwdir ? "-gwdir" : "-wdir";
     if (stat(d, &st) != 0) {
-      fprintf(stderr, "mpiexec: -wdir %s: %s\n", d, strerror(errno));
+      fprintf(stderr, "mpiexec: %s %s: %s\n", opt, d, strerror(errno));
       return -1;
     }
     if (!S_ISDIR(st.st_mode)) {
-      fprintf(stderr, "mpiexec: -wdir %s: not a directory\n", d);
+      fprintf(stderr, "mpiexec: %s %s: not a directory\n", opt, d);
       return -1;
     }
   }

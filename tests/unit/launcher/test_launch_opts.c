@@ -58,6 +58,18 @@ int main(void) {
     fy_launch_opts_free(&o);
   }
   {
+    /* Hydra's spellings: -l, -genvall, -genvlist, -gwdir (a program's own
+     * -wdir wins), and per program -envlist, -envall */
+    char *a[] = {"mpiexec", "-l", "-genvall", "-genvlist", "A,B", "-gwdir", "/g", "-n", "2", "p", ":",
+                 "-envall", "-envlist", "C", "-wdir", "/w", "q", NULL};
+    EXPECT(parse(&o, a) == 0);
+    EXPECT(o.prefix == 1 && o.nenv == 2 && !strcmp(o.env[0].name, "A") && !o.env[0].value &&
+           !strcmp(o.env[1].name, "B") && !o.env[1].value);
+    EXPECT(o.napps == 2 && !strcmp(o.apps[0].wdir, "/g") && !strcmp(o.apps[1].wdir, "/w"));
+    EXPECT(o.apps[1].nenv == 1 && !strcmp(o.apps[1].env[0].name, "C") && !o.apps[1].env[0].value);
+    fy_launch_opts_free(&o);
+  }
+  {
     /* -configfile: a program per line, comments, quotes, blank lines */
     char path[] = "/tmp/fy_cfgXXXXXX";
     int fd = mkstemp(path);
@@ -95,7 +107,12 @@ int main(void) {
                     {"mpiexec", "p", ":", NULL},          {"mpiexec", ":", "p", NULL},
                     {"mpiexec", "p", ":", ":", "q", NULL}, {"mpiexec", "p", ":", "-genv", "A", "1"},
                     {"mpiexec", "p", ":", "-n", "2", NULL}, {"mpiexec", "-env", "A", "p", NULL},
-                    {"mpiexec", "-wdir", "a", "-wdir", "b", "p"}, {"mpiexec", "p", ":", "-prefix", "q", NULL}};
+                    {"mpiexec", "-wdir", "a", "-wdir", "b", "p"}, {"mpiexec", "p", ":", "-prefix", "q", NULL},
+                    /* lists: empty, an empty name, '=', an option taken for one, none; job's after ':' */
+                    {"mpiexec", "-genvlist", "", "p", NULL}, {"mpiexec", "-genvlist", "A,,B", "p", NULL},
+                    {"mpiexec", "-envlist", "A=1", "p", NULL}, {"mpiexec", "-genvlist", "-n", "1", "p", NULL},
+                    {"mpiexec", "-envlist", NULL}, {"mpiexec", "p", ":", "-genvlist", "A", "q", NULL},
+                    {"mpiexec", "-gwdir", NULL}, {"mpiexec", "p", ":", "-gwdir", "/", "q", NULL}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     int rc = parse(&o, bad[i]);
     if (rc != -1) fprintf(stderr, "bad command line %zu accepted\n", i);
