@@ -104,14 +104,29 @@ int fy_host_is_local(const char *name) {
 }
 
 int fy_hosts_place(fy_hosts_t *h, int np, int ppn, FILE *err) {
-  h->np = np;
-  h->host_of = calloc((size_t)np, sizeof *h->host_of);
-  h->local_rank = calloc((size_t)np, sizeof *h->local_rank);
+  int first = 0, count = 0;
+  return fy_hosts_place_apps(h, h->n, 1, &np, &first, &count, ppn, err);
+}
+
+int fy_hosts_place_apps(fy_hosts_t *h, int njob, int napps, const int *np, const int *first, const int *count,
+                        int ppn, FILE *err) {
+  int total = 0, here = -1, *cur_i = NULL, *cur_k = NULL, *cnt = NULL;
+  for (int a = 0; a < napps; a++) {
+    total += np[a];
+    if (!count[a] && !njob) here = 0; /* (a program with no host at all) */
+  }
+  h->np = total;
+  h->host_of = calloc((size_t)total, sizeof *h->host_of);
+  h->local_rank = calloc((size_t)total, sizeof *h->local_rank);
   if (!h->host_of || !h->local_rank) goto oom;
-  if (h->n == 0) {
-    /* No host given: this host, every rank. */
+  if (here == 0) {
+    /* No host given: this host, every rank of those programs. */
+    int slots = 0;
+    for (int a = 0; a < napps; a++)
+      if (!count[a]) slots += np[a];
+    here = h->n;
     if (add_host(h, "localhost", 9, "", err) < 0) return -1;
-    h->h[0].slots = np;
+    h->h[here].slots = slots;
   }
   /* Node ids: every local entry is node of the first local entry; other
    * names are equal by string. */
@@ -128,28 +143,53 @@ int fy_hosts_place(fy_hosts_t *h, int np, int ppn, FILE *err) {
     e->round = ppn > 0 ? ppn : e->slots;
     if (!e->local) h->any_remote = 1;
   }
-  int *count = calloc((size_t)nodes, sizeof *count);
-  if (!count) goto oom;
-  int r = 0;
-  while (r < np)
-    for (int i = 0; i < h->n && r < np; i++)
-      for (int k = 0; k < h->h[i].round && r < np; k++, r++) {
-        h->host_of[r] = i;
-        h->local_rank[r] = count[h->h[i].node]++;
+  /* One walk per range, kept by its first entry: the programs on the
+   * job's list continue one another's. */
+  cnt = calloc((size_t)nodes, sizeof *cnt);
+  cur_i = calloc((size_t)h->n, sizeof *cur_i);
+  cur_k = calloc((size_t)h->n, sizeof *cur_k);
+  if (!cnt || !cur_i || !cur_k) goto oom;
+  h->own_ranges = 0;
+  for (int a = 0, r = 0; a < napps; a++) {
+    int f = count[a] ? first[a] : njob ? 0 : here, c = count[a] ? count[a] : njob ? njob : 1;
+    if (count[a]) h->own_ranges = 1;
+    for (int placed = 0; placed < np[a]; placed++, r++) {
+      while (cur_k[f] >= h->h[f + cur_i[f]].round) {
+        cur_k[f] = 0;
+        cur_i[f] = (cur_i[f] + 1) % c;
       }
-  for (int i = 0; i < h->n; i++) h->h[i].nranks = count[h->h[i].node];
-  free(count);
+      int e = f + cur_i[f];
+      cur_k[f]++;
+      h->host_of[r] = e;
+      h->local_rank[r] = cnt[h->h[e].node]++;
+    }
+  }
+  for (int i = 0; i < h->n; i++) h->h[i].nranks = cnt[h->h[i].node];
+  free(cnt);
+  free(cur_i);
+  free(cur_k);
   return 0;
 oom:
-  fprintf(err, "mpiexec: out of memory for the placement of %d ranks\n", np);
+  free(cnt);
+  free(cur_i);
+  free(cur_k);
+  fprintf(err, "mpiexec: out of memory for the placement of %d ranks\n", total);
   return -1;
 }
-
 int fy_hosts_node_size(const fy_hosts_t *h, int r) { return h->h[h->host_of[r]].nranks; }
 
 int fy_hosts_mapping(const fy_hosts_t *h, char *buf, size_t cap) {
   size_t len = (size_t)snprintf(buf, cap, "(vector");
-  for (int i = 0; i < h->n && len < cap; i++)
+  if (h->own_ranges) {
+    /* (programs on hosts of their own: every run of ranks on one node, in
+     * rank order, covering the job once) */
+    for (int r = 0, run = 1; r < h->np && len < cap; r++, run++)
+      if (r + 1 == h->np || h->h[h->host_of[r + 1]].node != h->h[h->host_of[r]].node) {
+        len += (size_t)snprintf(buf + len, cap - len, ",(%d,1,%d)", h->h[h->host_of[r]].node, run);
+        run = 0;
+      }
+  }
+  for (int i = 0; !h->own_ranges && i < h->n && len < cap; i++)
     len += (size_t)snprintf(buf + len, cap - len, ",(%d,1,%d)", h->h[i].node, h->h[i].round);
   if (len + 2 > cap) return -1;
   buf[len++] = ')';

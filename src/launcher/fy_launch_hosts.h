@@ -12,7 +12,8 @@
  *   without domain, loopback addresses) are marked local and share one node
  *   id; other hosts get a node id per distinct name.
  * - fy_hosts_mapping() writes PMI_process_mapping for the placement
- *   ("(vector,(node,1,count),...)" for one round; the client repeats it).
+ *   ("(vector,(node,1,count),...)" for one round; the client repeats it;
+ *   with programs on hosts of their own, every run of ranks on a node).
  * - fy_host_is_local(name): 1 if name is this machine. */
 #ifndef FY_LAUNCH_HOSTS_H
 #define FY_LAUNCH_HOSTS_H
@@ -35,11 +36,21 @@ typedef struct fy_hosts {
   int *host_of;    /* per rank: index into h */
   int *local_rank; /* per rank: index among the ranks of its node */
   int any_remote;
+  int own_ranges; /* a program placed on hosts of its own (MPMD) */
 } fy_hosts_t;
 
 int fy_hosts_add_list(fy_hosts_t *h, const char *list, FILE *err);
 int fy_hosts_add_file(fy_hosts_t *h, const char *path, FILE *err);
 int fy_hosts_place(fy_hosts_t *h, int np, int ppn, FILE *err);
+/* MPMD: program a places np[a] ranks, numbered after those of the programs
+ * before it, on the entries [first[a], first[a] + count[a]) of the list
+ * (count[a] == 0: the job's, its first njob entries, added before the
+ * programs' own; this host when there are none). Programs on the job's list continue
+ * one walk through it, as one program would; a list of a program's own
+ * starts at its first entry. fy_hosts_place is one program on the job's
+ * list. */
+int fy_hosts_place_apps(fy_hosts_t *h, int njob, int napps, const int *np, const int *first, const int *count,
+                        int ppn, FILE *err);
 int fy_hosts_mapping(const fy_hosts_t *h, char *buf, size_t cap);
 /* Ranks on the node of rank r. */
 int fy_hosts_node_size(const fy_hosts_t *h, int r);

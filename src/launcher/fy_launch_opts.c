@@ -18,6 +18,7 @@ void fy_launch_usage(FILE *f) {
           "  -env NAME VALUE        set NAME=VALUE in this program's processes\n"
           "  -envlist A,B,...       forward these variables to this program's processes\n"
           "  -envall                forward the whole environment (the default)\n"
+          "  -hosts a,b[:slots],... (after \":\") this program's own hosts\n"
           "  -wdir DIR              working directory of this program's processes\n"
           "                         (relative to mpiexec's; default: mpiexec's)\n"
           "\n"
@@ -283,11 +284,24 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
         i++;
         break;
       }
+      if (o->napps > 1 && (!strcmp(a, "-hosts") || !strcmp(a, "--hosts") || !strcmp(a, "-host"))) {
+        /* (after ':' a program's own; before the first program the job's) */
+        if (i + 1 >= argc || !*argv[i + 1]) {
+          fprintf(err, "mpiexec: %s needs a value\n", a);
+          goto fail;
+        }
+        if (app->hosts) {
+          fprintf(err, "mpiexec: %s given twice for one program\n", a);
+          goto fail;
+        }
+        app->hosts = argv[++i];
+        continue;
+      }
       int lo = local_opt(app, argc, argv, &i, err);
       if (lo < 0) goto fail;
       if (lo) continue;
       if (o->napps > 1) {
-        fprintf(err, "mpiexec: %s: not an option of a program after \":\" (those take -n, -env, -envlist, -envall and -wdir; "
+        fprintf(err, "mpiexec: %s: not an option of a program after \":\" (those take -n, -env, -envlist, -envall, -wdir and -hosts; "
                      "the job's options go before the first program)\n", a);
         goto fail;
       }

@@ -12,6 +12,8 @@
  *   application; global ones (everything else, -genv, -genvlist and -x
  *   included) the job, and come before the first program: in a later
  *   application they are an error, with a message.
+ * - -hosts LIST after ":" is that program's own host list (a local option
+ *   there; before the first program it is the job's).
  * - Hydra's spellings are taken: -l (-prefix), -genvlist/-envlist A,B (each
  *   name as -x NAME: forwarded with mpiexec's value), -genvall/-envall (the
  *   default: the whole environment is forwarded), -gwdir DIR (the -wdir of
@@ -42,6 +44,8 @@ typedef struct fy_launch_app {
   int nenv;
   const char *wdir;       /* -wdir DIR (relative: to mpiexec's directory);
                            * NULL: mpiexec's */
+  const char *hosts;      /* -hosts after ":": this program's own hosts
+                           * (NULL: the job's -hosts / -f, or this host) */
 } fy_launch_app_t;
 
 typedef struct fy_launch_opts {

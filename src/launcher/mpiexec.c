@@ -912,9 +912,29 @@ int main(int argc, char **argv) {
   job.lfd = -1;
   job.named_hosts = o.hosts || o.hostfile;
   if ((o.hosts && fy_hosts_add_list(&job.hosts, o.hosts, stderr) < 0) ||
-      (o.hostfile && fy_hosts_add_file(&job.hosts, o.hostfile, stderr) < 0) ||
-      fy_hosts_place(&job.hosts, o.np, o.ppn, stderr) < 0)
+      (o.hostfile && fy_hosts_add_file(&job.hosts, o.hostfile, stderr) < 0))
     return 2;
+  {
+    /* (MPMD: a program's own -hosts after the job's list) */
+    int njob = job.hosts.n, *anp = calloc((size_t)o.napps, 3 * sizeof *anp);
+    if (!anp) {
+      fprintf(stderr, "mpiexec: out of memory\n");
+      return 1;
+    }
+    int *first = anp + o.napps, *count = anp + 2 * o.napps, rc = 0;
+    for (int a = 0; a < o.napps && !rc; a++) {
+      anp[a] = o.apps[a].np;
+      first[a] = job.hosts.n;
+      if (o.apps[a].hosts) {
+        rc = fy_hosts_add_list(&job.hosts, o.apps[a].hosts, stderr);
+        job.named_hosts = 1;
+      }
+      count[a] = job.hosts.n - first[a];
+    }
+    if (!rc) rc = fy_hosts_place_apps(&job.hosts, njob, o.napps, anp, first, count, o.ppn, stderr);
+    free(anp);
+    if (rc < 0) return 2;
+  }
   if (o.ppn && !job.named_hosts) {
     fprintf(stderr, "mpiexec: -ppn needs -hosts or -f\n");
     return 2;

@@ -7,6 +7,7 @@
 # time limit, no /dev/shm/fy-* left). Exit 0 pass, 1 fail, 77 skip.
 set -u
 case=$1 mpiexec=$2 hello=$3 abort=$4 pmi_hosts=$5 appnum=$6
+sendrecv=$(dirname "$hello")/../../mpi/pt2pt/pt2pt_sendrecv
 here=$(cd "$(dirname "$0")" && pwd)
 job="sh $here/../basic/job.sh"
 fail=0
@@ -99,6 +100,11 @@ net_io)
   run --timeout 60 --count '^a [01] x /tmp$' 2 --count "^b 2 g $(cd .. && pwd)$" 1 \
       -- $M -genv FY_TEST_V g -hosts "$H1,$H2,$H3" -n 2 -env FY_TEST_V x -wdir /tmp \
          sh -c 'echo a $PMI_RANK $FY_TEST_V $(pwd)' : -wdir .. sh -c 'echo b $PMI_RANK $FY_TEST_V $(pwd)'
+  # MPMD, a program on hosts of its own (-hosts after ':'): the first
+  # program takes the job's hosts, the second its own, from their first
+  run --timeout 60 --count "^a [01] $H1$" 2 --count "^b [23] $H3$" 2 --count "^b 4 $H2$" 1 \
+      -- $M -hosts "$H1:2" -n 2 sh -c 'echo a $PMI_RANK $(hostname)' : -hosts "$H3:2,$H2" -n 3 \
+         sh -c 'echo b $PMI_RANK $(hostname)'
   ;;
 net_exit)
   run --rc 3 --timeout 20 --match "rank 2 \(pid [0-9]+\) on host $H3 exited with code 3" \
@@ -153,6 +159,13 @@ net_mpi)
     # MPMD across hosts: one world, MPI_APPNUM from the PMI server
     run --timeout 60 --count '^app [01] of 3: appnum 0 arg a ' 2 --count '^app 2 of 3: appnum 1 arg b ' 1 \
         -- $M -hosts "$H1,$H2" -n 2 "$appnum" a : "$appnum" b
+    # ... and with a program on hosts of its own: 2 ranks on $H1, then 2 on
+    # $H2 and 1 on $H1 again, which must count as the same node as the
+    # first two (the mapping lists every run of ranks on a node)
+    run --timeout 60 --count '^app [01] of 5: appnum 0 arg a ' 2 --count '^app [234] of 5: appnum 1 arg b ' 3 \
+        -- $M -hosts "$H1:2" -n 2 "$appnum" a : -hosts "$H2:2,$H1" -n 3 "$appnum" b
+    run --timeout 60 --count '^PASS' 1 -- $M -hosts "$H1:2" -n 2 "$sendrecv" : \
+        -hosts "$H2:2,$H1" -n 3 "$sendrecv"
   else # built without libfabric: a clear refusal, no hang
     run --rc nonzero --timeout 30 --match "need the ofi transport" -- $M -hosts "$H1,$H2" -n 2 "$hello" 2
   fi

@@ -52,10 +52,60 @@ static int mapping_agrees(const fy_hosts_t *h) {
   return ok;
 }
 
+/* MPMD: programs of np[a] ranks; lists[a] a program's own hosts or NULL
+ * (the job's: job, or this host). Host names of the ranks into out. */
+static int place_apps(const char *job, int napps, const int *np, const char *const *lists, char *out, size_t cap,
+                      fy_hosts_t *h) {
+  int first[4], count[4];
+  memset(h, 0, sizeof *h);
+  if (job && fy_hosts_add_list(h, job, null) < 0) return -1;
+  int njob = h->n;
+  for (int a = 0; a < napps; a++) {
+    first[a] = h->n;
+    if (lists[a] && fy_hosts_add_list(h, lists[a], null) < 0) return -1;
+    count[a] = h->n - first[a];
+  }
+  if (fy_hosts_place_apps(h, njob, napps, np, first, count, 0, null) < 0) return -1;
+  out[0] = '\0';
+  for (int r = 0; r < h->np; r++) {
+    size_t l = strlen(out);
+    snprintf(out + l, cap - l, "%s%s", r ? " " : "", h->h[h->host_of[r]].name);
+  }
+  return 0;
+}
+
 int main(void) {
   null = fopen("/dev/null", "w");
   char out[1024];
   fy_hosts_t h;
+  /* MPMD, programs on hosts of their own: each starts at its list's first
+   * host; programs on the job's list continue one walk (as without
+   * MPMD); node ids and local ranks span the programs; the mapping lists
+   * every run of ranks on one node */
+  {
+    int np[] = {2, 3, 2};
+    const char *own[] = {NULL, "c,d:2", NULL};
+    EXPECT(place_apps("a,b", 3, np, own, out, sizeof out, &h) == 0 && !strcmp(out, "a b c d d a b"));
+    EXPECT(h.own_ranges && h.local_rank[5] == 1 && h.local_rank[6] == 1 && fy_hosts_node_size(&h, 0) == 2);
+    EXPECT(fy_hosts_node_size(&h, 3) == 2 && mapping_agrees(&h));
+    fy_hosts_free(&h);
+    /* a program's own list naming the job's host: one node */
+    const char *own2[] = {NULL, "b:3", NULL};
+    EXPECT(place_apps("a,b", 3, np, own2, out, sizeof out, &h) == 0 && !strcmp(out, "a b b b b a b"));
+    EXPECT(h.local_rank[4] == 3 && h.local_rank[6] == 4 && fy_hosts_node_size(&h, 1) == 5 && mapping_agrees(&h));
+    fy_hosts_free(&h);
+    /* no job list: the others run on this host */
+    const char *own3[] = {NULL, "x", NULL};
+    EXPECT(place_apps(NULL, 3, np, own3, out, sizeof out, &h) == 0 && h.h[h.host_of[0]].local &&
+           h.host_of[0] == h.host_of[6] && !strcmp(h.h[h.host_of[2]].name, "x") && h.local_rank[6] == 3);
+    EXPECT(h.any_remote && fy_hosts_node_size(&h, 0) == 4 && mapping_agrees(&h));
+    fy_hosts_free(&h);
+    /* no program of its own: the old single walk and its short mapping */
+    const char *none[] = {NULL, NULL, NULL};
+    EXPECT(place_apps("a,b", 3, np, none, out, sizeof out, &h) == 0 && !strcmp(out, "a b a b a b a"));
+    EXPECT(!h.own_ranges && mapping_agrees(&h));
+    fy_hosts_free(&h);
+  }
 
   EXPECT(place("a,b,c", NULL, 6, 0, out, sizeof out, &h) == 0 && !strcmp(out, "a b c a b c"));
   EXPECT(h.any_remote && h.local_rank[3] == 1 && h.h[0].nranks == 2 && mapping_agrees(&h));
