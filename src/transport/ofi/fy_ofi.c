@@ -97,6 +97,8 @@ const char *fy_ofi_version(void) { return NULL; }
 #include <sys/socket.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <errno.h>
+#include <poll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -315,6 +317,7 @@ static uint32_t *tx_seq, *rx_seq;        /* per peer: next to send, next to deli
 static uint8_t *took;                    /* per peer: a message of ours was accepted */
 static double *connect_since;            /* per peer: when the provider first refused it, connecting */
 static double connect_timeout;           /* seconds (fy_ofi_boot_t) */
+static uint8_t *probed;                  /* per peer: its address was tried (probe) */
 static uint8_t *injected;                /* per peer: injected since the last tracked send */
 static early_t **early;                  /* per source: arrivals ahead of rx_seq, sorted */
 
@@ -510,14 +513,58 @@ static double mono(void) {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* Whether anything listens at peer dst's address, tried from this
+ * endpoint's address with a connection of our own (closed at once; the
+ * peer's provider drops a connection that says nothing): 0 when it
+ * answers or cannot be tried, else -1 with the error in why. */
+static int probe(int dst, char *why, size_t len) {
+  union {
+    struct sockaddr sa;
+    struct sockaddr_in in;
+    struct sockaddr_in6 in6;
+    char raw[256];
+  } to, from;
+  size_t nl = sizeof to;
+  if (fi_av_lookup(av, addrs[dst], &to, &nl) != 0 || nl > sizeof to ||
+      (to.sa.sa_family != AF_INET && to.sa.sa_family != AF_INET6) || !info->src_addr ||
+      info->src_addrlen > sizeof from)
+    return 0;
+  memcpy(&from, info->src_addr, info->src_addrlen);
+  if (from.sa.sa_family != to.sa.sa_family) return 0;
+  socklen_t alen = to.sa.sa_family == AF_INET ? sizeof to.in : sizeof to.in6;
+  if (to.sa.sa_family == AF_INET) from.in.sin_port = 0;
+  else from.in6.sin6_port = 0;
+  int fd = socket(to.sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), err = 0, rc = 0;
+  if (fd < 0) return 0;
+  if (bind(fd, &from.sa, alen) != 0) goto out; /* (cannot tell) */
+  if (connect(fd, &to.sa, alen) != 0) {
+    err = errno;
+    if (err == EINPROGRESS) {
+      struct pollfd pf = {.fd = fd, .events = POLLOUT};
+      socklen_t el = sizeof err;
+      err = poll(&pf, 1, 3000) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 ? err : ETIMEDOUT;
+    }
+  }
+  if (err) {
+    snprintf(why, len, "%s", strerror(err));
+    rc = -1;
+  }
+out:
+  close(fd);
+  return rc;
+}
+
 /* The provider still refuses the first message to dst: it is connecting.
  * The socket providers retry a refused connection for ever (libfabric
  * 1.17's net: connect, ECONNREFUSED, again at the next send), so a peer
  * published at an address this host cannot reach, or at one every host
  * has (a container's bridge), would hang the job at its first message.
- * After connect_timeout seconds the rank says so and aborts. A peer
- * that only makes no progress (computing outside MPI with no agent, mode
- * none) also delays its connection: hence minutes, not seconds. */
+ * After PROBE_S seconds the rank tries the peer's address itself: refused
+ * or unreachable, it says so and aborts. A peer that answers there only
+ * makes no progress (computing outside MPI with no agent, mode none),
+ * which also delays its connection: after connect_timeout seconds the
+ * rank aborts all the same, hence minutes. */
+#define PROBE_S 5.0
 static void connecting(int dst) {
   fy_ofi_stats.eagain_connect++;
   if (connect_timeout <= 0) return;
@@ -526,7 +573,13 @@ static void connecting(int dst) {
     connect_since[dst] = now;
     return;
   }
-  if (now - connect_since[dst] < connect_timeout) return;
+  char why[128] = "";
+  int refused = 0;
+  if (now - connect_since[dst] >= PROBE_S && !probed[dst]) {
+    probed[dst] = 1;
+    refused = probe(dst, why, sizeof why) != 0;
+  }
+  if (!refused && now - connect_since[dst] < connect_timeout) return;
   char name[256], where[300] = "its published address", up[32];
   size_t nl = sizeof name, wl = sizeof where;
   if (fi_av_lookup(av, addrs[dst], name, &nl) == 0 && nl <= sizeof name) fi_av_straddr(av, name, where, &wl);
@@ -535,6 +588,10 @@ static void connecting(int dst) {
   for (; prov_name[i] && prov_name[i] != ';' && i + 1 < sizeof up; i++)
     up[i] = (char)(prov_name[i] >= 'a' && prov_name[i] <= 'z' ? prov_name[i] - 'a' + 'A' : prov_name[i]);
   up[i] = 0;
+  if (refused)
+    fatalf("no connection to rank %d at %s (provider %s on %s): %s there, so its host is not reachable at "
+           "that address. If the hosts have several networks, name the one that joins them with FI_%s_IFACE",
+           dst, where, prov_name, fy_ofi_domain(), why, up);
   fatalf("no connection to rank %d at %s after %.0f s (provider %s on %s): its host is not reachable at "
          "that address, or it makes no progress. If the hosts have several networks, name the one that "
          "joins them with FI_%s_IFACE (FERRY_OFI_CONNECT_TIMEOUT: how long to wait, 0 for ever)",
@@ -1411,11 +1468,12 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   injected = calloc((size_t)nranks, 1);
   took = calloc((size_t)nranks, 1);
   connect_since = calloc((size_t)nranks, sizeof *connect_since);
+  probed = calloc((size_t)nranks, 1);
   connect_timeout = b->connect_timeout;
   rx_seq = calloc((size_t)nranks, sizeof *rx_seq);
   early = calloc((size_t)nranks, sizeof *early);
   unsigned char *all = malloc((size_t)nranks * nlen);
-  if (!addrs || !all || !tx_seq || !rx_seq || !early || !injected || !took || !connect_since) {
+  if (!addrs || !all || !tx_seq || !rx_seq || !early || !injected || !took || !connect_since || !probed) {
     free(all);
     seterr("out of memory for %d addresses", nranks);
     goto fail;
@@ -1511,7 +1569,9 @@ void fy_ofi_finalize(void) {
   free(injected);
   free(took);
   free(connect_since);
+  free(probed);
   connect_since = NULL;
+  probed = NULL;
   injected = took = NULL;
   early = NULL;
   tx_seq = rx_seq = NULL;

@@ -25,8 +25,10 @@
 #             address, as docker0 while containers run, which libfabric
 #             lists first: the job takes the network the hosts share
 #             (4 ranks); pinned to the bridge (FI_<PROV>_IFACE), it ends
-#             with a message naming the unreachable address
-#             (FERRY_OFI_CONNECT_TIMEOUT) instead of hanging
+#             with a message naming the unreachable address instead of
+#             hanging: after FERRY_OFI_CONNECT_TIMEOUT (2 s), and with
+#             the default limit when the address refuses the rank's own
+#             connection (after 5 s)
 set -u
 case=$1 mpiexec=$2 bin=$3
 [ -n "${FY_NETNS_HOSTS:-}" ] || { echo "hosts.sh: needs fy_netns.sh"; exit 2; }
@@ -126,6 +128,14 @@ bridge)
         "$bin/pt2pt/pt2pt_sendrecv" 2>&1); rc=$?
   echo "$out" | tail -n 3
   if [ $rc -eq 0 ] || ! echo "$out" | grep -q 'no connection to rank [01] at [^ ]*172\.31\.0\.1:.* name the one that joins them with FI_'; then
+    echo "FAIL: exit $rc, without the message"; fail=1
+  fi
+  # ... and with the default limit: after 5 s the rank tries the address
+  # itself, is refused, and says so
+  echo "+ pinned to the bridge, the default limit"
+  out=$(env FI_NET_IFACE=fypv0 FI_TCP_IFACE=fypv0 $M -hosts "$H1,$H2" -n 2 "$bin/pt2pt/pt2pt_sendrecv" 2>&1); rc=$?
+  echo "$out" | tail -n 3
+  if [ $rc -eq 0 ] || ! echo "$out" | grep -q 'no connection to rank [01] at [^ ]*172\.31\.0\.1:.*: Connection refused there'; then
     echo "FAIL: exit $rc, without the message"; fail=1
   fi
   ;;
