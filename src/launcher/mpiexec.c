@@ -6,6 +6,7 @@
  * (PMI_PORT/PMI_ID). One poll() loop; signals arrive through a signalfd so
  * the loop never races with a handler. */
 #include "launcher/fy_launch_hosts.h"
+#include "launcher/fy_launch_slurm.h"
 #include "launcher/fy_launch_io.h"
 #include "launcher/fy_launch_opts.h"
 #include "launcher/fy_launch_proxy.h"
@@ -72,7 +73,8 @@ static struct {
   size_t in_len, in_off;
   /* several hosts */
   fy_hosts_t hosts;
-  int named_hosts;     /* -hosts or -f given: messages name the host */
+  int named_hosts;     /* -hosts or -f given (or a Slurm job's nodes): messages name the host */
+  int slurm;           /* the hosts are a Slurm job's (fy_launch_slurm.h) */
   int lfd;             /* PMI listener for remote ranks, -1 if none */
   struct pend {        /* accepted connections not yet tied to a rank */
     int fd;
@@ -181,8 +183,9 @@ static int split_words(const char *cmd) {
   return 0;
 }
 
-/* Which launcher: -launcher-exec, -launcher, FERRY_LAUNCHER_EXEC,
- * FERRY_LAUNCHER, in that order. */
+/* Which launcher: -launcher-exec, -launcher, FERRY_LAUNCHER_EXEC, srun on
+ * the nodes of a Slurm job (fy_launch_slurm.h), FERRY_LAUNCHER, in that
+ * order. */
 static int setup_launcher(const fy_launch_opts_t *o) {
   ssize_t n = readlink("/proc/self/exe", lch.self, sizeof lch.self - 1);
   if (n <= 0) {
@@ -194,6 +197,7 @@ static int setup_launcher(const fy_launch_opts_t *o) {
   const char *exec = o->launcher_exec, *kind = o->launcher;
   if (!exec && !kind) {
     if (fy_config.launcher_exec && *fy_config.launcher_exec) exec = fy_config.launcher_exec;
+    else if (job.slurm && !getenv("FERRY_LAUNCHER")) exec = FY_SLURM_LAUNCHER; /* (ssh may be barred there) */
     else kind = fy_config.launcher;
   }
   if (exec) return split_words(exec);
@@ -914,6 +918,19 @@ int main(int argc, char **argv) {
   if ((o.hosts && fy_hosts_add_list(&job.hosts, o.hosts, stderr) < 0) ||
       (o.hostfile && fy_hosts_add_file(&job.hosts, o.hostfile, stderr) < 0))
     return 2;
+  if (!job.named_hosts && fy_config.slurm_alloc) {
+    /* In a Slurm job (batch script, salloc) with no host named: its nodes,
+     * as Hydra does, rather than every rank on the batch host. */
+    char *sl = NULL;
+    int in = fy_slurm_hosts(&sl, stderr);
+    if (in < 0) return 2;
+    if (in > 0) {
+      int bad = fy_hosts_add_list(&job.hosts, sl, stderr) < 0;
+      free(sl);
+      if (bad) return 2;
+      job.named_hosts = job.slurm = 1;
+    }
+  }
   {
     /* (MPMD: a program's own -hosts after the job's list) */
     int njob = job.hosts.n, *anp = calloc((size_t)o.napps, 3 * sizeof *anp);

@@ -13,10 +13,13 @@
 #   - srun --mpi=pmi2 -N 1 -n 2: one host (shared memory);
 #   - srun --mpi=none -n 2: no PMI Ferry speaks; Ferry refuses (MPI_Init
 #     names srun --mpi=pmi2) instead of starting 2 singletons;
-#   - srun --mpi=pmix -N 2 -n 4 (Ferry built with libpmix's headers).
+#   - srun --mpi=pmix -N 2 -n 4 (Ferry built with libpmix's headers);
+#   - salloc -N 2 -n 4 MPIEXEC -n 4 (slurm.sh HELLO MPIEXEC): Ferry's
+#     mpiexec in a Slurm job takes its nodes, 2 tasks each, and starts
+#     the ranks there by srun.
 # Exit 0 pass, 1 fail, 77 skip (Slurm or munge not installed).
 set -u
-hello=$1
+hello=$1 mpiexec=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 job="sh $here/../basic/job.sh"
 [ -n "${FY_NETNS_HOSTS:-}" ] || { echo "slurm.sh: needs fy_netns.sh"; exit 2; }
@@ -109,6 +112,12 @@ $job --timeout 90 --rc nonzero --match 'srun --mpi=pmi2' -- srun --mpi=none -N 1
 if [ "${FY_HAVE_PMIX:-0}" = 1 ]; then
   FY_HELLO_HOST=1 $job --timeout 90 --count '^hello [0-9] of 4$' 4 --match "^host [0-9] $H1\$" --match "^host [0-9] $H2\$" \
     -- srun --mpi=pmix -N 2 -n 4 "$hello" 4 || fail=1
+fi
+# Ferry's mpiexec in a Slurm job (salloc, as in a batch script) with no
+# host named: the job's nodes, each its tasks, ranks started by srun
+if [ -n "$mpiexec" ]; then
+  FY_HELLO_HOST=1 $job --timeout 90 --count '^hello [0-9] of 4$' 4 --count "^host [01] $H1\$" 2 \
+    --count "^host [23] $H2\$" 2 -- salloc -N 2 -n 4 "$mpiexec" -pmi-host "$FY_NETNS_GW" -n 4 "$hello" 4 || fail=1
 fi
 [ $fail = 0 ] || tail -n 20 "$D"/*.log
 exit $fail

@@ -2,6 +2,7 @@
  * (src/launcher/fy_launch_hosts.c), the new multi-host options
  * (fy_launch_opts.c) and the proxy spec encoding (fy_launch_proxy.c). */
 #include "launcher/fy_launch_hosts.h"
+#include "launcher/fy_launch_slurm.h"
 #include "launcher/fy_launch_opts.h"
 #include "launcher/fy_launch_proxy.h"
 #include "runtime/fy_pmi_wire.h"
@@ -78,6 +79,17 @@ int main(void) {
   null = fopen("/dev/null", "w");
   char out[1024];
   fy_hosts_t h;
+  /* Slurm's per-node counts */
+  {
+    int c[6];
+    EXPECT(fy_slurm_counts("2(x3),1", c, 4) == 0 && c[0] == 2 && c[2] == 2 && c[3] == 1);
+    EXPECT(fy_slurm_counts("4", c, 1) == 0 && c[0] == 4);
+    EXPECT(fy_slurm_counts("1,2,3", c, 3) == 0 && c[1] == 2 && c[2] == 3);
+    EXPECT(fy_slurm_counts("2(x3)", c, 2) == -1); /* more nodes than given */
+    EXPECT(fy_slurm_counts("2", c, 2) == -1);     /* fewer */
+    EXPECT(fy_slurm_counts("2(3)", c, 3) == -1 && fy_slurm_counts("x", c, 1) == -1 && fy_slurm_counts("0", c, 1) == -1);
+    EXPECT(fy_slurm_counts("2(x2", c, 2) == -1 && fy_slurm_counts("1,,1", c, 2) == -1);
+  }
   /* MPMD, programs on hosts of their own: each starts at its list's first
    * host; programs on the job's list continue one walk (as without
    * MPMD); node ids and local ranks span the programs; the mapping lists
