@@ -26,9 +26,13 @@ install: build
 	@cmake --install $(BUILD) >/dev/null
 	@echo "Ferry installed in $(PREFIX)"
 
+# The tests run as outside any Slurm job: in one (make check in a batch
+# script) mpiexec would otherwise place their ranks on the job's nodes.
+CTEST = env -u SLURM_JOB_ID -u SLURM_JOB_NODELIST -u SLURM_NODELIST ctest
+
 check: install
 	@scripts/deps.sh --python --mpich --slurm --pkg=openmpi-bin
-	@cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 600
+	@cd $(BUILD) && $(CTEST) --output-on-failure -j 2 --timeout 600
 	@$(MAKE) --no-print-directory check-asan
 
 # The library, the launcher and the MPI tests again, built with
@@ -36,7 +40,7 @@ check: install
 check-asan:
 	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFERRY_WERROR=ON -DFERRY_SANITIZE=address,undefined >/dev/null
 	@cmake --build $(BUILD)-asan -j $(JOBS) >/dev/null
-	@cd $(BUILD)-asan && ctest --output-on-failure -j 2 --timeout 600 -L mpi
+	@cd $(BUILD)-asan && $(CTEST) --output-on-failure -j 2 --timeout 600 -L mpi
 
 # MPI_THREAD_MULTIPLE and the thread/interrupt agents under ThreadSanitizer
 # (hosts.progress: the fabric agent relaying a blocking wait's fd).
@@ -44,7 +48,7 @@ TSAN_TESTS = progress_threads|comm_threads\.np|rma_(nodes(_nb)?|sync_mix)(_threa
 tsan:
 	@cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFERRY_WERROR=ON -DFERRY_SANITIZE=thread >/dev/null
 	@cmake --build $(BUILD)-tsan -j $(JOBS) >/dev/null
-	@cd $(BUILD)-tsan && ctest --output-on-failure -j 2 --timeout 600 -R '$(TSAN_TESTS)'
+	@cd $(BUILD)-tsan && $(CTEST) --output-on-failure -j 2 --timeout 600 -R '$(TSAN_TESTS)'
 
 N ?= 20
 stress: install
