@@ -865,6 +865,10 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
      * (also when the provider has no fd to sleep on). A rank blocked 1 s
      * in MPI_Recv for a peer on another host used 94-108 ms of CPU
      * napping, 12-17 ms relayed (bench/net/waitcpu.c -r). */
+    if (busy && fy_ofi_connect_stalled()) { /* (see below; counted as busy, not as a nap) */
+      fy_net_stats.busy++;
+      return fy_shm_doorbell_sleep(v, nap);
+    }
     if (busy) { /* a transfer only moves while we poll (manual progress) */
       sched_yield();
       return -1;
@@ -884,6 +888,14 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
     }
     fy_net_stats.naps++;
     return fy_shm_doorbell_sleep(v, nap);
+  }
+  if (!ok && fy_ofi_connect_stalled()) {
+    /* The queue waits for a connection, which the peer's progress makes:
+     * polling for it took a whole core (20 million polls while a peer
+     * slept 8 s after MPI_Init), and on a shared core the peer's. */
+    fy_net_stats.busy++;
+    fy_sleep_us(nap);
+    return -1;
   }
   if (!ok) {
     fy_net_stats.busy++;

@@ -55,6 +55,7 @@ int fy_ofi_tsend(int dst, const void *data, size_t len, uint64_t tag, void *ctx)
 void fy_ofi_trecv(void *buf, size_t len, uint64_t tag, void *ctx) {}
 int fy_ofi_busy(void) { return 0; }
 int fy_ofi_queued(void) { return 0; }
+int fy_ofi_connect_stalled(void) { return 0; }
 int fy_ofi_writes_ordered(void) { return 0; }
 fy_ofi_mr_t *fy_ofi_mr_get(const void *buf, size_t len) { return NULL; }
 void fy_ofi_mr_put(fy_ofi_mr_t *mr) {}
@@ -567,12 +568,12 @@ out:
 #define PROBE_S 5.0
 static void connecting(int dst) {
   fy_ofi_stats.eagain_connect++;
-  if (connect_timeout <= 0) return;
   double now = mono();
   if (!connect_since[dst]) {
     connect_since[dst] = now;
     return;
   }
+  if (connect_timeout <= 0) return;
   char why[128] = "";
   int refused = 0;
   if (now - connect_since[dst] >= PROBE_S && !probed[dst]) {
@@ -596,6 +597,10 @@ static void connecting(int dst) {
          "that address, or it makes no progress. If the hosts have several networks, name the one that "
          "joins them with FI_%s_IFACE (FERRY_OFI_CONNECT_TIMEOUT: how long to wait, 0 for ever)",
          dst, where, now - connect_since[dst], prov_name, fy_ofi_domain(), up);
+}
+
+int fy_ofi_connect_stalled(void) {
+  return qhead && !took[qhead->dst] && connect_since[qhead->dst] && mono() - connect_since[qhead->dst] > 1e-3;
 }
 
 /* A send or inject to dst was taken (1) or refused with FI_EAGAIN (0):

@@ -151,6 +151,11 @@ void fy_ofi_flush(void);
 int fy_ofi_busy(void);
 /* Work queued here that the provider refused for now (-FI_EAGAIN). */
 int fy_ofi_queued(void);
+/* The send queue waits on a connection: its first message goes to a peer
+ * that has taken none yet and was refused for more than a millisecond
+ * (the provider connecting; it needs the peer's progress, which polling
+ * here does not make faster). A wait may then sleep rather than poll. */
+int fy_ofi_connect_stalled(void);
 /* 1 when a message sent from now on reaches its peer after every write
  * started so far has landed: the provider orders sends after writes
  * (FI_ORDER_SAW) and no write waits in Ferry's queue. */
