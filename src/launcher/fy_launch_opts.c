@@ -46,6 +46,8 @@ void fy_launch_usage(FILE *f) {
           "  -genvlist A,B,...      forward these variables (as -x A -x B)\n"
           "  -genvall               forward the whole environment (the default)\n"
           "  -gwdir DIR             -wdir of every program that gives none\n"
+          "  -iface NAME            the network interface the hosts share: the PMI address\n"
+          "                         remote ranks use, and libfabric's (FI_NET_IFACE, ...)\n"
           "  -l                     same as -prefix (Hydra's label)\n"
           "  -h, --help             this help\n"
           "  --version              print the version\n"
@@ -313,6 +315,20 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
       } else if (!strcmp(a, "-genvlist") || !strcmp(a, "--genvlist")) {
         if (add_list(&o->env, &o->nenv, a, i + 1 < argc ? argv[i + 1] : NULL, err) < 0) goto fail;
         i++;
+      } else if (!strcmp(a, "-iface") || !strcmp(a, "--iface")) {
+        if (i + 1 >= argc || !*argv[i + 1] || strpbrk(argv[i + 1], " \t/")) {
+          fprintf(err, "mpiexec: %s needs an interface name\n", a);
+          goto fail;
+        }
+        o->iface = argv[++i];
+        /* (first: a later -genv or -x of the same variable wins) */
+        static const char *const vars[] = {"FI_NET_IFACE", "FI_TCP_IFACE", "FI_SOCKETS_IFACE"};
+        for (int v = 0; v < 3; v++) {
+          if (add_env(&o->env, &o->nenv, vars[v], o->iface, err) < 0) goto fail;
+          fy_launch_env_t e = o->env[o->nenv - 1];
+          memmove(o->env + v + 1, o->env + v, (size_t)(o->nenv - 1 - v) * sizeof *o->env);
+          o->env[v] = e;
+        }
       } else if (!strcmp(a, "-gwdir") || !strcmp(a, "--gwdir")) {
         if (i + 1 >= argc || !*argv[i + 1]) {
           fprintf(err, "mpiexec: %s needs a directory\n", a);

@@ -15,6 +15,7 @@
 #include "runtime/fy_config.h"
 #include "runtime/fy_pmi_wire.h"
 #include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -497,15 +498,43 @@ static int launch(const fy_launch_opts_t *o, int prefix, int bind_mode) {
 
 /* ---- PMI over TCP for remote ranks ---------------------------------------- */
 
-/* The address remote ranks connect to: -pmi-host, FERRY_PMI_HOST, else the
- * source address of the route toward the first remote host that resolves,
- * else this host's name. */
-static void pick_pmi_host(const fy_launch_opts_t *o, char *out, size_t cap) {
+/* -iface's address on this host (IPv4 first, else IPv6 other than
+ * link-local): 0, or -1 with a message. */
+static int iface_addr(const char *name, char *out, size_t cap) {
+  struct ifaddrs *all, *v6 = NULL, *v4 = NULL;
+  if (getifaddrs(&all) != 0) {
+    fprintf(stderr, "mpiexec: -iface %s: cannot list the interfaces: %s\n", name, strerror(errno));
+    return -1;
+  }
+  for (struct ifaddrs *a = all; a; a = a->ifa_next) {
+    if (!a->ifa_addr || strcmp(a->ifa_name, name)) continue;
+    if (a->ifa_addr->sa_family == AF_INET && !v4) v4 = a;
+    if (a->ifa_addr->sa_family == AF_INET6 && !v6 &&
+        !IN6_IS_ADDR_LINKLOCAL(&((struct sockaddr_in6 *)a->ifa_addr)->sin6_addr))
+      v6 = a;
+  }
+  struct ifaddrs *a = v4 ? v4 : v6;
+  int rc = a && getnameinfo(a->ifa_addr, a->ifa_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+                                                                             : sizeof(struct sockaddr_in6),
+                            out, (socklen_t)cap, NULL, 0, NI_NUMERICHOST) == 0
+               ? 0
+               : -1;
+  if (rc) fprintf(stderr, "mpiexec: -iface %s: no such interface with an address on this host\n", name);
+  freeifaddrs(all);
+  return rc;
+}
+
+/* The address remote ranks connect to: -pmi-host, FERRY_PMI_HOST, the
+ * address of -iface, else the source address of the route toward the
+ * first remote host that resolves, else this host's name. 0, or -1 with a
+ * message. */
+static int pick_pmi_host(const fy_launch_opts_t *o, char *out, size_t cap) {
   const char *h = o->pmi_host ? o->pmi_host : fy_config.pmi_host;
   if (h && *h) {
     snprintf(out, cap, "%s", h);
-    return;
+    return 0;
   }
+  if (o->iface) return iface_addr(o->iface, out, cap);
   for (int i = 0; i < job.hosts.n; i++) {
     if (job.hosts.h[i].local) continue;
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM}, *res;
@@ -523,15 +552,16 @@ static void pick_pmi_host(const fy_launch_opts_t *o, char *out, size_t cap) {
       close(fd);
     }
     freeaddrinfo(res);
-    if (ok) return;
+    if (ok) return 0;
   }
   if (gethostname(out, cap - 1) != 0) snprintf(out, cap, "localhost");
   out[cap - 1] = '\0';
+  return 0;
 }
 
 static int open_listener(const fy_launch_opts_t *o) {
   char host[256];
-  pick_pmi_host(o, host, sizeof host);
+  if (pick_pmi_host(o, host, sizeof host) < 0) return -1;
   /* Every address (dual stack when possible): the chosen one may be any. */
   int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd >= 0) {

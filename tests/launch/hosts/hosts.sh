@@ -159,6 +159,11 @@ net_mpi)
     # MPMD across hosts: one world, MPI_APPNUM from the PMI server
     run --timeout 60 --count '^app [01] of 3: appnum 0 arg a ' 2 --count '^app 2 of 3: appnum 1 arg b ' 1 \
         -- $M -hosts "$H1,$H2" -n 2 "$appnum" a : "$appnum" b
+    # Hydra's -iface: the PMI address is that interface's here (eth0: the
+    # hosts reach it through their default route to this machine), and
+    # the fabric takes the interface of that name on the hosts
+    run --timeout 60 --count '^hello [0-9]+ of 2$' 2 --count 'ofi: provider=[^ ]* domain=eth0 ' 2 \
+        -- $mpiexec -launcher-exec $FY_NETNS_EXEC -iface eth0 -genv FERRY_STATS 1 -hosts "$H1,$H2" -n 2 "$hello" 2
     # ... and with a program on hosts of its own: 2 ranks on $H1, then 2 on
     # $H2 and 1 on $H1 again, which must count as the same node as the
     # first two (the mapping lists every run of ranks on a node)

@@ -70,6 +70,17 @@ int main(void) {
     fy_launch_opts_free(&o);
   }
   {
+    /* -iface: the interface variables first, so that a -genv wins */
+    char *a[] = {"mpiexec", "-genv", "A", "1", "-iface", "ib0", "-genv", "FI_TCP_IFACE", "x", "p", NULL};
+    EXPECT(parse(&o, a) == 0 && !strcmp(o.iface, "ib0") && o.nenv == 5);
+    EXPECT(!strcmp(o.env[0].name, "FI_NET_IFACE") && !strcmp(o.env[0].value, "ib0") &&
+           !strcmp(o.env[1].name, "FI_TCP_IFACE") && !strcmp(o.env[2].name, "FI_SOCKETS_IFACE") &&
+           !strcmp(o.env[3].name, "A") && !strcmp(o.env[4].value, "x"));
+    fy_launch_opts_free(&o);
+    char *b[] = {"mpiexec", "-iface", "", "p", NULL}, *c[] = {"mpiexec", "-iface", NULL};
+    EXPECT(parse(&o, b) == -1 && parse(&o, c) == -1);
+  }
+  {
     /* -configfile: a program per line, comments, quotes, blank lines */
     char path[] = "/tmp/fy_cfgXXXXXX";
     int fd = mkstemp(path);
