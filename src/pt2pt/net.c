@@ -855,7 +855,7 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
     return -1;
   }
   long nap = us < fy_config.ofi_mixed_sleep_us ? us : fy_config.ofi_mixed_sleep_us;
-  int busy = fy_ofi_busy(), ok = fy_ofi_trywait();
+  int busy = fy_ofi_busy(), ok = fy_ofi_trywait(), stalled = busy && fy_ofi_connect_stalled();
   fy_punlock();
   if (fy_state.local_size > 1 || fy_ofi_wait_fd() < 0) {
     /* Shared-memory peers ring a futex, the fabric an fd: no one call
@@ -865,7 +865,7 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
      * (also when the provider has no fd to sleep on). A rank blocked 1 s
      * in MPI_Recv for a peer on another host used 94-108 ms of CPU
      * napping, 12-17 ms relayed (bench/net/waitcpu.c -r). */
-    if (busy && fy_ofi_connect_stalled()) { /* (see below; counted as busy, not as a nap) */
+    if (stalled) { /* (see below; counted as busy, not as a nap) */
       fy_net_stats.busy++;
       return fy_shm_doorbell_sleep(v, nap);
     }
@@ -889,7 +889,7 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
     fy_net_stats.naps++;
     return fy_shm_doorbell_sleep(v, nap);
   }
-  if (!ok && fy_ofi_connect_stalled()) {
+  if (!ok && stalled) {
     /* The queue waits for a connection, which the peer's progress makes:
      * polling for it took a whole core (20 million polls while a peer
      * slept 8 s after MPI_Init), and on a shared core the peer's. */

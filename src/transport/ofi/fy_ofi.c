@@ -1194,14 +1194,6 @@ static struct fi_info *same_place(struct fi_info *list, const struct fi_info *c)
   return NULL;
 }
 
-/* For a job spanning hosts: of the entries of c's provider (one per
- * interface address), the one that reaches the other hosts
- * (fy_ofi_iface.h), rather than the first, which may be a container's
- * bridge whose address every host has (a job there hung connecting each
- * rank to itself). One PMI round, which every rank of such a job makes
- * whatever its provider lists, so that the rounds match; the lists are
- * read only where this host has a choice. NULL with a message in
- * fy_ofi_error() when PMI fails. */
 enum { MAXC = 32 };
 
 /* The entries of c's provider that a job spanning hosts may take, in the
@@ -1219,6 +1211,14 @@ static int candidates(struct fi_info *list, const struct fi_info *c, struct fi_i
   return n;
 }
 
+/* For a job spanning hosts: of the entries of c's provider (one per
+ * interface address), the one that reaches the other hosts
+ * (fy_ofi_iface.h), rather than the first, which may be a container's
+ * bridge whose address every host has (a job there hung connecting each
+ * rank to itself). One PMI round, which every rank of such a job makes
+ * whatever its provider lists, so that the rounds match; the lists are
+ * read only where this host has a choice. NULL with a message in
+ * fy_ofi_error() when PMI fails. */
 static struct fi_info *reaching(struct fi_info *list, struct fi_info *c, const fy_ofi_boot_t *b) {
   struct fi_info *cand[MAXC];
   char mine[480], key[64], val[1024];

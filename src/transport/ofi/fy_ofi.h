@@ -154,7 +154,8 @@ int fy_ofi_queued(void);
 /* The send queue waits on a connection: its first message goes to a peer
  * that has taken none yet and was refused for more than a millisecond
  * (the provider connecting; it needs the peer's progress, which polling
- * here does not make faster). A wait may then sleep rather than poll. */
+ * here does not make faster). A wait may then sleep rather than poll.
+ * Under the progress lock, as the queue's other calls. */
 int fy_ofi_connect_stalled(void);
 /* 1 when a message sent from now on reaches its peer after every write
  * started so far has landed: the provider orders sends after writes
