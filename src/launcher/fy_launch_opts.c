@@ -26,7 +26,8 @@ void fy_launch_usage(FILE *f) {
           "  -prefix, --prefix-output\n"
           "                         prefix each output line with \"[rank] \" (also FERRY_OUTPUT_PREFIX=1)\n"
           "  -bind-to core|none     pin rank i to the i-th CPU this mpiexec may use (default:\n"
-          "                         core when the ranks fit the CPUs, else none; also FERRY_BIND)\n"
+          "                         core when the ranks fit the CPUs, else none; also FERRY_BIND;\n"
+          "                         hwthread, Hydra's, is core: a CPU is a logical one)\n"
           "  -timeout N             end the job after N seconds (also MPIEXEC_TIMEOUT)\n"
           "  -hosts a,b[:slots],... run on these hosts (rank placement as Hydra: each\n"
           "                         host takes its slots, default 1, per round)\n"
@@ -336,11 +337,13 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
         }
         o->gwdir = argv[++i];
       } else if (!strcmp(a, "-bind-to") || !strcmp(a, "--bind-to")) {
-        if (i + 1 >= argc || (strcmp(argv[i + 1], "core") && strcmp(argv[i + 1], "none"))) {
-          fprintf(err, "mpiexec: %s needs core or none\n", a);
+        /* (hwthread, Hydra's: the same here, a CPU is a logical one) */
+        if (i + 1 >= argc ||
+            (strcmp(argv[i + 1], "core") && strcmp(argv[i + 1], "hwthread") && strcmp(argv[i + 1], "none"))) {
+          fprintf(err, "mpiexec: %s needs core, hwthread or none\n", a);
           goto fail;
         }
-        o->bind = !strcmp(argv[++i], "core");
+        o->bind = strcmp(argv[++i], "none") != 0;
       } else if (!strcmp(a, "-timeout") || !strcmp(a, "--timeout")) {
         char *end;
         errno = 0;

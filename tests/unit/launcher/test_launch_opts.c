@@ -70,6 +70,12 @@ int main(void) {
     fy_launch_opts_free(&o);
   }
   {
+    char *a[] = {"mpiexec", "-bind-to", "hwthread", "p", NULL}, *b[] = {"mpiexec", "-bind-to", "socket", "p", NULL};
+    EXPECT(parse(&o, a) == 0 && o.bind == 1);
+    fy_launch_opts_free(&o);
+    EXPECT(parse(&o, b) == -1);
+  }
+  {
     /* -iface: the interface variables first, so that a -genv wins */
     char *a[] = {"mpiexec", "-genv", "A", "1", "-iface", "ib0", "-genv", "FI_TCP_IFACE", "x", "p", NULL};
     EXPECT(parse(&o, a) == 0 && !strcmp(o.iface, "ib0") && o.nenv == 5);
