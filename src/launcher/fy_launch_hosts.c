@@ -176,6 +176,7 @@ oom:
   fprintf(err, "mpiexec: out of memory for the placement of %d ranks\n", total);
   return -1;
 }
+
 int fy_hosts_node_size(const fy_hosts_t *h, int r) { return h->h[h->host_of[r]].nranks; }
 
 int fy_hosts_mapping(const fy_hosts_t *h, char *buf, size_t cap) {
