@@ -712,6 +712,7 @@ int fy_net_init(void) {
                      .mr_cache = mr_cache(), .multi_recv = fy_config.ofi_multi_recv,
                      .connect_timeout = fy_config.ofi_connect_timeout > 0 ? fy_config.ofi_connect_timeout : 0, .put = fy_pmi_put, .barrier = fy_pmi_barrier,
                      .get = pmi_get, .machine = machine_id(), .loopback = fy_state.node_size == fy_state.world_size,
+                     .node_of = fy_pmi_nodes(),
                      .tagged = wants_tagged, .agree = agree};
   emulate(&b, fy_config.ofi_emulate);
   fy_ofi_cb_t cb = {.on_msg = on_msg, .on_rma = on_rma, .on_sent = on_sent, .on_tsent = on_tsent,

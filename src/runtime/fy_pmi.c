@@ -30,6 +30,7 @@ static struct {
   kv_t *local_kvs;       /* singleton KVS */
   kv_t *local_names;     /* singleton name service */
   int *local, nlocal, my_local; /* cached node-local ranks */
+  int *nodes;                    /* per rank its node, from PMI_process_mapping (NULL: not given) */
   char err[512];
 } pmi = { .fd = -1 };
 
@@ -412,6 +413,8 @@ int fy_pmi_name(const char *op, const char *service, const char *port, char *out
   return 0;
 }
 
+const int *fy_pmi_nodes(void) { return pmi.nodes; }
+
 int fy_pmi_local_ranks(int *local, int *nlocal, int *my_local) {
   if (check_ready("local_ranks") < 0) return -1;
   if (!pmi.local) {
@@ -429,7 +432,7 @@ int fy_pmi_local_ranks(int *local, int *nlocal, int *my_local) {
       if (FORMAT(buf, "cmd", "get", "kvsname", pmi.kvsname, "key", "PMI_process_mapping") < 0) goto fail;
       if (transact(buf, "get_result", "get") == 0) {
         const char *v = fy_pmi_msg_get(&pmi.msg, "value");
-        if (v && fy_pmi_parse_mapping(v, node, pmi.size) == 0) have = 1;
+        if (v && fy_pmi_parse_mapping(v, node, pmi.size) == 0) have = 2; /* (every rank's node) */
       }
     }
     if (!have) {
@@ -456,7 +459,8 @@ int fy_pmi_local_ranks(int *local, int *nlocal, int *my_local) {
         if (r == pmi.rank) me = n;
         loc[n++] = r;
       }
-    free(node);
+    if (have == 2) pmi.nodes = node;
+    else free(node);
     pmi.local = loc;
     pmi.nlocal = n;
     pmi.my_local = me;

@@ -34,6 +34,10 @@ int fy_pmi_is_singleton(void);
 /* Fills local[0..*nlocal-1] (sorted world ranks on this node; caller gives an
  * array of `size` ints) and *my_local (this process's index in it). */
 int fy_pmi_local_ranks(int *local, int *nlocal, int *my_local);
+/* Every rank's node (ids 0 .. nodes-1) as PMI_process_mapping gave it,
+ * after fy_pmi_local_ranks(); NULL when the server gave none (host names
+ * compared instead, PMIx, a singleton). */
+const int *fy_pmi_nodes(void);
 /* Prints msg on stderr, sends "cmd=abort exitcode=code" and returns (the
  * server kills the job; the caller should exit with code if it returns). */
 int fy_pmi_abort(int code, const char *msg);

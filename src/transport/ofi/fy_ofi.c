@@ -1217,7 +1217,8 @@ static int candidates(struct fi_info *list, const struct fi_info *c, struct fi_i
  * bridge whose address every host has (a job there hung connecting each
  * rank to itself). One PMI round, which every rank of such a job makes
  * whatever its provider lists, so that the rounds match; the lists are
- * read only where this host has a choice. NULL with a message in
+ * read only where this host has a choice, one per other node where the
+ * nodes are known. NULL with a message in
  * fy_ofi_error() when PMI fails. */
 static struct fi_info *reaching(struct fi_info *list, struct fi_info *c, const fy_ofi_boot_t *b) {
   struct fi_info *cand[MAXC];
@@ -1232,12 +1233,26 @@ static struct fi_info *reaching(struct fi_info *list, struct fi_info *c, const f
   if (n == 0) return c;
   if (n == 1) return cand[0];
   char **peers = calloc((size_t)nranks, sizeof *peers);
-  if (!peers) return cand[0];
+  /* (with the nodes known, the first rank of each other node: its
+   * neighbours' lists are the same, and reading every rank's is a get per
+   * rank per rank at start-up) */
+  const int *node = b->node_of;
+  int nmax = 0;
+  for (int r = 0; node && r < nranks; r++)
+    if (node[r] < 0) node = NULL; else if (node[r] >= nmax) nmax = node[r] + 1;
+  unsigned char *seen = node ? calloc((size_t)nmax, 1) : NULL;
+  if (!peers || (node && !seen)) {
+    free(peers);
+    free(seen);
+    return cand[0];
+  }
+  if (node) seen[node[myrank]] = 1;
   for (int r = 0; r < nranks; r++) {
     snprintf(key, sizeof key, "fy-ofi-if-%d", r);
     int k;
-    if (r == myrank || b->get(r, key, val, sizeof val) != 0 ||
-        (k = unhex(val, (unsigned char *)val, sizeof val - 1)) < 0)
+    if (r == myrank || (node && seen[node[r]])) continue;
+    if (node) seen[node[r]] = 1;
+    if (b->get(r, key, val, sizeof val) != 0 || (k = unhex(val, (unsigned char *)val, sizeof val - 1)) < 0)
       continue; /* (unread: counts for nothing) */
     val[k] = 0;
     peers[r] = strdup(val);
@@ -1245,6 +1260,7 @@ static struct fi_info *reaching(struct fi_info *list, struct fi_info *c, const f
   int i = fy_ofi_iface_pick(mine, n, (const char *const *)peers, nranks);
   for (int r = 0; r < nranks; r++) free(peers[r]);
   free(peers);
+  free(seen);
   return cand[i];
 }
 

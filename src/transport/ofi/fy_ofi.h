@@ -79,6 +79,10 @@ typedef struct fy_ofi_boot {
    * rather than the first interface's, which may be a bridge or a
    * container's that goes away while the job runs. */
   int loopback;
+  /* Every rank's node as the process manager gave it (NULL: unknown): a
+   * job spanning hosts reads the interface list of one rank per other
+   * node, not of every rank. */
+  const int *node_of;
   /* Whether tagged messages are wanted over the provider chosen (named as
    * fy_ofi_provider() says); NULL: never. */
   int (*tagged)(const char *prov);
