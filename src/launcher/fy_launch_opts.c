@@ -304,7 +304,8 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
       if (lo < 0) goto fail;
       if (lo) continue;
       if (o->napps > 1) {
-        fprintf(err, "mpiexec: %s: not an option of a program after \":\" (those take -n, -env, -envlist, -envall, -wdir and -hosts; "
+        fprintf(err, "mpiexec: %s: not an option of a program after \":\" (those take -n, -env, -envlist, "
+                     "-envall, -wdir and -hosts; "
                      "the job's options go before the first program)\n", a);
         goto fail;
       }

@@ -710,7 +710,8 @@ int fy_net_init(void) {
   fy_ofi_boot_t b = {.rank = fy_state.world_rank, .size = fy_state.world_size,
                      .provider = fy_config.ofi_provider, .msg_max = sizeof(fy_pkt_t) + fy_net_eager_max,
                      .mr_cache = mr_cache(), .multi_recv = fy_config.ofi_multi_recv,
-                     .connect_timeout = fy_config.ofi_connect_timeout > 0 ? fy_config.ofi_connect_timeout : 0, .put = fy_pmi_put, .barrier = fy_pmi_barrier,
+                     .connect_timeout = fy_config.ofi_connect_timeout > 0 ? fy_config.ofi_connect_timeout : 0,
+                     .put = fy_pmi_put, .barrier = fy_pmi_barrier,
                      .get = pmi_get, .machine = machine_id(), .loopback = fy_state.node_size == fy_state.world_size,
                      .node_of = fy_pmi_nodes(),
                      .tagged = wants_tagged, .agree = agree};
