@@ -189,9 +189,10 @@ int fy_hosts_mapping(const fy_hosts_t *h, char *buf, size_t cap) {
         len += (size_t)snprintf(buf + len, cap - len, ",(%d,1,%d)", h->h[h->host_of[r]].node, run);
         run = 0;
       }
+  } else {
+    for (int i = 0; i < h->n && len < cap; i++)
+      len += (size_t)snprintf(buf + len, cap - len, ",(%d,1,%d)", h->h[i].node, h->h[i].round);
   }
-  for (int i = 0; !h->own_ranges && i < h->n && len < cap; i++)
-    len += (size_t)snprintf(buf + len, cap - len, ",(%d,1,%d)", h->h[i].node, h->h[i].round);
   if (len + 2 > cap) return -1;
   buf[len++] = ')';
   buf[len] = '\0';

@@ -73,6 +73,22 @@ static int add_env(fy_launch_env_t **env, int *nenv, const char *name, const cha
   return 0;
 }
 
+/* A variable whose name is the first len bytes of name (copied, owned by
+ * the entry), set to value (NULL: forwarded); 0, or -1 with a message. */
+static int add_named(fy_launch_env_t **env, int *nenv, const char *name, size_t len, const char *value, FILE *err) {
+  char *n = strndup(name, len);
+  if (!n) {
+    fprintf(err, "mpiexec: out of memory\n");
+    return -1;
+  }
+  if (add_env(env, nenv, n, value, err) < 0) {
+    free(n);
+    return -1;
+  }
+  (*env)[*nenv - 1].owned = 1;
+  return 0;
+}
+
 /* -genvlist / -envlist A,B,...: each name forwarded with mpiexec's value
  * (as -x NAME); 0, or -1 with a message. */
 static int add_list(fy_launch_env_t **env, int *nenv, const char *a, const char *list, FILE *err) {
@@ -86,12 +102,7 @@ static int add_list(fy_launch_env_t **env, int *nenv, const char *a, const char 
       fprintf(err, "mpiexec: %s %s: invalid variable name \"%.*s\"\n", a, list, (int)n, p);
       return -1;
     }
-    char *name = strndup(p, n);
-    if (!name || add_env(env, nenv, name, NULL, err) < 0) {
-      free(name);
-      return -1;
-    }
-    (*env)[*nenv - 1].owned = 1;
+    if (add_named(env, nenv, p, n, NULL, err) < 0) return -1;
     if (!p[n]) return 0;
     p += n + 1;
   }
@@ -419,12 +430,9 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
           fprintf(err, "mpiexec: -x: invalid variable \"%s\"\n", argv[i]);
           goto fail;
         }
-        char *name = strndup(argv[i], eq ? (size_t)(eq - argv[i]) : strlen(argv[i]));
-        if (!name || add_env(&o->env, &o->nenv, name, eq ? eq + 1 : NULL, err) < 0) {
-          free(name);
+        if (add_named(&o->env, &o->nenv, argv[i], eq ? (size_t)(eq - argv[i]) : strlen(argv[i]), eq ? eq + 1 : NULL,
+                      err) < 0)
           goto fail;
-        }
-        o->env[o->nenv - 1].owned = 1;
       } else if (!strcmp(a, "-configfile") || !strcmp(a, "--configfile")) {
         if (i + 1 >= argc || !*argv[i + 1]) {
           fprintf(err, "mpiexec: %s needs a file\n", a);
