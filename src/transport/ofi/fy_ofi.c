@@ -1132,10 +1132,15 @@ static int unhex(const char *s, unsigned char *b, size_t cap) {
   return (int)n;
 }
 
+/* A socket provider's entry's own address; NULL for another kind. */
+static const struct sockaddr *sock_of(const struct fi_info *p) {
+  int ok = p->addr_format == FI_SOCKADDR || p->addr_format == FI_SOCKADDR_IN || p->addr_format == FI_SOCKADDR_IN6;
+  return ok ? p->src_addr : NULL;
+}
+
 static int is_loopback(const struct fi_info *p) {
-  const struct sockaddr *sa = p->src_addr;
-  if (!sa || (p->addr_format != FI_SOCKADDR && p->addr_format != FI_SOCKADDR_IN && p->addr_format != FI_SOCKADDR_IN6))
-    return 0;
+  const struct sockaddr *sa = sock_of(p);
+  if (!sa) return 0;
   if (sa->sa_family == AF_INET)
     return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
   return sa->sa_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
@@ -1171,9 +1176,8 @@ static struct fi_info *choose(struct fi_info *list, const char *want, int loopba
 /* The IP address of a socket provider's entry, as inet_ntop writes it;
  * -1 for another kind of address. */
 static int ip_of(const struct fi_info *p, char *out, size_t len) {
-  const struct sockaddr *sa = p->src_addr;
-  if (!sa || (p->addr_format != FI_SOCKADDR && p->addr_format != FI_SOCKADDR_IN && p->addr_format != FI_SOCKADDR_IN6))
-    return -1;
+  const struct sockaddr *sa = sock_of(p);
+  if (!sa) return -1;
   const void *a = sa->sa_family == AF_INET    ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
                   : sa->sa_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr
                                               : NULL;
