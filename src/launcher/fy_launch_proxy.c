@@ -1,6 +1,8 @@
 /* mpiexec's remote side: see fy_launch_proxy.h. */
 #include "launcher/fy_launch_proxy.h"
 #include "launcher/fy_launch_place.h"
+#include "launcher/fy_launch_frame.h"
+#include "launcher/fy_launch_io.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SPEC_TAG "fy1"
+#define SPEC_TAG "fy2"
 
 /* ---- encoding: NUL-separated strings, as hex ------------------------------ */
 
@@ -52,18 +54,28 @@ char *fy_proxy_encode(const fy_proxy_spec_t *s) {
   put_str(&b, SPEC_TAG);
   put_str(&b, s->pmi_port);
   put_str(&b, s->kvsname);
-  put_str(&b, s->cwd);
   put_str(&b, s->host);
-  put_int(&b, s->rank);
   put_int(&b, s->size);
-  put_int(&b, s->local_rank);
   put_int(&b, s->local_size);
   put_int(&b, s->bind);
   put_int(&b, s->kill_timeout);
   put_int(&b, s->nenv);
   for (int i = 0; i < s->nenv; i++) put_str(&b, s->env[i]);
-  put_int(&b, s->nargs);
-  for (int i = 0; i < s->nargs; i++) put_str(&b, s->argv[i]);
+  put_int(&b, s->napps);
+  for (int a = 0; a < s->napps; a++) {
+    const fy_proxy_app_t *x = &s->apps[a];
+    put_str(&b, x->cwd);
+    put_int(&b, x->nenv);
+    for (int i = 0; i < x->nenv; i++) put_str(&b, x->env[i]);
+    put_int(&b, x->nargs);
+    for (int i = 0; i < x->nargs; i++) put_str(&b, x->argv[i]);
+  }
+  put_int(&b, s->nranks);
+  for (int i = 0; i < s->nranks; i++) {
+    put_int(&b, s->rank[i]);
+    put_int(&b, s->local_rank[i]);
+    put_int(&b, s->app[i]);
+  }
   char *hex = b.oom ? NULL : malloc(2 * b.len + 1);
   if (hex) {
     static const char d[] = "0123456789abcdef";
@@ -130,93 +142,120 @@ static int want_bind(int mode, int local_size) {
   return local_size <= CPU_COUNT(&allowed);
 }
 
-static int proxy_run(char **f, int nf);
-
-int fy_proxy_main(const char *word) {
-  int nf = 0;
-  char **f = decode(word, &nf);
-  if (!f || nf < 12 || strcmp(f[0], SPEC_TAG)) {
-    fprintf(stderr, "mpiexec --fy-proxy: malformed launch specification (a different mpiexec version on "
-                    "this host?)\n");
-    if (f) {
-      free(f[0]);
-      free(f);
-    }
-    return 127;
+/* The decoded specification: f[] walked with bounds checks. */
+typedef struct cursor { char **f; int nf, k, bad; } cursor_t;
+static const char *next_str(cursor_t *c) { return c->k < c->nf ? c->f[c->k++] : (c->bad = 1, ""); }
+static int next_int(cursor_t *c, int lo, int hi) {
+  const char *s = next_str(c);
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (!*s || *end || v < lo || v > hi) c->bad = 1;
+  return c->bad ? lo : (int)v;
+}
+/* n strings from the cursor, NULL-terminated (the array only: the
+ * strings stay in the decoded buffer). */
+static char **next_strs(cursor_t *c, int n) {
+  char **v = calloc((size_t)n + 1, sizeof *v);
+  if (!v) {
+    c->bad = 1;
+    return NULL;
   }
-  int rc = proxy_run(f, nf);
-  free(f[0]); /* the decoded bytes every f[i] points into */
-  free(f);
-  return rc;
+  for (int i = 0; i < n; i++) v[i] = (char *)next_str(c);
+  return v;
 }
 
-/* The proxy proper, on the decoded specification f (owned by the caller). */
-static int proxy_run(char **f, int nf) {
-  fy_proxy_spec_t s = {.pmi_port = f[1], .kvsname = f[2], .cwd = f[3], .host = f[4]};
-  s.rank = atoi(f[5]);
-  s.size = atoi(f[6]);
-  s.local_rank = atoi(f[7]);
-  s.local_size = atoi(f[8]);
-  s.bind = atoi(f[9]);
-  s.kill_timeout = atol(f[10]);
-  s.nenv = atoi(f[11]);
-  int k = 12;
-  if (s.nenv < 0 || k + s.nenv >= nf) goto bad;
-  for (int i = 0; i < s.nenv; i++, k++) {
-    char *eq = strchr(f[k], '=');
-    if (!eq) goto bad;
-    *eq = '\0';
-    setenv(f[k], eq + 1, 1);
-  }
-  s.nargs = atoi(f[k++]);
-  if (s.nargs < 1 || k + s.nargs != nf) goto bad;
-  char **argv = f + k;
-  argv[s.nargs] = NULL; /* decode() left one spare slot */
+typedef struct prank {
+  int rank, local, app;
+  pid_t pid;
+  int out, err; /* read ends, -1 at EOF */
+  int done;
+} prank_t;
 
-  char num[32];
-  setenv("PMI_PORT", s.pmi_port, 1);
-  snprintf(num, sizeof num, "%d", s.rank);
-  setenv("PMI_ID", num, 1);
-  setenv("PMI_RANK", num, 1);
-  snprintf(num, sizeof num, "%d", s.size);
-  setenv("PMI_SIZE", num, 1);
-  setenv("PMI_SPAWNED", "0", 1);
-  snprintf(num, sizeof num, "%d", s.local_rank);
-  setenv("MPI_LOCALRANKID", num, 1);
-  snprintf(num, sizeof num, "%d", s.local_size);
-  setenv("MPI_LOCALNRANKS", num, 1);
-  unsetenv("PMI_FD");
-  if (s.cwd[0] && chdir(s.cwd) != 0)
-    fprintf(stderr, "mpiexec: rank %d on host %s: cannot enter the working directory %s: %s; staying in %s\n",
-            s.rank, s.host, s.cwd, strerror(errno), getenv("HOME") ? getenv("HOME") : "the login directory");
+static struct {
+  prank_t *r;
+  int n, ndone, failed;
+  int gone;  /* mpiexec no longer reads our stdout */
+  int terminating, killed;
+  double kill_at;
+  long kill_timeout;
+} px;
 
-  static const int fwd[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGCHLD);
-  for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++) sigaddset(&set, fwd[i]);
-  sigprocmask(SIG_BLOCK, &set, NULL);
-  int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-  int xp[2];
-  int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (sfd < 0 || devnull < 0 || pipe2(xp, O_CLOEXEC) < 0) {
-    fprintf(stderr, "mpiexec: rank %d on host %s: proxy setup failed: %s\n", s.rank, s.host, strerror(errno));
-    return 127;
+static void send_frame(int type, int rank, const void *p, size_t n) {
+  if (!px.gone && fy_frame_put(1, type, rank, p, n) != 0) px.gone = 1;
+}
+
+/* What is in one of a rank's pipes now, as frames; EOF closes it. */
+static void forward(prank_t *r, int *fd, int type) {
+  char buf[65536];
+  while (*fd >= 0) {
+    ssize_t n = read(*fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n <= 0) {
+      close(*fd);
+      *fd = -1;
+      return;
+    }
+    send_frame(type, r->rank, buf, (size_t)n);
   }
-  int bind = want_bind(s.bind, s.local_size);
+}
+
+static void ended(prank_t *r, int status) {
+  forward(r, &r->out, FY_FRAME_OUT); /* (its output before its end) */
+  forward(r, &r->err, FY_FRAME_ERR);
+  if (!px.gone && fy_frame_put_int(1, FY_FRAME_EXIT, r->rank, status) != 0) px.gone = 1;
+  r->done = 1;
+  px.ndone++;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) px.failed = 1;
+}
+
+static void signal_ranks(int sig) {
+  for (int i = 0; i < px.n; i++)
+    if (!px.r[i].done && px.r[i].pid > 0) kill(-px.r[i].pid, sig);
+}
+
+/* A signal to forward (from mpiexec over stdin, or sent to the proxy);
+ * the terminating ones end the ranks, by SIGKILL after the kill timeout. */
+static void on_signal(int sig) {
+  signal_ranks(sig);
+  if (sig == SIGUSR1 || sig == SIGUSR2 || px.terminating) return;
+  px.terminating = 1;
+  px.kill_at = now() + (double)(px.kill_timeout < 0 ? 0 : px.kill_timeout);
+}
+
+/* Starts rank r of the program argv in directory cwd; its end is
+ * reported at once when it cannot be executed. */
+static void start(prank_t *r, const fy_proxy_spec_t *s, char *const *argv, int bind, int devnull) {
+  int op[2] = {-1, -1}, ep[2] = {-1, -1}, xp[2] = {-1, -1};
+  const fy_proxy_app_t *app = &s->apps[r->app];
+  r->out = r->err = -1;
+  if (pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0 || pipe2(xp, O_CLOEXEC) < 0) goto fail;
   pid_t pid = fork();
-  if (pid < 0) {
-    fprintf(stderr, "mpiexec: rank %d on host %s: cannot fork: %s\n", s.rank, s.host, strerror(errno));
-    return 127;
-  }
+  if (pid < 0) goto fail;
   if (pid == 0) {
     setpgid(0, 0); /* the rank and its children: one group to signal */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    if (bind) fy_launch_bind_cpu(s.local_rank);
-    dup2(devnull, 0);
+    signal(SIGPIPE, SIG_DFL);
+    if (bind) fy_launch_bind_cpu(r->local);
+    if (dup2(devnull, 0) < 0 || dup2(op[1], 1) < 0 || dup2(ep[1], 2) < 0) _exit(127);
+    char num[32];
+    snprintf(num, sizeof num, "%d", r->rank);
+    setenv("PMI_ID", num, 1);
+    setenv("PMI_RANK", num, 1);
+    snprintf(num, sizeof num, "%d", r->local);
+    setenv("MPI_LOCALRANKID", num, 1);
+    for (int i = 0; i < app->nenv; i++) {
+      char *eq = strchr(app->env[i], '=');
+      if (!eq) continue;
+      *eq = '\0';
+      setenv(app->env[i], eq + 1, 1);
+    }
+    if (app->cwd[0] && chdir(app->cwd) != 0)
+      fprintf(stderr, "mpiexec: rank %d on host %s: cannot enter the working directory %s: %s; staying in %s\n",
+              r->rank, s->host, app->cwd, strerror(errno), getenv("HOME") ? getenv("HOME") : "the login directory");
     execvp(argv[0], argv);
     int e = errno;
     ssize_t w = write(xp[1], &e, sizeof e);
@@ -224,86 +263,226 @@ static int proxy_run(char **f, int nf) {
     _exit(127);
   }
   setpgid(pid, pid);
+  close(op[1]);
+  close(ep[1]);
   close(xp[1]);
+  r->pid = pid;
+  r->out = op[0];
+  r->err = ep[0];
+  fcntl(r->out, F_SETFL, O_NONBLOCK);
+  fcntl(r->err, F_SETFL, O_NONBLOCK);
   int e = 0;
   ssize_t n;
   do n = read(xp[0], &e, sizeof e); while (n < 0 && errno == EINTR);
   close(xp[0]);
   if (n == (ssize_t)sizeof e) {
-    fprintf(stderr, "mpiexec: rank %d on host %s: cannot execute \"%s\": %s\n", s.rank, s.host, argv[0],
+    fprintf(stderr, "mpiexec: rank %d on host %s: cannot execute \"%s\": %s\n", r->rank, s->host, argv[0],
             strerror(e));
-    waitpid(pid, NULL, 0);
-    return 127;
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    ended(r, status);
+    return;
   }
+  return;
+fail:
+  fprintf(stderr, "mpiexec: rank %d on host %s: cannot start it: %s\n", r->rank, s->host, strerror(errno));
+  for (int k = 0; k < 2; k++) {
+    if (op[k] >= 0) close(op[k]);
+    if (ep[k] >= 0) close(ep[k]);
+    if (xp[k] >= 0) close(xp[k]);
+  }
+  r->out = r->err = -1;
+  ended(r, 127 << 8);
+}
 
-  int stdin_open = 1, terminating = 0, killed = 0, status = 0;
-  double kill_at = 0;
-  for (;;) {
-    struct pollfd p[2] = {{sfd, POLLIN, 0}, {0, POLLIN, 0}};
-    int timeout = -1;
-    if (terminating && !killed) {
-      double t = kill_at - now();
-      timeout = t > 0 ? (int)(t * 1000) + 1 : 0;
-    }
-    int rc = poll(p, stdin_open ? 2 : 1, timeout);
-    if (rc < 0 && errno != EINTR) break;
-    if (terminating && !killed && now() >= kill_at) {
-      kill(-pid, SIGKILL);
-      killed = 1;
-    }
-    if (rc <= 0) continue;
-    if (stdin_open && p[1].revents) {
-      char buf[256];
-      ssize_t r = read(0, buf, sizeof buf);
-      if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) {
-        /* mpiexec (or the connection to it) is gone: end the rank. */
-        stdin_open = 0;
-        if (!terminating) {
-          kill(-pid, SIGTERM);
-          terminating = 1;
-          kill_at = now() + (double)(s.kill_timeout < 0 ? 0 : s.kill_timeout);
-        }
-      }
-    }
-    if (p[0].revents) {
-      struct signalfd_siginfo si;
-      int done = 0;
-      while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
-        int sig = (int)si.ssi_signo;
-        if (sig == SIGCHLD) {
-          pid_t w = waitpid(pid, &status, WNOHANG);
-          if (w == pid) done = 1;
-          continue;
-        }
-        kill(-pid, sig);
-        if (sig == SIGUSR1 || sig == SIGUSR2) continue;
-        /* mpiexec sends a signal twice (to the group and to the pid), so a
-         * repeat is no reason to hurry; mpiexec's own SIGKILL ends the
-         * proxy, and the rank with it (PR_SET_PDEATHSIG). */
-        if (!terminating) {
-          terminating = 1;
-          kill_at = now() + (double)(s.kill_timeout < 0 ? 0 : s.kill_timeout);
-        }
-      }
-      if (done) break;
-    }
+static int proxy_run(fy_proxy_spec_t *s, char ***argvs);
+
+int fy_proxy_main(const char *word) {
+  int nf = 0, rc = 127;
+  char **f = decode(word, &nf);
+  cursor_t c = {f, nf, 1, !f || nf < 1 || strcmp(f[0], SPEC_TAG)};
+  fy_proxy_spec_t s = {0};
+  fy_proxy_app_t *apps = NULL;
+  char ***argvs = NULL;
+  int *ints = NULL;
+  if (c.bad) {
+    fprintf(stderr, "mpiexec --fy-proxy: malformed launch specification (a different mpiexec version on "
+                    "this host?)\n");
+    goto out;
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fy_launch_cleanup_shm(s.kvsname); /* mpiexec cleans only its own host */
-  if (WIFSIGNALED(status)) {
-    /* End the same way, so that the launcher reports the signal. */
-    int sig = WTERMSIG(status);
-    struct rlimit no_core = {0, 0};
-    setrlimit(RLIMIT_CORE, &no_core);
-    signal(sig, SIG_DFL);
-    sigset_t one;
-    sigemptyset(&one);
-    sigaddset(&one, sig);
-    sigprocmask(SIG_UNBLOCK, &one, NULL);
-    raise(sig);
-    return 128 + sig;
+  s.pmi_port = next_str(&c);
+  s.kvsname = next_str(&c);
+  s.host = next_str(&c);
+  s.size = next_int(&c, 1, 1 << 30);
+  s.local_size = next_int(&c, 1, 1 << 30);
+  s.bind = next_int(&c, -1, 1);
+  s.kill_timeout = next_int(&c, -1, 1 << 30);
+  s.nenv = next_int(&c, 0, nf);
+  s.env = (const char **)next_strs(&c, s.nenv);
+  s.napps = next_int(&c, 1, nf);
+  apps = calloc((size_t)s.napps, sizeof *apps);
+  argvs = calloc((size_t)s.napps, sizeof *argvs);
+  if (!apps || !argvs) goto bad;
+  for (int a = 0; a < s.napps && !c.bad; a++) {
+    apps[a].cwd = next_str(&c);
+    apps[a].nenv = next_int(&c, 0, nf);
+    apps[a].env = (const char **)next_strs(&c, apps[a].nenv);
+    apps[a].nargs = next_int(&c, 1, nf);
+    argvs[a] = next_strs(&c, apps[a].nargs);
+    apps[a].argv = (const char **)argvs[a];
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  s.apps = apps;
+  s.nranks = next_int(&c, 1, s.local_size);
+  ints = calloc((size_t)s.nranks * 3 + 1, sizeof *ints);
+  if (!ints) goto bad;
+  for (int i = 0; i < s.nranks && !c.bad; i++) {
+    ints[i] = next_int(&c, 0, s.size - 1);
+    ints[s.nranks + i] = next_int(&c, 0, s.local_size - 1);
+    ints[2 * s.nranks + i] = next_int(&c, 0, s.napps - 1);
+  }
+  s.rank = ints;
+  s.local_rank = ints + s.nranks;
+  s.app = ints + 2 * s.nranks;
+  if (c.bad || c.k != nf) goto bad;
+  rc = proxy_run(&s, argvs);
+  goto out;
 bad:
   fprintf(stderr, "mpiexec --fy-proxy: malformed launch specification\n");
-  return 127;
+out:
+  for (int a = 0; apps && a < s.napps; a++) {
+    free((void *)apps[a].env);
+    if (argvs) free(argvs[a]);
+  }
+  free(apps);
+  free(argvs);
+  free((void *)s.env);
+  free(ints);
+  if (f) free(f[0]); /* the decoded bytes every f[i] points into */
+  free(f);
+  return rc;
+}
+
+/* The proxy proper, on the decoded specification. */
+static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
+  for (int i = 0; i < s->nenv; i++) {
+    char *eq = strchr(s->env[i], '=');
+    if (!eq) continue;
+    *eq = '\0';
+    setenv(s->env[i], eq + 1, 1);
+  }
+  char num[32];
+  setenv("PMI_PORT", s->pmi_port, 1);
+  snprintf(num, sizeof num, "%d", s->size);
+  setenv("PMI_SIZE", num, 1);
+  setenv("PMI_SPAWNED", "0", 1);
+  snprintf(num, sizeof num, "%d", s->local_size);
+  setenv("MPI_LOCALNRANKS", num, 1);
+  unsetenv("PMI_FD");
+
+  static const int fwd[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGCHLD);
+  for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++) sigaddset(&set, fwd[i]);
+  sigprocmask(SIG_BLOCK, &set, NULL);
+  signal(SIGPIPE, SIG_IGN); /* (mpiexec gone: a failed write says so) */
+  int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+  int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  px.r = calloc((size_t)s->nranks, sizeof *px.r);
+  px.n = s->nranks;
+  px.kill_timeout = s->kill_timeout;
+  struct pollfd *p = calloc((size_t)(2 + 2 * s->nranks), sizeof *p);
+  prank_t **who = calloc((size_t)(2 + 2 * s->nranks), sizeof *who);
+  if (sfd < 0 || devnull < 0 || !px.r || !p || !who) {
+    fprintf(stderr, "mpiexec: the proxy on host %s: setup failed: %s\n", s->host, strerror(errno));
+    return 127;
+  }
+  if (fy_write_all(1, FY_FRAME_MAGIC, FY_FRAME_MAGIC_LEN) != 0) px.gone = 1;
+  int bind = want_bind(s->bind, s->local_size);
+  for (int i = 0; i < px.n; i++) {
+    prank_t *r = &px.r[i];
+    r->rank = s->rank[i];
+    r->local = s->local_rank[i];
+    r->app = s->app[i];
+    start(r, s, argvs[r->app], bind, devnull);
+    if (!r->done && !px.gone && fy_frame_put_int(1, FY_FRAME_PID, r->rank, (int32_t)r->pid) != 0) px.gone = 1;
+  }
+
+  int stdin_open = 1;
+  while (px.ndone < px.n) {
+    int n = 0;
+    p[n] = (struct pollfd){sfd, POLLIN, 0};
+    who[n++] = NULL;
+    if (stdin_open) {
+      p[n] = (struct pollfd){0, POLLIN, 0};
+      who[n++] = NULL;
+    }
+    int first = n;
+    for (int i = 0; i < px.n; i++) {
+      if (px.r[i].out >= 0) {
+        p[n] = (struct pollfd){px.r[i].out, POLLIN, 0};
+        who[n++] = &px.r[i];
+      }
+      if (px.r[i].err >= 0) {
+        p[n] = (struct pollfd){px.r[i].err, POLLIN, 0};
+        who[n++] = &px.r[i];
+      }
+    }
+    int timeout = -1;
+    if (px.terminating && !px.killed) {
+      double t = px.kill_at - now();
+      timeout = t > 0 ? (int)(t * 1000) + 1 : 0;
+    }
+    int rc = poll(p, (nfds_t)n, timeout);
+    if (rc < 0 && errno != EINTR) break;
+    if (px.terminating && !px.killed && now() >= px.kill_at) {
+      signal_ranks(SIGKILL);
+      px.killed = 1;
+    }
+    if (rc <= 0) continue;
+    for (int k = first; k < n; k++)
+      if (p[k].revents) {
+        prank_t *r = who[k];
+        if (p[k].fd == r->out) forward(r, &r->out, FY_FRAME_OUT);
+        else if (p[k].fd == r->err) forward(r, &r->err, FY_FRAME_ERR);
+      }
+    if (stdin_open && p[1].revents) {
+      unsigned char sig[64];
+      ssize_t m = read(0, sig, sizeof sig);
+      if (m == 0 || (m < 0 && errno != EINTR && errno != EAGAIN)) {
+        /* mpiexec (or the connection to it) is gone: end the ranks. */
+        stdin_open = 0;
+        on_signal(SIGTERM);
+      }
+      for (ssize_t j = 0; j < m; j++)
+        if (sig[j] > 0 && sig[j] < 65) on_signal(sig[j]);
+    }
+    if (px.gone && !px.terminating) on_signal(SIGTERM);
+    if (p[0].revents) {
+      struct signalfd_siginfo si;
+      while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+        int sig = (int)si.ssi_signo;
+        if (sig != SIGCHLD) {
+          on_signal(sig);
+          continue;
+        }
+        int status;
+        pid_t w;
+        while ((w = waitpid(-1, &status, WNOHANG)) > 0)
+          for (int i = 0; i < px.n; i++)
+            if (px.r[i].pid == w && !px.r[i].done) ended(&px.r[i], status);
+      }
+    }
+  }
+  for (int i = 0; i < px.n; i++) {
+    if (px.r[i].out >= 0) close(px.r[i].out);
+    if (px.r[i].err >= 0) close(px.r[i].err);
+  }
+  if (px.failed) fy_launch_cleanup_shm(s->kvsname); /* mpiexec cleans only its own host */
+  free(p);
+  free(who);
+  free(px.r);
+  close(devnull);
+  close(sfd);
+  return 0;
 }

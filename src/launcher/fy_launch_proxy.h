@@ -1,35 +1,49 @@
-/* mpiexec's remote side: "mpiexec --fy-proxy SPEC" runs one rank on a remote
- * host (started there by ssh or the -launcher-exec command).
+/* mpiexec's remote side: "mpiexec --fy-proxy SPEC" runs the ranks of one
+ * job on one host (started there by ssh, srun or the -launcher-exec
+ * command: one launcher per host, not per rank, as Hydra's proxies).
  *
  * Contract
- * - fy_proxy_spec_t holds what a remote rank needs: PMI_PORT, its rank
- *   (PMI_ID = PMI_RANK), size, local rank and count on its node, kvsname,
- *   working directory, host name (for messages), binding (-1 auto, 0, 1),
- *   kill timeout, the environment to set, and the program's argv.
+ * - fy_proxy_spec_t holds what the host's ranks need: PMI_PORT, the job's
+ *   size and kvsname, the host's name (for messages) and rank count,
+ *   binding (-1 auto, 0, 1), kill timeout, the environment every rank gets,
+ *   the programs (working directory, their own variables over the common
+ *   ones, argv), and per rank its number, local rank and program.
  * - fy_proxy_encode() turns it into one word of hex digits, so it passes
  *   unchanged through ssh's remote shell and through exec-style wrappers
  *   (no quoting). NULL when out of memory.
- * - fy_proxy_main(spec_word) decodes it, forks the program with the PMI
- *   environment and stdin from /dev/null (stdout/stderr shared with the
- *   proxy, so they travel back over the launcher), and waits. Its own stdin
- *   is the liveness channel: EOF (mpiexec gone, ssh connection closed) or a
- *   forwarded SIGINT/SIGTERM/SIGHUP/SIGQUIT ends the program (SIGTERM, then
- *   SIGKILL after the kill timeout); SIGUSR1/2 are forwarded. When the
- *   program fails it removes the job's /dev/shm/fy-<kvsname>-* on its host
- *   (mpiexec does that only on its own). It returns
- *   the program's exit code, or ends itself with the program's signal so
- *   the launcher sees the same status. */
+ * - fy_proxy_main(spec_word) decodes it and forks every rank with the PMI
+ *   environment (PMI_PORT, PMI_ID = PMI_RANK, ...) and stdin from
+ *   /dev/null; each rank's stdout and stderr come back to mpiexec as frames
+ *   on the proxy's stdout (fy_launch_frame.h), with its pid and its wait
+ *   status. The proxy's stdin is the control channel: a byte is a signal to
+ *   forward to every rank (its process group); EOF (mpiexec gone, the
+ *   connection closed) ends the ranks. A terminating signal, forwarded or
+ *   received, is followed by SIGKILL after the kill timeout. When a rank
+ *   fails it removes the job's /dev/shm/fy-<kvsname>-* on its host (mpiexec
+ *   does that only on its own). It returns 0 once every rank's end is
+ *   reported; messages of its own (a program that cannot be executed) go
+ *   to its stderr. */
 #ifndef FY_LAUNCH_PROXY_H
 #define FY_LAUNCH_PROXY_H
 
-typedef struct fy_proxy_spec {
-  const char *pmi_port, *kvsname, *cwd, *host;
-  int rank, size, local_rank, local_size, bind;
-  long kill_timeout;
+typedef struct fy_proxy_app {
+  const char *cwd;  /* "" for the login directory */
   int nenv;
-  const char **env; /* "NAME=VALUE" */
+  const char **env; /* "NAME=VALUE", over the common ones */
   int nargs;
   const char **argv;
+} fy_proxy_app_t;
+
+typedef struct fy_proxy_spec {
+  const char *pmi_port, *kvsname, *host;
+  int size, local_size, bind;
+  long kill_timeout;
+  int nenv;
+  const char **env; /* "NAME=VALUE", every rank */
+  int napps;
+  const fy_proxy_app_t *apps;
+  int nranks;
+  const int *rank, *local_rank, *app; /* per rank of this host */
 } fy_proxy_spec_t;
 
 char *fy_proxy_encode(const fy_proxy_spec_t *s);

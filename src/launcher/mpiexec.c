@@ -10,6 +10,7 @@
 #include "launcher/fy_launch_io.h"
 #include "launcher/fy_launch_opts.h"
 #include "launcher/fy_launch_proxy.h"
+#include "launcher/fy_launch_frame.h"
 #include "launcher/fy_launch_place.h"
 #include "launcher/fy_pmi_server.h"
 #include "runtime/fy_config.h"
@@ -44,16 +45,33 @@ typedef struct rank {
   int reaped, status;
   int out_fd, err_fd; /* read ends, -1 once at EOF */
   fy_outbuf_t out, err;
-  int remote;          /* started through the launcher on another host */
-  int ctl_fd;          /* remote: write end of the launcher's stdin (liveness) */
+  int remote;          /* started by its host's proxy on another host */
+  pid_t rpid;          /* remote: its pid there (0 until the proxy says) */
   int pmi_seen;        /* remote: its PMI connection arrived */
+  int lost;            /* remote: its launcher ended without reporting it */
 } rank_t;
+
+/* One launcher per remote host with ranks: it runs "mpiexec --fy-proxy"
+ * there, which starts the host's ranks and multiplexes their output, pids
+ * and ends onto its stdout (fy_launch_frame.h). */
+typedef struct proxy {
+  pid_t pid;           /* the launcher's (ssh, srun, a wrapper or the proxy) */
+  int reaped;
+  int out_fd, err_fd;  /* frames; the launcher's own messages (-1 at EOF) */
+  int ctl_fd;          /* its stdin: signals to forward; EOF ends its ranks */
+  int broken;          /* its stream was garbled: the rest is ignored */
+  fy_frame_rx_t rx;
+  fy_outbuf_t raw_out, raw_err; /* what the launcher or login prints itself */
+} proxy_t;
 
 static const int fwd_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
 static struct {
   int np;
   rank_t *r;
+  proxy_t *px;         /* per host index; pid 0 where no launcher runs */
+  int npx_alive;
+  double px_deadline;  /* every rank ended: launchers still running go then */
   fy_pmi_server_t *pmi;
   char kvsname[64];
   pid_t pgid;
@@ -91,7 +109,8 @@ static const char *who(int i) {
   static char buf[2][320];
   static int k;
   char *b = buf[k ^= 1];
-  int n = snprintf(b, sizeof buf[0], "rank %d (pid %d)", i, (int)job.r[i].pid);
+  pid_t pid = job.r[i].remote ? job.r[i].rpid : job.r[i].pid;
+  int n = pid ? snprintf(b, sizeof buf[0], "rank %d (pid %d)", i, (int)pid) : snprintf(b, sizeof buf[0], "rank %d", i);
   if (job.named_hosts && n > 0)
     snprintf(b + n, sizeof buf[0] - (size_t)n, " on host %s", job.hosts.h[job.hosts.host_of[i]].name);
   return b;
@@ -107,10 +126,25 @@ static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NON
 
 /* ---- teardown ------------------------------------------------------------ */
 
+/* The local ranks' group and each; a remote host's proxy gets the signal
+ * over its control channel (ssh would die of SIGUSR1 and forward none),
+ * except SIGKILL, which goes to its launcher: the proxy then sees its
+ * stdin end and kills the ranks after FERRY_KILL_TIMEOUT. */
 static void signal_job(int sig) {
   if (job.pgid > 0) kill(-job.pgid, sig);
   for (int i = 0; i < job.np; i++)
-    if (job.r[i].pid > 0 && !job.r[i].reaped) kill(job.r[i].pid, sig);
+    if (!job.r[i].remote && job.r[i].pid > 0 && !job.r[i].reaped) kill(job.r[i].pid, sig);
+  for (int h = 0; job.px && h < job.hosts.n; h++) {
+    proxy_t *x = &job.px[h];
+    if (!x->pid || x->reaped) continue;
+    if (sig == SIGKILL) {
+      kill(x->pid, SIGKILL);
+    } else if (x->ctl_fd >= 0) {
+      unsigned char b = (unsigned char)sig;
+      ssize_t w = write(x->ctl_fd, &b, 1); /* (a full pipe: that proxy is stuck anyway) */
+      (void)w;
+    }
+  }
 }
 
 static void start_teardown(void) {
@@ -253,76 +287,100 @@ static const char *rank_env(const fy_launch_opts_t *o, const fy_launch_app_t *ap
   return x->value ? x->value : getenv(x->name);
 }
 
-/* argv of the launcher for remote rank i (heap; free with free_argv). */
-static char **remote_argv(int i, const fy_launch_opts_t *o, int bind_mode) {
+/* The host entry whose launcher runs remote rank i: the first entry of
+ * its node (a host named twice in the list gets one launcher). */
+static int proxy_of(int i) {
+  int node = job.hosts.h[job.hosts.host_of[i]].node, h = 0;
+  while (job.hosts.h[h].node != node) h++;
+  return h;
+}
+
+/* argv of the launcher for remote host h (heap; free with free_argv). */
+static char **remote_argv(int h, const fy_launch_opts_t *o, int bind_mode) {
   extern char **environ;
-  const fy_launch_app_t *app = &o->apps[fy_launch_app_of(o, i)];
-  int ne = 0, na = 0, nx = o->nenv + app->nenv;
+  const fy_host_t *host = &job.hosts.h[h];
+  int ne = 0, nr = 0, nowned = 0, na = o->napps;
   for (char **e = environ; *e; e++) ne++;
-  ne += nx;
-  while (app->argv[na]) na++;
+  for (int a = 0; a < na; a++) nowned += o->nenv + o->apps[a].nenv + 1; /* its variables, its cwd */
   const char **env = calloc((size_t)ne + 1, sizeof *env);
-  char **extra = calloc((size_t)nx + 1, sizeof *extra);
+  char **owned = calloc((size_t)nowned + 1, sizeof *owned);
+  fy_proxy_app_t *apps = calloc((size_t)na, sizeof *apps);
+  const char **aenv = calloc((size_t)nowned + 1, sizeof *aenv);
+  int *ints = calloc((size_t)job.np * 3 + 1, sizeof *ints);
   char **argv = calloc((size_t)lch.nwords + 5, sizeof *argv);
-  char *spec = NULL, *cwd = NULL;
-  int k = 0;
-  if (!env || !extra || !argv) goto fail;
+  char *spec = NULL;
+  int k = 0, no = 0, nae = 0;
+  if (!env || !owned || !apps || !aenv || !ints || !argv) goto fail;
   for (char **e = environ; *e; e++)
     if (!host_specific(*e)) env[k++] = *e;
-  for (int j = 0; j < nx; j++) {
-    const char *name, *v = rank_env(o, app, j, &name);
-    if (!v) continue;
-    if (asprintf(&extra[j], "%s=%s", name, v) < 0) {
-      extra[j] = NULL;
+  for (int a = 0; a < na; a++) {
+    const fy_launch_app_t *app = &o->apps[a];
+    int nx = o->nenv + app->nenv;
+    apps[a].env = aenv + nae;
+    for (int j = 0; j < nx; j++) {
+      const char *name, *v = rank_env(o, app, j, &name);
+      if (!v) continue;
+      if (asprintf(&owned[no], "%s=%s", name, v) < 0) {
+        owned[no] = NULL;
+        goto fail;
+      }
+      aenv[nae++] = owned[no++];
+      apps[a].nenv++;
+    }
+    if (app->wdir && asprintf(&owned[no], "%s%s%s", app->wdir[0] == '/' ? "" : lch.cwd,
+                              app->wdir[0] == '/' ? "" : "/", app->wdir) < 0) {
+      owned[no] = NULL;
       goto fail;
     }
-    env[k++] = extra[j];
+    apps[a].cwd = app->wdir ? owned[no++] : lch.cwd;
+    for (apps[a].nargs = 0; app->argv[apps[a].nargs];) apps[a].nargs++;
+    apps[a].argv = (const char **)app->argv;
   }
-  if (app->wdir && asprintf(&cwd, "%s%s%s", app->wdir[0] == '/' ? "" : lch.cwd, app->wdir[0] == '/' ? "" : "/",
-                            app->wdir) < 0) {
-    cwd = NULL;
-    goto fail;
-  }
-  const fy_host_t *h = &job.hosts.h[job.hosts.host_of[i]];
-  fy_proxy_spec_t sp = {.pmi_port = job.pmi_port, .kvsname = job.kvsname, .cwd = cwd ? cwd : lch.cwd,
-                        .host = h->name, .rank = i, .size = job.np, .local_rank = job.hosts.local_rank[i],
-                        .local_size = h->nranks, .bind = bind_mode,
-                        .kill_timeout = fy_config.kill_timeout, .nenv = k, .env = env, .nargs = na,
-                        .argv = (const char **)app->argv};
+  for (int i = 0; i < job.np; i++)
+    if (proxy_of(i) == h) {
+      ints[nr] = i;
+      ints[job.np + nr] = job.hosts.local_rank[i];
+      ints[2 * job.np + nr] = fy_launch_app_of(o, i);
+      nr++;
+    }
+  fy_proxy_spec_t sp = {.pmi_port = job.pmi_port, .kvsname = job.kvsname, .host = host->name, .size = job.np,
+                        .local_size = host->nranks, .bind = bind_mode, .kill_timeout = fy_config.kill_timeout,
+                        .nenv = k, .env = env, .napps = na, .apps = apps, .nranks = nr, .rank = ints,
+                        .local_rank = ints + job.np, .app = ints + 2 * job.np};
   spec = fy_proxy_encode(&sp);
   if (!spec) goto fail;
+  /* (one word of a command line: Linux takes at most 128 KiB) */
   if (strlen(spec) > 120000) {
-    fprintf(stderr, "mpiexec: the environment and arguments of rank %d are too large to start it remotely "
-                    "(%zu bytes encoded)\n", i, strlen(spec));
+    fprintf(stderr, "mpiexec: the environment and arguments of the ranks on host %s are too large to start "
+                    "them remotely (%zu bytes encoded)\n", host->name, strlen(spec));
     goto fail;
   }
-  int a = 0;
+  int w = 0;
   if (lch.nwords) {
-    for (int w = 0; w < lch.nwords; w++) argv[a++] = strdup(lch.words[w]);
-    argv[a++] = strdup(h->name);
+    for (int j = 0; j < lch.nwords; j++) argv[w++] = strdup(lch.words[j]);
+    argv[w++] = strdup(host->name);
   }
-  argv[a++] = lch.nwords ? shell_quote(lch.self) : strdup(lch.self);
-  argv[a++] = strdup("--fy-proxy");
-  argv[a++] = spec;
+  argv[w++] = lch.nwords ? shell_quote(lch.self) : strdup(lch.self);
+  argv[w++] = strdup("--fy-proxy");
+  argv[w++] = spec;
   spec = NULL;
-  for (int j = 0; j < a; j++)
+  for (int j = 0; j < w; j++)
     if (!argv[j]) goto fail;
-  for (int j = 0; j < nx; j++) free(extra[j]);
-  free(extra);
-  free(env);
-  free(cwd);
-  return argv;
+  goto out;
 fail:
   if (argv)
     for (int j = 0; argv[j]; j++) free(argv[j]);
   free(argv);
-  if (extra)
-    for (int j = 0; j < nx; j++) free(extra[j]);
-  free(extra);
+  argv = NULL;
+out:
+  for (int j = 0; owned && j < no; j++) free(owned[j]);
+  free(owned);
+  free(aenv);
+  free(apps);
+  free(ints);
   free(env);
   free(spec);
-  free(cwd);
-  return NULL;
+  return argv;
 }
 
 static void free_argv(char **argv) {
@@ -359,13 +417,16 @@ static int spawn(int i, const fy_launch_opts_t *o, int stdin_fd, int pmi_fd, int
                  int errpipe, char **rargv) {
   pid_t pid = fork();
   if (pid < 0) return -1;
+  /* The local ranks share a group; a launcher has its own, out of the
+   * terminal's and of the ranks' (its proxy gets signals by its stdin).
+   * Both sides set the group so the other ranks can join it at once. */
+  pid_t group = rargv ? 0 : job.pgid;
   if (pid > 0) {
-    /* Both sides set the group so the other ranks can join it at once. */
-    setpgid(pid, job.pgid ? job.pgid : pid);
+    setpgid(pid, group ? group : pid);
     return pid;
   }
   /* Child. */
-  setpgid(0, job.pgid ? job.pgid : 0);
+  setpgid(0, group);
   if (job.bind && !rargv) fy_launch_bind_cpu(job.hosts.local_rank[i]);
   prctl(PR_SET_PDEATHSIG, SIGKILL); /* mpiexec killed hard: do not linger */
   if (getppid() == 1) _exit(127);
@@ -408,6 +469,63 @@ static int spawn(int i, const fy_launch_opts_t *o, int stdin_fd, int pmi_fd, int
   return -1;
 }
 
+/* Exec failure comes back through xp (its read end); success closes it
+ * (CLOEXEC). 0, or the errno of the failed exec. */
+static int exec_error(int xp) {
+  int err = 0;
+  ssize_t n;
+  do n = read(xp, &err, sizeof err); while (n < 0 && errno == EINTR);
+  close(xp);
+  return n == (ssize_t)sizeof err ? err : 0;
+}
+
+/* The launcher of remote host h: its stdin a pipe that stays open while
+ * mpiexec lives (the control channel), its stdout the proxy's frames. */
+static int launch_host(int h, const fy_launch_opts_t *o, int bind_mode) {
+  proxy_t *x = &job.px[h];
+  int cp[2], op[2], ep[2], xp[2];
+  char **rargv = remote_argv(h, o, bind_mode);
+  if (!rargv) {
+    fprintf(stderr, "mpiexec: cannot build the remote start of the ranks on host %s\n", job.hosts.h[h].name);
+    return -1;
+  }
+  if (pipe2(cp, O_CLOEXEC) < 0 || pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0 ||
+      pipe2(xp, O_CLOEXEC) < 0) {
+    fprintf(stderr, "mpiexec: cannot create pipes for host %s: %s\n", job.hosts.h[h].name, strerror(errno));
+    free_argv(rargv);
+    return -1;
+  }
+  pid_t pid = spawn(-1, o, cp[0], -1, op[1], ep[1], xp[1], rargv);
+  free_argv(rargv);
+  close(cp[0]);
+  close(op[1]);
+  close(ep[1]);
+  close(xp[1]);
+  x->ctl_fd = cp[1];
+  x->out_fd = op[0];
+  x->err_fd = ep[0];
+  set_nonblock(x->ctl_fd);
+  set_nonblock(x->out_fd);
+  set_nonblock(x->err_fd);
+  fy_outbuf_init(&x->raw_out, 1, "");
+  fy_outbuf_init(&x->raw_err, 2, "");
+  if (pid < 0) {
+    fprintf(stderr, "mpiexec: cannot fork the launcher for host %s: %s\n", job.hosts.h[h].name, strerror(errno));
+    close(xp[0]);
+    return -1;
+  }
+  x->pid = pid;
+  job.npx_alive++;
+  for (int i = 0; i < job.np; i++) job.nalive += job.r[i].remote && proxy_of(i) == h; /* (their ends come from it) */
+  int err = exec_error(xp[0]);
+  if (err) {
+    fprintf(stderr, "mpiexec: cannot execute the launcher \"%s\" for host %s: %s\n",
+            lch.nwords ? lch.words[0] : lch.self, job.hosts.h[h].name, strerror(err));
+    return -2;
+  }
+  return 0;
+}
+
 static int launch(const fy_launch_opts_t *o, int prefix, int bind_mode) {
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (devnull < 0) {
@@ -416,38 +534,22 @@ static int launch(const fy_launch_opts_t *o, int prefix, int bind_mode) {
   }
   for (int i = 0; i < job.np; i++) {
     rank_t *r = &job.r[i];
-    int sp[2] = {-1, -1}, op[2], ep[2], xp[2], ip[2] = {-1, -1};
-    char **rargv = NULL;
+    char pfx[24] = "";
+    if (prefix) snprintf(pfx, sizeof pfx, "[%d] ", i);
+    fy_outbuf_init(&r->out, 1, pfx);
+    fy_outbuf_init(&r->err, 2, pfx);
     r->remote = !job.hosts.h[job.hosts.host_of[i]].local;
-    if (r->remote) {
-      rargv = remote_argv(i, o, bind_mode);
-      if (!rargv) {
-        fprintf(stderr, "mpiexec: cannot build the remote start of rank %d\n", i);
-        close(devnull);
-        return -1;
-      }
-    }
-    /* A remote rank's launcher reads a pipe that stays open while mpiexec
-     * lives: its end (EOF) tells the proxy to end the rank. */
-    if ((r->remote ? pipe2(sp, O_CLOEXEC) : socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp)) < 0 ||
-        pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0 || pipe2(xp, O_CLOEXEC) < 0 ||
+    if (r->remote) continue; /* (its host's launcher starts it, below) */
+    int sp[2] = {-1, -1}, op[2], ep[2], xp[2], ip[2] = {-1, -1};
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0 || pipe2(op, O_CLOEXEC) < 0 ||
+        pipe2(ep, O_CLOEXEC) < 0 || pipe2(xp, O_CLOEXEC) < 0 ||
         (i == 0 && job.in_src >= 0 && pipe2(ip, O_CLOEXEC) < 0)) {
       fprintf(stderr, "mpiexec: cannot create pipes for rank %d: %s\n", i, strerror(errno));
-      free_argv(rargv);
+      close(devnull);
       return -1;
     }
-    pid_t pid;
-    if (r->remote)
-      pid = spawn(i, o, sp[0], -1, op[1], ep[1], xp[1], rargv);
-    else
-      pid = spawn(i, o, ip[0] >= 0 ? ip[0] : devnull, sp[1], op[1], ep[1], xp[1], NULL);
-    free_argv(rargv);
-    if (r->remote) {
-      close(sp[0]);
-      r->ctl_fd = sp[1];
-      sp[0] = sp[1] = -1;
-    }
-    if (sp[1] >= 0) close(sp[1]);
+    pid_t pid = spawn(i, o, ip[0] >= 0 ? ip[0] : devnull, sp[1], op[1], ep[1], xp[1], NULL);
+    close(sp[1]);
     close(op[1]);
     close(ep[1]);
     close(xp[1]);
@@ -455,6 +557,7 @@ static int launch(const fy_launch_opts_t *o, int prefix, int bind_mode) {
     if (pid < 0) {
       fprintf(stderr, "mpiexec: cannot fork rank %d: %s\n", i, strerror(errno));
       close(xp[0]);
+      close(devnull);
       return -1;
     }
     if (!job.pgid) job.pgid = pid;
@@ -462,37 +565,28 @@ static int launch(const fy_launch_opts_t *o, int prefix, int bind_mode) {
     job.nalive++;
     set_nonblock(op[0]);
     set_nonblock(ep[0]);
-    if (sp[0] >= 0) {
-      set_nonblock(sp[0]);
-      fy_pmi_server_attach(job.pmi, i, sp[0]);
-    }
+    set_nonblock(sp[0]);
+    fy_pmi_server_attach(job.pmi, i, sp[0]);
     r->out_fd = op[0];
     r->err_fd = ep[0];
-    char pfx[24] = "";
-    if (prefix) snprintf(pfx, sizeof pfx, "[%d] ", i);
-    fy_outbuf_init(&r->out, 1, pfx);
-    fy_outbuf_init(&r->err, 2, pfx);
     if (ip[1] >= 0) {
       set_nonblock(ip[1]);
       job.in_dst = ip[1];
     }
-    /* Exec failure comes back through xp; success closes it (CLOEXEC). */
-    int err = 0;
-    ssize_t n;
-    do n = read(xp[0], &err, sizeof err); while (n < 0 && errno == EINTR);
-    close(xp[0]);
-    if (n == (ssize_t)sizeof err) {
-      if (r->remote)
-        fprintf(stderr, "mpiexec: cannot execute the launcher \"%s\" for rank %d on host %s: %s\n",
-                lch.nwords ? lch.words[0] : lch.self, i, job.hosts.h[job.hosts.host_of[i]].name, strerror(err));
-      else
-        fprintf(stderr, "mpiexec: cannot execute \"%s\": %s\n", o->apps[fy_launch_app_of(o, i)].argv[0],
-                strerror(err));
+    int err = exec_error(xp[0]);
+    if (err) {
+      fprintf(stderr, "mpiexec: cannot execute \"%s\": %s\n", o->apps[fy_launch_app_of(o, i)].argv[0],
+              strerror(err));
       close(devnull);
       return -2;
     }
   }
   close(devnull);
+  for (int i = 0; i < job.np; i++)
+    if (job.r[i].remote && !job.px[proxy_of(i)].pid) {
+      int rc = launch_host(proxy_of(i), o, bind_mode);
+      if (rc < 0) return rc;
+    }
   return 0;
 }
 
@@ -705,11 +799,7 @@ static void on_exit_of(int i, int status) {
   job.nalive--;
   /* Read what the rank left behind first: an abort message may be there. */
   const fy_pmi_rank_state_t *st = fy_pmi_server_rank(job.pmi, i);
-  if (r->ctl_fd >= 0) {
-    close(r->ctl_fd);
-    r->ctl_fd = -1;
-  }
-  if (r->remote && job.lfd >= 0) {
+  if (r->remote && !r->lost && job.lfd >= 0) {
     /* Over a network the rank's last PMI words (abort) and the end of its
      * connection may come after its launcher ended: wait for them a little. */
     accept_all();
@@ -748,16 +838,87 @@ static void on_exit_of(int i, int status) {
   }
 }
 
+/* ---- the proxies' streams -------------------------------------------------- */
+
+static void px_raw(void *ctx, const char *p, size_t n) { fy_outbuf_feed(&((proxy_t *)ctx)->raw_out, p, n); }
+
+static int px_frame(void *ctx, int type, int i, const char *p, size_t n) {
+  proxy_t *x = ctx;
+  int32_t v = 0;
+  if (i < 0 || i >= job.np || !job.r[i].remote || &job.px[proxy_of(i)] != x) return -1;
+  rank_t *r = &job.r[i];
+  switch (type) {
+    case FY_FRAME_OUT: fy_outbuf_feed(&r->out, p, n); return 0;
+    case FY_FRAME_ERR: fy_outbuf_feed(&r->err, p, n); return 0;
+    case FY_FRAME_PID:
+      if (fy_frame_int(p, n, &v) != 0) return -1;
+      r->rpid = (pid_t)v;
+      return 0;
+    default: /* FY_FRAME_EXIT */
+      if (fy_frame_int(p, n, &v) != 0) return -1;
+      if (!r->reaped) on_exit_of(i, (int)v);
+      return 0;
+  }
+}
+
+/* What host h's proxy has sent: its ranks' output, pids and ends. */
+static void drain_proxy(int h) {
+  proxy_t *x = &job.px[h];
+  char buf[65536];
+  while (x->out_fd >= 0) {
+    ssize_t n = read(x->out_fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    const char *why = NULL;
+    if (n > 0 && !x->broken && fy_frame_feed(&x->rx, buf, (size_t)n, px_raw, px_frame, x, &why) != 0) {
+      x->broken = 1;
+      job_failed(1, "the proxy on host %s sent a garbled stream: %s", job.hosts.h[h].name, why);
+    }
+    if (n <= 0) {
+      if (!x->broken) fy_frame_end(&x->rx, px_raw, x);
+      fy_outbuf_flush(&x->raw_out);
+      close(x->out_fd);
+      x->out_fd = -1;
+    }
+  }
+}
+
+static void on_proxy_exit(int h, int status) {
+  proxy_t *x = &job.px[h];
+  x->reaped = 1;
+  job.npx_alive--;
+  drain_proxy(h);
+  drain(&x->err_fd, &x->raw_err);
+  fy_outbuf_flush(&x->raw_err);
+  if (x->ctl_fd >= 0) close(x->ctl_fd);
+  x->ctl_fd = -1;
+  /* Ranks it did not report: its connection or the proxy itself failed
+   * (ssh's 255), or it was killed at the end of a teardown. */
+  for (int i = 0; i < job.np; i++) {
+    rank_t *r = &job.r[i];
+    if (!r->remote || r->reaped || proxy_of(i) != h) continue;
+    r->lost = 1;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      job_failed(1, "the launcher of host %s ended without reporting the end of %s", job.hosts.h[h].name, who(i));
+      status = 1 << 8;
+    }
+    on_exit_of(i, status);
+  }
+}
+
 static void reap(void) {
   for (;;) {
     int status;
     pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid <= 0) return;
     for (int i = 0; i < job.np; i++)
-      if (job.r[i].pid == pid && !job.r[i].reaped) {
+      if (!job.r[i].remote && job.r[i].pid == pid && !job.r[i].reaped) {
         on_exit_of(i, status);
+        pid = 0;
         break;
       }
+    for (int h = 0; pid && h < job.hosts.n; h++)
+      if (job.px[h].pid == pid && !job.px[h].reaped) on_proxy_exit(h, status);
   }
 }
 
@@ -814,14 +975,25 @@ static void forward_stdin(short src_ev, short dst_ev) {
 }
 
 static void loop(void) {
-  int cap = 3 + 3 * job.np;
+  int cap = 3 + 3 * job.np + 2 * job.hosts.n;
   struct pollfd *p = calloc((size_t)cap, sizeof *p), *pp = NULL;
-  int *who = calloc((size_t)cap, sizeof *who); /* 3*rank + 0 pmi / 1 out / 2 err */
+  /* 3*rank + 0 pmi / 1 out / 2 err; 3*np + 2*host + 0 frames / 1 launcher's stderr */
+  int *who = calloc((size_t)cap, sizeof *who);
   if (!p || !who) {
     fprintf(stderr, "mpiexec: out of memory\n");
     exit(1);
   }
-  while (job.nalive > 0) {
+  while (job.nalive > 0 || job.npx_alive > 0) {
+    if (job.nalive == 0 && !job.px_deadline) {
+      /* Every rank ended: the launchers end with their proxies; one that
+       * lingers (a connection that does not close) gets a few seconds. */
+      job.px_deadline = now() + 5.0;
+      for (int h = 0; h < job.hosts.n; h++)
+        if (job.px[h].ctl_fd >= 0) {
+          close(job.px[h].ctl_fd);
+          job.px[h].ctl_fd = -1;
+        }
+    }
     int n = 0;
     p[n++] = (struct pollfd){job.sfd, POLLIN, 0};
     int in_src_i = -1, in_dst_i = -1;
@@ -842,6 +1014,14 @@ static void loop(void) {
           p[n++] = (struct pollfd){fds[k], POLLIN, 0};
         }
     }
+    for (int h = 0; h < job.hosts.n; h++) {
+      int fds[2] = {job.px[h].out_fd, job.px[h].err_fd};
+      for (int k = 0; k < 2; k++)
+        if (fds[k] >= 0) {
+          who[n] = 3 * job.np + 2 * h + k;
+          p[n++] = (struct pollfd){fds[k], POLLIN, 0};
+        }
+    }
     int timeout = -1;
     if (job.terminating) {
       double t = now(), until = job.killed ? job.give_up_at : job.kill_at;
@@ -849,6 +1029,16 @@ static void loop(void) {
     } else if (job.deadline > 0) {
       double t = now();
       timeout = job.deadline > t ? (int)((job.deadline - t) * 1000) + 1 : 0;
+    }
+    if (job.px_deadline) {
+      double t = now();
+      int left = job.px_deadline > t ? (int)((job.px_deadline - t) * 1000) + 1 : 0;
+      if (timeout < 0 || left < timeout) timeout = left;
+      if (left == 0) {
+        for (int h = 0; h < job.hosts.n; h++)
+          if (job.px[h].pid && !job.px[h].reaped) kill(job.px[h].pid, SIGKILL);
+        job.px_deadline = t + 3600; /* (once; they are reaped next) */
+      }
     }
     int rc;
     if (job.lfd >= 0) {
@@ -899,6 +1089,12 @@ static void loop(void) {
       forward_stdin(in_src_i >= 0 ? p[in_src_i].revents : 0, in_dst_i >= 0 ? p[in_dst_i].revents : 0);
     for (int k = first_rank; k < n; k++) {
       if (!p[k].revents) continue;
+      if (who[k] >= 3 * job.np) {
+        int h = (who[k] - 3 * job.np) / 2, kind = (who[k] - 3 * job.np) % 2;
+        if (kind == 0 && job.px[h].out_fd == p[k].fd) drain_proxy(h);
+        else if (job.px[h].err_fd == p[k].fd) drain(&job.px[h].err_fd, &job.px[h].raw_err);
+        continue;
+      }
       int i = who[k] / 3;
       rank_t *r = &job.r[i];
       switch (who[k] % 3) {
@@ -1005,13 +1201,15 @@ int main(int argc, char **argv) {
   if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd) rnd = (unsigned)time(NULL) ^ (unsigned)clock();
   snprintf(job.kvsname, sizeof job.kvsname, "kvs_%d_%08x", (int)getpid(), rnd);
   job.r = calloc((size_t)job.np, sizeof *job.r);
+  job.px = calloc((size_t)job.hosts.n + 1, sizeof *job.px);
   job.pmi = fy_pmi_server_create(job.np, job.kvsname);
-  if (!job.r || !job.pmi) {
+  if (!job.r || !job.px || !job.pmi) {
     fprintf(stderr, "mpiexec: out of memory for %d ranks\n", job.np);
     return 1;
   }
+  for (int h = 0; h < job.hosts.n; h++) job.px[h].out_fd = job.px[h].err_fd = job.px[h].ctl_fd = -1;
   for (int i = 0; i < job.np; i++) {
-    job.r[i].out_fd = job.r[i].err_fd = job.r[i].ctl_fd = -1;
+    job.r[i].out_fd = job.r[i].err_fd = -1;
     fy_pmi_server_set_appnum(job.pmi, i, fy_launch_app_of(&o, i));
   }
   if (check_wdirs(&o) < 0) return 2;
@@ -1074,6 +1272,21 @@ int main(int argc, char **argv) {
     fy_outbuf_free(&r->out);
     fy_outbuf_free(&r->err);
   }
+  for (int h = 0; h < job.hosts.n; h++) {
+    proxy_t *x = &job.px[h];
+    if (!x->pid) continue;
+    drain_proxy(h);
+    drain(&x->err_fd, &x->raw_err);
+    fy_outbuf_flush(&x->raw_out);
+    fy_outbuf_flush(&x->raw_err);
+    if (x->out_fd >= 0) close(x->out_fd);
+    if (x->err_fd >= 0) close(x->err_fd);
+    if (x->ctl_fd >= 0) close(x->ctl_fd);
+    fy_outbuf_free(&x->raw_out);
+    fy_outbuf_free(&x->raw_err);
+    fy_frame_rx_free(&x->rx);
+  }
+  free(job.px);
   fy_launch_cleanup_shm(job.kvsname);
   fy_pmi_server_destroy(job.pmi);
   for (int k = 0; k < job.npend; k++) close(job.pend[k].fd);

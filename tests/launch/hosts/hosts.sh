@@ -64,6 +64,18 @@ net_place)
   run --timeout 60 --match "^\[0\] at $H1 local 0/1$" --match "^\[1\] at $H3 local 0/1$" \
       -- env PATH="$bin:$PATH" $mpiexec -pmi-host $FY_NETNS_GW -prefix -hosts "$H1,$H3" -n 2 sh -c "$where"
   rm -rf "$bin"
+  # One launcher per host, however many ranks it runs (sshd refuses
+  # connections beyond its MaxStartups), also for a host named twice.
+  lg=$(mktemp); lw=$(mktemp)
+  printf '#!/bin/sh\necho "$1" >>%s\nexec %s "$@"\n' "$lg" "$FY_NETNS_EXEC" >"$lw"; chmod +x "$lw"
+  run --timeout 60 --count '^\[[0-9]\] at ' 8 --match "^\[3\] at $H1 local 3/4$" --match "^\[7\] at $H2 local 3/4$" \
+      -- $mpiexec -launcher-exec "$lw" -pmi-host $FY_NETNS_GW -prefix -hosts "$H1:4,$H2:4" -n 8 sh -c "$where"
+  run --timeout 60 --match "^\[0\] at $H1 local 0/3$" --match "^\[2\] at $H2 local 0/1$" \
+      --match "^\[3\] at $H1 local 2/3$" \
+      -- $mpiexec -launcher-exec "$lw" -pmi-host $FY_NETNS_GW -prefix -hosts "$H1:2,$H2,$H1" -n 4 sh -c "$where"
+  [ "$(sort "$lg" | tr '\n' ' ')" = "$(printf '%s\n' $H1 $H1 $H2 $H2 | sort | tr '\n' ' ')" ] ||
+    { echo "FAIL: launcher runs per host: $(tr '\n' ' ' <"$lg"), expected $H1 and $H2 once per job"; fail=1; }
+  rm -f "$lg" "$lw"
   # -launcher-exec with words: plain "ip netns exec" (namespace = host name;
   # no host name of its own, so the namespace is asked).
   run --timeout 60 --match "^\[0\] ns $H2$" --match "^\[1\] ns $H3$" \
@@ -133,6 +145,26 @@ net_death)
     grep -q "^got TERM on $h$" "$out" || { echo "FAIL: SIGTERM did not reach the rank on $h"; fail=1; }
   done
   rm -f "$out"
+  no_leftovers
+  # SIGUSR1 reaches the remote ranks through their proxy, which goes on,
+  # also when the launcher is a process that SIGUSR1 would kill (as ssh).
+  lw=$(mktemp)
+  printf '#!/bin/sh\n%s "$@"\n' "$FY_NETNS_EXEC" >"$lw"; chmod +x "$lw"
+  out=$(mktemp)
+  $mpiexec -launcher-exec "$lw" -pmi-host $FY_NETNS_GW -hosts "$H1,$H2" -n 2 \
+      sh -c 'trap "echo got USR1 on \$(hostname); exit 0" USR1; echo up; sleep 30 & wait' >"$out" 2>&1 &
+  p=$!
+  try=0
+  while [ "$(grep -c '^up$' "$out")" -lt 2 ] && [ $try -lt 100 ]; do sleep 0.1; try=$((try + 1)); done
+  kill -USR1 $p
+  wait $p
+  rc=$?
+  cat "$out"
+  [ $rc -eq 0 ] || { echo "FAIL: SIGUSR1: exit status $rc, expected 0"; fail=1; }
+  for h in $H1 $H2; do
+    grep -q "^got USR1 on $h$" "$out" || { echo "FAIL: SIGUSR1 did not reach the rank on $h"; fail=1; }
+  done
+  rm -f "$out" "$lw"
   no_leftovers
   ;;
 net_timeout)

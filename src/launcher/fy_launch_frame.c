@@ -1,0 +1,108 @@
+/* The proxy's stream to mpiexec: see fy_launch_frame.h. */
+#include "launcher/fy_launch_frame.h"
+#include "launcher/fy_launch_io.h"
+#include <stdlib.h>
+#include <string.h>
+
+static void le32(unsigned char *d, uint32_t v) {
+  for (int k = 0; k < 4; k++) d[k] = (unsigned char)(v >> (8 * k));
+}
+static uint32_t get32(const unsigned char *s) {
+  return (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24;
+}
+
+int fy_frame_put(int fd, int type, int rank, const void *p, size_t n) {
+  unsigned char h[FY_FRAME_HDR];
+  if (n > FY_FRAME_MAX) return -1;
+  h[0] = (unsigned char)type;
+  le32(h + 1, (uint32_t)rank);
+  le32(h + 5, (uint32_t)n);
+  /* (one write when it fits a pipe's atomic size: nothing else writes to
+   * this fd, but fewer system calls) */
+  if (n <= 4096) {
+    unsigned char one[FY_FRAME_HDR + 4096];
+    memcpy(one, h, sizeof h);
+    if (n) memcpy(one + sizeof h, p, n);
+    return fy_write_all(fd, (const char *)one, sizeof h + n);
+  }
+  if (fy_write_all(fd, (const char *)h, sizeof h) != 0) return -1;
+  return fy_write_all(fd, p, n);
+}
+
+int fy_frame_put_int(int fd, int type, int rank, int32_t v) {
+  unsigned char b[4];
+  le32(b, (uint32_t)v);
+  return fy_frame_put(fd, type, rank, b, sizeof b);
+}
+
+int fy_frame_int(const char *p, size_t n, int32_t *v) {
+  if (n != 4) return -1;
+  *v = (int32_t)get32((const unsigned char *)p);
+  return 0;
+}
+
+static int known(int t) { return t == FY_FRAME_OUT || t == FY_FRAME_ERR || t == FY_FRAME_PID || t == FY_FRAME_EXIT; }
+
+int fy_frame_feed(fy_frame_rx_t *rx, const char *p, size_t n, fy_frame_raw_fn raw, fy_frame_fn frame, void *ctx,
+                  const char **why) {
+  if (rx->len + n > rx->cap) {
+    size_t nc = rx->cap ? rx->cap : 65536;
+    while (nc < rx->len + n) nc *= 2;
+    unsigned char *b = realloc(rx->buf, nc);
+    if (!b) {
+      *why = "out of memory";
+      return -1;
+    }
+    rx->buf = b;
+    rx->cap = nc;
+  }
+  memcpy(rx->buf + rx->len, p, n);
+  rx->len += n;
+  size_t off = 0;
+  int rc = 0;
+  if (!rx->synced) {
+    unsigned char *m = memmem(rx->buf, rx->len, FY_FRAME_MAGIC, FY_FRAME_MAGIC_LEN);
+    if (m) {
+      if (m > rx->buf) raw(ctx, (const char *)rx->buf, (size_t)(m - rx->buf));
+      off = (size_t)(m - rx->buf) + FY_FRAME_MAGIC_LEN;
+      rx->synced = 1;
+    } else {
+      /* (the end may be the start of a magic split across chunks) */
+      size_t keep = rx->len < FY_FRAME_MAGIC_LEN - 1 ? rx->len : FY_FRAME_MAGIC_LEN - 1;
+      if (rx->len > keep) raw(ctx, (const char *)rx->buf, rx->len - keep);
+      off = rx->len - keep;
+    }
+  }
+  while (rx->synced && rx->len - off >= FY_FRAME_HDR) {
+    const unsigned char *h = rx->buf + off;
+    uint32_t len = get32(h + 5);
+    if (!known(h[0]) || len > FY_FRAME_MAX) {
+      *why = "not a frame of this mpiexec's proxy (a different version on that host?)";
+      rc = -1;
+      break;
+    }
+    if (rx->len - off < FY_FRAME_HDR + (size_t)len) break;
+    if (frame(ctx, h[0], (int)get32(h + 1), (const char *)h + FY_FRAME_HDR, len) != 0) {
+      *why = "a frame for a rank this proxy does not run";
+      rc = -1;
+      break;
+    }
+    off += FY_FRAME_HDR + (size_t)len;
+  }
+  memmove(rx->buf, rx->buf + off, rx->len - off);
+  rx->len -= off;
+  return rc;
+}
+
+int fy_frame_end(fy_frame_rx_t *rx, fy_frame_raw_fn raw, void *ctx) {
+  int cut = rx->synced && rx->len > 0;
+  if (!rx->synced && rx->len) raw(ctx, (const char *)rx->buf, rx->len);
+  rx->len = 0;
+  return cut;
+}
+
+void fy_frame_rx_free(fy_frame_rx_t *rx) {
+  free(rx->buf);
+  rx->buf = NULL;
+  rx->len = rx->cap = 0;
+}

@@ -1,0 +1,57 @@
+/* The stream a host's proxy writes back to mpiexec over its launcher's
+ * stdout (ssh, srun, a -launcher-exec wrapper): the output, process ids
+ * and ends of the several ranks it runs, multiplexed.
+ *
+ * Contract
+ * - The stream starts with FY_FRAME_MAGIC. Bytes before it are the
+ *   launcher's or the remote login's own (a banner, a shell start-up file
+ *   that prints): the demultiplexer hands them on as raw output.
+ * - Then frames: a type byte, the rank (int32, little-endian), the payload
+ *   length (uint32, little-endian, at most FY_FRAME_MAX), the payload.
+ *   FY_FRAME_OUT / FY_FRAME_ERR carry a rank's stdout / stderr bytes;
+ *   FY_FRAME_PID its process id and FY_FRAME_EXIT its wait status (int32
+ *   payloads). A rank's output frames come before its FY_FRAME_EXIT, except
+ *   for what a process it left behind writes later.
+ * - fy_frame_put() writes one frame to an fd (all of it; 0 or -1).
+ * - fy_frame_feed() takes any chunk of the stream as it arrives (frames
+ *   may be split anywhere) and calls raw() for the bytes before the magic
+ *   and frame() for each whole frame, in order. It returns -1 with *why
+ *   set when the stream is not this protocol (an unknown type, a length
+ *   over FY_FRAME_MAX) or frame() returned nonzero; the stream is then
+ *   unusable. fy_frame_end() hands on what is left at the end of the
+ *   stream (raw bytes that turned out not to start a magic) and says
+ *   whether a frame was cut short.
+ * - The opposite direction (mpiexec to the proxy, the launcher's stdin)
+ *   carries one byte per signal to forward to every rank; its end means
+ *   mpiexec is gone. */
+#ifndef FY_LAUNCH_FRAME_H
+#define FY_LAUNCH_FRAME_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define FY_FRAME_MAGIC "\0fy-proxy-2\n"
+#define FY_FRAME_MAGIC_LEN 12
+#define FY_FRAME_HDR 9
+#define FY_FRAME_MAX (1u << 20)
+
+enum { FY_FRAME_OUT = 'o', FY_FRAME_ERR = 'e', FY_FRAME_PID = 'p', FY_FRAME_EXIT = 'x' };
+
+typedef struct fy_frame_rx {
+  int synced;      /* the magic was seen */
+  unsigned char *buf;
+  size_t len, cap;
+} fy_frame_rx_t;
+
+typedef void (*fy_frame_raw_fn)(void *ctx, const char *p, size_t n);
+typedef int (*fy_frame_fn)(void *ctx, int type, int rank, const char *p, size_t n);
+
+int fy_frame_put(int fd, int type, int rank, const void *p, size_t n);
+int fy_frame_put_int(int fd, int type, int rank, int32_t v);
+/* The int32 payload of a FY_FRAME_PID or FY_FRAME_EXIT frame; -1 if n is not 4. */
+int fy_frame_int(const char *p, size_t n, int32_t *v);
+int fy_frame_feed(fy_frame_rx_t *rx, const char *p, size_t n, fy_frame_raw_fn raw, fy_frame_fn frame, void *ctx,
+                  const char **why);
+/* 1 when the stream ended inside a frame (the proxy died mid-write). */
+int fy_frame_end(fy_frame_rx_t *rx, fy_frame_raw_fn raw, void *ctx);
+void fy_frame_rx_free(fy_frame_rx_t *rx);
+#endif
