@@ -11,12 +11,16 @@ static uint32_t get32(const unsigned char *s) {
   return (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24;
 }
 
-int fy_frame_put(int fd, int type, int rank, const void *p, size_t n) {
-  unsigned char h[FY_FRAME_HDR];
-  if (n > FY_FRAME_MAX) return -1;
+void fy_frame_hdr(unsigned char *h, int type, int rank, size_t n) {
   h[0] = (unsigned char)type;
   le32(h + 1, (uint32_t)rank);
   le32(h + 5, (uint32_t)n);
+}
+
+int fy_frame_put(int fd, int type, int rank, const void *p, size_t n) {
+  unsigned char h[FY_FRAME_HDR];
+  if (n > FY_FRAME_MAX) return -1;
+  fy_frame_hdr(h, type, rank, n);
   /* (one write when it fits a pipe's atomic size: nothing else writes to
    * this fd, but fewer system calls) */
   if (n <= 4096) {
@@ -41,7 +45,7 @@ int fy_frame_int(const char *p, size_t n, int32_t *v) {
   return 0;
 }
 
-static int known(int t) { return t == FY_FRAME_OUT || t == FY_FRAME_ERR || t == FY_FRAME_PID || t == FY_FRAME_EXIT; }
+static int known(int t) { return t && strchr("oepxasi", t) != NULL; }
 
 int fy_frame_feed(fy_frame_rx_t *rx, const char *p, size_t n, fy_frame_raw_fn raw, fy_frame_fn frame, void *ctx,
                   const char **why) {

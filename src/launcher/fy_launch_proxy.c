@@ -59,6 +59,7 @@ char *fy_proxy_encode(const fy_proxy_spec_t *s) {
   put_int(&b, s->local_size);
   put_int(&b, s->bind);
   put_int(&b, s->kill_timeout);
+  put_int(&b, s->stdin_rank);
   put_int(&b, s->nenv);
   for (int i = 0; i < s->nenv; i++) put_str(&b, s->env[i]);
   put_int(&b, s->napps);
@@ -169,6 +170,10 @@ typedef struct prank {
   pid_t pid;
   int out, err; /* read ends, -1 at EOF */
   int done;
+  int in;       /* the stdin rank: write end of its stdin, -1 closed */
+  int in_eof;   /* mpiexec's stdin ended: close in once inq is out */
+  char *inq;    /* stdin bytes not yet written (at most mpiexec's window) */
+  size_t inlen;
 } prank_t;
 
 static struct {
@@ -206,7 +211,40 @@ static void ended(prank_t *r, int status) {
   if (!px.gone && fy_frame_put_int(1, FY_FRAME_EXIT, r->rank, status) != 0) px.gone = 1;
   r->done = 1;
   px.ndone++;
+  if (r->in >= 0) close(r->in);
+  r->in = -1;
+  r->inlen = 0;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) px.failed = 1;
+}
+
+static void ack(prank_t *r, size_t n) {
+  if (n && !px.gone && fy_frame_put_int(1, FY_FRAME_ACK, r->rank, (int32_t)n) != 0) px.gone = 1;
+}
+
+/* Rank r's queued stdin, as far as its pipe takes it; bytes it cannot
+ * take any more (it closed its stdin) are dropped, and acknowledged so
+ * that mpiexec's window moves on. */
+static void feed_stdin(prank_t *r) {
+  while (r->in >= 0 && r->inlen > 0) {
+    ssize_t n = write(r->in, r->inq, r->inlen);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n < 0) {
+      close(r->in);
+      r->in = -1;
+      break;
+    }
+    memmove(r->inq, r->inq + n, r->inlen - (size_t)n);
+    r->inlen -= (size_t)n;
+    ack(r, (size_t)n);
+  }
+  if (r->in < 0) {
+    ack(r, r->inlen);
+    r->inlen = 0;
+  } else if (r->in_eof && r->inlen == 0) {
+    close(r->in);
+    r->in = -1;
+  }
 }
 
 static void signal_ranks(int sig) {
@@ -226,10 +264,12 @@ static void on_signal(int sig) {
 /* Starts rank r of the program argv in directory cwd; its end is
  * reported at once when it cannot be executed. */
 static void start(prank_t *r, const fy_proxy_spec_t *s, char *const *argv, int bind, int devnull) {
-  int op[2] = {-1, -1}, ep[2] = {-1, -1}, xp[2] = {-1, -1};
+  int op[2] = {-1, -1}, ep[2] = {-1, -1}, xp[2] = {-1, -1}, ip[2] = {-1, -1};
   const fy_proxy_app_t *app = &s->apps[r->app];
-  r->out = r->err = -1;
-  if (pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0 || pipe2(xp, O_CLOEXEC) < 0) goto fail;
+  r->out = r->err = r->in = -1;
+  if (pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0 || pipe2(xp, O_CLOEXEC) < 0 ||
+      (r->rank == s->stdin_rank && pipe2(ip, O_CLOEXEC) < 0))
+    goto fail;
   pid_t pid = fork();
   if (pid < 0) goto fail;
   if (pid == 0) {
@@ -240,7 +280,7 @@ static void start(prank_t *r, const fy_proxy_spec_t *s, char *const *argv, int b
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
     if (bind) fy_launch_bind_cpu(r->local);
-    if (dup2(devnull, 0) < 0 || dup2(op[1], 1) < 0 || dup2(ep[1], 2) < 0) _exit(127);
+    if (dup2(ip[0] >= 0 ? ip[0] : devnull, 0) < 0 || dup2(op[1], 1) < 0 || dup2(ep[1], 2) < 0) _exit(127);
     char num[32];
     snprintf(num, sizeof num, "%d", r->rank);
     setenv("PMI_ID", num, 1);
@@ -266,6 +306,11 @@ static void start(prank_t *r, const fy_proxy_spec_t *s, char *const *argv, int b
   close(op[1]);
   close(ep[1]);
   close(xp[1]);
+  if (ip[0] >= 0) {
+    close(ip[0]);
+    r->in = ip[1];
+    fcntl(r->in, F_SETFL, O_NONBLOCK);
+  }
   r->pid = pid;
   r->out = op[0];
   r->err = ep[0];
@@ -290,9 +335,44 @@ fail:
     if (op[k] >= 0) close(op[k]);
     if (ep[k] >= 0) close(ep[k]);
     if (xp[k] >= 0) close(xp[k]);
+    if (ip[k] >= 0) close(ip[k]);
   }
-  r->out = r->err = -1;
+  r->out = r->err = r->in = -1;
   ended(r, 127 << 8);
+}
+
+static void ignore_raw(void *ctx, const char *p, size_t n) { (void)ctx, (void)p, (void)n; }
+
+/* A frame from mpiexec: a signal, or stdin for the rank that reads it. */
+static int on_ctl(void *ctx, int type, int rank, const char *p, size_t n) {
+  (void)ctx;
+  int32_t v;
+  if (type == FY_FRAME_SIG) {
+    if (fy_frame_int(p, n, &v) != 0 || v <= 0 || v >= 65) return -1;
+    on_signal(v);
+    return 0;
+  }
+  if (type != FY_FRAME_IN) return -1;
+  for (int i = 0; i < px.n; i++) {
+    prank_t *r = &px.r[i];
+    if (r->rank != rank) continue;
+    if (r->in < 0) { /* (gone, or never had a pipe: dropped) */
+      ack(r, n);
+      return 0;
+    }
+    if (!n) r->in_eof = 1;
+    char *q = n ? realloc(r->inq, r->inlen + n) : r->inq;
+    if (n && !q) {
+      ack(r, n);
+      return 0;
+    }
+    if (n) memcpy(q + r->inlen, p, n);
+    r->inq = q;
+    r->inlen += n;
+    feed_stdin(r);
+    return 0;
+  }
+  return -1;
 }
 
 static int proxy_run(fy_proxy_spec_t *s, char ***argvs);
@@ -317,6 +397,7 @@ int fy_proxy_main(const char *word) {
   s.local_size = next_int(&c, 1, 1 << 30);
   s.bind = next_int(&c, -1, 1);
   s.kill_timeout = next_int(&c, -1, 1 << 30);
+  s.stdin_rank = next_int(&c, -1, s.size - 1);
   s.nenv = next_int(&c, 0, nf);
   s.env = (const char **)next_strs(&c, s.nenv);
   s.napps = next_int(&c, 1, nf);
@@ -391,8 +472,8 @@ static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
   px.r = calloc((size_t)s->nranks, sizeof *px.r);
   px.n = s->nranks;
   px.kill_timeout = s->kill_timeout;
-  struct pollfd *p = calloc((size_t)(2 + 2 * s->nranks), sizeof *p);
-  prank_t **who = calloc((size_t)(2 + 2 * s->nranks), sizeof *who);
+  struct pollfd *p = calloc((size_t)(2 + 3 * s->nranks), sizeof *p);
+  prank_t **who = calloc((size_t)(2 + 3 * s->nranks), sizeof *who);
   if (sfd < 0 || devnull < 0 || !px.r || !p || !who) {
     fprintf(stderr, "mpiexec: the proxy on host %s: setup failed: %s\n", s->host, strerror(errno));
     return 127;
@@ -409,6 +490,7 @@ static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
   }
 
   int stdin_open = 1;
+  fy_frame_rx_t ctl = {0};
   while (px.ndone < px.n) {
     int n = 0;
     p[n] = (struct pollfd){sfd, POLLIN, 0};
@@ -425,6 +507,10 @@ static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
       }
       if (px.r[i].err >= 0) {
         p[n] = (struct pollfd){px.r[i].err, POLLIN, 0};
+        who[n++] = &px.r[i];
+      }
+      if (px.r[i].in >= 0 && px.r[i].inlen > 0) {
+        p[n] = (struct pollfd){px.r[i].in, POLLOUT, 0};
         who[n++] = &px.r[i];
       }
     }
@@ -445,17 +531,21 @@ static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
         prank_t *r = who[k];
         if (p[k].fd == r->out) forward(r, &r->out, FY_FRAME_OUT);
         else if (p[k].fd == r->err) forward(r, &r->err, FY_FRAME_ERR);
+        else if (p[k].fd == r->in) feed_stdin(r);
       }
     if (stdin_open && p[1].revents) {
-      unsigned char sig[64];
-      ssize_t m = read(0, sig, sizeof sig);
+      char buf[65536];
+      const char *why = NULL;
+      ssize_t m = read(0, buf, sizeof buf);
+      if (m > 0 && fy_frame_feed(&ctl, buf, (size_t)m, ignore_raw, on_ctl, NULL, &why) != 0) {
+        fprintf(stderr, "mpiexec: the proxy on host %s: %s from mpiexec; ending its ranks\n", s->host, why);
+        m = 0;
+      }
       if (m == 0 || (m < 0 && errno != EINTR && errno != EAGAIN)) {
         /* mpiexec (or the connection to it) is gone: end the ranks. */
         stdin_open = 0;
         on_signal(SIGTERM);
       }
-      for (ssize_t j = 0; j < m; j++)
-        if (sig[j] > 0 && sig[j] < 65) on_signal(sig[j]);
     }
     if (px.gone && !px.terminating) on_signal(SIGTERM);
     if (p[0].revents) {
@@ -477,7 +567,10 @@ static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
   for (int i = 0; i < px.n; i++) {
     if (px.r[i].out >= 0) close(px.r[i].out);
     if (px.r[i].err >= 0) close(px.r[i].err);
+    if (px.r[i].in >= 0) close(px.r[i].in);
+    free(px.r[i].inq);
   }
+  fy_frame_rx_free(&ctl);
   if (px.failed) fy_launch_cleanup_shm(s->kvsname); /* mpiexec cleans only its own host */
   free(p);
   free(who);

@@ -13,11 +13,13 @@
  *   (no quoting). NULL when out of memory.
  * - fy_proxy_main(spec_word) decodes it and forks every rank with the PMI
  *   environment (PMI_PORT, PMI_ID = PMI_RANK, ...) and stdin from
- *   /dev/null; each rank's stdout and stderr come back to mpiexec as frames
- *   on the proxy's stdout (fy_launch_frame.h), with its pid and its wait
- *   status. The proxy's stdin is the control channel: a byte is a signal to
- *   forward to every rank (its process group); EOF (mpiexec gone, the
- *   connection closed) ends the ranks. A terminating signal, forwarded or
+ *   /dev/null, except stdin_rank, whose stdin is a pipe fed from mpiexec's;
+ *   each rank's stdout and stderr come back to mpiexec as frames on the
+ *   proxy's stdout (fy_launch_frame.h), with its pid and its wait status.
+ *   The proxy's stdin is the control channel, frames too: signals to
+ *   forward to every rank (its process group), and stdin_rank's input,
+ *   acknowledged as the rank takes it; EOF (mpiexec gone, the connection
+ *   closed) ends the ranks. A terminating signal, forwarded or
  *   received, is followed by SIGKILL after the kill timeout. When a rank
  *   fails it removes the job's /dev/shm/fy-<kvsname>-* on its host (mpiexec
  *   does that only on its own). It returns 0 once every rank's end is
@@ -38,6 +40,7 @@ typedef struct fy_proxy_spec {
   const char *pmi_port, *kvsname, *host;
   int size, local_size, bind;
   long kill_timeout;
+  int stdin_rank; /* the rank given mpiexec's stdin, if on this host; else -1 */
   int nenv;
   const char **env; /* "NAME=VALUE", every rank */
   int napps;

@@ -58,13 +58,19 @@ typedef struct proxy {
   pid_t pid;           /* the launcher's (ssh, srun, a wrapper or the proxy) */
   int reaped;
   int out_fd, err_fd;  /* frames; the launcher's own messages (-1 at EOF) */
-  int ctl_fd;          /* its stdin: signals to forward; EOF ends its ranks */
+  int ctl_fd;          /* its stdin: frames to it; EOF ends its ranks */
+  unsigned char *q;    /* frames not yet written to ctl_fd */
+  size_t qlen, qcap;
   int broken;          /* its stream was garbled: the rest is ignored */
   fy_frame_rx_t rx;
   fy_outbuf_t raw_out, raw_err; /* what the launcher or login prints itself */
 } proxy_t;
 
 static const int fwd_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+/* stdin bytes in flight to a remote rank 0 (sent, not yet taken by it):
+ * what its proxy may have to buffer */
+#define STDIN_WINDOW (256u << 10)
 
 static struct {
   int np;
@@ -90,6 +96,8 @@ static struct {
   int in_src, in_dst;  /* -1 when closed */
   char in_buf[65536];
   size_t in_len, in_off;
+  int in_px;           /* a remote rank 0: its host's proxy takes stdin, else -1 */
+  size_t in_flight;    /* stdin bytes sent to it and not yet acknowledged */
   /* several hosts */
   fy_hosts_t hosts;
   int named_hosts;     /* -hosts or -f given (or a Slurm job's nodes): messages name the host */
@@ -126,6 +134,44 @@ static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NON
 
 /* ---- teardown ------------------------------------------------------------ */
 
+/* What host h's control channel takes now of its queue; the rest waits
+ * for POLLOUT (a stuck ssh must not stop mpiexec). A channel that fails
+ * drops its queue: that proxy is gone. */
+static void ctl_flush(proxy_t *x) {
+  while (x->qlen && x->ctl_fd >= 0) {
+    ssize_t n = write(x->ctl_fd, x->q, x->qlen);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n < 0) {
+      x->qlen = 0;
+      return;
+    }
+    memmove(x->q, x->q + n, x->qlen - (size_t)n);
+    x->qlen -= (size_t)n;
+  }
+}
+
+/* Queues one frame (type < 0: the bytes p alone) for host h's proxy. */
+static void ctl_send(proxy_t *x, int type, int rank, const void *p, size_t n) {
+  size_t need = x->qlen + n + (type >= 0 ? FY_FRAME_HDR : 0);
+  if (x->ctl_fd < 0) return;
+  if (need > x->qcap) {
+    size_t nc = x->qcap ? x->qcap : 4096;
+    while (nc < need) nc *= 2;
+    unsigned char *q = realloc(x->q, nc);
+    if (!q) return; /* (a signal or stdin chunk lost: out of memory) */
+    x->q = q;
+    x->qcap = nc;
+  }
+  if (type >= 0) {
+    fy_frame_hdr(x->q + x->qlen, type, rank, n);
+    x->qlen += FY_FRAME_HDR;
+  }
+  if (n) memcpy(x->q + x->qlen, p, n);
+  x->qlen += n;
+  ctl_flush(x);
+}
+
 /* The local ranks' group and each; a remote host's proxy gets the signal
  * over its control channel (ssh would die of SIGUSR1 and forward none),
  * except SIGKILL, which goes to its launcher: the proxy then sees its
@@ -139,10 +185,9 @@ static void signal_job(int sig) {
     if (!x->pid || x->reaped) continue;
     if (sig == SIGKILL) {
       kill(x->pid, SIGKILL);
-    } else if (x->ctl_fd >= 0) {
-      unsigned char b = (unsigned char)sig;
-      ssize_t w = write(x->ctl_fd, &b, 1); /* (a full pipe: that proxy is stuck anyway) */
-      (void)w;
+    } else {
+      unsigned char b[4] = {(unsigned char)sig, 0, 0, 0}; /* (int32, little-endian) */
+      ctl_send(x, FY_FRAME_SIG, 0, b, sizeof b);
     }
   }
 }
@@ -345,6 +390,7 @@ static char **remote_argv(int h, const fy_launch_opts_t *o, int bind_mode) {
     }
   fy_proxy_spec_t sp = {.pmi_port = job.pmi_port, .kvsname = job.kvsname, .host = host->name, .size = job.np,
                         .local_size = host->nranks, .bind = bind_mode, .kill_timeout = fy_config.kill_timeout,
+                        .stdin_rank = job.in_px == h ? 0 : -1,
                         .nenv = k, .env = env, .napps = na, .apps = apps, .nranks = nr, .rank = ints,
                         .local_rank = ints + job.np, .app = ints + 2 * job.np};
   spec = fy_proxy_encode(&sp);
@@ -516,6 +562,7 @@ static int launch_host(int h, const fy_launch_opts_t *o, int bind_mode) {
   }
   x->pid = pid;
   job.npx_alive++;
+  ctl_send(x, -1, 0, FY_FRAME_MAGIC, FY_FRAME_MAGIC_LEN);
   for (int i = 0; i < job.np; i++) job.nalive += job.r[i].remote && proxy_of(i) == h; /* (their ends come from it) */
   int err = exec_error(xp[0]);
   if (err) {
@@ -822,6 +869,7 @@ static void on_exit_of(int i, int status) {
   }
   drain(&r->out_fd, &r->out);
   drain(&r->err_fd, &r->err);
+  if (i == 0 && job.in_px >= 0) job.in_src = -1; /* (no one reads it any more) */
   if (i == 0 && job.in_dst >= 0) {
     close(job.in_dst);
     job.in_dst = -1;
@@ -854,10 +902,16 @@ static int px_frame(void *ctx, int type, int i, const char *p, size_t n) {
       if (fy_frame_int(p, n, &v) != 0) return -1;
       r->rpid = (pid_t)v;
       return 0;
-    default: /* FY_FRAME_EXIT */
+    case FY_FRAME_ACK:
+      if (fy_frame_int(p, n, &v) != 0 || v < 0 || (size_t)v > job.in_flight) return -1;
+      job.in_flight -= (size_t)v;
+      return 0;
+    case FY_FRAME_EXIT:
       if (fy_frame_int(p, n, &v) != 0) return -1;
       if (!r->reaped) on_exit_of(i, (int)v);
       return 0;
+    default:
+      return -1;
   }
 }
 
@@ -974,10 +1028,27 @@ static void forward_stdin(short src_ev, short dst_ev) {
   }
 }
 
+/* mpiexec's stdin to a remote rank 0: a chunk within the window, or its
+ * end (an empty frame). */
+static void stdin_to_proxy(void) {
+  char buf[16384];
+  size_t room = STDIN_WINDOW - job.in_flight;
+  ssize_t n = read(job.in_src, buf, room < sizeof buf ? room : sizeof buf);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  proxy_t *x = &job.px[job.in_px];
+  if (n <= 0) {
+    ctl_send(x, FY_FRAME_IN, 0, NULL, 0);
+    job.in_src = -1;
+    return;
+  }
+  ctl_send(x, FY_FRAME_IN, 0, buf, (size_t)n);
+  job.in_flight += (size_t)n;
+}
+
 static void loop(void) {
-  int cap = 3 + 3 * job.np + 2 * job.hosts.n;
+  int cap = 3 + 3 * job.np + 3 * job.hosts.n;
   struct pollfd *p = calloc((size_t)cap, sizeof *p), *pp = NULL;
-  /* 3*rank + 0 pmi / 1 out / 2 err; 3*np + 2*host + 0 frames / 1 launcher's stderr */
+  /* 3*rank + 0 pmi / 1 out / 2 err; 3*np + 3*host + 0 frames / 1 launcher's stderr / 2 control */
   int *who = calloc((size_t)cap, sizeof *who);
   if (!p || !who) {
     fprintf(stderr, "mpiexec: out of memory\n");
@@ -1005,6 +1076,12 @@ static void loop(void) {
       in_dst_i = n;
       p[n++] = (struct pollfd){job.in_dst, POLLOUT, 0};
     }
+    /* (a remote rank 0: as much as its proxy acknowledged, a window ahead) */
+    int in_px_i = -1;
+    if (job.in_px >= 0 && job.in_src >= 0 && job.in_flight < STDIN_WINDOW && job.px[job.in_px].ctl_fd >= 0) {
+      in_px_i = n;
+      p[n++] = (struct pollfd){job.in_src, POLLIN, 0};
+    }
     int first_rank = n;
     for (int i = 0; i < job.np; i++) {
       int fds[3] = {fy_pmi_server_rank(job.pmi, i)->fd, job.r[i].out_fd, job.r[i].err_fd};
@@ -1015,11 +1092,12 @@ static void loop(void) {
         }
     }
     for (int h = 0; h < job.hosts.n; h++) {
-      int fds[2] = {job.px[h].out_fd, job.px[h].err_fd};
-      for (int k = 0; k < 2; k++)
+      proxy_t *x = &job.px[h];
+      int fds[3] = {x->out_fd, x->err_fd, x->qlen ? x->ctl_fd : -1};
+      for (int k = 0; k < 3; k++)
         if (fds[k] >= 0) {
-          who[n] = 3 * job.np + 2 * h + k;
-          p[n++] = (struct pollfd){fds[k], POLLIN, 0};
+          who[n] = 3 * job.np + 3 * h + k;
+          p[n++] = (struct pollfd){fds[k], k < 2 ? POLLIN : POLLOUT, 0};
         }
     }
     int timeout = -1;
@@ -1087,12 +1165,14 @@ static void loop(void) {
     }
     if (in_src_i >= 0 || in_dst_i >= 0)
       forward_stdin(in_src_i >= 0 ? p[in_src_i].revents : 0, in_dst_i >= 0 ? p[in_dst_i].revents : 0);
+    if (in_px_i >= 0 && p[in_px_i].revents) stdin_to_proxy();
     for (int k = first_rank; k < n; k++) {
       if (!p[k].revents) continue;
       if (who[k] >= 3 * job.np) {
-        int h = (who[k] - 3 * job.np) / 2, kind = (who[k] - 3 * job.np) % 2;
+        int h = (who[k] - 3 * job.np) / 3, kind = (who[k] - 3 * job.np) % 3;
         if (kind == 0 && job.px[h].out_fd == p[k].fd) drain_proxy(h);
-        else if (job.px[h].err_fd == p[k].fd) drain(&job.px[h].err_fd, &job.px[h].raw_err);
+        else if (kind == 1 && job.px[h].err_fd == p[k].fd) drain(&job.px[h].err_fd, &job.px[h].raw_err);
+        else if (kind == 2 && job.px[h].ctl_fd == p[k].fd) ctl_flush(&job.px[h]);
         continue;
       }
       int i = who[k] / 3;
@@ -1225,8 +1305,8 @@ int main(int argc, char **argv) {
    * background job would be stopped by SIGTTIN). */
   job.in_src = 0;
   if (isatty(0) && tcgetpgrp(0) != getpgrp()) job.in_src = -1;
-  /* A remote rank 0 reads /dev/null: its launcher's stdin is the liveness pipe. */
-  if (!job.hosts.h[job.hosts.host_of[0]].local) job.in_src = -1;
+  /* A remote rank 0 reads it through its host's proxy. */
+  job.in_px = job.in_src >= 0 && !job.hosts.h[job.hosts.host_of[0]].local ? proxy_of(0) : -1;
 
   signal(SIGPIPE, SIG_IGN);
   sigset_t set;
@@ -1257,7 +1337,7 @@ int main(int argc, char **argv) {
     }
   }
   if (job.in_src >= 0 && job.in_dst >= 0) set_nonblock(job.in_dst);
-  if (job.in_src >= 0 && job.in_dst < 0) job.in_src = -1;
+  if (job.in_src >= 0 && job.in_dst < 0 && job.in_px < 0) job.in_src = -1;
   loop();
 
   /* Every rank is gone: what they wrote is in the pipes; take all of it. */
@@ -1285,6 +1365,7 @@ int main(int argc, char **argv) {
     fy_outbuf_free(&x->raw_out);
     fy_outbuf_free(&x->raw_err);
     fy_frame_rx_free(&x->rx);
+    free(x->q);
   }
   free(job.px);
   fy_launch_cleanup_shm(job.kvsname);

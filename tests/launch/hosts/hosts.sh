@@ -104,6 +104,15 @@ net_io)
   # Without -prefix, the bytes as they come; arguments with spaces survive.
   run --timeout 60 --count '^a b  c\$HOME$' 2 \
       -- $M -hosts "$H1,$H2" -n 2 printf '%s\n' 'a b  c$HOME'
+  # A remote rank 0 reads mpiexec's stdin through its proxy (all of it,
+  # more than the window of bytes in flight); the other ranks /dev/null.
+  sum=$(seq 1 200000 | md5sum)
+  rd='if [ $PMI_RANK = 0 ]; then md5sum; else echo "r$PMI_RANK got $(wc -c)"; fi'
+  run --timeout 60 --match "^${sum%% *}  -$" --match "^r1 got 0$" \
+      -- sh -c "seq 1 200000 | $M -hosts $H1,$H2 -n 2 sh -c '$rd'"
+  # ... and the job goes on when rank 0 takes only part of it
+  run --timeout 60 --match '^1$' --count '^[0-9]+$' 3 \
+      -- sh -c "seq 1 200000 | $M -hosts $H2 -n 1 head -n 3"
   # -genv reaches remote ranks.
   run --timeout 60 --count '^v=x y$' 2 \
       -- $M -genv FY_TEST_V "x y" -hosts "$H1,$H2" -n 2 sh -c 'echo "v=$FY_TEST_V"'

@@ -80,6 +80,10 @@ cat "$out"
 for h in $H1 $H2; do
   grep -q "^got USR1 on $h$" "$out" || { echo "FAIL: SIGUSR1 did not reach the rank on $h"; fail=1; }
 done
+# stdin through ssh and the proxy to a remote rank 0
+sum=$(seq 1 100000 | md5sum)
+run --timeout 60 --match "^${sum%% *}  -$" \
+    -- sh -c "seq 1 100000 | $mpiexec -launcher-exec '$S' -pmi-host $FY_NETNS_GW -hosts $A1 -n 1 md5sum"
 if [ "${FY_HAVE_OFI:-1}" = 1 ]; then
   run --timeout 60 --count '^hello [0-9]+ of 4$' 4 \
       -- "$mpiexec" -launcher-exec "$S" -pmi-host "$FY_NETNS_GW" -hosts "$A1:2,$A2:2" -n 4 "$hello" 4

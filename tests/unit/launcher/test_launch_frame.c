@@ -22,7 +22,7 @@ static int on_frame(void *ctx, int type, int rank, const char *p, size_t n) {
   if (rank == *bad_rank) return -1;
   int32_t v;
   char one[256];
-  if (type == FY_FRAME_PID || type == FY_FRAME_EXIT) {
+  if (type == FY_FRAME_PID || type == FY_FRAME_EXIT || type == FY_FRAME_ACK || type == FY_FRAME_SIG) {
     if (fy_frame_int(p, n, &v) != 0) return -1;
     snprintf(one, sizeof one, "%c%d=%d;", type, rank, (int)v);
   } else {
@@ -46,6 +46,9 @@ static size_t stream(char *buf, size_t cap) {
   static char big[5000];
   memset(big, 'b', sizeof big);
   fy_frame_put(fd, FY_FRAME_OUT, 7, big, sizeof big);
+  fy_frame_put_int(fd, FY_FRAME_ACK, 3, 300);
+  fy_frame_put_int(fd, FY_FRAME_SIG, 0, 10);
+  fy_frame_put(fd, FY_FRAME_IN, 3, "in", 2);
   fy_frame_put_int(fd, FY_FRAME_EXIT, 3, 3 << 8);
   rewind(t);
   size_t n = fread(buf, 1, cap, t);
@@ -71,7 +74,7 @@ int main(void) {
     EXPECT(fy_frame_end(&rx, on_raw, NULL) == 0);
     EXPECT(nraw == 17 + FY_FRAME_HDR && !memcmp(raw, "Welcome to node7\n", 17));
     EXPECT(!strncmp(log_, "p3=4242;o3:hello\n;e7:;o7:bbb", 28));
-    EXPECT(strstr(log_, "bx3=768;") != NULL); /* (the long payload is cut in the log) */
+    EXPECT(strstr(log_, "ba3=300;s0=10;i3:in;x3=768;") != NULL); /* (the long payload is cut in the log) */
     fy_frame_rx_free(&rx);
   }
   /* No magic at all (a launcher that failed before the proxy ran): all raw. */
