@@ -1215,14 +1215,45 @@ static int candidates(struct fi_info *list, const struct fi_info *c, struct fi_i
   return n;
 }
 
+/* The route rule's lookup (fy_ofi_iface.h): the address this host's
+ * kernel sends from toward addr, as a connected UDP socket's own address
+ * (connect sends nothing: it only looks the route up). */
+static int kernel_route(const char *addr, char *src, size_t len, void *arg) {
+  struct sockaddr_storage to = {0}, from;
+  socklen_t tl, fl = sizeof from;
+  int fd = -1, rc = -1;
+  (void)arg;
+  struct sockaddr_in *t4 = (struct sockaddr_in *)&to;
+  struct sockaddr_in6 *t6 = (struct sockaddr_in6 *)&to;
+  if (inet_pton(AF_INET, addr, &t4->sin_addr) == 1) {
+    t4->sin_family = AF_INET;
+    t4->sin_port = htons(9); /* (any port: no datagram leaves) */
+    tl = sizeof *t4;
+  } else if (inet_pton(AF_INET6, addr, &t6->sin6_addr) == 1) {
+    t6->sin6_family = AF_INET6;
+    t6->sin6_port = htons(9);
+    tl = sizeof *t6;
+  } else
+    return -1;
+  if ((fd = socket(to.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) goto out;
+  if (connect(fd, (struct sockaddr *)&to, tl) != 0 || getsockname(fd, (struct sockaddr *)&from, &fl) != 0) goto out;
+  const void *a = from.ss_family == AF_INET ? (const void *)&((struct sockaddr_in *)&from)->sin_addr
+                                            : (const void *)&((struct sockaddr_in6 *)&from)->sin6_addr;
+  if (from.ss_family == to.ss_family && inet_ntop(from.ss_family, a, src, (socklen_t)len)) rc = 0;
+out:
+  if (fd >= 0) close(fd);
+  return rc;
+}
+
 /* For a job spanning hosts: of the entries of c's provider (one per
  * interface address), the one that reaches the other hosts
- * (fy_ofi_iface.h), rather than the first, which may be a container's
- * bridge whose address every host has (a job there hung connecting each
- * rank to itself). One PMI round, which every rank of such a job makes
- * whatever its provider lists, so that the rounds match; the lists are
- * read only where this host has a choice, one per other node where the
- * nodes are known. NULL with a message in
+ * (fy_ofi_iface.h: by subnet, else by this host's routes to them, for
+ * hosts on other subnets behind routers), rather than the first, which
+ * may be a container's bridge whose address every host has (a job there
+ * hung connecting each rank to itself). One PMI round, which every rank
+ * of such a job makes whatever its provider lists, so that the rounds
+ * match; the lists are read only where this host has a choice, one per
+ * other node where the nodes are known. NULL with a message in
  * fy_ofi_error() when PMI fails. */
 static struct fi_info *reaching(struct fi_info *list, struct fi_info *c, const fy_ofi_boot_t *b) {
   struct fi_info *cand[MAXC];
@@ -1261,7 +1292,7 @@ static struct fi_info *reaching(struct fi_info *list, struct fi_info *c, const f
     val[k] = 0;
     peers[r] = strdup(val);
   }
-  int i = fy_ofi_iface_pick(mine, n, (const char *const *)peers, nranks);
+  int i = fy_ofi_iface_pick(mine, n, (const char *const *)peers, nranks, kernel_route, NULL);
   for (int r = 0; r < nranks; r++) free(peers[r]);
   free(peers);
   free(seen);

@@ -29,6 +29,12 @@
 #             hanging: after FERRY_OFI_CONNECT_TIMEOUT (2 s), and with
 #             the default limit when the address refuses the rank's own
 #             connection (after 5 s)
+#   routed    2 hosts, each on a subnet of its own behind a router
+#             (fy_netns.sh -r), each with the bridge of case bridge,
+#             listed first: no entry shares a subnet with the other host,
+#             and the job takes the interface the kernel routes to it by
+#             (3 ranks, every one on eth0; before 2026-12-07 each took the
+#             bridge and ended after 5 s with "no connection to rank N")
 set -u
 case=$1 mpiexec=$2 bin=$3
 [ -n "${FY_NETNS_HOSTS:-}" ] || { echo "hosts.sh: needs fy_netns.sh"; exit 2; }
@@ -39,6 +45,23 @@ EOT
 # its first rank to core 0)
 M="$mpiexec -launcher-exec $FY_NETNS_EXEC -pmi-host $FY_NETNS_GW -timeout 100 -bind-to none"
 fail=0
+# bridges HOST...: a bridge with a port at 172.31.0.1/16 on each host, as
+# docker0 while containers run, and waits until libfabric lists it first
+# on the first host (once it has carrier; ferry-info names the first).
+bridges() {
+  for h in "$@"; do
+    # (the wrapper, as ssh, runs one command line)
+    $FY_NETNS_EXEC "$h" "sh -c 'ip link add fypv0 type bridge && ip link add fypv1 type veth peer name fypv2 &&
+      ip link set fypv1 master fypv0 && ip link set fypv1 up && ip link set fypv2 up &&
+      ip addr add 172.31.0.1/16 dev fypv0 && ip link set fypv0 up'" || { echo "FAIL: no bridge on $h"; exit 1; }
+  done
+  i=0
+  until $FY_NETNS_EXEC "$1" "$FY_FERRY_INFO" 2>/dev/null | grep -q "provider [^ ]* on fypv0"; do
+    i=$((i + 1))
+    [ $i -le 50 ] || { echo "FAIL: the bridge is not the first interface listed"; $FY_NETNS_EXEC "$1" "$FY_FERRY_INFO" | grep provider; exit 1; }
+    sleep 0.1
+  done
+}
 run() {
   echo "+ $*"
   out=$("$@" 2>&1); rc=$?
@@ -107,19 +130,7 @@ progress)
   done
   ;;
 bridge)
-  for h in $H1 $H2 $H3; do
-    # (the wrapper, as ssh, runs one command line)
-    $FY_NETNS_EXEC "$h" "sh -c 'ip link add fypv0 type bridge && ip link add fypv1 type veth peer name fypv2 &&
-      ip link set fypv1 master fypv0 && ip link set fypv1 up && ip link set fypv2 up &&
-      ip addr add 172.31.0.1/16 dev fypv0 && ip link set fypv0 up'" || { echo "FAIL: no bridge on $h"; exit 1; }
-  done
-  # (listed first once it has carrier; ferry-info names the first)
-  i=0
-  until $FY_NETNS_EXEC "$H1" "$FY_FERRY_INFO" 2>/dev/null | grep -q "provider [^ ]* on fypv0"; do
-    i=$((i + 1))
-    [ $i -le 50 ] || { echo "FAIL: the bridge is not the first interface listed"; $FY_NETNS_EXEC "$H1" "$FY_FERRY_INFO" | grep provider; exit 1; }
-    sleep 0.1
-  done
+  bridges $H1 $H2 $H3
   run env FERRY_STATS=1 $M -hosts "$H1:2,$H2,$H3" -n 4 "$bin/pt2pt/pt2pt_sendrecv"
   n=$(echo "$out" | grep -c 'ofi: provider=[^ ]* domain=eth0 ')
   [ "$n" -eq 4 ] || { echo "FAIL: $n of 4 ranks on eth0"; echo "$out" | grep 'ofi:'; fail=1; }
@@ -138,6 +149,13 @@ bridge)
   if [ $rc -eq 0 ] || ! echo "$out" | grep -q 'no connection to rank [01] at [^ ]*172\.31\.0\.1:.*: Connection refused there'; then
     echo "FAIL: exit $rc, without the message"; fail=1
   fi
+  ;;
+routed)
+  [ -n "${FY_NETNS_ROUTER:-}" ] || { echo "hosts.sh: case routed needs fy_netns.sh -r"; exit 2; }
+  bridges $H1 $H2
+  run env FERRY_STATS=1 $M -hosts "$H1:2,$H2" -n 3 "$bin/pt2pt/pt2pt_sendrecv"
+  n=$(echo "$out" | grep -c 'ofi: provider=[^ ]* domain=eth0 ')
+  [ "$n" -eq 3 ] || { echo "FAIL: $n of 3 ranks on eth0"; echo "$out" | grep 'ofi:'; fail=1; }
   ;;
 *) echo "hosts.sh: unknown case $case"; exit 2 ;;
 esac

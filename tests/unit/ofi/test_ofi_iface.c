@@ -4,7 +4,11 @@
  * is passed over for the interface the hosts share; link-local
  * addresses reach nothing; ranks of this host and the repeated lists of
  * another host's ranks count once or not at all; no choice, or nothing
- * reached, keeps the provider's first. No libfabric needed. */
+ * reached, keeps the provider's first. Hosts on other subnets behind
+ * routers, through routes given by hand: the candidate the route to a
+ * host leaves from reaches it, asked only for hosts the subnet rule does
+ * not reach and never about this host's own, link-local or loopback
+ * addresses. No libfabric needed. */
 #include "transport/ofi/fy_ofi_iface.h"
 #include <stdio.h>
 #include <string.h>
@@ -14,7 +18,38 @@ static int fails;
 
 static int pick(const char *mine, int n, const char *p0, const char *p1, const char *p2, const char *p3) {
   const char *peers[] = {p0, p1, p2, p3};
-  return fy_ofi_iface_pick(mine, n, peers, 4);
+  return fy_ofi_iface_pick(mine, n, peers, 4, NULL, NULL);
+}
+
+/* A host's routing table by hand: "peer>source" pairs separated by ' ';
+ * the addresses asked about are logged, separated by ' '. */
+struct routes {
+  const char *table;
+  char asked[256];
+};
+
+static int fake_route(const char *addr, char *src, size_t len, void *arg) {
+  struct routes *r = arg;
+  size_t al = strlen(addr);
+  snprintf(r->asked + strlen(r->asked), sizeof r->asked - strlen(r->asked), "%s%s", *r->asked ? " " : "", addr);
+  for (const char *t = r->table; t && *t;) {
+    size_t e = strcspn(t, " ");
+    if (e > al && !strncmp(t, addr, al) && t[al] == '>') {
+      snprintf(src, len, "%.*s", (int)(e - al - 1), t + al + 1);
+      return 0;
+    }
+    t += e + (t[e] == ' ');
+  }
+  return -1;
+}
+
+static int rpick(const char *table, char *asked, const char *mine, int n, const char *p0, const char *p1,
+                 const char *p2, const char *p3) {
+  const char *peers[] = {p0, p1, p2, p3};
+  struct routes r = {table, ""};
+  int i = fy_ofi_iface_pick(mine, n, peers, 4, fake_route, &r);
+  strcpy(asked, r.asked);
+  return i;
 }
 
 int main(void) {
@@ -66,6 +101,51 @@ int main(void) {
   CHECK(pick("10.2.0.0/16|10.2.0.11;10.1.1.0/24|10.1.1.11", 2, h3, "10.1.1.0/24|10.1.1.12", "10.1.1.0/24|10.1.1.12",
              "10.1.1.0/24|10.1.1.12") == 0,
         "hosts, not ranks (the other order)");
+
+  /* Routed: each host on its own subnet, a router between them, and the
+   * bridge first. The subnet rule reaches nothing (the provider's first,
+   * the bridge); the route to the other host's address leaves from the
+   * routed interface. The other host's bridge address is this host's own
+   * and its link-local address is every link's: neither is asked about. */
+  char asked[256];
+  const char *ra = "172.31.0.0/16|172.31.0.1;fe80::/64|fe80::a1;10.5.1.64/26|10.5.1.75";
+  const char *rb = "172.31.0.0/16|172.31.0.1;fe80::/64|fe80::b1;10.5.1.128/26|10.5.1.139";
+  const char *rt = "10.5.1.139>10.5.1.75 172.31.0.1>172.31.0.1 fe80::b1>fe80::a1";
+  CHECK(pick(ra, 3, rb, NULL, NULL, NULL) == 0, "routed, subnets alone: the provider's first");
+  CHECK(rpick(rt, asked, ra, 3, rb, rb, NULL, NULL) == 2 && !strcmp(asked, "10.5.1.139"),
+        "routed: the route's source: %d, asked %s", rpick(rt, asked, ra, 3, rb, rb, NULL, NULL), asked);
+  /* no route, or one from an address that is no candidate: nothing reached */
+  CHECK(rpick("", asked, ra, 3, rb, NULL, NULL, NULL) == 0, "no route");
+  CHECK(rpick("10.5.1.139>10.5.1.99", asked, ra, 3, rb, NULL, NULL, NULL) == 0, "a source that is no candidate");
+  /* loopback and unspecified addresses are not asked about */
+  CHECK(rpick("127.0.0.1>10.5.1.75 ::1>10.5.1.75 0.0.0.0>10.5.1.75", asked, ra, 3,
+              "127.0.0.0/8|127.0.0.1;::1/128|::1;0.0.0.0/0|0.0.0.0;169.254.0.0/16|169.254.1.1", NULL, NULL,
+              NULL) == 0 && !*asked,
+        "loopback asked: %s", asked);
+  /* the subnet rule reaches every host: no route is asked */
+  CHECK(rpick("10.1.1.12>172.31.0.1", asked, a, 4, b2, NULL, NULL, NULL) == 2 && !*asked, "asked %s", asked);
+  /* a host the subnet rule reaches keeps its answer (only the other one
+   * is asked about): each candidate reaches one host, the first wins; and
+   * when the route to the other leaves from the candidate that shares a
+   * subnet with the first host, that one reaches both */
+  const char *m = "10.1.1.0/24|10.1.1.11;10.9.0.0/24|10.9.0.11";
+  const char *s2 = "10.1.1.0/24|10.1.1.12", *r3 = "10.7.0.0/24|10.7.0.13";
+  CHECK(rpick("10.7.0.13>10.9.0.11 10.1.1.12>10.9.0.11", asked, "10.9.0.0/24|10.9.0.11;10.1.1.0/24|10.1.1.11", 2, s2,
+              r3, NULL, NULL) == 0 && !strcmp(asked, "10.7.0.13"),
+        "subnet first, then routes: asked %s", asked);
+  CHECK(rpick("10.7.0.13>10.1.1.11", asked, "10.9.0.0/24|10.9.0.11;10.1.1.0/24|10.1.1.11", 2, s2, r3, NULL, NULL) == 1,
+        "both by subnet and route");
+  /* none reaches all: the one that reaches most, counting by both rules;
+   * a host reached through two of its addresses counts once */
+  const char *r4 = "10.7.0.0/24|10.7.0.14;10.7.1.0/24|10.7.1.14";
+  const char *s5 = "10.1.1.0/24|10.1.1.15";
+  const char *t2 = "10.7.0.14>10.9.0.11 10.7.1.14>10.9.0.11";
+  CHECK(rpick(t2, asked, "10.9.0.0/24|10.9.0.11;10.1.1.0/24|10.1.1.11", 2, r4, s2, s5, "10.8.0.0/24|10.8.0.16") == 1,
+        "a host counts once: %d",
+        rpick(t2, asked, "10.9.0.0/24|10.9.0.11;10.1.1.0/24|10.1.1.11", 2, r4, s2, s5, "10.8.0.0/24|10.8.0.16"));
+  CHECK(rpick("10.7.0.14>10.9.0.11 10.8.0.16>10.9.0.11", asked, m, 2, r4, s2, "10.8.0.0/24|10.8.0.16", NULL) == 1,
+        "most, by routes: %d",
+        rpick("10.7.0.14>10.9.0.11 10.8.0.16>10.9.0.11", asked, m, 2, r4, s2, "10.8.0.0/24|10.8.0.16", NULL));
   if (fails) return 1;
   printf("PASS test_ofi_iface\n");
   return 0;
