@@ -34,6 +34,7 @@
 #include "transport/ofi/fy_ofi.h"
 #include "runtime/fy_config.h"
 #include "runtime/fy_pmi.h"
+#include "runtime/fy_pmi_gather.h"
 #include "progress/fy_progress.h"
 #include "core/fy_error.h"
 #include "core/fy_init.h"
@@ -711,7 +712,7 @@ int fy_net_init(void) {
                      .provider = fy_config.ofi_provider, .msg_max = sizeof(fy_pkt_t) + fy_net_eager_max,
                      .mr_cache = mr_cache(), .multi_recv = fy_config.ofi_multi_recv,
                      .connect_timeout = fy_config.ofi_connect_timeout > 0 ? fy_config.ofi_connect_timeout : 0,
-                     .put = fy_pmi_put, .barrier = fy_pmi_barrier,
+                     .put = fy_pmi_put, .barrier = fy_pmi_barrier, .gather = fy_pmi_gather,
                      .get = pmi_get, .machine = machine_id(), .loopback = fy_state.node_size == fy_state.world_size,
                      .node_of = fy_pmi_nodes(),
                      .tagged = wants_tagged, .agree = agree};

@@ -46,6 +46,7 @@ static int fail(const char *fmt, ...) {
 const char *fy_pmi_error(void) { return pmi.err[0] ? pmi.err : "no error"; }
 const char *fy_pmi_kvsname(void) { return pmi.kvsname; }
 int fy_pmi_is_singleton(void) { return pmi.singleton; }
+int fy_pmi_is_pmix(void) { return pmi.pmix; }
 
 /* ---- transport ---------------------------------------------------------- */
 

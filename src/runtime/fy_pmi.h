@@ -31,6 +31,7 @@ int fy_pmi_barrier(void);
 int fy_pmi_get(int src_rank, const char *key, char *val, size_t len); /* src_rank: hint for the error message */
 const char *fy_pmi_kvsname(void);
 int fy_pmi_is_singleton(void);
+int fy_pmi_is_pmix(void); /* the calls go to a PMIx server (fy_pmix.h) */
 /* Fills local[0..*nlocal-1] (sorted world ranks on this node; caller gives an
  * array of `size` ints) and *my_local (this process's index in it). */
 int fy_pmi_local_ranks(int *local, int *nlocal, int *my_local);

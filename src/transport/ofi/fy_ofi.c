@@ -1486,7 +1486,8 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   ncache = b->mr_cache < 0 ? fy_ofi_mr_cache_auto(prov_name) : b->mr_cache;
   cache = calloc((size_t)ncache + 1, sizeof *cache);
 
-  /* address exchange: one put, one barrier, a get per rank */
+  /* address exchange: one put, one barrier, then every rank's value
+   * (boot->gather: a get per rank per node, shared; else a get per rank) */
   size_t nlen = sizeof name;
   CHECK(fi_getname(&ep->fid, name, &nlen), "fi_getname");
   if (nlen * 2 + 1 > sizeof val) {
@@ -1529,15 +1530,25 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   rx_seq = calloc((size_t)nranks, sizeof *rx_seq);
   early = calloc((size_t)nranks, sizeof *early);
   unsigned char *all = malloc((size_t)nranks * nlen);
-  if (!addrs || !all || !tx_seq || !rx_seq || !early || !injected || !took || !connect_since || !probed) {
+  char *vals = b->gather ? malloc((size_t)nranks * sizeof val) : NULL;
+  if (!addrs || !all || !tx_seq || !rx_seq || !early || !injected || !took || !connect_since || !probed ||
+      (b->gather && !vals)) {
     free(all);
+    free(vals);
     seterr("out of memory for %d addresses", nranks);
     goto fail;
   }
+  if (vals) b->gather("fy-ofi-", sizeof val, vals); /* (an empty value: not read, as a failed get) */
   for (int r = 0; r < nranks; r++) {
-    snprintf(key, sizeof key, "fy-ofi-%d", r);
-    int got = b->get(r, key, val, sizeof val) == 0;
-    char *m = got ? strchr(val, ',') : NULL; /* the address, then the machine */
+    char *v = vals ? vals + (size_t)r * sizeof val : val;
+    int got;
+    if (vals) {
+      got = v[0] != 0;
+    } else {
+      snprintf(key, sizeof key, "fy-ofi-%d", r);
+      got = b->get(r, key, val, sizeof val) == 0;
+    }
+    char *m = got ? strchr(v, ',') : NULL; /* the address, then the machine */
     if (m) *m++ = 0;
     char *theirs = m ? strchr(m, ',') : NULL; /* then the settings */
     if (theirs) *theirs++ = 0;
@@ -1546,6 +1557,7 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
       int k = theirs ? unhex(theirs, (unsigned char *)other, sizeof other - 1) : -1;
       if (k >= 0) other[k] = 0;
       free(all);
+      free(vals);
       seterr("rank %d runs the fabric with %s, rank %d with %s: every host must offer one provider "
              "(FERRY_OFI_PROVIDER) and set FERRY_OFI_* alike", r, other, myrank, sig);
       goto fail;
@@ -1554,12 +1566,14 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
       if (r < myrank) machine_index++;
       machine_ranks++;
     }
-    if (!got || unhex(val, all + (size_t)r * nlen, nlen) != (int)nlen) {
+    if (!got || unhex(v, all + (size_t)r * nlen, nlen) != (int)nlen) {
       free(all);
+      free(vals);
       seterr("cannot read rank %d's endpoint address from PMI", r);
       goto fail;
     }
   }
+  free(vals);
   int rc = fi_av_insert(av, all, (size_t)nranks, addrs, 0, NULL);
   free(all);
   if (rc != nranks) {

@@ -8,7 +8,8 @@
  *   (FI_ORDER_SAS is required at init).
  * - fy_ofi_init() is collective over the job: it opens the endpoint,
  *   publishes its address (and boot->machine) with boot->put, runs
- *   boot->barrier once and reads every other rank's with boot->get.
+ *   boot->barrier once and reads every rank's with boot->gather where
+ *   the caller gives it, else with a boot->get per rank.
  *   Returns 0, or -1 with a message in fy_ofi_error(). Without libfabric
  *   at build time (no FY_HAVE_OFI) it always fails with a message saying
  *   so.
@@ -70,6 +71,11 @@ typedef struct fy_ofi_boot {
   int (*put)(const char *key, const char *val);
   int (*barrier)(void);
   int (*get)(int rank, const char *key, char *val, size_t len);
+  /* Every rank's value of key <prefix><r> into out + r * vlen ("" where
+   * it could not be read), collective, after put and barrier: how the
+   * addresses are read where given (fy_pmi_gather: a node's ranks share
+   * the gets), else by a get per rank. */
+  int (*gather)(const char *prefix, size_t vlen, char *out);
   /* Published beside the address ("" or NULL: none): ranks that give the
    * same one run on the same machine, whatever their host names say
    * (fy_ofi_machine_ranks). */
