@@ -56,41 +56,76 @@ static int reserve(fy_outbuf_t *b, size_t need) {
   return 0;
 }
 
+/* The complete lines of a chunk, prefixed, go out in one write: mpiexec
+ * is the only writer of its stdout, so whole lines in each write keep the
+ * ranks' lines apart, and a line per system call made prefixed output
+ * cost a write per line (4 million lines: 3.5 s of system time). */
+typedef struct obuf {
+  char *p;
+  size_t len, cap;
+  int oom;
+} obuf_t;
+
+static void oput(obuf_t *o, const char *s, size_t n) {
+  if (o->oom || !n) return;
+  if (o->len + n > o->cap) {
+    size_t nc = o->cap ? o->cap : 4096;
+    while (nc < o->len + n) nc *= 2;
+    char *q = realloc(o->p, nc);
+    if (!q) {
+      o->oom = 1;
+      return;
+    }
+    o->p = q;
+    o->cap = nc;
+  }
+  memcpy(o->p + o->len, s, n);
+  o->len += n;
+}
+
+/* Writes the batch (all of it, a short write finished piece by piece);
+ * out of memory, nothing of it. */
+static void oflush(fy_outbuf_t *b, obuf_t *o) {
+  if (o->len && !o->oom) fy_write_all(b->dst, o->p, o->len);
+  free(o->p);
+}
+
 void fy_outbuf_feed(fy_outbuf_t *b, const char *data, size_t n) {
   if (!b->prefix[0]) {
     fy_write_all(b->dst, data, n);
     return;
   }
+  obuf_t o = {0};
+  size_t plen = strlen(b->prefix);
   while (n > 0) {
     const char *nl = memchr(data, '\n', n);
     if (nl) {
-      size_t l = (size_t)(nl - data);
-      if (b->len) {
-        /* Complete the buffered partial line. */
-        if (reserve(b, b->len + l) == 0) {
-          memcpy(b->buf + b->len, data, l);
-          write_line(b, b->buf, b->len + l, 1);
-        }
+      size_t l = (size_t)(nl - data) + 1;
+      oput(&o, b->prefix, plen);
+      if (b->len) { /* (the buffered start of this line) */
+        oput(&o, b->buf, b->len);
         b->len = 0;
-      } else {
-        write_line(b, data, l, 1);
       }
-      data += l + 1;
-      n -= l + 1;
+      oput(&o, data, l);
+      data += l;
+      n -= l;
       continue;
     }
     if (b->len + n > FY_OUTBUF_MAX) {
       /* Too long without a newline: write what we have as a piece. */
+      oflush(b, &o);
       if (b->len) write_line(b, b->buf, b->len, 0);
       b->len = 0;
       write_line(b, data, n, 0);
       return;
     }
-    if (reserve(b, b->len + n) < 0) return;
-    memcpy(b->buf + b->len, data, n);
-    b->len += n;
-    return;
+    if (reserve(b, b->len + n) == 0) {
+      memcpy(b->buf + b->len, data, n);
+      b->len += n;
+    }
+    break;
   }
+  oflush(b, &o);
 }
 
 void fy_outbuf_flush(fy_outbuf_t *b) {

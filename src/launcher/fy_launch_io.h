@@ -1,8 +1,9 @@
 /* mpiexec output forwarding: copies a rank's stdout/stderr to mpiexec's,
  * either as it comes or line by line with a "[rank] " prefix.
  *
- * Contract: fy_outbuf_feed() writes every complete line (prefixed) and
- * keeps a partial one; lines longer than FY_OUTBUF_MAX are written in
+ * Contract: fy_outbuf_feed() writes every complete line (prefixed), all
+ * those of one call in one write (whole lines only, so that the ranks'
+ * lines never mix inside a line), and keeps a partial one; lines longer than FY_OUTBUF_MAX are written in
  * pieces. fy_outbuf_flush() writes what is left, ending it with '\n' when
  * prefixing so the next rank's line starts on its own line. Without a
  * prefix the data is written through unchanged. Writes retry on EINTR and
