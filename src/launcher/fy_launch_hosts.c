@@ -179,23 +179,52 @@ oom:
 
 int fy_hosts_node_size(const fy_hosts_t *h, int r) { return h->h[h->host_of[r]].nranks; }
 
+/* Appends block (node, count) to the mapping, merged into the previous
+ * one when it continues it: nodes in a row with the same count are one
+ * triple (start, nodes, count), as Hydra writes them, so a job on hundreds
+ * of hosts still fits one PMI value (else every rank compares host
+ * names, a get per rank per rank). */
+typedef struct mapw {
+  char *buf;
+  size_t cap, len;
+  int start, nodes, count; /* the block being built (nodes 0: none) */
+} mapw_t;
+
+static void map_flush(mapw_t *w) {
+  if (w->nodes && w->len < w->cap)
+    w->len += (size_t)snprintf(w->buf + w->len, w->cap - w->len, ",(%d,%d,%d)", w->start, w->nodes, w->count);
+  w->nodes = 0;
+}
+
+static void map_add(mapw_t *w, int node, int count) {
+  if (w->nodes && node == w->start + w->nodes && count == w->count) {
+    w->nodes++;
+    return;
+  }
+  map_flush(w);
+  w->start = node;
+  w->nodes = 1;
+  w->count = count;
+}
+
 int fy_hosts_mapping(const fy_hosts_t *h, char *buf, size_t cap) {
-  size_t len = (size_t)snprintf(buf, cap, "(vector");
+  mapw_t w = {.buf = buf, .cap = cap};
+  w.len = (size_t)snprintf(buf, cap, "(vector");
   if (h->own_ranges) {
     /* (programs on hosts of their own: every run of ranks on one node, in
      * rank order, covering the job once) */
-    for (int r = 0, run = 1; r < h->np && len < cap; r++, run++)
+    for (int r = 0, run = 1; r < h->np; r++, run++)
       if (r + 1 == h->np || h->h[h->host_of[r + 1]].node != h->h[h->host_of[r]].node) {
-        len += (size_t)snprintf(buf + len, cap - len, ",(%d,1,%d)", h->h[h->host_of[r]].node, run);
+        map_add(&w, h->h[h->host_of[r]].node, run);
         run = 0;
       }
   } else {
-    for (int i = 0; i < h->n && len < cap; i++)
-      len += (size_t)snprintf(buf + len, cap - len, ",(%d,1,%d)", h->h[i].node, h->h[i].round);
+    for (int i = 0; i < h->n; i++) map_add(&w, h->h[i].node, h->h[i].round);
   }
-  if (len + 2 > cap) return -1;
-  buf[len++] = ')';
-  buf[len] = '\0';
+  map_flush(&w);
+  if (w.len + 2 > cap) return -1;
+  buf[w.len++] = ')';
+  buf[w.len] = '\0';
   return 0;
 }
 

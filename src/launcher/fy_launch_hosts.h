@@ -12,8 +12,10 @@
  *   without domain, loopback addresses) are marked local and share one node
  *   id; other hosts get a node id per distinct name.
  * - fy_hosts_mapping() writes PMI_process_mapping for the placement
- *   ("(vector,(node,1,count),...)" for one round; the client repeats it;
- *   with programs on hosts of their own, every run of ranks on a node).
+ *   ("(vector,(node,nodes,count),...)" for one round, nodes in a row with
+ *   the same count as one triple, as Hydra; the client repeats it; with
+ *   programs on hosts of their own, every run of ranks on a node); -1 when
+ *   it does not fit cap.
  * - fy_host_is_local(name): 1 if name is this machine. */
 #ifndef FY_LAUNCH_HOSTS_H
 #define FY_LAUNCH_HOSTS_H

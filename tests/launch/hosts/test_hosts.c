@@ -137,6 +137,22 @@ int main(void) {
   EXPECT(place("a:4,b:4", NULL, 3, 0, out, sizeof out, &h) == 0 && !strcmp(out, "a a a"));
   EXPECT(mapping_agrees(&h));
   fy_hosts_free(&h);
+  /* Hundreds of hosts: nodes in a row with the same count are one triple,
+   * so the mapping fits one PMI value (and says the same). */
+  {
+    char *many = malloc(300 * 8), map[FY_PMI_VAL_MAX];
+    size_t ml = 0;
+    for (int i = 0; i < 300; i++) ml += (size_t)sprintf(many + ml, "%sn%d%s", i ? "," : "", i, i >= 200 ? ":3" : "");
+    EXPECT(place(many, NULL, 1000, 0, out, sizeof out, &h) == 0 && mapping_agrees(&h));
+    EXPECT(fy_hosts_mapping(&h, map, sizeof map) == 0 && !strcmp(map, "(vector,(0,200,1),(200,100,3))"));
+    fy_hosts_free(&h);
+    /* counts that alternate merge nothing: 300 triples do not fit */
+    ml = 0;
+    for (int i = 0; i < 300; i++) ml += (size_t)sprintf(many + ml, "%sn%d:%d", i ? "," : "", i, 1 + i % 2);
+    EXPECT(place(many, NULL, 450, 0, out, sizeof out, &h) == 0 && fy_hosts_mapping(&h, map, sizeof map) < 0);
+    fy_hosts_free(&h);
+    free(many);
+  }
   /* A name repeated is one node. */
   EXPECT(place("a,b,a", NULL, 3, 0, out, sizeof out, &h) == 0 && h.h[0].node == h.h[2].node);
   EXPECT(h.local_rank[2] == 1 && fy_hosts_node_size(&h, 0) == 2 && mapping_agrees(&h));
