@@ -7,6 +7,18 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+ssize_t fy_read_ready(int *fd, char *buf, size_t cap) {
+  while (*fd >= 0) {
+    ssize_t n = read(*fd, buf, cap);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return 0;
+    if (n > 0) return n;
+    close(*fd);
+    *fd = -1;
+  }
+  return -1;
+}
+
 int fy_write_all(int fd, const char *buf, size_t len) {
   while (len > 0) {
     ssize_t n = write(fd, buf, len);

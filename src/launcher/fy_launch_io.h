@@ -11,6 +11,7 @@
 #ifndef FY_LAUNCH_IO_H
 #define FY_LAUNCH_IO_H
 #include <stddef.h>
+#include <sys/types.h>
 
 #define FY_OUTBUF_MAX 65536
 
@@ -25,6 +26,10 @@ void fy_outbuf_init(fy_outbuf_t *b, int dst, const char *prefix);
 void fy_outbuf_feed(fy_outbuf_t *b, const char *data, size_t n);
 void fy_outbuf_flush(fy_outbuf_t *b);
 void fy_outbuf_free(fy_outbuf_t *b);
+/* Reads what the non-blocking *fd has now into buf: > 0 bytes; 0 when
+ * nothing more is there now; -1 at its end (EOF or an error), *fd then
+ * closed and set to -1 (also when it is -1 already). */
+ssize_t fy_read_ready(int *fd, char *buf, size_t cap);
 /* Write all of buf to fd; 0 or -1. */
 int fy_write_all(int fd, const char *buf, size_t len);
 #endif

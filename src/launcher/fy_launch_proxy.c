@@ -192,17 +192,8 @@ static void send_frame(int type, int rank, const void *p, size_t n) {
 /* What is in one of a rank's pipes now, as frames; EOF closes it. */
 static void forward(prank_t *r, int *fd, int type) {
   char buf[65536];
-  while (*fd >= 0) {
-    ssize_t n = read(*fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) return;
-    if (n <= 0) {
-      close(*fd);
-      *fd = -1;
-      return;
-    }
-    send_frame(type, r->rank, buf, (size_t)n);
-  }
+  ssize_t n;
+  while ((n = fy_read_ready(fd, buf, sizeof buf)) > 0) send_frame(type, r->rank, buf, (size_t)n);
 }
 
 static void ended(prank_t *r, int status) {

@@ -812,19 +812,13 @@ static void serve_pending(void) {
 
 static void drain(int *fd, fy_outbuf_t *b) {
   char buf[65536];
-  while (*fd >= 0) {
-    ssize_t n = read(*fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) return;
-    if (n <= 0) {
-      fy_outbuf_flush(b);
-      close(*fd);
-      *fd = -1;
-      return;
-    }
+  ssize_t n;
+  if (*fd < 0) return;
+  while ((n = fy_read_ready(fd, buf, sizeof buf)) > 0) {
     fy_outbuf_feed(b, buf, (size_t)n);
     if ((size_t)n < sizeof buf) return;
   }
+  if (n < 0) fy_outbuf_flush(b);
 }
 
 static void check_pmi(int i, int rc) {
@@ -919,21 +913,18 @@ static int px_frame(void *ctx, int type, int i, const char *p, size_t n) {
 static void drain_proxy(int h) {
   proxy_t *x = &job.px[h];
   char buf[65536];
-  while (x->out_fd >= 0) {
-    ssize_t n = read(x->out_fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) return;
+  ssize_t n;
+  if (x->out_fd < 0) return;
+  while ((n = fy_read_ready(&x->out_fd, buf, sizeof buf)) > 0) {
     const char *why = NULL;
-    if (n > 0 && !x->broken && fy_frame_feed(&x->rx, buf, (size_t)n, px_raw, px_frame, x, &why) != 0) {
+    if (!x->broken && fy_frame_feed(&x->rx, buf, (size_t)n, px_raw, px_frame, x, &why) != 0) {
       x->broken = 1;
       job_failed(1, "the proxy on host %s sent a garbled stream: %s", job.hosts.h[h].name, why);
     }
-    if (n <= 0) {
-      if (!x->broken) fy_frame_end(&x->rx, px_raw, x);
-      fy_outbuf_flush(&x->raw_out);
-      close(x->out_fd);
-      x->out_fd = -1;
-    }
+  }
+  if (n < 0) {
+    if (!x->broken) fy_frame_end(&x->rx, px_raw, x);
+    fy_outbuf_flush(&x->raw_out);
   }
 }
 

@@ -10,6 +10,7 @@ case=$1 mpiexec=$2 hello=$3 abort=$4 pmi_hosts=$5 appnum=$6
 sendrecv=$(dirname "$hello")/../../mpi/pt2pt/pt2pt_sendrecv
 here=$(cd "$(dirname "$0")" && pwd)
 job="sh $here/../basic/job.sh"
+. "$here/signal_job.sh"
 fail=0
 run() { $job "$@" || fail=1; }
 
@@ -140,40 +141,14 @@ net_death)
       -- $M -hosts "$H1,$H2,$H3" -n 3 sh -c '[ $PMI_RANK = 1 ] && kill -9 $$; sleep 30'
   no_leftovers
   # SIGTERM to mpiexec reaches every remote rank; mpiexec ends with 143.
-  out=$(mktemp)
-  $M -hosts "$H1,$H2,$H3" -n 3 sh -c 'trap "echo got TERM on \$(hostname); exit 5" TERM; echo up; sleep 30 & wait' >"$out" 2>&1 &
-  p=$!
-  try=0
-  while [ "$(grep -c '^up$' "$out")" -lt 3 ] && [ $try -lt 100 ]; do sleep 0.1; try=$((try + 1)); done
-  kill -TERM $p
-  wait $p
-  rc=$?
-  cat "$out"
-  [ $rc -eq 143 ] || { echo "FAIL: SIGTERM: exit status $rc, expected 143"; fail=1; }
-  for h in $H1 $H2 $H3; do
-    grep -q "^got TERM on $h$" "$out" || { echo "FAIL: SIGTERM did not reach the rank on $h"; fail=1; }
-  done
-  rm -f "$out"
+  signal_job TERM 143 "$H1 $H2 $H3" $M -hosts "$H1,$H2,$H3" -n 3
   no_leftovers
   # SIGUSR1 reaches the remote ranks through their proxy, which goes on,
   # also when the launcher is a process that SIGUSR1 would kill (as ssh).
   lw=$(mktemp)
   printf '#!/bin/sh\n%s "$@"\n' "$FY_NETNS_EXEC" >"$lw"; chmod +x "$lw"
-  out=$(mktemp)
-  $mpiexec -launcher-exec "$lw" -pmi-host $FY_NETNS_GW -hosts "$H1,$H2" -n 2 \
-      sh -c 'trap "echo got USR1 on \$(hostname); exit 0" USR1; echo up; sleep 30 & wait' >"$out" 2>&1 &
-  p=$!
-  try=0
-  while [ "$(grep -c '^up$' "$out")" -lt 2 ] && [ $try -lt 100 ]; do sleep 0.1; try=$((try + 1)); done
-  kill -USR1 $p
-  wait $p
-  rc=$?
-  cat "$out"
-  [ $rc -eq 0 ] || { echo "FAIL: SIGUSR1: exit status $rc, expected 0"; fail=1; }
-  for h in $H1 $H2; do
-    grep -q "^got USR1 on $h$" "$out" || { echo "FAIL: SIGUSR1 did not reach the rank on $h"; fail=1; }
-  done
-  rm -f "$out" "$lw"
+  signal_job USR1 0 "$H1 $H2" $mpiexec -launcher-exec "$lw" -pmi-host $FY_NETNS_GW -hosts "$H1,$H2" -n 2
+  rm -f "$lw"
   no_leftovers
   ;;
 net_timeout)

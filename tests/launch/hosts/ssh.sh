@@ -16,6 +16,7 @@ set -u
 mpiexec=$1 hello=$2
 here=$(cd "$(dirname "$0")" && pwd)
 job="sh $here/../basic/job.sh"
+. "$here/signal_job.sh"
 fail=0
 run() { $job "$@" || fail=1; }
 [ -n "${FY_NETNS_HOSTS:-}" ] || { echo "ssh.sh: needs fy_netns.sh"; exit 2; }
@@ -66,20 +67,7 @@ run --timeout 60 --count "^at $H1 " 16 --count "^at $H2 " 16 --match "^at $H2 15
 run --rc 137 --timeout 30 --match "rank 1 \(pid [0-9]+\) on host $A2 killed by signal 9" \
     -- "$mpiexec" -launcher-exec "$S" -pmi-host "$FY_NETNS_GW" -hosts "$A1,$A2" -n 2 \
        sh -c '[ $PMI_RANK = 1 ] && kill -9 $$; sleep 30'
-out=$D/usr1
-"$mpiexec" -launcher-exec "$S" -pmi-host "$FY_NETNS_GW" -hosts "$A1,$A2" -n 2 \
-    sh -c 'trap "echo got USR1 on \$(hostname); exit 0" USR1; echo up; sleep 30 & wait' >"$out" 2>&1 &
-p=$!
-try=0
-while [ "$(grep -c '^up$' "$out")" -lt 2 ] && [ $try -lt 100 ]; do sleep 0.1; try=$((try + 1)); done
-kill -USR1 $p
-wait $p
-rc=$?
-cat "$out"
-[ $rc -eq 0 ] || { echo "FAIL: SIGUSR1 through ssh: exit status $rc, expected 0"; fail=1; }
-for h in $H1 $H2; do
-  grep -q "^got USR1 on $h$" "$out" || { echo "FAIL: SIGUSR1 did not reach the rank on $h"; fail=1; }
-done
+signal_job USR1 0 "$H1 $H2" "$mpiexec" -launcher-exec "$S" -pmi-host "$FY_NETNS_GW" -hosts "$A1,$A2" -n 2
 # stdin through ssh and the proxy to a remote rank 0
 sum=$(seq 1 100000 | md5sum)
 run --timeout 60 --match "^${sum%% *}  -$" \
