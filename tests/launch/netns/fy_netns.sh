@@ -177,25 +177,20 @@ try=0
 while [ "$(cat /sys/class/net/$br/operstate 2>/dev/null)" != up ] && [ $try -lt 25 ]; do
   sleep 0.2; try=$((try + 1))
 done
-if command -v ping >/dev/null 2>&1; then
-  for h in $hosts; do
-    try=0
-    until ip netns exec "$h" ping -c1 -W1 "$net.1" >/dev/null 2>&1; do
-      try=$((try + 1))
-      [ $try -ge 10 ] && { echo "fy_netns.sh: warning: host $h does not answer ping from $net.1" >&2; break; }
-      sleep 0.2
-    done
+# (host h pings address a until it answers, 2 s at most)
+ping_wait() {
+  try=0
+  until ip netns exec "$1" ping -c1 -W1 "$2" >/dev/null 2>&1; do
+    try=$((try + 1))
+    [ $try -ge 10 ] && { echo "fy_netns.sh: warning: host $1 gets no answer to a ping of $2" >&2; break; }
+    sleep 0.2
   done
+}
+if command -v ping >/dev/null 2>&1; then
+  for h in $hosts; do ping_wait "$h" "$net.1"; done
   # (-r: and each other host, through the router)
   for h in $([ $routed = 1 ] && echo $hosts); do
-    for a in $(echo "${addrs#,}" | tr , ' '); do
-      try=0
-      until ip netns exec "$h" ping -c1 -W1 "$a" >/dev/null 2>&1; do
-        try=$((try + 1))
-        [ $try -ge 10 ] && { echo "fy_netns.sh: warning: host $h gets no answer to a ping of $a" >&2; break; }
-        sleep 0.2
-      done
-    done
+    for a in $(echo "${addrs#,}" | tr , ' '); do ping_wait "$h" "$a"; done
   done
 fi
 
