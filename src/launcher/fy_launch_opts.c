@@ -1,5 +1,6 @@
 /* mpiexec command line: see fy_launch_opts.h. */
 #include "launcher/fy_launch_opts.h"
+#include "launcher/fy_launch_place.h"
 #include "fy_build_config.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -25,9 +26,10 @@ void fy_launch_usage(FILE *f) {
           "Options (before the first program):\n"
           "  -prefix, --prefix-output\n"
           "                         prefix each output line with \"[rank] \" (also FERRY_OUTPUT_PREFIX=1)\n"
-          "  -bind-to core|none     pin rank i to the i-th CPU this mpiexec may use (default:\n"
-          "                         core when the ranks fit the CPUs, else none; also FERRY_BIND;\n"
-          "                         hwthread, Hydra's, is core: a CPU is a logical one)\n"
+          "  -bind-to B             pin each rank to CPUs: none, hwthread, core, socket or\n"
+          "                         numa, with :N for N of them per rank (core:4); default\n"
+          "                         auto: OMP_NUM_THREADS cores per rank when every rank gets\n"
+          "                         its own, else none (also FERRY_BIND)\n"
           "  -timeout N             end the job after N seconds (also MPIEXEC_TIMEOUT)\n"
           "  -hosts a,b[:slots],... run on these hosts (rank placement as Hydra: each\n"
           "                         host takes its slots, default 1, per round)\n"
@@ -283,7 +285,7 @@ out:
 int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, FILE *err) {
   memset(o, 0, sizeof *o);
   o->prefix = -1;
-  o->bind = -1;
+  o->bind = NULL;
   o->timeout = -1;
   fy_launch_app_t *app = new_app(o, err);
   if (!app) goto fail;
@@ -349,13 +351,12 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
         }
         o->gwdir = argv[++i];
       } else if (!strcmp(a, "-bind-to") || !strcmp(a, "--bind-to")) {
-        /* (hwthread, Hydra's: the same here, a CPU is a logical one) */
-        if (i + 1 >= argc ||
-            (strcmp(argv[i + 1], "core") && strcmp(argv[i + 1], "hwthread") && strcmp(argv[i + 1], "none"))) {
-          fprintf(err, "mpiexec: %s needs core, hwthread or none\n", a);
+        if (i + 1 >= argc || fy_bind_check(argv[i + 1]) != 0) {
+          fprintf(err, "mpiexec: %s needs none, auto, or hwthread, core, socket or numa, with :N for N of them "
+                       "per rank\n", a);
           goto fail;
         }
-        o->bind = strcmp(argv[++i], "none") != 0;
+        o->bind = argv[++i];
       } else if (!strcmp(a, "-timeout") || !strcmp(a, "--timeout")) {
         char *end;
         errno = 0;

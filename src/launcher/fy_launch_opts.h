@@ -51,7 +51,7 @@ typedef struct fy_launch_app {
 typedef struct fy_launch_opts {
   int np;                 /* ranks of all applications */
   int prefix;             /* -1 not given on the command line, else 0/1 */
-  int bind;               /* -1 not given, 0 none, 1 core (-bind-to) */
+  const char *bind;       /* -bind-to (fy_launch_place.h), NULL if not given */
   long timeout;           /* -timeout seconds; -1 not given */
   fy_launch_env_t *env;   /* -genv / -x, in order */
   int nenv;

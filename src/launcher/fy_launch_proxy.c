@@ -57,7 +57,7 @@ char *fy_proxy_encode(const fy_proxy_spec_t *s) {
   put_str(&b, s->host);
   put_int(&b, s->size);
   put_int(&b, s->local_size);
-  put_int(&b, s->bind);
+  put_str(&b, s->bind);
   put_int(&b, s->kill_timeout);
   put_int(&b, s->stdin_rank);
   put_int(&b, s->nenv);
@@ -136,12 +136,6 @@ static double now(void) {
   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int want_bind(int mode, int local_size) {
-  if (mode >= 0) return mode;
-  cpu_set_t allowed;
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return 0;
-  return local_size <= CPU_COUNT(&allowed);
-}
 
 /* The decoded specification: f[] walked with bounds checks. */
 typedef struct cursor { char **f; int nf, k, bad; } cursor_t;
@@ -254,7 +248,7 @@ static void on_signal(int sig) {
 
 /* Starts rank r of the program argv in directory cwd; its end is
  * reported at once when it cannot be executed. */
-static void start(prank_t *r, const fy_proxy_spec_t *s, char *const *argv, int bind, int devnull) {
+static void start(prank_t *r, const fy_proxy_spec_t *s, char *const *argv, int devnull) {
   int op[2] = {-1, -1}, ep[2] = {-1, -1}, xp[2] = {-1, -1}, ip[2] = {-1, -1};
   const fy_proxy_app_t *app = &s->apps[r->app];
   r->out = r->err = r->in = -1;
@@ -270,7 +264,6 @@ static void start(prank_t *r, const fy_proxy_spec_t *s, char *const *argv, int b
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
-    if (bind) fy_launch_bind_cpu(r->local);
     if (dup2(ip[0] >= 0 ? ip[0] : devnull, 0) < 0 || dup2(op[1], 1) < 0 || dup2(ep[1], 2) < 0) _exit(127);
     char num[32];
     snprintf(num, sizeof num, "%d", r->rank);
@@ -284,6 +277,7 @@ static void start(prank_t *r, const fy_proxy_spec_t *s, char *const *argv, int b
       *eq = '\0';
       setenv(app->env[i], eq + 1, 1);
     }
+    fy_launch_bind(s->bind, r->local, s->local_size); /* (after its environment: OMP_NUM_THREADS) */
     if (app->cwd[0] && chdir(app->cwd) != 0)
       fprintf(stderr, "mpiexec: rank %d on host %s: cannot enter the working directory %s: %s; staying in %s\n",
               r->rank, s->host, app->cwd, strerror(errno), getenv("HOME") ? getenv("HOME") : "the login directory");
@@ -386,7 +380,8 @@ int fy_proxy_main(const char *word) {
   s.host = next_str(&c);
   s.size = next_int(&c, 1, 1 << 30);
   s.local_size = next_int(&c, 1, 1 << 30);
-  s.bind = next_int(&c, -1, 1);
+  s.bind = next_str(&c);
+  if (fy_bind_check(s.bind) != 0) c.bad = 1;
   s.kill_timeout = next_int(&c, -1, 1 << 30);
   s.stdin_rank = next_int(&c, -1, s.size - 1);
   s.nenv = next_int(&c, 0, nf);
@@ -470,13 +465,12 @@ static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
     return 127;
   }
   if (fy_write_all(1, FY_FRAME_MAGIC, FY_FRAME_MAGIC_LEN) != 0) px.gone = 1;
-  int bind = want_bind(s->bind, s->local_size);
   for (int i = 0; i < px.n; i++) {
     prank_t *r = &px.r[i];
     r->rank = s->rank[i];
     r->local = s->local_rank[i];
     r->app = s->app[i];
-    start(r, s, argvs[r->app], bind, devnull);
+    start(r, s, argvs[r->app], devnull);
     if (!r->done && !px.gone && fy_frame_put_int(1, FY_FRAME_PID, r->rank, (int32_t)r->pid) != 0) px.gone = 1;
   }
 

@@ -5,7 +5,7 @@
  * Contract
  * - fy_proxy_spec_t holds what the host's ranks need: PMI_PORT, the job's
  *   size and kvsname, the host's name (for messages) and rank count,
- *   binding (-1 auto, 0, 1), kill timeout, the environment every rank gets,
+ *   binding (fy_launch_place.h), kill timeout, the environment every rank gets,
  *   the programs (working directory, their own variables over the common
  *   ones, argv), and per rank its number, local rank and program.
  * - fy_proxy_encode() turns it into one word of hex digits, so it passes
@@ -38,7 +38,8 @@ typedef struct fy_proxy_app {
 
 typedef struct fy_proxy_spec {
   const char *pmi_port, *kvsname, *host;
-  int size, local_size, bind;
+  int size, local_size;
+  const char *bind; /* the binding (fy_launch_place.h), resolved on the host */
   long kill_timeout;
   int stdin_rank; /* the rank given mpiexec's stdin, if on this host; else -1 */
   int nenv;

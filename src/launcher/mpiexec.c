@@ -81,7 +81,7 @@ static struct {
   fy_pmi_server_t *pmi;
   char kvsname[64];
   pid_t pgid;
-  int bind;                  /* pin each rank to a CPU */
+  const char *bind;          /* the binding (fy_launch_place.h) */
   int nalive;
   int exit_code;       /* -1 until the first failure decides it */
   int terminating;     /* SIGTERM sent to the job */
@@ -224,18 +224,14 @@ static void child_fail(int errpipe, int err) {
   _exit(127);
 }
 
-/* -bind-to, else FERRY_BIND (auto|core|none): auto binds when every rank
- * gets a CPU of its own. */
-static int want_bind(const fy_launch_opts_t *o) {
-  if (o->bind >= 0) return o->bind;
-  const char *b = fy_config.bind;
-  if (!strcmp(b, "core")) return 1;
-  if (!strcmp(b, "none")) return 0;
-  if (strcmp(b, "auto"))
-    fprintf(stderr, "mpiexec: FERRY_BIND=%s is not auto, core or none; using auto\n", b);
-  cpu_set_t allowed;
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return 0;
-  return o->np <= CPU_COUNT(&allowed);
+/* -bind-to, else FERRY_BIND; each rank's host resolves it (auto compares
+ * that host's ranks and OMP_NUM_THREADS with its cores). */
+static const char *binding(const fy_launch_opts_t *o) {
+  if (o->bind) return o->bind;
+  if (fy_bind_check(fy_config.bind) == 0) return fy_config.bind;
+  fprintf(stderr, "mpiexec: FERRY_BIND=%s is not none, auto, or hwthread, core, socket or numa with an optional "
+                  ":N; using auto\n", fy_config.bind);
+  return "auto";
 }
 
 /* ---- remote start ----------------------------------------------------------- */
@@ -341,7 +337,7 @@ static int proxy_of(int i) {
 }
 
 /* argv of the launcher for remote host h (heap; free with free_argv). */
-static char **remote_argv(int h, const fy_launch_opts_t *o, int bind_mode) {
+static char **remote_argv(int h, const fy_launch_opts_t *o) {
   extern char **environ;
   const fy_host_t *host = &job.hosts.h[h];
   int ne = 0, nr = 0, nowned = 0, na = o->napps;
@@ -389,7 +385,7 @@ static char **remote_argv(int h, const fy_launch_opts_t *o, int bind_mode) {
       nr++;
     }
   fy_proxy_spec_t sp = {.pmi_port = job.pmi_port, .kvsname = job.kvsname, .host = host->name, .size = job.np,
-                        .local_size = host->nranks, .bind = bind_mode, .kill_timeout = fy_config.kill_timeout,
+                        .local_size = host->nranks, .bind = job.bind, .kill_timeout = fy_config.kill_timeout,
                         .stdin_rank = job.in_px == h ? 0 : -1,
                         .nenv = k, .env = env, .napps = na, .apps = apps, .nranks = nr, .rank = ints,
                         .local_rank = ints + job.np, .app = ints + 2 * job.np};
@@ -473,7 +469,6 @@ static int spawn(int i, const fy_launch_opts_t *o, int stdin_fd, int pmi_fd, int
   }
   /* Child. */
   setpgid(0, group);
-  if (job.bind && !rargv) fy_launch_bind_cpu(job.hosts.local_rank[i]);
   prctl(PR_SET_PDEATHSIG, SIGKILL); /* mpiexec killed hard: do not linger */
   if (getppid() == 1) _exit(127);
   sigset_t all;
@@ -508,6 +503,8 @@ static int spawn(int i, const fy_launch_opts_t *o, int stdin_fd, int pmi_fd, int
     const char *name, *v = rank_env(o, app, k, &name);
     if (v) setenv(name, v, 1);
   }
+  /* (after its environment: auto reads OMP_NUM_THREADS) */
+  fy_launch_bind(job.bind, job.hosts.local_rank[i], fy_hosts_node_size(&job.hosts, i));
   /* (checked by main before any rank starts) */
   if (app->wdir && chdir(app->wdir) != 0) child_fail(errpipe, errno);
   execvp(app->argv[0], app->argv);
@@ -527,10 +524,10 @@ static int exec_error(int xp) {
 
 /* The launcher of remote host h: its stdin a pipe that stays open while
  * mpiexec lives (the control channel), its stdout the proxy's frames. */
-static int launch_host(int h, const fy_launch_opts_t *o, int bind_mode) {
+static int launch_host(int h, const fy_launch_opts_t *o) {
   proxy_t *x = &job.px[h];
   int cp[2], op[2], ep[2], xp[2];
-  char **rargv = remote_argv(h, o, bind_mode);
+  char **rargv = remote_argv(h, o);
   if (!rargv) {
     fprintf(stderr, "mpiexec: cannot build the remote start of the ranks on host %s\n", job.hosts.h[h].name);
     return -1;
@@ -573,7 +570,7 @@ static int launch_host(int h, const fy_launch_opts_t *o, int bind_mode) {
   return 0;
 }
 
-static int launch(const fy_launch_opts_t *o, int prefix, int bind_mode) {
+static int launch(const fy_launch_opts_t *o, int prefix) {
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (devnull < 0) {
     fprintf(stderr, "mpiexec: cannot open /dev/null: %s\n", strerror(errno));
@@ -631,7 +628,7 @@ static int launch(const fy_launch_opts_t *o, int prefix, int bind_mode) {
   close(devnull);
   for (int i = 0; i < job.np; i++)
     if (job.r[i].remote && !job.px[proxy_of(i)].pid) {
-      int rc = launch_host(proxy_of(i), o, bind_mode);
+      int rc = launch_host(proxy_of(i), o);
       if (rc < 0) return rc;
     }
   return 0;
@@ -1253,17 +1250,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mpiexec: -ppn needs -hosts or -f\n");
     return 2;
   }
-  /* Binding decides per host: "auto" compares that host's ranks with its CPUs. */
-  {
-    int most = 0;
-    for (int i = 0; i < job.hosts.n; i++)
-      if (job.hosts.h[i].local && job.hosts.h[i].nranks > most) most = job.hosts.h[i].nranks;
-    int np = o.np;
-    o.np = most ? most : np;
-    job.bind = want_bind(&o);
-    o.np = np;
-  }
-  int bind_mode = o.bind >= 0 ? o.bind : !strcmp(fy_config.bind, "core") ? 1 : !strcmp(fy_config.bind, "none") ? 0 : -1;
+  job.bind = binding(&o);
   if (raised) {
     job.nofile = orig;
     job.nofile_raised = 1;
@@ -1319,7 +1306,7 @@ int main(int argc, char **argv) {
 
   job.limit_s = o.timeout >= 0 ? o.timeout : fy_config.job_timeout;
   if (job.limit_s > 0) job.deadline = now() + (double)job.limit_s;
-  rc = launch(&o, prefix, bind_mode);
+  rc = launch(&o, prefix);
   if (rc < 0) {
     if (job.exit_code < 0) job.exit_code = rc == -2 ? 127 : 1;
     if (job.nalive > 0) {

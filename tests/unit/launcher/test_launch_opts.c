@@ -70,10 +70,11 @@ int main(void) {
     fy_launch_opts_free(&o);
   }
   {
-    char *a[] = {"mpiexec", "-bind-to", "hwthread", "p", NULL}, *b[] = {"mpiexec", "-bind-to", "socket", "p", NULL};
-    EXPECT(parse(&o, a) == 0 && o.bind == 1);
+    char *a[] = {"mpiexec", "-bind-to", "core:4", "p", NULL}, *b[] = {"mpiexec", "-bind-to", "socket:", "p", NULL};
+    char *c[] = {"mpiexec", "-bind-to", "none:2", "p", NULL}, *d[] = {"mpiexec", "-bind-to", "cores", "p", NULL};
+    EXPECT(parse(&o, a) == 0 && !strcmp(o.bind, "core:4"));
     fy_launch_opts_free(&o);
-    EXPECT(parse(&o, b) == -1);
+    EXPECT(parse(&o, b) == -1 && parse(&o, c) == -1 && parse(&o, d) == -1);
   }
   {
     /* -iface: the interface variables first, so that a -genv wins */

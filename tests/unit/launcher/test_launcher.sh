@@ -81,6 +81,20 @@ run genv 0 -genv FY_A "a value" -n 2 "$H" env FY_A && has out "rank 1 FY_A=a val
 run xopt 0 -x FY_B=b -n 2 "$H" env FY_B && has out "rank 0 FY_B=b" xopt && ok -x
 run spawned 0 -n 2 "$H" env PMI_SPAWNED && has out "rank 1 PMI_SPAWNED=0" spawned && ok PMI_SPAWNED
 run args 0 -n 1 sh -c 'echo "$#:$1:$2"' sh -n "two words" && has out "^2:-n:two words$" args && ok "program arguments untouched"
+# --- binding (the CPUs each rank may use, counted by nproc) ------------------
+ncpu=$(nproc)
+run bindnone 0 -bind-to none -n 1 nproc && has out "^$ncpu$" bindnone && ok "-bind-to none"
+run bindall 0 -bind-to "hwthread:$ncpu" -n 1 nproc && has out "^$ncpu$" bindall && ok "-bind-to hwthread:N"
+run bindbad 2 -bind-to core:0 -n 1 true && has err "needs none, auto" bindbad && ok "-bind-to refused"
+if [ "$ncpu" -ge 2 ]; then
+  # auto: a core each (one CPU, or its hardware threads), while they fit ...
+  run bindauto 0 -n 2 nproc && ! grep -qx "$ncpu" "$T/out" && ok "auto: a core per rank" ||
+    fail "bindauto: a rank may use all $ncpu CPUs: $(tr '\n' ' ' <"$T/out")"
+  # ... and none when OMP_NUM_THREADS cores per rank do not fit
+  run bindomp 0 -genv OMP_NUM_THREADS "$ncpu" -n 2 nproc && [ "$(grep -cx "$ncpu" "$T/out")" = 2 ] &&
+    ok "auto: OMP_NUM_THREADS cores per rank, none when they do not fit" ||
+    fail "bindomp: $(tr '\n' ' ' <"$T/out")"
+fi
 
 # --- shared-memory cleanup --------------------------------------------------------
 for mode in shm shmfail; do
