@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SPEC_TAG "fy2"
+#define SPEC_TAG "fy3"
 
 /* ---- encoding: NUL-separated strings, as hex ------------------------------ */
 

@@ -78,6 +78,7 @@ static struct {
   proxy_t *px;         /* per host index; pid 0 where no launcher runs */
   int npx_alive;
   double px_deadline;  /* every rank ended: launchers still running go then */
+  int px_killed;       /* ... and were sent SIGKILL */
   fy_pmi_server_t *pmi;
   char kvsname[64];
   pid_t pgid;
@@ -1096,14 +1097,14 @@ static void loop(void) {
       double t = now();
       timeout = job.deadline > t ? (int)((job.deadline - t) * 1000) + 1 : 0;
     }
-    if (job.px_deadline) {
+    if (job.px_deadline && !job.px_killed) {
       double t = now();
       int left = job.px_deadline > t ? (int)((job.px_deadline - t) * 1000) + 1 : 0;
       if (timeout < 0 || left < timeout) timeout = left;
-      if (left == 0) {
+      if (left == 0) { /* (they are reaped next) */
         for (int h = 0; h < job.hosts.n; h++)
           if (job.px[h].pid && !job.px[h].reaped) kill(job.px[h].pid, SIGKILL);
-        job.px_deadline = t + 3600; /* (once; they are reaped next) */
+        job.px_killed = 1;
       }
     }
     int rc;
