@@ -698,24 +698,70 @@ static int pick_pmi_host(const fy_launch_opts_t *o, char *out, size_t cap) {
   return 0;
 }
 
+/* MPIEXEC_PORT_RANGE (Hydra's "LOW:HIGH"): 0 with the bounds (0, 0 for
+ * none given), or -1 with a message. */
+static int port_range(int *lo, int *hi) {
+  const char *r = fy_config.port_range;
+  char *end;
+  *lo = *hi = 0;
+  if (!r || !*r) return 0;
+  long l = strtol(r, &end, 10), h = -1;
+  if (end != r && *end == ':') {
+    const char *s = end + 1;
+    h = strtol(s, &end, 10);
+    if (end == s || *end) h = -1;
+  }
+  if (l < 1 || h < l || h > 65535) {
+    fprintf(stderr, "mpiexec: MPIEXEC_PORT_RANGE=%s is not LOW:HIGH (ports 1-65535)\n", r);
+    return -1;
+  }
+  *lo = (int)l;
+  *hi = (int)h;
+  return 0;
+}
+
+/* fd bound to every address of its family at a port of [lo, hi] (from a
+ * place that depends on the pid, so that mpiexecs started together try
+ * different ones first), or any port when lo is 0; 0 or -1. */
+static int bind_in_range(int fd, int family, int lo, int hi) {
+  int span = lo ? hi - lo + 1 : 1;
+  for (int k = 0; k < span; k++) {
+    int port = lo ? lo + (int)(((long)getpid() + k) % span) : 0;
+    struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT, .sin6_port = htons((uint16_t)port)};
+    struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY), .sin_port = htons((uint16_t)port)};
+    int rc = family == AF_INET6 ? bind(fd, (struct sockaddr *)&a6, sizeof a6) : bind(fd, (struct sockaddr *)&a4, sizeof a4);
+    if (rc == 0) return 0;
+    if (errno != EADDRINUSE) return -1;
+  }
+  return -1;
+}
+
 static int open_listener(const fy_launch_opts_t *o) {
   char host[256];
-  if (pick_pmi_host(o, host, sizeof host) < 0) return -1;
+  int lo, hi;
+  if (pick_pmi_host(o, host, sizeof host) < 0 || port_range(&lo, &hi) < 0) return -1;
   /* Every address (dual stack when possible): the chosen one may be any. */
   int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd >= 0) {
     int off = 0;
     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
-    struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT};
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+    if (bind_in_range(fd, AF_INET6, lo, hi) != 0) {
       close(fd);
       fd = -1;
     }
   }
   if (fd < 0) {
     fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0) goto fail;
+    if (fd < 0 || bind_in_range(fd, AF_INET, lo, hi) != 0) goto fail;
+  }
+  if (lo) {
+    /* the ranks' fabric ports in the same range, unless set apart */
+    static const char *const v[] = {"FI_NET_PORT_LOW_RANGE", "FI_NET_PORT_HIGH_RANGE", "FI_TCP_PORT_LOW_RANGE",
+                                    "FI_TCP_PORT_HIGH_RANGE"};
+    char num[2][16];
+    snprintf(num[0], sizeof num[0], "%d", lo);
+    snprintf(num[1], sizeof num[1], "%d", hi);
+    for (int k = 0; k < 4; k++) setenv(v[k], num[k % 2], 0);
   }
   if (listen(fd, job.np < 128 ? 128 : job.np) != 0) goto fail;
   struct sockaddr_storage ss;
@@ -729,7 +775,8 @@ static int open_listener(const fy_launch_opts_t *o) {
   snprintf(job.pmi_port, sizeof job.pmi_port, "%s:%s", host, port);
   return 0;
 fail:
-  fprintf(stderr, "mpiexec: cannot open the PMI listener for remote ranks: %s\n", strerror(errno));
+  fprintf(stderr, "mpiexec: cannot open the PMI listener for remote ranks: %s%s\n", strerror(errno),
+          lo ? " (every port of MPIEXEC_PORT_RANGE taken?)" : "");
   if (fd >= 0) close(fd);
   return -1;
 }

@@ -95,6 +95,13 @@ net_pmi)
       -- $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$pmi_hosts"
   run --timeout 60 --count '^pmi_hosts rank [0-9] of 4 on .*: 2 local ok$' 4 \
       -- $M -hosts "$H1,$H2" -n 4 "$pmi_hosts"
+  # MPIEXEC_PORT_RANGE (Hydra's, for firewalls): the PMI listener's port,
+  # and the fabric's range for the ranks; a malformed one is refused
+  run --timeout 60 --count '^port 4100[0-9] 41000-41009$' 2 \
+      -- env MPIEXEC_PORT_RANGE=41000:41009 $M -hosts "$H1,$H2" -n 2 \
+         sh -c 'echo port ${PMI_PORT##*:} $FI_NET_PORT_LOW_RANGE-$FI_NET_PORT_HIGH_RANGE'
+  run --rc 1 --timeout 30 --match 'MPIEXEC_PORT_RANGE=41000 is not LOW:HIGH' \
+      -- env MPIEXEC_PORT_RANGE=41000 $M -hosts "$H1,$H2" -n 2 true
   ;;
 net_io)
   # stdout and stderr of remote ranks, prefixed; all output arrives.
@@ -172,6 +179,9 @@ net_mpi)
     run --timeout 60 --count '^hello [0-9]+ of 2$' 2 -- $M -hosts "$H1,$H2" -n 2 "$hello" 2
     run --timeout 60 --count '^hello [0-9]+ of 3$' 3 -- $M -hosts "localhost,$H3" -n 3 "$hello" 3
     run --timeout 60 --count '^hello [0-9]+ of 5$' 5 -- $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$hello" 5
+    # ... with the fabric's ports in MPIEXEC_PORT_RANGE too
+    run --timeout 60 --count '^hello [0-9]+ of 4$' 4 \
+        -- env MPIEXEC_PORT_RANGE=41000:41019 $M -hosts "$H1:2,$H2:2" -n 4 "$hello" 4
     # MPMD across hosts: one world, MPI_APPNUM from the PMI server
     run --timeout 60 --count '^app [01] of 3: appnum 0 arg a ' 2 --count '^app 2 of 3: appnum 1 arg b ' 1 \
         -- $M -hosts "$H1,$H2" -n 2 "$appnum" a : "$appnum" b
