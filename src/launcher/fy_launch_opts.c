@@ -49,6 +49,9 @@ void fy_launch_usage(FILE *f) {
           "  -genvlist A,B,...      forward these variables (as -x A -x B)\n"
           "  -genvall               forward the whole environment (the default)\n"
           "  -gwdir DIR             -wdir of every program that gives none\n"
+          "  -outfile-pattern P, -errfile-pattern P\n"
+          "                         each rank's stdout/stderr into the file P names on this\n"
+          "                         host (%%r rank, %%h host, %%p node index, %%g 0, %%%% a %%)\n"
           "  -iface NAME            the network interface the hosts share: the PMI address\n"
           "                         remote ranks use, and libfabric's (FI_NET_IFACE, ...)\n"
           "  -l                     same as -prefix (Hydra's label)\n"
@@ -344,6 +347,21 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
           memmove(o->env + v + 1, o->env + v, (size_t)(o->nenv - 1 - v) * sizeof *o->env);
           o->env[v] = e;
         }
+      } else if (!strcmp(a, "-outfile-pattern") || !strcmp(a, "--outfile-pattern") ||
+                 !strcmp(a, "-errfile-pattern") || !strcmp(a, "--errfile-pattern")) {
+        const char *p = i + 1 < argc ? argv[i + 1] : NULL, *bad = NULL;
+        for (const char *c = p; c && *c && !bad; c++)
+          if (*c == '%') {
+            if (!c[1] || !strchr("rhpg%", c[1])) bad = c;
+            else c++;
+          }
+        if (!p || !*p || bad) {
+          fprintf(err, "mpiexec: %s needs a file name pattern (%%r rank, %%h host, %%p node, %%g 0, %%%% a %%)%s%.2s\n",
+                  a, bad ? ", not " : "", bad ? bad : "");
+          goto fail;
+        }
+        if (strstr(a, "outfile")) o->outfile = argv[++i];
+        else o->errfile = argv[++i];
       } else if (!strcmp(a, "-gwdir") || !strcmp(a, "--gwdir")) {
         if (i + 1 >= argc || !*argv[i + 1]) {
           fprintf(err, "mpiexec: %s needs a directory\n", a);

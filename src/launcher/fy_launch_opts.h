@@ -17,7 +17,10 @@
  * - Hydra's spellings are taken: -l (-prefix), -genvlist/-envlist A,B (each
  *   name as -x NAME: forwarded with mpiexec's value), -genvall/-envall (the
  *   default: the whole environment is forwarded), -gwdir DIR (the -wdir of
- *   every program that gives none), -iface NAME (o->iface).
+ *   every program that gives none), -iface NAME (o->iface),
+ *   -outfile-pattern/-errfile-pattern P (each rank's stdout/stderr into the
+ *   file P names: %r its rank, %h its host, %p its node's index, %g 0 (the
+ *   job's process group: no spawning), %% a '%'; any other % is refused).
  * - Ranks are numbered through the applications in order: the first one's
  *   np ranks are 0..np-1, and so on; fy_launch_app_of() says whose a rank
  *   is (its MPI_APPNUM). np is the total.
@@ -62,6 +65,7 @@ typedef struct fy_launch_opts {
   const char *launcher_exec; /* -launcher-exec CMD; NULL not given */
   const char *pmi_host;   /* -pmi-host ADDR; NULL not given */
   const char *gwdir;      /* -gwdir DIR: the -wdir of programs without one */
+  const char *outfile, *errfile; /* -outfile-pattern, -errfile-pattern; NULL not given */
   const char *iface;      /* -iface NAME: the network the hosts share (the
                            * PMI address, and the fabric's interface through
                            * FI_NET_IFACE, FI_TCP_IFACE, FI_SOCKETS_IFACE,

@@ -49,6 +49,7 @@ typedef struct rank {
   pid_t rpid;          /* remote: its pid there (0 until the proxy says) */
   int pmi_seen;        /* remote: its PMI connection arrived */
   int lost;            /* remote: its launcher ended without reporting it */
+  int out_dst, err_dst; /* where its stdout and stderr go (1, 2, or a file) */
 } rank_t;
 
 /* One launcher per remote host with ranks: it runs "mpiexec --fy-proxy"
@@ -581,8 +582,8 @@ static int launch(const fy_launch_opts_t *o, int prefix) {
     rank_t *r = &job.r[i];
     char pfx[24] = "";
     if (prefix) snprintf(pfx, sizeof pfx, "[%d] ", i);
-    fy_outbuf_init(&r->out, 1, pfx);
-    fy_outbuf_init(&r->err, 2, pfx);
+    fy_outbuf_init(&r->out, r->out_dst, pfx);
+    fy_outbuf_init(&r->err, r->err_dst, pfx);
     r->remote = !job.hosts.h[job.hosts.host_of[i]].local;
     if (r->remote) continue; /* (its host's launcher starts it, below) */
     int sp[2] = {-1, -1}, op[2], ep[2], xp[2], ip[2] = {-1, -1};
@@ -923,6 +924,63 @@ static void on_exit_of(int i, int status) {
   } else if (st->inited && !st->finalized && job.nalive > 0) {
     job_failed(1, "%s exited without calling finalize while other ranks still run", who(i));
   }
+}
+
+/* ---- output files (-outfile-pattern, -errfile-pattern) --------------------- */
+
+/* One open file per name: ranks whose names agree share it. */
+static struct ofile {
+  char *name;
+  int fd;
+} *ofiles;
+static int nofiles;
+
+/* The file pattern names for rank i, opened (truncated) on this host;
+ * -1 with a message when it cannot be. */
+static int open_output(const char *pattern, const char *opt, int i) {
+  char name[4096], host[256] = "";
+  size_t l = 0;
+  if (job.named_hosts) snprintf(host, sizeof host, "%s", job.hosts.h[job.hosts.host_of[i]].name);
+  else if (gethostname(host, sizeof host - 1) != 0) snprintf(host, sizeof host, "localhost");
+  for (const char *c = pattern; *c && l < sizeof name - 1; c++) {
+    char v[300] = {*c, 0};
+    if (*c == '%') {
+      c++; /* (fy_launch_opts checked what follows) */
+      if (*c == 'r') snprintf(v, sizeof v, "%d", i);
+      else if (*c == 'h') snprintf(v, sizeof v, "%s", host);
+      else if (*c == 'p') snprintf(v, sizeof v, "%d", job.named_hosts ? job.hosts.h[job.hosts.host_of[i]].node : 0);
+      else if (*c == 'g') snprintf(v, sizeof v, "0");
+    }
+    int n = snprintf(name + l, sizeof name - l, "%s", v);
+    l += n > 0 ? (size_t)n : 0;
+  }
+  if (l >= sizeof name - 1) {
+    fprintf(stderr, "mpiexec: %s %s: the file name of rank %d is too long\n", opt, pattern, i);
+    return -1;
+  }
+  for (int k = 0; k < nofiles; k++)
+    if (!strcmp(ofiles[k].name, name)) return ofiles[k].fd;
+  struct ofile *n = realloc(ofiles, (size_t)(nofiles + 1) * sizeof *n);
+  int fd = n ? open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : -1;
+  if (n) ofiles = n;
+  if (fd < 0 || !(ofiles[nofiles].name = strdup(name))) {
+    fprintf(stderr, "mpiexec: %s %s: cannot open %s for rank %d: %s\n", opt, pattern, name, i,
+            strerror(fd < 0 ? errno : ENOMEM));
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  ofiles[nofiles++].fd = fd;
+  return fd;
+}
+
+/* Every rank's stdout and stderr: mpiexec's own, or the files named. */
+static int open_outputs(const fy_launch_opts_t *o) {
+  for (int i = 0; i < job.np; i++) {
+    job.r[i].out_dst = o->outfile ? open_output(o->outfile, "-outfile-pattern", i) : 1;
+    job.r[i].err_dst = o->errfile ? open_output(o->errfile, "-errfile-pattern", i) : 2;
+    if (job.r[i].out_dst < 0 || job.r[i].err_dst < 0) return -1;
+  }
+  return 0;
 }
 
 /* ---- the proxies' streams -------------------------------------------------- */
@@ -1318,7 +1376,7 @@ int main(int argc, char **argv) {
     job.r[i].out_fd = job.r[i].err_fd = -1;
     fy_pmi_server_set_appnum(job.pmi, i, fy_launch_app_of(&o, i));
   }
-  if (check_wdirs(&o) < 0) return 2;
+  if (check_wdirs(&o) < 0 || open_outputs(&o) < 0) return 2;
   if (job.named_hosts) {
     char map[FY_PMI_VAL_MAX];
     /* Too many hosts for one value: no mapping, the clients compare host names. */
@@ -1394,6 +1452,11 @@ int main(int argc, char **argv) {
     free(x->q);
   }
   free(job.px);
+  for (int k = 0; k < nofiles; k++) {
+    close(ofiles[k].fd);
+    free(ofiles[k].name);
+  }
+  free(ofiles);
   fy_launch_cleanup_shm(job.kvsname);
   fy_pmi_server_destroy(job.pmi);
   for (int k = 0; k < job.npend; k++) close(job.pend[k].fd);

@@ -121,6 +121,12 @@ net_io)
   # ... and the job goes on when rank 0 takes only part of it
   run --timeout 60 --match '^1$' --count '^[0-9]+$' 3 \
       -- sh -c "seq 1 200000 | $M -hosts $H2 -n 1 head -n 3"
+  # Remote ranks' output into files on this machine, by pattern.
+  od=$(mktemp -d)
+  run --timeout 60 -- $M -outfile-pattern "$od/o.%r.%h" -hosts "$H1,$H2" -n 2 sh -c 'echo from $PMI_RANK'
+  grep -qx "from 1" "$od/o.1.$H2" && grep -qx "from 0" "$od/o.0.$H1" ||
+    { echo "FAIL: -outfile-pattern across hosts: $(ls "$od")"; fail=1; }
+  rm -rf "$od"
   # -genv reaches remote ranks.
   run --timeout 60 --count '^v=x y$' 2 \
       -- $M -genv FY_TEST_V "x y" -hosts "$H1,$H2" -n 2 sh -c 'echo "v=$FY_TEST_V"'

@@ -81,6 +81,14 @@ run genv 0 -genv FY_A "a value" -n 2 "$H" env FY_A && has out "rank 1 FY_A=a val
 run xopt 0 -x FY_B=b -n 2 "$H" env FY_B && has out "rank 0 FY_B=b" xopt && ok -x
 run spawned 0 -n 2 "$H" env PMI_SPAWNED && has out "rank 1 PMI_SPAWNED=0" spawned && ok PMI_SPAWNED
 run args 0 -n 1 sh -c 'echo "$#:$1:$2"' sh -n "two words" && has out "^2:-n:two words$" args && ok "program arguments untouched"
+# --- output files -----------------------------------------------------------
+run ofile 0 -outfile-pattern "$T/out.%r" -errfile-pattern "$T/err.%g%%" -n 2 sh -c 'echo o $PMI_RANK; echo e $PMI_RANK >&2' &&
+  grep -qx "o 1" "$T/out.1" && grep -qx "o 0" "$T/out.0" && [ "$(sort "$T/err.0%" | tr '\n' ' ')" = "e 0 e 1 " ] &&
+  ok "-outfile-pattern, -errfile-pattern (ranks of one name share the file)" || fail "ofile: $(ls "$T")"
+run ofbad 2 -outfile-pattern 'x%q' -n 1 true && has err "not %q" ofbad && ok "-outfile-pattern: unknown %"
+run ofdir 2 -errfile-pattern /nonexistent/dir/e.%r -n 1 true && has err "cannot open /nonexistent/dir/e.0" ofdir &&
+  ok "-errfile-pattern: a file that cannot be opened"
+
 # --- binding (the CPUs each rank may use, counted by nproc) ------------------
 ncpu=$(nproc)
 run bindnone 0 -bind-to none -n 1 nproc && has out "^$ncpu$" bindnone && ok "-bind-to none"
