@@ -19,6 +19,7 @@ void fy_launch_usage(FILE *f) {
           "  -env NAME VALUE        set NAME=VALUE in this program's processes\n"
           "  -envlist A,B,...       forward these variables to this program's processes\n"
           "  -envall                forward the whole environment (the default)\n"
+          "  -envnone               forward none of it to remote ranks (only -genv/-env)\n"
           "  -hosts a,b[:slots],... (after \":\") this program's own hosts\n"
           "  -wdir DIR              working directory of this program's processes\n"
           "                         (relative to mpiexec's; default: mpiexec's)\n"
@@ -48,6 +49,7 @@ void fy_launch_usage(FILE *f) {
           "  -x NAME[=VALUE]        set NAME=VALUE, or forward NAME from this environment\n"
           "  -genvlist A,B,...      forward these variables (as -x A -x B)\n"
           "  -genvall               forward the whole environment (the default)\n"
+          "  -genvnone              -envnone for every program\n"
           "  -gwdir DIR             -wdir of every program that gives none\n"
           "  -outfile-pattern P, -errfile-pattern P\n"
           "                         each rank's stdout/stderr into the file P names on this\n"
@@ -138,6 +140,7 @@ static fy_launch_app_t *new_app(fy_launch_opts_t *o, FILE *err) {
   o->apps = n;
   memset(&n[o->napps], 0, sizeof n[o->napps]);
   n[o->napps].np = 1;
+  n[o->napps].envnone = -1; /* (not given: the job's) */
   return &n[o->napps++];
 }
 
@@ -170,7 +173,10 @@ static int local_opt(fy_launch_app_t *app, int argc, char **argv, int *i, FILE *
     (*i)++;
     return 1;
   }
-  if (!strcmp(a, "-envall") || !strcmp(a, "--envall")) return 1; /* (what is done anyway) */
+  if (!strcmp(a, "-envall") || !strcmp(a, "--envall") || !strcmp(a, "-envnone") || !strcmp(a, "--envnone")) {
+    app->envnone = strstr(a, "none") != NULL;
+    return 1;
+  }
   if (!strcmp(a, "-wdir") || !strcmp(a, "--wdir")) {
     if (*i + 1 >= argc || !*argv[*i + 1]) {
       fprintf(err, "mpiexec: %s needs a directory\n", a);
@@ -321,7 +327,7 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
       if (lo) continue;
       if (o->napps > 1) {
         fprintf(err, "mpiexec: %s: not an option of a program after \":\" (those take -n, -env, -envlist, "
-                     "-envall, -wdir and -hosts; "
+                     "-envall, -envnone, -wdir and -hosts; "
                      "the job's options go before the first program)\n", a);
         goto fail;
       }
@@ -329,7 +335,9 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
           !strcmp(a, "-l")) {
         o->prefix = 1;
       } else if (!strcmp(a, "-genvall") || !strcmp(a, "--genvall")) {
-        /* (what is done anyway) */
+        o->genvnone = 0;
+      } else if (!strcmp(a, "-genvnone") || !strcmp(a, "--genvnone")) {
+        o->genvnone = 1;
       } else if (!strcmp(a, "-genvlist") || !strcmp(a, "--genvlist")) {
         if (add_list(&o->env, &o->nenv, a, i + 1 < argc ? argv[i + 1] : NULL, err) < 0) goto fail;
         i++;
@@ -496,6 +504,7 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
     }
     o->np += app->np;
     if (!app->wdir) app->wdir = o->gwdir;
+    if (app->envnone < 0) app->envnone = o->genvnone;
     if (i++ >= argc) break;
     if (!(app = new_app(o, err))) goto fail;
   }

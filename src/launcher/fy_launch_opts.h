@@ -17,7 +17,9 @@
  * - Hydra's spellings are taken: -l (-prefix), -genvlist/-envlist A,B (each
  *   name as -x NAME: forwarded with mpiexec's value), -genvall/-envall (the
  *   default: the whole environment is forwarded), -gwdir DIR (the -wdir of
- *   every program that gives none), -iface NAME (o->iface),
+ *   every program that gives none), -iface NAME (o->iface), -genvnone and
+ *   -envnone (app->envnone: remote ranks only, as Hydra's, whose local
+ *   ranks inherit mpiexec's environment too),
  *   -outfile-pattern/-errfile-pattern P (each rank's stdout/stderr into the
  *   file P names: %r its rank, %h its host, %p its node's index, %g 0 (the
  *   job's process group: no spawning), %% a '%'; any other % is refused).
@@ -47,6 +49,10 @@ typedef struct fy_launch_app {
   int nenv;
   const char *wdir;       /* -wdir DIR (relative: to mpiexec's directory);
                            * NULL: mpiexec's */
+  int envnone;            /* -envnone (else the job's -genvnone; -envall
+                           * undoes it): its remote ranks get none of
+                           * mpiexec's variables, only -genv, -x and -env
+                           * over their login environment */
   const char *hosts;      /* -hosts after ":": this program's own hosts
                            * (NULL: the job's -hosts / -f, or this host) */
 } fy_launch_app_t;
@@ -66,6 +72,7 @@ typedef struct fy_launch_opts {
   const char *pmi_host;   /* -pmi-host ADDR; NULL not given */
   const char *gwdir;      /* -gwdir DIR: the -wdir of programs without one */
   const char *outfile, *errfile; /* -outfile-pattern, -errfile-pattern; NULL not given */
+  int genvnone;           /* -genvnone: every program's -envnone */
   const char *iface;      /* -iface NAME: the network the hosts share (the
                            * PMI address, and the fabric's interface through
                            * FI_NET_IFACE, FI_TCP_IFACE, FI_SOCKETS_IFACE,

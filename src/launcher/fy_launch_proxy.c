@@ -66,6 +66,7 @@ char *fy_proxy_encode(const fy_proxy_spec_t *s) {
   for (int a = 0; a < s->napps; a++) {
     const fy_proxy_app_t *x = &s->apps[a];
     put_str(&b, x->cwd);
+    put_int(&b, x->inherit);
     put_int(&b, x->nenv);
     for (int i = 0; i < x->nenv; i++) put_str(&b, x->env[i]);
     put_int(&b, x->nargs);
@@ -271,11 +272,15 @@ static void start(prank_t *r, const fy_proxy_spec_t *s, char *const *argv, int d
     setenv("PMI_RANK", num, 1);
     snprintf(num, sizeof num, "%d", r->local);
     setenv("MPI_LOCALRANKID", num, 1);
-    for (int i = 0; i < app->nenv; i++) {
-      char *eq = strchr(app->env[i], '=');
-      if (!eq) continue;
-      *eq = '\0';
-      setenv(app->env[i], eq + 1, 1);
+    /* mpiexec's variables unless -envnone, then the program's own */
+    for (int k = 0; k < 2; k++) {
+      const char *const *v = k ? app->env : s->env;
+      for (int j = 0, n = k ? app->nenv : app->inherit ? s->nenv : 0; j < n; j++) {
+        char *eq = strchr(v[j], '=');
+        if (!eq) continue;
+        *eq = '\0';
+        setenv(v[j], eq + 1, 1);
+      }
     }
     fy_launch_bind(s->bind, r->local, s->local_size); /* (after its environment: OMP_NUM_THREADS) */
     if (app->cwd[0] && chdir(app->cwd) != 0)
@@ -392,6 +397,7 @@ int fy_proxy_main(const char *word) {
   if (!apps || !argvs) goto bad;
   for (int a = 0; a < s.napps && !c.bad; a++) {
     apps[a].cwd = next_str(&c);
+    apps[a].inherit = next_int(&c, 0, 1);
     apps[a].nenv = next_int(&c, 0, nf);
     apps[a].env = (const char **)next_strs(&c, apps[a].nenv);
     apps[a].nargs = next_int(&c, 1, nf);
@@ -431,12 +437,6 @@ out:
 
 /* The proxy proper, on the decoded specification. */
 static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
-  for (int i = 0; i < s->nenv; i++) {
-    char *eq = strchr(s->env[i], '=');
-    if (!eq) continue;
-    *eq = '\0';
-    setenv(s->env[i], eq + 1, 1);
-  }
   char num[32];
   setenv("PMI_PORT", s->pmi_port, 1);
   snprintf(num, sizeof num, "%d", s->size);

@@ -30,6 +30,7 @@
 
 typedef struct fy_proxy_app {
   const char *cwd;  /* "" for the login directory */
+  int inherit;      /* the common variables apply (0: -envnone) */
   int nenv;
   const char **env; /* "NAME=VALUE", over the common ones */
   int nargs;
@@ -43,7 +44,7 @@ typedef struct fy_proxy_spec {
   long kill_timeout;
   int stdin_rank; /* the rank given mpiexec's stdin, if on this host; else -1 */
   int nenv;
-  const char **env; /* "NAME=VALUE", every rank */
+  const char **env; /* "NAME=VALUE", every rank of a program that inherits */
   int napps;
   const fy_proxy_app_t *apps;
   int nranks;

@@ -354,11 +354,14 @@ static char **remote_argv(int h, const fy_launch_opts_t *o) {
   char *spec = NULL;
   int k = 0, no = 0, nae = 0;
   if (!env || !owned || !apps || !aenv || !ints || !argv) goto fail;
-  for (char **e = environ; *e; e++)
+  int inherit = 0; /* (the common variables only where a program takes them) */
+  for (int a = 0; a < na; a++) inherit |= !o->apps[a].envnone;
+  for (char **e = environ; inherit && *e; e++)
     if (!host_specific(*e)) env[k++] = *e;
   for (int a = 0; a < na; a++) {
     const fy_launch_app_t *app = &o->apps[a];
     int nx = o->nenv + app->nenv;
+    apps[a].inherit = !app->envnone;
     apps[a].env = aenv + nae;
     for (int j = 0; j < nx; j++) {
       const char *name, *v = rank_env(o, app, j, &name);
@@ -396,7 +399,8 @@ static char **remote_argv(int h, const fy_launch_opts_t *o) {
   /* (one word of a command line: Linux takes at most 128 KiB) */
   if (strlen(spec) > 120000) {
     fprintf(stderr, "mpiexec: the environment and arguments of the ranks on host %s are too large to start "
-                    "them remotely (%zu bytes encoded)\n", host->name, strlen(spec));
+                    "them remotely (%zu bytes encoded); -genvnone with -genvlist forwards only the variables "
+                    "named\n", host->name, strlen(spec));
     goto fail;
   }
   int w = 0;

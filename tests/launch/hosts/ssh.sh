@@ -68,6 +68,14 @@ run --rc 137 --timeout 30 --match "rank 1 \(pid [0-9]+\) on host $A2 killed by s
     -- "$mpiexec" -launcher-exec "$S" -pmi-host "$FY_NETNS_GW" -hosts "$A1,$A2" -n 2 \
        sh -c '[ $PMI_RANK = 1 ] && kill -9 $$; sleep 30'
 signal_job USR1 0 "$H1 $H2" "$mpiexec" -launcher-exec "$S" -pmi-host "$FY_NETNS_GW" -hosts "$A1,$A2" -n 2
+# mpiexec's environment reaches the remote ranks, unless -genvnone (then
+# their login environment and -genv alone), or -envnone for one program
+run --timeout 60 --count '^v=x b=y$' 1 --count '^v=unset b=y$' 2 \
+    -- env FY_T_VAR=x "$mpiexec" -launcher-exec "$S" -pmi-host "$FY_NETNS_GW" -hosts "$A1,$A2" -genv FY_B y \
+       -n 1 sh -c 'echo "v=${FY_T_VAR:-unset} b=$FY_B"' : -envnone -n 2 sh -c 'echo "v=${FY_T_VAR:-unset} b=$FY_B"'
+run --timeout 60 --count '^v=unset b=y$' 2 \
+    -- env FY_T_VAR=x "$mpiexec" -launcher-exec "$S" -pmi-host "$FY_NETNS_GW" -hosts "$A1,$A2" -genvnone -genv FY_B y \
+       -n 2 sh -c 'echo "v=${FY_T_VAR:-unset} b=$FY_B"'
 # stdin through ssh and the proxy to a remote rank 0
 sum=$(seq 1 100000 | md5sum)
 run --timeout 60 --match "^${sum%% *}  -$" \

@@ -77,6 +77,16 @@ int main(void) {
     EXPECT(parse(&o, b) == -1 && parse(&o, c) == -1 && parse(&o, d) == -1);
   }
   {
+    /* -genvnone: every program's -envnone, unless it says -envall */
+    char *a[] = {"mpiexec", "-genvnone", "-n", "1", "p", ":", "-envall", "q", ":", "r", NULL};
+    char *b[] = {"mpiexec", "-n", "1", "p", ":", "-envnone", "q", NULL};
+    EXPECT(parse(&o, a) == 0 && o.napps == 3 && o.apps[0].envnone == 1 && o.apps[1].envnone == 0 &&
+           o.apps[2].envnone == 1);
+    fy_launch_opts_free(&o);
+    EXPECT(parse(&o, b) == 0 && o.apps[0].envnone == 0 && o.apps[1].envnone == 1);
+    fy_launch_opts_free(&o);
+  }
+  {
     /* -iface: the interface variables first, so that a -genv wins */
     char *a[] = {"mpiexec", "-genv", "A", "1", "-iface", "ib0", "-genv", "FI_TCP_IFACE", "x", "p", NULL};
     EXPECT(parse(&o, a) == 0 && !strcmp(o.iface, "ib0") && o.nenv == 5);
