@@ -36,8 +36,10 @@ void fy_launch_usage(FILE *f) {
           "                         host takes its slots, default 1, per round)\n"
           "  -f FILE                host file: lines \"host[:slots]\" ('#' comments)\n"
           "  -ppn P                 ranks per host and round, instead of the slots\n"
-          "  -launcher ssh|fork     start remote ranks by ssh (default) or as local\n"
-          "                         processes (for tests; also FERRY_LAUNCHER)\n"
+          "  -launcher ssh|rsh|slurm|fork\n"
+          "                         start remote ranks by ssh (default), rsh, srun (in a\n"
+          "                         Slurm job), or as local processes (for tests); also\n"
+          "                         -bootstrap, FERRY_LAUNCHER\n"
           "  -launcher-exec CMD     start remote ranks with \"CMD host command...\" (CMD is\n"
           "                         split at spaces; also FERRY_LAUNCHER_EXEC)\n"
           "  -pmi-host ADDR         address remote ranks use to reach mpiexec's PMI server\n"
@@ -396,7 +398,8 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
       } else if (!strcmp(a, "-hosts") || !strcmp(a, "--hosts") || !strcmp(a, "-host") || !strcmp(a, "-f") ||
                  !strcmp(a, "-hostfile") || !strcmp(a, "--hostfile") || !strcmp(a, "-machinefile") ||
                  !strcmp(a, "-launcher") || !strcmp(a, "--launcher") || !strcmp(a, "-launcher-exec") ||
-                 !strcmp(a, "--launcher-exec") || !strcmp(a, "-pmi-host")) {
+                 !strcmp(a, "--launcher-exec") || !strcmp(a, "-bootstrap") || !strcmp(a, "-bootstrap-exec") ||
+                 !strcmp(a, "-pmi-host")) {
         if (i + 1 >= argc || !*argv[i + 1]) {
           fprintf(err, "mpiexec: %s needs a value\n", a);
           goto fail;
@@ -415,13 +418,13 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
             goto fail;
           }
           o->hostfile = v;
-        } else if (!strcmp(b, "launcher")) {
-          if (strcmp(v, "ssh") && strcmp(v, "fork")) {
-            fprintf(err, "mpiexec: %s %s: not ssh or fork\n", a, v);
+        } else if (!strcmp(b, "launcher") || !strcmp(b, "bootstrap")) { /* (-bootstrap: Hydra's old name) */
+          if (strcmp(v, "ssh") && strcmp(v, "rsh") && strcmp(v, "slurm") && strcmp(v, "fork")) {
+            fprintf(err, "mpiexec: %s %s: not ssh, rsh, slurm or fork\n", a, v);
             goto fail;
           }
           o->launcher = v;
-        } else if (!strcmp(b, "launcher-exec")) {
+        } else if (!strcmp(b, "launcher-exec") || !strcmp(b, "bootstrap-exec")) {
           o->launcher_exec = v;
         } else {
           o->pmi_host = v;

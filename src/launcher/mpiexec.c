@@ -280,8 +280,10 @@ static int setup_launcher(const fy_launch_opts_t *o) {
   }
   if (exec) return split_words(exec);
   if (!strcmp(kind, "fork")) return 0;
+  if (!strcmp(kind, "slurm")) return split_words(FY_SLURM_LAUNCHER); /* (srun -w host: within a Slurm job) */
+  if (!strcmp(kind, "rsh")) return split_words("rsh");
   if (strcmp(kind, "ssh")) {
-    fprintf(stderr, "mpiexec: FERRY_LAUNCHER=%s is not ssh or fork\n", kind);
+    fprintf(stderr, "mpiexec: FERRY_LAUNCHER=%s is not ssh, rsh, slurm or fork\n", kind);
     return -1;
   }
   lch.ssh = 1;

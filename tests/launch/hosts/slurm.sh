@@ -118,6 +118,9 @@ fi
 if [ -n "$mpiexec" ]; then
   FY_HELLO_HOST=1 $job --timeout 90 --count '^hello [0-9] of 4$' 4 --count "^host [01] $H1\$" 2 \
     --count "^host [23] $H2\$" 2 -- salloc -N 2 -n 4 "$mpiexec" -pmi-host "$FY_NETNS_GW" -n 4 "$hello" 4 || fail=1
+  # ... and with hosts named, srun as the launcher by Hydra's name for it
+  FY_HELLO_HOST=1 $job --timeout 90 --count '^hello [0-9] of 2$' 2 --count "^host [01] $H2\$" 2 \
+    -- salloc -N 2 -n 4 "$mpiexec" -bootstrap slurm -hosts "$H2:2" -pmi-host "$FY_NETNS_GW" -n 2 "$hello" 2 || fail=1
 fi
 [ $fail = 0 ] || tail -n 20 "$D"/*.log
 exit $fail

@@ -194,8 +194,13 @@ int main(void) {
     EXPECT(!strcmp(o.launcher, "fork") && !strcmp(o.launcher_exec, "ip netns exec"));
     EXPECT(!strcmp(o.pmi_host, "10.0.0.1") && !strcmp(o.apps[0].argv[0], "prog"));
     fy_launch_opts_free(&o);
-    char *b[] = {"mpiexec", "-launcher", "rsh", "prog", NULL};
+    char *b[] = {"mpiexec", "-launcher", "rsx", "prog", NULL};
     EXPECT(fy_launch_opts_parse(&o, 4, b, null, null) < 0);
+    /* Hydra's names: rsh and slurm, and -bootstrap(-exec) for -launcher(-exec) */
+    char *b2[] = {"mpiexec", "-bootstrap", "slurm", "-bootstrap-exec", "x y", "prog", NULL};
+    EXPECT(fy_launch_opts_parse(&o, 6, b2, null, null) == 0 && !strcmp(o.launcher, "slurm") &&
+           !strcmp(o.launcher_exec, "x y"));
+    fy_launch_opts_free(&o);
     char *c[] = {"mpiexec", "-ppn", "0", "prog", NULL};
     EXPECT(fy_launch_opts_parse(&o, 4, c, null, null) < 0);
     char *d[] = {"mpiexec", "-hosts", "a", "-hosts", "b", "prog", NULL};
