@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SPEC_TAG "fy3"
+#define SPEC_TAG "fy4"
 
 /* ---- encoding: NUL-separated strings, as hex ------------------------------ */
 
