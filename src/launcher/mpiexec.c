@@ -77,6 +77,7 @@ static struct {
   int np;
   rank_t *r;
   proxy_t *px;         /* per host index; pid 0 where no launcher runs */
+  int *node_px;        /* per node id: its first host entry, whose launcher runs its ranks */
   int npx_alive;
   double px_deadline;  /* every rank ended: launchers still running go then */
   int px_killed;       /* ... and were sent SIGKILL */
@@ -333,12 +334,9 @@ static const char *rank_env(const fy_launch_opts_t *o, const fy_launch_app_t *ap
 }
 
 /* The host entry whose launcher runs remote rank i: the first entry of
- * its node (a host named twice in the list gets one launcher). */
-static int proxy_of(int i) {
-  int node = job.hosts.h[job.hosts.host_of[i]].node, h = 0;
-  while (job.hosts.h[h].node != node) h++;
-  return h;
-}
+ * its node (a host named twice in the list gets one launcher). Looked up
+ * per output frame: a table, not a walk of the host list. */
+static int proxy_of(int i) { return job.node_px[job.hosts.h[job.hosts.host_of[i]].node]; }
 
 /* argv of the launcher for remote host h (heap; free with free_argv). */
 static char **remote_argv(int h, const fy_launch_opts_t *o) {
@@ -1372,12 +1370,17 @@ int main(int argc, char **argv) {
   snprintf(job.kvsname, sizeof job.kvsname, "kvs_%d_%08x", (int)getpid(), rnd);
   job.r = calloc((size_t)job.np, sizeof *job.r);
   job.px = calloc((size_t)job.hosts.n + 1, sizeof *job.px);
+  job.node_px = malloc(((size_t)job.hosts.n + 1) * sizeof *job.node_px); /* (node ids < entries) */
   job.pmi = fy_pmi_server_create(job.np, job.kvsname);
-  if (!job.r || !job.px || !job.pmi) {
+  if (!job.r || !job.px || !job.node_px || !job.pmi) {
     fprintf(stderr, "mpiexec: out of memory for %d ranks\n", job.np);
     return 1;
   }
-  for (int h = 0; h < job.hosts.n; h++) job.px[h].out_fd = job.px[h].err_fd = job.px[h].ctl_fd = -1;
+  for (int h = 0; h < job.hosts.n; h++) {
+    job.px[h].out_fd = job.px[h].err_fd = job.px[h].ctl_fd = -1;
+    job.node_px[h] = -1;
+  }
+  for (int h = job.hosts.n - 1; h >= 0; h--) job.node_px[job.hosts.h[h].node] = h;
   for (int i = 0; i < job.np; i++) {
     job.r[i].out_fd = job.r[i].err_fd = -1;
     fy_pmi_server_set_appnum(job.pmi, i, fy_launch_app_of(&o, i));
@@ -1458,6 +1461,7 @@ int main(int argc, char **argv) {
     free(x->q);
   }
   free(job.px);
+  free(job.node_px);
   for (int k = 0; k < nofiles; k++) {
     close(ofiles[k].fd);
     free(ofiles[k].name);
