@@ -1173,16 +1173,17 @@ static struct fi_info *choose(struct fi_info *list, const char *want, int loopba
   return c;
 }
 
-/* The IP address of a socket provider's entry, as inet_ntop writes it;
- * -1 for another kind of address. */
-static int ip_of(const struct fi_info *p, char *out, size_t len) {
-  const struct sockaddr *sa = sock_of(p);
-  if (!sa) return -1;
-  const void *a = sa->sa_family == AF_INET    ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
+/* The IP address of sa, as inet_ntop writes it; -1 for another family. */
+static int ntop(const struct sockaddr *sa, char *out, size_t len) {
+  const void *a = !sa                        ? NULL
+                  : sa->sa_family == AF_INET  ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
                   : sa->sa_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr
                                               : NULL;
   return a && inet_ntop(sa->sa_family, a, out, (socklen_t)len) ? 0 : -1;
 }
+
+/* The IP address of a socket provider's entry; -1 for another kind. */
+static int ip_of(const struct fi_info *p, char *out, size_t len) { return ntop(sock_of(p), out, len); }
 
 /* The entry of list for the same provider, interface and address as c
  * (the one chosen, found again in a list asked with other caps); NULL
@@ -1237,9 +1238,7 @@ static int kernel_route(const char *addr, char *src, size_t len, void *arg) {
     return -1;
   if ((fd = socket(to.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) goto out;
   if (connect(fd, (struct sockaddr *)&to, tl) != 0 || getsockname(fd, (struct sockaddr *)&from, &fl) != 0) goto out;
-  const void *a = from.ss_family == AF_INET ? (const void *)&((struct sockaddr_in *)&from)->sin_addr
-                                            : (const void *)&((struct sockaddr_in6 *)&from)->sin6_addr;
-  if (from.ss_family == to.ss_family && inet_ntop(from.ss_family, a, src, (socklen_t)len)) rc = 0;
+  if (from.ss_family == to.ss_family && !ntop((struct sockaddr *)&from, src, len)) rc = 0;
 out:
   if (fd >= 0) close(fd);
   return rc;
@@ -1530,24 +1529,25 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   rx_seq = calloc((size_t)nranks, sizeof *rx_seq);
   early = calloc((size_t)nranks, sizeof *early);
   unsigned char *all = malloc((size_t)nranks * nlen);
-  char *vals = b->gather ? malloc((size_t)nranks * sizeof val) : NULL;
-  if (!addrs || !all || !tx_seq || !rx_seq || !early || !injected || !took || !connect_since || !probed ||
-      (b->gather && !vals)) {
+  char *vals = malloc((size_t)nranks * sizeof val);
+  if (!addrs || !all || !tx_seq || !rx_seq || !early || !injected || !took || !connect_since || !probed || !vals) {
     free(all);
     free(vals);
     seterr("out of memory for %d addresses", nranks);
     goto fail;
   }
-  if (vals) b->gather("fy-ofi-", sizeof val, vals); /* (an empty value: not read, as a failed get) */
-  for (int r = 0; r < nranks; r++) {
-    char *v = vals ? vals + (size_t)r * sizeof val : val;
-    int got;
-    if (vals) {
-      got = v[0] != 0;
-    } else {
+  /* every rank's value, "" where it could not be read */
+  if (b->gather) {
+    b->gather("fy-ofi-", sizeof val, vals);
+  } else {
+    for (int r = 0; r < nranks; r++) {
       snprintf(key, sizeof key, "fy-ofi-%d", r);
-      got = b->get(r, key, val, sizeof val) == 0;
+      if (b->get(r, key, vals + (size_t)r * sizeof val, sizeof val) != 0) vals[(size_t)r * sizeof val] = 0;
     }
+  }
+  for (int r = 0; r < nranks; r++) {
+    char *v = vals + (size_t)r * sizeof val;
+    int got = v[0] != 0;
     char *m = got ? strchr(v, ',') : NULL; /* the address, then the machine */
     if (m) *m++ = 0;
     char *theirs = m ? strchr(m, ',') : NULL; /* then the settings */
