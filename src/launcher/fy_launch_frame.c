@@ -49,43 +49,36 @@ static int known(int t) { return t && strchr("oepxasi", t) != NULL; }
 
 int fy_frame_feed(fy_frame_rx_t *rx, const char *p, size_t n, fy_frame_raw_fn raw, fy_frame_fn frame, void *ctx,
                   const char **why) {
-  if (rx->len + n > rx->cap) {
-    size_t nc = rx->cap ? rx->cap : 65536;
-    while (nc < rx->len + n) nc *= 2;
-    unsigned char *b = realloc(rx->buf, nc);
-    if (!b) {
-      *why = "out of memory";
-      return -1;
-    }
-    rx->buf = b;
-    rx->cap = nc;
+  fy_buf_t *b = &rx->b;
+  if (fy_buf_put(b, p, n) != 0) {
+    *why = "out of memory";
+    return -1;
   }
-  memcpy(rx->buf + rx->len, p, n);
-  rx->len += n;
+  const unsigned char *buf = (const unsigned char *)b->p;
   size_t off = 0;
   int rc = 0;
   if (!rx->synced) {
-    unsigned char *m = memmem(rx->buf, rx->len, FY_FRAME_MAGIC, FY_FRAME_MAGIC_LEN);
+    const unsigned char *m = memmem(buf, b->len, FY_FRAME_MAGIC, FY_FRAME_MAGIC_LEN);
     if (m) {
-      if (m > rx->buf) raw(ctx, (const char *)rx->buf, (size_t)(m - rx->buf));
-      off = (size_t)(m - rx->buf) + FY_FRAME_MAGIC_LEN;
+      if (m > buf) raw(ctx, (const char *)buf, (size_t)(m - buf));
+      off = (size_t)(m - buf) + FY_FRAME_MAGIC_LEN;
       rx->synced = 1;
     } else {
       /* (the end may be the start of a magic split across chunks) */
-      size_t keep = rx->len < FY_FRAME_MAGIC_LEN - 1 ? rx->len : FY_FRAME_MAGIC_LEN - 1;
-      if (rx->len > keep) raw(ctx, (const char *)rx->buf, rx->len - keep);
-      off = rx->len - keep;
+      size_t keep = b->len < FY_FRAME_MAGIC_LEN - 1 ? b->len : FY_FRAME_MAGIC_LEN - 1;
+      if (b->len > keep) raw(ctx, (const char *)buf, b->len - keep);
+      off = b->len - keep;
     }
   }
-  while (rx->synced && rx->len - off >= FY_FRAME_HDR) {
-    const unsigned char *h = rx->buf + off;
+  while (rx->synced && b->len - off >= FY_FRAME_HDR) {
+    const unsigned char *h = buf + off;
     uint32_t len = get32(h + 5);
     if (!known(h[0]) || len > FY_FRAME_MAX) {
       *why = "not a frame of this mpiexec's proxy (a different version on that host?)";
       rc = -1;
       break;
     }
-    if (rx->len - off < FY_FRAME_HDR + (size_t)len) break;
+    if (b->len - off < FY_FRAME_HDR + (size_t)len) break;
     if (frame(ctx, h[0], (int)get32(h + 1), (const char *)h + FY_FRAME_HDR, len) != 0) {
       *why = "a frame for a rank this proxy does not run";
       rc = -1;
@@ -93,20 +86,15 @@ int fy_frame_feed(fy_frame_rx_t *rx, const char *p, size_t n, fy_frame_raw_fn ra
     }
     off += FY_FRAME_HDR + (size_t)len;
   }
-  memmove(rx->buf, rx->buf + off, rx->len - off);
-  rx->len -= off;
+  fy_buf_drop(b, off);
   return rc;
 }
 
 int fy_frame_end(fy_frame_rx_t *rx, fy_frame_raw_fn raw, void *ctx) {
-  int cut = rx->synced && rx->len > 0;
-  if (!rx->synced && rx->len) raw(ctx, (const char *)rx->buf, rx->len);
-  rx->len = 0;
+  int cut = rx->synced && rx->b.len > 0;
+  if (!rx->synced && rx->b.len) raw(ctx, rx->b.p, rx->b.len);
+  rx->b.len = 0;
   return cut;
 }
 
-void fy_frame_rx_free(fy_frame_rx_t *rx) {
-  free(rx->buf);
-  rx->buf = NULL;
-  rx->len = rx->cap = 0;
-}
+void fy_frame_rx_free(fy_frame_rx_t *rx) { fy_buf_free(&rx->b); }

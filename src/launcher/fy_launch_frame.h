@@ -34,6 +34,7 @@
 #define FY_LAUNCH_FRAME_H
 #include <stddef.h>
 #include <stdint.h>
+#include "launcher/fy_launch_io.h"
 
 #define FY_FRAME_MAGIC "\0fy-proxy-2\n"
 #define FY_FRAME_MAGIC_LEN 12
@@ -47,8 +48,7 @@ enum {
 
 typedef struct fy_frame_rx {
   int synced;      /* the magic was seen */
-  unsigned char *buf;
-  size_t len, cap;
+  fy_buf_t b;      /* what is not handed on yet */
 } fy_frame_rx_t;
 
 typedef void (*fy_frame_raw_fn)(void *ctx, const char *p, size_t n);

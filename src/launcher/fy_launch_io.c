@@ -57,96 +57,78 @@ static void write_line(fy_outbuf_t *b, const char *s, size_t n, int add_nl) {
   }
 }
 
-static int reserve(fy_outbuf_t *b, size_t need) {
-  if (need <= b->cap) return 0;
-  size_t nc = b->cap ? b->cap : 256;
-  while (nc < need) nc *= 2;
-  char *nb = realloc(b->buf, nc);
-  if (!nb) return -1;
-  b->buf = nb;
-  b->cap = nc;
+int fy_buf_put(fy_buf_t *b, const void *p, size_t n) {
+  if (!n) return 0;
+  if (b->len + n > b->cap) {
+    size_t nc = b->cap ? b->cap : 256;
+    while (nc < b->len + n) nc *= 2;
+    char *q = realloc(b->p, nc);
+    if (!q) {
+      b->oom = 1;
+      return -1;
+    }
+    b->p = q;
+    b->cap = nc;
+  }
+  memcpy(b->p + b->len, p, n);
+  b->len += n;
   return 0;
+}
+
+void fy_buf_drop(fy_buf_t *b, size_t n) {
+  if (n > b->len) n = b->len;
+  memmove(b->p, b->p + n, b->len - n);
+  b->len -= n;
+}
+
+void fy_buf_free(fy_buf_t *b) {
+  free(b->p);
+  memset(b, 0, sizeof *b);
 }
 
 /* The complete lines of a chunk, prefixed, go out in one write: mpiexec
  * is the only writer of its stdout, so whole lines in each write keep the
  * ranks' lines apart, and a line per system call made prefixed output
- * cost a write per line (4 million lines: 3.5 s of system time). */
-typedef struct obuf {
-  char *p;
-  size_t len, cap;
-  int oom;
-} obuf_t;
-
-static void oput(obuf_t *o, const char *s, size_t n) {
-  if (o->oom || !n) return;
-  if (o->len + n > o->cap) {
-    size_t nc = o->cap ? o->cap : 4096;
-    while (nc < o->len + n) nc *= 2;
-    char *q = realloc(o->p, nc);
-    if (!q) {
-      o->oom = 1;
-      return;
-    }
-    o->p = q;
-    o->cap = nc;
-  }
-  memcpy(o->p + o->len, s, n);
-  o->len += n;
-}
-
-/* Writes the batch (all of it, a short write finished piece by piece);
- * out of memory, nothing of it. */
-static void oflush(fy_outbuf_t *b, obuf_t *o) {
-  if (o->len && !o->oom) fy_write_all(b->dst, o->p, o->len);
-  free(o->p);
-}
-
+ * cost a write per line (4 million lines: 3.5 s of system time). Out of
+ * memory, the batch is not written. */
 void fy_outbuf_feed(fy_outbuf_t *b, const char *data, size_t n) {
   if (!b->prefix[0]) {
     fy_write_all(b->dst, data, n);
     return;
   }
-  obuf_t o = {0};
+  fy_buf_t o = {0};
   size_t plen = strlen(b->prefix);
   while (n > 0) {
     const char *nl = memchr(data, '\n', n);
     if (nl) {
       size_t l = (size_t)(nl - data) + 1;
-      oput(&o, b->prefix, plen);
-      if (b->len) { /* (the buffered start of this line) */
-        oput(&o, b->buf, b->len);
-        b->len = 0;
-      }
-      oput(&o, data, l);
+      fy_buf_put(&o, b->prefix, plen);
+      fy_buf_put(&o, b->line.p, b->line.len); /* (the buffered start of this line) */
+      b->line.len = 0;
+      fy_buf_put(&o, data, l);
       data += l;
       n -= l;
       continue;
     }
-    if (b->len + n > FY_OUTBUF_MAX) {
+    if (b->line.len + n > FY_OUTBUF_MAX) {
       /* Too long without a newline: write what we have as a piece. */
-      oflush(b, &o);
-      if (b->len) write_line(b, b->buf, b->len, 0);
-      b->len = 0;
+      if (o.len && !o.oom) fy_write_all(b->dst, o.p, o.len);
+      o.len = 0;
+      if (b->line.len) write_line(b, b->line.p, b->line.len, 0);
+      b->line.len = 0;
       write_line(b, data, n, 0);
-      return;
+      break;
     }
-    if (reserve(b, b->len + n) == 0) {
-      memcpy(b->buf + b->len, data, n);
-      b->len += n;
-    }
+    fy_buf_put(&b->line, data, n);
     break;
   }
-  oflush(b, &o);
+  if (o.len && !o.oom) fy_write_all(b->dst, o.p, o.len);
+  fy_buf_free(&o);
 }
 
 void fy_outbuf_flush(fy_outbuf_t *b) {
-  if (b->len) write_line(b, b->buf, b->len, 1);
-  b->len = 0;
+  if (b->line.len) write_line(b, b->line.p, b->line.len, 1);
+  b->line.len = 0;
 }
 
-void fy_outbuf_free(fy_outbuf_t *b) {
-  free(b->buf);
-  b->buf = NULL;
-  b->len = b->cap = 0;
-}
+void fy_outbuf_free(fy_outbuf_t *b) { fy_buf_free(&b->line); }

@@ -23,34 +23,19 @@
 
 /* ---- encoding: NUL-separated strings, as hex ------------------------------ */
 
-typedef struct sbuf { char *p; size_t len, cap; int oom; } sbuf_t;
-
-static void put_str(sbuf_t *b, const char *s) {
-  size_t l = strlen(s ? s : "") + 1;
-  if (b->oom) return;
-  if (b->len + l > b->cap) {
-    size_t nc = b->cap ? b->cap : 1024;
-    while (nc < b->len + l) nc *= 2;
-    char *n = realloc(b->p, nc);
-    if (!n) {
-      b->oom = 1;
-      return;
-    }
-    b->p = n;
-    b->cap = nc;
-  }
-  memcpy(b->p + b->len, s ? s : "", l);
-  b->len += l;
+static void put_str(fy_buf_t *b, const char *s) {
+  s = s ? s : "";
+  fy_buf_put(b, s, strlen(s) + 1); /* (out of memory: b->oom, and no spec) */
 }
 
-static void put_int(sbuf_t *b, long v) {
+static void put_int(fy_buf_t *b, long v) {
   char num[32];
   snprintf(num, sizeof num, "%ld", v);
   put_str(b, num);
 }
 
 char *fy_proxy_encode(const fy_proxy_spec_t *s) {
-  sbuf_t b = {0};
+  fy_buf_t b = {0};
   put_str(&b, SPEC_TAG);
   put_str(&b, s->pmi_port);
   put_str(&b, s->kvsname);
@@ -87,7 +72,7 @@ char *fy_proxy_encode(const fy_proxy_spec_t *s) {
     }
     hex[2 * b.len] = '\0';
   }
-  free(b.p);
+  fy_buf_free(&b);
   return hex;
 }
 
@@ -167,8 +152,7 @@ typedef struct prank {
   int done;
   int in;       /* the stdin rank: write end of its stdin, -1 closed */
   int in_eof;   /* mpiexec's stdin ended: close in once inq is out */
-  char *inq;    /* stdin bytes not yet written (at most mpiexec's window) */
-  size_t inlen;
+  fy_buf_t inq; /* stdin bytes not yet written (at most mpiexec's window) */
 } prank_t;
 
 static struct {
@@ -199,7 +183,7 @@ static void ended(prank_t *r, int status) {
   px.ndone++;
   if (r->in >= 0) close(r->in);
   r->in = -1;
-  r->inlen = 0;
+  r->inq.len = 0;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) px.failed = 1;
 }
 
@@ -211,8 +195,8 @@ static void ack(prank_t *r, size_t n) {
  * take any more (it closed its stdin) are dropped, and acknowledged so
  * that mpiexec's window moves on. */
 static void feed_stdin(prank_t *r) {
-  while (r->in >= 0 && r->inlen > 0) {
-    ssize_t n = write(r->in, r->inq, r->inlen);
+  while (r->in >= 0 && r->inq.len > 0) {
+    ssize_t n = write(r->in, r->inq.p, r->inq.len);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;
     if (n < 0) {
@@ -220,14 +204,13 @@ static void feed_stdin(prank_t *r) {
       r->in = -1;
       break;
     }
-    memmove(r->inq, r->inq + n, r->inlen - (size_t)n);
-    r->inlen -= (size_t)n;
+    fy_buf_drop(&r->inq, (size_t)n);
     ack(r, (size_t)n);
   }
   if (r->in < 0) {
-    ack(r, r->inlen);
-    r->inlen = 0;
-  } else if (r->in_eof && r->inlen == 0) {
+    ack(r, r->inq.len);
+    r->inq.len = 0;
+  } else if (r->in_eof && r->inq.len == 0) {
     close(r->in);
     r->in = -1;
   }
@@ -351,14 +334,7 @@ static int on_ctl(void *ctx, int type, int rank, const char *p, size_t n) {
       return 0;
     }
     if (!n) r->in_eof = 1;
-    char *q = n ? realloc(r->inq, r->inlen + n) : r->inq;
-    if (n && !q) {
-      ack(r, n);
-      return 0;
-    }
-    if (n) memcpy(q + r->inlen, p, n);
-    r->inq = q;
-    r->inlen += n;
+    if (fy_buf_put(&r->inq, p, n) != 0) ack(r, n); /* (out of memory: dropped) */
     feed_stdin(r);
     return 0;
   }
@@ -494,7 +470,7 @@ static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
         p[n] = (struct pollfd){px.r[i].err, POLLIN, 0};
         who[n++] = &px.r[i];
       }
-      if (px.r[i].in >= 0 && px.r[i].inlen > 0) {
+      if (px.r[i].in >= 0 && px.r[i].inq.len > 0) {
         p[n] = (struct pollfd){px.r[i].in, POLLOUT, 0};
         who[n++] = &px.r[i];
       }
@@ -553,7 +529,7 @@ static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
     if (px.r[i].out >= 0) close(px.r[i].out);
     if (px.r[i].err >= 0) close(px.r[i].err);
     if (px.r[i].in >= 0) close(px.r[i].in);
-    free(px.r[i].inq);
+    fy_buf_free(&px.r[i].inq);
   }
   fy_frame_rx_free(&ctl);
   if (px.failed) fy_launch_cleanup_shm(s->kvsname); /* mpiexec cleans only its own host */

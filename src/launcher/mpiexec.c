@@ -60,8 +60,7 @@ typedef struct proxy {
   int reaped;
   int out_fd, err_fd;  /* frames; the launcher's own messages (-1 at EOF) */
   int ctl_fd;          /* its stdin: frames to it; EOF ends its ranks */
-  unsigned char *q;    /* frames not yet written to ctl_fd */
-  size_t qlen, qcap;
+  fy_buf_t q;          /* frames not yet written to ctl_fd */
   int broken;          /* its stream was garbled: the rest is ignored */
   fy_frame_rx_t rx;
   fy_outbuf_t raw_out, raw_err; /* what the launcher or login prints itself */
@@ -141,37 +140,26 @@ static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NON
  * for POLLOUT (a stuck ssh must not stop mpiexec). A channel that fails
  * drops its queue: that proxy is gone. */
 static void ctl_flush(proxy_t *x) {
-  while (x->qlen && x->ctl_fd >= 0) {
-    ssize_t n = write(x->ctl_fd, x->q, x->qlen);
+  while (x->q.len && x->ctl_fd >= 0) {
+    ssize_t n = write(x->ctl_fd, x->q.p, x->q.len);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;
     if (n < 0) {
-      x->qlen = 0;
+      x->q.len = 0;
       return;
     }
-    memmove(x->q, x->q + n, x->qlen - (size_t)n);
-    x->qlen -= (size_t)n;
+    fy_buf_drop(&x->q, (size_t)n);
   }
 }
 
 /* Queues one frame (type < 0: the bytes p alone) for host h's proxy. */
 static void ctl_send(proxy_t *x, int type, int rank, const void *p, size_t n) {
-  size_t need = x->qlen + n + (type >= 0 ? FY_FRAME_HDR : 0);
+  unsigned char h[FY_FRAME_HDR];
+  size_t at = x->q.len;
   if (x->ctl_fd < 0) return;
-  if (need > x->qcap) {
-    size_t nc = x->qcap ? x->qcap : 4096;
-    while (nc < need) nc *= 2;
-    unsigned char *q = realloc(x->q, nc);
-    if (!q) return; /* (a signal or stdin chunk lost: out of memory) */
-    x->q = q;
-    x->qcap = nc;
-  }
-  if (type >= 0) {
-    fy_frame_hdr(x->q + x->qlen, type, rank, n);
-    x->qlen += FY_FRAME_HDR;
-  }
-  if (n) memcpy(x->q + x->qlen, p, n);
-  x->qlen += n;
+  if (type >= 0) fy_frame_hdr(h, type, rank, n);
+  if ((type >= 0 && fy_buf_put(&x->q, h, sizeof h) != 0) || fy_buf_put(&x->q, p, n) != 0)
+    x->q.len = at; /* (a signal or stdin chunk lost: out of memory; no half frame) */
   ctl_flush(x);
 }
 
@@ -1191,7 +1179,7 @@ static void loop(void) {
     }
     for (int h = 0; h < job.hosts.n; h++) {
       proxy_t *x = &job.px[h];
-      int fds[3] = {x->out_fd, x->err_fd, x->qlen ? x->ctl_fd : -1};
+      int fds[3] = {x->out_fd, x->err_fd, x->q.len ? x->ctl_fd : -1};
       for (int k = 0; k < 3; k++)
         if (fds[k] >= 0) {
           who[n] = 3 * job.np + 3 * h + k;
@@ -1458,7 +1446,7 @@ int main(int argc, char **argv) {
     fy_outbuf_free(&x->raw_out);
     fy_outbuf_free(&x->raw_err);
     fy_frame_rx_free(&x->rx);
-    free(x->q);
+    fy_buf_free(&x->q);
   }
   free(job.px);
   free(job.node_px);
