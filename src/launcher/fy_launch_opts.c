@@ -1,6 +1,7 @@
 /* mpiexec command line: see fy_launch_opts.h. */
 #include "launcher/fy_launch_opts.h"
 #include "launcher/fy_launch_place.h"
+#include "launcher/fy_launch_slurm.h"
 #include "fy_build_config.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -80,6 +81,16 @@ static int add_env(fy_launch_env_t **env, int *nenv, const char *name, const cha
   n[*nenv].owned = 0;
   (*nenv)++;
   return 0;
+}
+
+const char *fy_launcher_cmd(const char *kind) {
+  /* (ssh: no X11; BatchMode: fail instead of asking for a password nobody
+   * sees. slurm: srun -w host, within a Slurm job) */
+  static const char *const k[][2] = {
+      {"ssh", "ssh -x -o BatchMode=yes"}, {"rsh", "rsh"}, {"slurm", FY_SLURM_LAUNCHER}, {"fork", ""}};
+  for (size_t i = 0; kind && i < sizeof k / sizeof k[0]; i++)
+    if (!strcmp(kind, k[i][0])) return k[i][1];
+  return NULL;
 }
 
 /* A variable whose name is the first len bytes of name (copied, owned by
@@ -419,7 +430,7 @@ int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, 
           }
           o->hostfile = v;
         } else if (!strcmp(b, "launcher") || !strcmp(b, "bootstrap")) { /* (-bootstrap: Hydra's old name) */
-          if (strcmp(v, "ssh") && strcmp(v, "rsh") && strcmp(v, "slurm") && strcmp(v, "fork")) {
+          if (!fy_launcher_cmd(v)) {
             fprintf(err, "mpiexec: %s %s: not ssh, rsh, slurm or fork\n", a, v);
             goto fail;
           }

@@ -83,6 +83,10 @@ typedef struct fy_launch_opts {
   char *cf_text;          /* the file's words (what apps[].argv point into) */
 } fy_launch_opts_t;
 
+/* The command a -launcher kind stands for (the host and mpiexec's words
+ * follow it): "" for fork (none), NULL for a kind that is not ssh, rsh,
+ * slurm or fork. */
+const char *fy_launcher_cmd(const char *kind);
 int fy_launch_opts_parse(fy_launch_opts_t *o, int argc, char **argv, FILE *out, FILE *err);
 void fy_launch_opts_free(fy_launch_opts_t *o);
 /* The index of rank's application (0 .. napps-1). */

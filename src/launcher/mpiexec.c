@@ -229,7 +229,7 @@ static const char *binding(const fy_launch_opts_t *o) {
 
 static struct {
   char **words; /* the launcher command before the host (NULL: fork) */
-  int nwords, ssh;
+  int nwords;
   char self[4096];
   char cwd[4096];
 } lch;
@@ -268,16 +268,12 @@ static int setup_launcher(const fy_launch_opts_t *o) {
     else kind = fy_config.launcher;
   }
   if (exec) return split_words(exec);
-  if (!strcmp(kind, "fork")) return 0;
-  if (!strcmp(kind, "slurm")) return split_words(FY_SLURM_LAUNCHER); /* (srun -w host: within a Slurm job) */
-  if (!strcmp(kind, "rsh")) return split_words("rsh");
-  if (strcmp(kind, "ssh")) {
+  const char *cmd = fy_launcher_cmd(kind);
+  if (!cmd) {
     fprintf(stderr, "mpiexec: FERRY_LAUNCHER=%s is not ssh, rsh, slurm or fork\n", kind);
     return -1;
   }
-  lch.ssh = 1;
-  /* -x: no X11; BatchMode: fail instead of asking for a password nobody sees. */
-  return split_words("ssh -x -o BatchMode=yes");
+  return *cmd ? split_words(cmd) : 0; /* (fork: no command) */
 }
 
 /* ssh hands its words to the remote shell, and -launcher-exec commands are
