@@ -4,6 +4,10 @@
 #include "launcher/fy_launch_frame.h"
 #include "launcher/fy_launch_io.h"
 #include <dirent.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -539,4 +543,103 @@ static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
   close(devnull);
   close(sfd);
   return 0;
+}
+
+/* ---- connecting back (one launcher step for many hosts) -------------------- */
+
+/* One line from fd, byte by byte (what follows it is the frames' stream,
+ * which must stay unread): its length, or -1 at EOF, an error or a line
+ * too long for cap. */
+static ssize_t read_line(int fd, char *buf, size_t cap) {
+  size_t n = 0;
+  while (n < cap - 1) {
+    ssize_t r = read(fd, buf + n, 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    if (buf[n] == '\n') {
+      buf[n] = '\0';
+      return (ssize_t)n;
+    }
+    n++;
+  }
+  return -1;
+}
+
+static int read_full(int fd, char *buf, size_t len) {
+  for (size_t got = 0; got < len;) {
+    ssize_t r = read(fd, buf + got, len - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    got += (size_t)r;
+  }
+  return 0;
+}
+
+int fy_proxy_connect_main(const char *addr, const char *cookie) {
+  char host[256], node[256], line[512];
+  const char *colon = strrchr(addr, ':');
+  int fd = -1, err = 0, rc = 127;
+  char *spec = NULL;
+  if (gethostname(node, sizeof node - 1) != 0) snprintf(node, sizeof node, "localhost");
+  node[sizeof node - 1] = '\0';
+  if (getenv("SLURMD_NODENAME") && *getenv("SLURMD_NODENAME")) snprintf(node, sizeof node, "%s", getenv("SLURMD_NODENAME"));
+  if (!colon || colon == addr || (size_t)(colon - addr) >= sizeof host || !colon[1]) {
+    fprintf(stderr, "mpiexec --fy-proxy-connect: \"%s\" is not host:port\n", addr);
+    return 127;
+  }
+  memcpy(host, addr, (size_t)(colon - addr));
+  host[colon - addr] = '\0';
+  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res;
+  int e = getaddrinfo(host, colon + 1, &hints, &res);
+  if (e) {
+    fprintf(stderr, "mpiexec: the proxy on host %s cannot resolve mpiexec's address %s: %s\n", node, host,
+            gai_strerror(e));
+    return 127;
+  }
+  for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) {
+      err = errno;
+      continue;
+    }
+    int r;
+    do r = connect(fd, ai->ai_addr, ai->ai_addrlen); while (r < 0 && errno == EINTR);
+    if (r != 0) {
+      err = errno;
+      close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(res);
+  if (fd < 0) {
+    fprintf(stderr, "mpiexec: the proxy on host %s cannot connect to mpiexec at %s: %s\n", node, addr, strerror(err));
+    return 127;
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  int n = snprintf(line, sizeof line, "cmd=fy-proxy cookie=%s node=%s\n", cookie, node);
+  long len = -1;
+  char *lp;
+  if (n <= 0 || (size_t)n >= sizeof line || fy_write_all(fd, line, (size_t)n) != 0 || read_line(fd, line, sizeof line) < 0)
+    goto lost;
+  if (!strncmp(line, "cmd=fy-proxy-refused reason=", 28)) {
+    fprintf(stderr, "mpiexec: mpiexec refused the proxy on host %s: %s\n", node, line + 28);
+    goto out;
+  }
+  if (strncmp(line, "cmd=fy-proxy-spec len=", 22) || (len = strtol(line + 22, &lp, 10)) <= 0 || *lp ||
+      len > (64l << 20) || !(spec = malloc((size_t)len + 1)) || read_full(fd, spec, (size_t)len) != 0)
+    goto lost;
+  spec[len] = '\0';
+  /* The connection becomes the proxy's stdin and stdout. */
+  if (dup2(fd, 0) < 0 || dup2(fd, 1) < 0) goto lost;
+  close(fd);
+  fd = -1;
+  rc = fy_proxy_main(spec);
+  goto out;
+lost:
+  fprintf(stderr, "mpiexec: the proxy on host %s lost its connection to mpiexec at %s before its start\n", node, addr);
+out:
+  if (fd >= 0) close(fd);
+  free(spec);
+  return rc;
 }

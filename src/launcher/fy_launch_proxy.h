@@ -24,7 +24,18 @@
  *   fails it removes the job's /dev/shm/fy-<kvsname>-* on its host (mpiexec
  *   does that only on its own). It returns 0 once every rank's end is
  *   reported; messages of its own (a program that cannot be executed) go
- *   to its stderr. */
+ *   to its stderr.
+ * - fy_proxy_connect_main(addr, cookie): the proxy of a launcher that runs
+ *   many hosts' proxies in one step and merges their output (one srun for
+ *   a Slurm job's nodes, fy_launch_slurm.h): it connects to mpiexec at
+ *   addr ("host:port", its PMI listener), says
+ *   "cmd=fy-proxy cookie=COOKIE node=NAME" (NAME: SLURMD_NODENAME, else
+ *   the host name), reads "cmd=fy-proxy-spec len=N" and the N bytes of
+ *   its host's spec word, then runs fy_proxy_main on it with the
+ *   connection as both its stdin and its stdout: the same frames, over a
+ *   socket of its own instead of the launcher's pipes. 127 with a message
+ *   when it cannot connect or mpiexec refuses it ("cmd=fy-proxy-refused
+ *   reason=..."). */
 #ifndef FY_LAUNCH_PROXY_H
 #define FY_LAUNCH_PROXY_H
 
@@ -53,4 +64,5 @@ typedef struct fy_proxy_spec {
 
 char *fy_proxy_encode(const fy_proxy_spec_t *s);
 int fy_proxy_main(const char *word);
+int fy_proxy_connect_main(const char *addr, const char *cookie);
 #endif

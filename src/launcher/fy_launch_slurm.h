@@ -16,12 +16,22 @@
  *   of the allocation ("CMD host command...", as -launcher-exec): an srun
  *   step of one task on that node, sharing the allocation's CPUs with the
  *   others (--overlap), with no PMI of Slurm's (the rank speaks to
- *   mpiexec's) and no binding of Slurm's (mpiexec's applies). */
+ *   mpiexec's) and no binding of Slurm's (mpiexec's applies).
+ * - FY_SLURM_GROUP_LAUNCHER: what mpiexec runs instead when that launcher
+ *   is chosen (by default in a job, or -launcher slurm): one step for all
+ *   the remote nodes, a task on each (mpiexec adds --nodes, --ntasks and
+ *   --nodelist), as Hydra makes; srun merges its tasks' output, so each
+ *   task, a proxy, connects back to mpiexec (fy_proxy_connect_main). No
+ *   stdin of srun's (mpiexec's goes to rank 0 over the connection), and a
+ *   proxy that fails to start ends the step (--kill-on-bad-exit), so that
+ *   the job ends instead of waiting for its ranks. */
 #ifndef FY_LAUNCH_SLURM_H
 #define FY_LAUNCH_SLURM_H
 #include <stdio.h>
 
 #define FY_SLURM_LAUNCHER "srun --nodes=1 --ntasks=1 --mpi=none --overlap --cpu-bind=none --quiet -w"
+#define FY_SLURM_GROUP_LAUNCHER \
+  "srun --ntasks-per-node=1 --mpi=none --overlap --cpu-bind=none --quiet --input=none --kill-on-bad-exit=1"
 
 int fy_slurm_hosts(char **list, FILE *err);
 int fy_slurm_counts(const char *spec, int *out, int n);

@@ -52,14 +52,21 @@ typedef struct rank {
   int out_dst, err_dst; /* where its stdout and stderr go (1, 2, or a file) */
 } rank_t;
 
-/* One launcher per remote host with ranks: it runs "mpiexec --fy-proxy"
- * there, which starts the host's ranks and multiplexes their output, pids
- * and ends onto its stdout (fy_launch_frame.h). */
+/* One proxy per remote host with ranks: "mpiexec --fy-proxy" there, which
+ * starts the host's ranks and multiplexes their output, pids and ends
+ * onto its stdout (fy_launch_frame.h). Each has a launcher of its own
+ * (ssh, a wrapper), or, with srun, one launcher step runs every host's
+ * proxy: then the proxies connect back (fy_proxy_connect_main) and their
+ * frames come over a socket each, while the step's own output goes to
+ * one more entry past the hosts (job.group), which has no ranks. */
 typedef struct proxy {
   pid_t pid;           /* the launcher's (ssh, srun, a wrapper or the proxy) */
   int reaped;
   int out_fd, err_fd;  /* frames; the launcher's own messages (-1 at EOF) */
   int ctl_fd;          /* its stdin: frames to it; EOF ends its ranks */
+  int waiting;         /* connecting back: not connected yet (frames queue) */
+  int sock;            /* out_fd and ctl_fd are one connection (dup'ed) */
+  char *spec;          /* connecting back: its spec word, sent at connection */
   fy_buf_t q;          /* frames not yet written to ctl_fd */
   int broken;          /* its stream was garbled: the rest is ignored */
   fy_frame_rx_t rx;
@@ -75,7 +82,10 @@ static const int fwd_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIG
 static struct {
   int np;
   rank_t *r;
-  proxy_t *px;         /* per host index; pid 0 where no launcher runs */
+  proxy_t *px;         /* per host index; pid 0 where no launcher runs;
+                        * [hosts.n]: the one launcher step of all (group) */
+  int group;           /* the proxies connect back, started by one step */
+  char cookie[40];     /* ... and say this, so that no one else takes their place */
   int *node_px;        /* per node id: its first host entry, whose launcher runs its ranks */
   int npx_alive;
   double px_deadline;  /* every rank ended: launchers still running go then */
@@ -134,6 +144,18 @@ static double now(void) {
 
 static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
+/* The proxy entries: a host's each, and the group's launcher step. */
+static int npx(void) { return job.hosts.n + (job.group ? 1 : 0); }
+
+/* Closes x's control channel, which the proxy sees end (a connection
+ * whose other half stays open for its frames ends by shutdown). */
+static void ctl_close(proxy_t *x) {
+  if (x->ctl_fd < 0) return;
+  if (x->sock) shutdown(x->ctl_fd, SHUT_WR);
+  close(x->ctl_fd);
+  x->ctl_fd = -1;
+}
+
 /* ---- teardown ------------------------------------------------------------ */
 
 /* What host h's control channel takes now of its queue; the rest waits
@@ -156,7 +178,7 @@ static void ctl_flush(proxy_t *x) {
 static void ctl_send(proxy_t *x, int type, int rank, const void *p, size_t n) {
   unsigned char h[FY_FRAME_HDR];
   size_t at = x->q.len;
-  if (x->ctl_fd < 0) return;
+  if (x->ctl_fd < 0 && !x->waiting) return;
   if (type >= 0) fy_frame_hdr(h, type, rank, n);
   if ((type >= 0 && fy_buf_put(&x->q, h, sizeof h) != 0) || fy_buf_put(&x->q, p, n) != 0)
     x->q.len = at; /* (a signal or stdin chunk lost: out of memory; no half frame) */
@@ -171,7 +193,7 @@ static void signal_job(int sig) {
   if (job.pgid > 0) kill(-job.pgid, sig);
   for (int i = 0; i < job.np; i++)
     if (!job.r[i].remote && job.r[i].pid > 0 && !job.r[i].reaped) kill(job.r[i].pid, sig);
-  for (int h = 0; job.px && h < job.hosts.n; h++) {
+  for (int h = 0; job.px && h < npx(); h++) {
     proxy_t *x = &job.px[h];
     if (!x->pid || x->reaped) continue;
     if (sig == SIGKILL) {
@@ -230,6 +252,7 @@ static const char *binding(const fy_launch_opts_t *o) {
 static struct {
   char **words; /* the launcher command before the host (NULL: fork) */
   int nwords;
+  int group;    /* words start one step for all hosts (srun), not one per host */
   char self[4096];
   char cwd[4096];
 } lch;
@@ -267,6 +290,9 @@ static int setup_launcher(const fy_launch_opts_t *o) {
     else if (job.slurm && !getenv("FERRY_LAUNCHER")) exec = FY_SLURM_LAUNCHER; /* (ssh may be barred there) */
     else kind = fy_config.launcher;
   }
+  /* srun: one step for every host's proxy, which connect back */
+  lch.group = exec ? !strcmp(exec, FY_SLURM_LAUNCHER) : !strcmp(kind, "slurm");
+  if (lch.group) return split_words(FY_SLURM_GROUP_LAUNCHER);
   if (exec) return split_words(exec);
   const char *cmd = fy_launcher_cmd(kind);
   if (!cmd) {
@@ -322,8 +348,8 @@ static const char *rank_env(const fy_launch_opts_t *o, const fy_launch_app_t *ap
  * per output frame: a table, not a walk of the host list. */
 static int proxy_of(int i) { return job.node_px[job.hosts.h[job.hosts.host_of[i]].node]; }
 
-/* argv of the launcher for remote host h (heap; free with free_argv). */
-static char **remote_argv(int h, const fy_launch_opts_t *o) {
+/* The spec word of remote host h's proxy (heap), or NULL with a message. */
+static char *host_spec(int h, const fy_launch_opts_t *o) {
   extern char **environ;
   const fy_host_t *host = &job.hosts.h[h];
   int ne = 0, nr = 0, nowned = 0, na = o->napps;
@@ -334,10 +360,9 @@ static char **remote_argv(int h, const fy_launch_opts_t *o) {
   fy_proxy_app_t *apps = calloc((size_t)na, sizeof *apps);
   const char **aenv = calloc((size_t)nowned + 1, sizeof *aenv);
   int *ints = calloc((size_t)job.np * 3 + 1, sizeof *ints);
-  char **argv = calloc((size_t)lch.nwords + 5, sizeof *argv);
   char *spec = NULL;
   int k = 0, no = 0, nae = 0;
-  if (!env || !owned || !apps || !aenv || !ints || !argv) goto fail;
+  if (!env || !owned || !apps || !aenv || !ints) goto fail;
   int inherit = 0; /* (the common variables only where a program takes them) */
   for (int a = 0; a < na; a++) inherit |= !o->apps[a].envnone;
   for (char **e = environ; inherit && *e; e++)
@@ -379,18 +404,34 @@ static char **remote_argv(int h, const fy_launch_opts_t *o) {
                         .nenv = k, .env = env, .napps = na, .apps = apps, .nranks = nr, .rank = ints,
                         .local_rank = ints + job.np, .app = ints + 2 * job.np};
   spec = fy_proxy_encode(&sp);
+fail:
+  if (!spec) fprintf(stderr, "mpiexec: out of memory for the remote start of the ranks on host %s\n", host->name);
+  for (int j = 0; owned && j < no; j++) free(owned[j]);
+  free(owned);
+  free(aenv);
+  free(apps);
+  free(ints);
+  free(env);
+  return spec;
+}
+
+/* argv of the launcher for remote host h (heap; free with free_argv). */
+static char **remote_argv(int h, const fy_launch_opts_t *o) {
+  const char *name = job.hosts.h[h].name;
+  char **argv = calloc((size_t)lch.nwords + 5, sizeof *argv);
+  char *spec = argv ? host_spec(h, o) : NULL;
   if (!spec) goto fail;
   /* (one word of a command line: Linux takes at most 128 KiB) */
   if (strlen(spec) > 120000) {
     fprintf(stderr, "mpiexec: the environment and arguments of the ranks on host %s are too large to start "
                     "them remotely (%zu bytes encoded); -genvnone with -genvlist forwards only the variables "
-                    "named\n", host->name, strlen(spec));
+                    "named\n", name, strlen(spec));
     goto fail;
   }
   int w = 0;
   if (lch.nwords) {
     for (int j = 0; j < lch.nwords; j++) argv[w++] = strdup(lch.words[j]);
-    argv[w++] = strdup(host->name);
+    argv[w++] = strdup(name);
   }
   argv[w++] = lch.nwords ? shell_quote(lch.self) : strdup(lch.self);
   argv[w++] = strdup("--fy-proxy");
@@ -398,21 +439,13 @@ static char **remote_argv(int h, const fy_launch_opts_t *o) {
   spec = NULL;
   for (int j = 0; j < w; j++)
     if (!argv[j]) goto fail;
-  goto out;
+  return argv;
 fail:
   if (argv)
     for (int j = 0; argv[j]; j++) free(argv[j]);
   free(argv);
-  argv = NULL;
-out:
-  for (int j = 0; owned && j < no; j++) free(owned[j]);
-  free(owned);
-  free(aenv);
-  free(apps);
-  free(ints);
-  free(env);
   free(spec);
-  return argv;
+  return NULL;
 }
 
 static void free_argv(char **argv) {
@@ -560,6 +593,99 @@ static int launch_host(int h, const fy_launch_opts_t *o) {
   return 0;
 }
 
+/* Does remote host h's launcher run ranks (h is their node's entry)? */
+static int runs_ranks(int h) {
+  for (int i = 0; i < job.np; i++)
+    if (job.r[i].remote && proxy_of(i) == h) return 1;
+  return 0;
+}
+
+/* Every remote host's proxy in one launcher step (srun on their nodes),
+ * each connecting back to the PMI listener for its spec (proxy_hello). */
+static int launch_group(const fy_launch_opts_t *o) {
+  proxy_t *g = &job.px[job.hosts.n];
+  int k = 0, w = 0, rc = -1, ep[2] = {-1, -1}, xp[2] = {-1, -1}, devnull = -1;
+  fy_buf_t nodes = {0};
+  char **argv = calloc((size_t)lch.nwords + 8, sizeof *argv);
+  unsigned char rnd[16];
+  if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+    fprintf(stderr, "mpiexec: no random bytes for the proxies' cookie: %s\n", strerror(errno));
+    goto out;
+  }
+  for (size_t j = 0; j < sizeof rnd; j++) snprintf(job.cookie + 2 * j, 3, "%02x", rnd[j]);
+  for (int h = 0; h < job.hosts.n; h++) {
+    proxy_t *x = &job.px[h];
+    if (!runs_ranks(h)) continue;
+    if (!(x->spec = host_spec(h, o))) goto out;
+    if (k++) fy_buf_put(&nodes, ",", 1);
+    if (fy_buf_put(&nodes, job.hosts.h[h].name, strlen(job.hosts.h[h].name) + 1) == 0)
+      nodes.len--; /* (kept NUL-terminated) */
+  }
+  if (!argv || nodes.oom) goto oom;
+  for (int j = 0; j < lch.nwords; j++) argv[w++] = strdup(lch.words[j]);
+  if (asprintf(&argv[w++], "--nodes=%d", k) < 0 || asprintf(&argv[w++], "--ntasks=%d", k) < 0 ||
+      asprintf(&argv[w++], "--nodelist=%s", nodes.p) < 0)
+    argv[w - 1] = NULL;
+  argv[w++] = strdup(lch.self);
+  argv[w++] = strdup("--fy-proxy-connect");
+  argv[w++] = strdup(job.pmi_port);
+  argv[w++] = strdup(job.cookie);
+  for (int j = 0; j < w; j++)
+    if (!argv[j]) goto oom;
+  if ((devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0 || pipe2(ep, O_CLOEXEC) < 0 || pipe2(xp, O_CLOEXEC) < 0) {
+    fprintf(stderr, "mpiexec: cannot create pipes for the launcher step: %s\n", strerror(errno));
+    goto out;
+  }
+  /* (its own output and the proxies' messages: one stream, mpiexec's stderr) */
+  pid_t pid = spawn(-1, o, devnull, -1, ep[1], ep[1], xp[1], argv);
+  close(ep[1]);
+  close(xp[1]);
+  ep[1] = xp[1] = -1;
+  g->err_fd = ep[0];
+  ep[0] = -1;
+  set_nonblock(g->err_fd);
+  fy_outbuf_init(&g->raw_out, 1, "");
+  fy_outbuf_init(&g->raw_err, 2, "");
+  if (pid < 0) {
+    fprintf(stderr, "mpiexec: cannot fork the launcher step: %s\n", strerror(errno));
+    goto out;
+  }
+  job.group = 1;
+  g->pid = pid;
+  job.npx_alive++;
+  for (int h = 0; h < job.hosts.n; h++) {
+    proxy_t *x = &job.px[h];
+    if (!x->spec) continue;
+    x->pid = pid;
+    x->waiting = 1;
+    job.npx_alive++;
+    fy_outbuf_init(&x->raw_out, 1, "");
+    fy_outbuf_init(&x->raw_err, 2, "");
+    ctl_send(x, -1, 0, FY_FRAME_MAGIC, FY_FRAME_MAGIC_LEN); /* (queued until it connects) */
+    for (int i = 0; i < job.np; i++) job.nalive += job.r[i].remote && proxy_of(i) == h;
+  }
+  int err = exec_error(xp[0]);
+  xp[0] = -1;
+  rc = 0;
+  if (err) {
+    fprintf(stderr, "mpiexec: cannot execute the launcher \"%s\": %s\n", lch.words[0], strerror(err));
+    rc = -2;
+  }
+  goto out;
+oom:
+  fprintf(stderr, "mpiexec: out of memory for the launcher step\n");
+out:
+  for (int j = 0; j < 2; j++) {
+    if (ep[j] >= 0) close(ep[j]);
+    if (xp[j] >= 0) close(xp[j]);
+  }
+  if (devnull >= 0) close(devnull);
+  for (int j = 0; argv && j < w; j++) free(argv[j]);
+  free(argv);
+  fy_buf_free(&nodes);
+  return rc;
+}
+
 static int launch(const fy_launch_opts_t *o, int prefix) {
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (devnull < 0) {
@@ -616,6 +742,7 @@ static int launch(const fy_launch_opts_t *o, int prefix) {
     }
   }
   close(devnull);
+  if (lch.group && job.hosts.any_remote) return launch_group(o);
   for (int i = 0; i < job.np; i++)
     if (job.r[i].remote && !job.px[proxy_of(i)].pid) {
       int rc = launch_host(proxy_of(i), o);
@@ -793,6 +920,49 @@ static void accept_all(void) {
 
 static void check_pmi(int i, int rc);
 
+/* A proxy of the launcher step connecting back ("cmd=fy-proxy cookie=C
+ * node=NAME", fy_proxy_connect_main): the entry of the host of that name
+ * takes the connection, and the first bytes it gets are its spec; the
+ * frames queued for it follow. Anything else is refused, with the reason
+ * told to it and printed here. */
+static void proxy_hello(int fd, const fy_pmi_msg_t *m) {
+  const char *cookie = fy_pmi_msg_get(m, "cookie"), *node = fy_pmi_msg_get(m, "node"), *why = NULL;
+  int h = -1;
+  if (!job.group || !cookie || strcmp(cookie, job.cookie)) why = "not a proxy of this job (wrong cookie)";
+  else if (!node) why = "no node name";
+  for (int k = 0; !why && k < job.hosts.n && h < 0; k++)
+    if (job.px[k].waiting && !strcmp(job.hosts.h[k].name, node)) h = k;
+  if (!why && h < 0) why = "no proxy of this job is expected on that node, or it is connected already";
+  proxy_t *x = h >= 0 ? &job.px[h] : NULL;
+  fy_buf_t q = {0};
+  char hdr[64];
+  if (!why) {
+    int n = snprintf(hdr, sizeof hdr, "cmd=fy-proxy-spec len=%zu\n", strlen(x->spec));
+    fy_buf_put(&q, hdr, (size_t)n);
+    fy_buf_put(&q, x->spec, strlen(x->spec));
+    fy_buf_put(&q, x->q.p, x->q.len);
+    if (q.oom || (x->out_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) why = "out of resources in mpiexec";
+  }
+  if (why) {
+    char line[160];
+    int n = snprintf(line, sizeof line, "cmd=fy-proxy-refused reason=%s\n", why);
+    ssize_t wr = write(fd, line, (size_t)n);
+    (void)wr;
+    fprintf(stderr, "mpiexec: refused a proxy's connection%s%s: %s\n", node ? " from node " : "", node ? node : "", why);
+    close(fd);
+    fy_buf_free(&q);
+    return;
+  }
+  fy_buf_free(&x->q);
+  x->q = q;
+  free(x->spec);
+  x->spec = NULL;
+  x->waiting = 0;
+  x->sock = 1;
+  x->ctl_fd = fd;
+  ctl_flush(x);
+}
+
 /* A new connection's first line must be "cmd=initack pmiid=N" for a remote
  * rank N without a connection yet; then the connection and the bytes read
  * so far go to the PMI server as rank N's. Returns 1 when the connection
@@ -813,8 +983,13 @@ static int identify(struct pend *pc) {
       fy_pmi_msg_t *m = malloc(sizeof *m);
       long id = -1;
       why = "first command is not initack with a pmiid";
-      if (m && fy_pmi_msg_parse(m, pc->buf, (size_t)(nl - pc->buf)) == 0 && fy_pmi_msg_get(m, "cmd") &&
-          !strcmp(fy_pmi_msg_get(m, "cmd"), "initack") && fy_pmi_msg_get_int(m, "pmiid", &id) == 0) {
+      const char *cmd = m && fy_pmi_msg_parse(m, pc->buf, (size_t)(nl - pc->buf)) == 0 ? fy_pmi_msg_get(m, "cmd") : NULL;
+      if (cmd && !strcmp(cmd, "fy-proxy")) {
+        proxy_hello(pc->fd, m);
+        free(m);
+        return 1;
+      }
+      if (cmd && !strcmp(cmd, "initack") && fy_pmi_msg_get_int(m, "pmiid", &id) == 0) {
         if (id < 0 || id >= job.np || !job.r[id].remote)
           why = "pmiid is not a remote rank of this job";
         else if (job.r[id].pmi_seen)
@@ -1000,6 +1175,8 @@ static int px_frame(void *ctx, int type, int i, const char *p, size_t n) {
   }
 }
 
+static void on_proxy_exit(int h, int status);
+
 /* What host h's proxy has sent: its ranks' output, pids and ends. */
 static void drain_proxy(int h) {
   proxy_t *x = &job.px[h];
@@ -1016,6 +1193,7 @@ static void drain_proxy(int h) {
   if (n < 0) {
     if (!x->broken) fy_frame_end(&x->rx, px_raw, x);
     fy_outbuf_flush(&x->raw_out);
+    if (x->sock && !x->reaped) on_proxy_exit(h, 0); /* (a connection's end is its proxy's) */
   }
 }
 
@@ -1023,11 +1201,16 @@ static void on_proxy_exit(int h, int status) {
   proxy_t *x = &job.px[h];
   x->reaped = 1;
   job.npx_alive--;
+  /* The step ended: what a proxy sent before its end may still be on its
+   * way over the network; the connection's end says it is all in. */
+  for (double until = now() + 5.0; x->sock && x->out_fd >= 0 && now() < until;) {
+    struct pollfd p = {x->out_fd, POLLIN, 0};
+    if (poll(&p, 1, 50) > 0) drain_proxy(h);
+  }
   drain_proxy(h);
   drain(&x->err_fd, &x->raw_err);
   fy_outbuf_flush(&x->raw_err);
-  if (x->ctl_fd >= 0) close(x->ctl_fd);
-  x->ctl_fd = -1;
+  ctl_close(x);
   /* Ranks it did not report: its connection or the proxy itself failed
    * (ssh's 255), or it was killed at the end of a teardown. */
   for (int i = 0; i < job.np; i++) {
@@ -1035,7 +1218,8 @@ static void on_proxy_exit(int h, int status) {
     if (!r->remote || r->reaped || proxy_of(i) != h) continue;
     r->lost = 1;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-      job_failed(1, "the launcher of host %s ended without reporting the end of %s", job.hosts.h[h].name, who(i));
+      job_failed(1, "the %s of host %s ended without reporting the end of %s", x->sock || x->waiting ? "proxy" : "launcher",
+                 job.hosts.h[h].name, who(i));
       status = 1 << 8;
     }
     on_exit_of(i, status);
@@ -1053,7 +1237,7 @@ static void reap(void) {
         pid = 0;
         break;
       }
-    for (int h = 0; pid && h < job.hosts.n; h++)
+    for (int h = 0; pid && h < npx(); h++)
       if (job.px[h].pid == pid && !job.px[h].reaped) on_proxy_exit(h, status);
   }
 }
@@ -1128,7 +1312,7 @@ static void stdin_to_proxy(void) {
 }
 
 static void loop(void) {
-  int cap = 3 + 3 * job.np + 3 * job.hosts.n;
+  int cap = 3 + 3 * job.np + 3 * npx();
   struct pollfd *p = calloc((size_t)cap, sizeof *p), *pp = NULL;
   /* 3*rank + 0 pmi / 1 out / 2 err; 3*np + 3*host + 0 frames / 1 launcher's stderr / 2 control */
   int *who = calloc((size_t)cap, sizeof *who);
@@ -1141,11 +1325,7 @@ static void loop(void) {
       /* Every rank ended: the launchers end with their proxies; one that
        * lingers (a connection that does not close) gets a few seconds. */
       job.px_deadline = now() + 5.0;
-      for (int h = 0; h < job.hosts.n; h++)
-        if (job.px[h].ctl_fd >= 0) {
-          close(job.px[h].ctl_fd);
-          job.px[h].ctl_fd = -1;
-        }
+      for (int h = 0; h < npx(); h++) ctl_close(&job.px[h]);
     }
     int n = 0;
     p[n++] = (struct pollfd){job.sfd, POLLIN, 0};
@@ -1173,7 +1353,7 @@ static void loop(void) {
           p[n++] = (struct pollfd){fds[k], POLLIN, 0};
         }
     }
-    for (int h = 0; h < job.hosts.n; h++) {
+    for (int h = 0; h < npx(); h++) {
       proxy_t *x = &job.px[h];
       int fds[3] = {x->out_fd, x->err_fd, x->q.len ? x->ctl_fd : -1};
       for (int k = 0; k < 3; k++)
@@ -1195,7 +1375,7 @@ static void loop(void) {
       int left = job.px_deadline > t ? (int)((job.px_deadline - t) * 1000) + 1 : 0;
       if (timeout < 0 || left < timeout) timeout = left;
       if (left == 0) { /* (they are reaped next) */
-        for (int h = 0; h < job.hosts.n; h++)
+        for (int h = 0; h < npx(); h++)
           if (job.px[h].pid && !job.px[h].reaped) kill(job.px[h].pid, SIGKILL);
         job.px_killed = 1;
       }
@@ -1283,6 +1463,7 @@ int main(int argc, char **argv) {
   for (int fd = 0; fd < 3; fd++)
     if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", fd ? O_WRONLY : O_RDONLY) < 0) return 1;
   if (argc == 3 && !strcmp(argv[1], "--fy-proxy")) return fy_proxy_main(argv[2]);
+  if (argc == 4 && !strcmp(argv[1], "--fy-proxy-connect")) return fy_proxy_connect_main(argv[2], argv[3]);
   fy_config_load();
   /* Three or four fds per rank: use the whole allowance. */
   struct rlimit rl, orig;
@@ -1360,7 +1541,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mpiexec: out of memory for %d ranks\n", job.np);
     return 1;
   }
-  for (int h = 0; h < job.hosts.n; h++) {
+  for (int h = 0; h <= job.hosts.n; h++) {
     job.px[h].out_fd = job.px[h].err_fd = job.px[h].ctl_fd = -1;
     job.node_px[h] = -1;
   }
@@ -1429,8 +1610,9 @@ int main(int argc, char **argv) {
     fy_outbuf_free(&r->out);
     fy_outbuf_free(&r->err);
   }
-  for (int h = 0; h < job.hosts.n; h++) {
+  for (int h = 0; h < npx(); h++) {
     proxy_t *x = &job.px[h];
+    free(x->spec);
     if (!x->pid) continue;
     drain_proxy(h);
     drain(&x->err_fd, &x->raw_err);

@@ -16,7 +16,8 @@
 #   - srun --mpi=pmix -N 2 -n 4 (Ferry built with libpmix's headers);
 #   - salloc -N 2 -n 4 MPIEXEC -n 4 (slurm.sh HELLO MPIEXEC): Ferry's
 #     mpiexec in a Slurm job takes its nodes, 2 tasks each, and starts
-#     the ranks there by srun.
+#     the ranks there by one srun step for both nodes; a rank's exit
+#     code, stdin to a remote rank 0, SIGUSR1 and SIGTERM through it.
 # Exit 0 pass, 1 fail, 77 skip (Slurm or munge not installed).
 set -u
 hello=$1 mpiexec=${2:-}
@@ -114,13 +115,45 @@ if [ "${FY_HAVE_PMIX:-0}" = 1 ]; then
     -- srun --mpi=pmix -N 2 -n 4 "$hello" 4 || fail=1
 fi
 # Ferry's mpiexec in a Slurm job (salloc, as in a batch script) with no
-# host named: the job's nodes, each its tasks, ranks started by srun
+# host named: the job's nodes, each its tasks, ranks started by one srun
+# step for both nodes (counted by an srun first in PATH that logs its
+# calls), their proxies connecting back
 if [ -n "$mpiexec" ]; then
-  FY_HELLO_HOST=1 $job --timeout 90 --count '^hello [0-9] of 4$' 4 --count "^host [01] $H1\$" 2 \
+  mkdir "$D/bin"
+  real_srun=$(command -v srun)
+  printf '#!/bin/sh\necho "$*" >>"%s"\nexec "%s" "$@"\n' "$D/srun.log" "$real_srun" >"$D/bin/srun"
+  chmod +x "$D/bin/srun"
+  PATH="$D/bin:$PATH" FY_HELLO_HOST=1 $job --timeout 90 --count '^hello [0-9] of 4$' 4 --count "^host [01] $H1\$" 2 \
     --count "^host [23] $H2\$" 2 -- salloc -N 2 -n 4 "$mpiexec" -pmi-host "$FY_NETNS_GW" -n 4 "$hello" 4 || fail=1
+  steps=$(grep -c -- '--fy-proxy-connect' "$D/srun.log")
+  grep -q -- "--nodes=2 --ntasks=2 --nodelist=$H1,$H2 " "$D/srun.log" && [ "$steps" = 1 ] ||
+    { echo "FAIL: expected one srun step for both nodes, got:"; cat "$D/srun.log"; fail=1; }
   # ... and with hosts named, srun as the launcher by Hydra's name for it
   FY_HELLO_HOST=1 $job --timeout 90 --count '^hello [0-9] of 2$' 2 --count "^host [01] $H2\$" 2 \
     -- salloc -N 2 -n 4 "$mpiexec" -bootstrap slurm -hosts "$H2:2" -pmi-host "$FY_NETNS_GW" -n 2 "$hello" 2 || fail=1
+  # through the step: a rank's exit code, and stdin to a remote rank 0
+  $job --timeout 90 --rc 3 --match "rank 3 \\(pid [0-9]+\\) on host $H2 exited with code 3" \
+    -- salloc -N 2 -n 4 "$mpiexec" -pmi-host "$FY_NETNS_GW" -n 4 sh -c '[ "$PMI_RANK" = 3 ] && exit 3; sleep 1' || fail=1
+  echo through-the-step | $job --timeout 90 --count '^through-the-step$' 1 \
+    -- salloc -N 2 -n 4 "$mpiexec" -pmi-host "$FY_NETNS_GW" -n 2 sh -c '[ "$PMI_RANK" = 0 ] && cat; true' || fail=1
+  # proxies that cannot reach mpiexec (their own loopback): the job ends
+  # with their message, not waiting for ranks that never start
+  $job --timeout 60 --rc nonzero --match "proxy on host $H1 cannot connect to mpiexec at 127.0.0.1:" \
+    --match "rank 0 on host $H1 exited with code 127" \
+    -- salloc -N 2 -n 4 "$mpiexec" -pmi-host 127.0.0.1 -n 4 "$hello" 4 || fail=1
+  # signals to mpiexec reach the ranks over the proxies' connections (an
+  # allocation held apart, so that the signal goes to mpiexec itself)
+  jid=$(salloc -N 2 -n 4 --no-shell 2>&1 | sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
+  if [ -n "$jid" ]; then
+    . "$here/signal_job.sh"
+    export SLURM_JOB_ID=$jid
+    signal_job USR1 0 "$H1 $H2" "$mpiexec" -launcher slurm -hosts "$H1,$H2" -pmi-host "$FY_NETNS_GW" -n 2
+    signal_job TERM 143 "$H1 $H2" "$mpiexec" -launcher slurm -hosts "$H1,$H2" -pmi-host "$FY_NETNS_GW" -n 2
+    unset SLURM_JOB_ID
+    scancel "$jid"
+  else
+    echo "FAIL: salloc --no-shell granted no allocation"; fail=1
+  fi
 fi
 [ $fail = 0 ] || tail -n 20 "$D"/*.log
 exit $fail
