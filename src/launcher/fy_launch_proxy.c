@@ -3,6 +3,7 @@
 #include "launcher/fy_launch_place.h"
 #include "launcher/fy_launch_frame.h"
 #include "launcher/fy_launch_io.h"
+#include "launcher/fy_launch_guard.h"
 #include <dirent.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -453,6 +454,12 @@ static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
     start(r, s, argvs[r->app], devnull);
     if (!r->done && !px.gone && fy_frame_put_int(1, FY_FRAME_PID, r->rank, (int32_t)r->pid) != 0) px.gone = 1;
   }
+  /* Killed outright, the proxy takes its ranks along (PR_SET_PDEATHSIG),
+   * and the guardian their groups: what they started. */
+  pid_t *groups = calloc((size_t)px.n + 1, sizeof *groups);
+  for (int i = 0; groups && i < px.n; i++) groups[i] = px.r[i].done ? 0 : px.r[i].pid;
+  pid_t guard = groups ? fy_guard_start(groups, px.n) : -1;
+  free(groups);
 
   int stdin_open = 1;
   fy_frame_rx_t ctl = {0};
@@ -529,6 +536,7 @@ static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
       }
     }
   }
+  fy_guard_stop(guard);
   for (int i = 0; i < px.n; i++) {
     if (px.r[i].out >= 0) close(px.r[i].out);
     if (px.r[i].err >= 0) close(px.r[i].err);

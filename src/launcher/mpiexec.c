@@ -11,6 +11,7 @@
 #include "launcher/fy_launch_opts.h"
 #include "launcher/fy_launch_proxy.h"
 #include "launcher/fy_launch_frame.h"
+#include "launcher/fy_launch_guard.h"
 #include "launcher/fy_launch_place.h"
 #include "launcher/fy_pmi_server.h"
 #include "runtime/fy_config.h"
@@ -1596,7 +1597,12 @@ int main(int argc, char **argv) {
   }
   if (job.in_src >= 0 && job.in_dst >= 0) set_nonblock(job.in_dst);
   if (job.in_src >= 0 && job.in_dst < 0 && job.in_px < 0) job.in_src = -1;
+  /* mpiexec killed outright: the local ranks die with it
+   * (PR_SET_PDEATHSIG), and the guardian kills their group, with what
+   * they started. */
+  pid_t guard = job.pgid > 0 ? fy_guard_start(&job.pgid, 1) : -1;
   loop();
+  fy_guard_stop(guard);
 
   /* Every rank is gone: what they wrote is in the pipes; take all of it. */
   for (int i = 0; i < job.np; i++) {

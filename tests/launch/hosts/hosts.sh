@@ -163,6 +163,22 @@ net_death)
   signal_job USR1 0 "$H1 $H2" $mpiexec -launcher-exec "$lw" -pmi-host $FY_NETNS_GW -hosts "$H1,$H2" -n 2
   rm -f "$lw"
   no_leftovers
+  # A host's proxy killed outright: its rank dies with it, and so does what
+  # the rank started (the proxy's guardian kills the rank's group); the
+  # job fails.
+  out=$(mktemp)
+  $M -hosts "$H1,$H2" -n 2 sh -c 'sleep 300 & echo "rank $PMI_RANK $$"; wait' >"$out" 2>&1 &
+  mp=$!
+  try=0
+  while [ "$(grep -c '^rank ' "$out")" -lt 2 ] && [ $try -lt 100 ]; do sleep 0.1; try=$((try + 1)); done
+  px=$(ps -o ppid= -p "$(sed -n 's/^rank 1 //p' "$out")" | tr -d ' ')
+  [ -n "$px" ] && kill -9 "$px"
+  wait $mp
+  rc=$?
+  cat "$out"
+  [ -n "$px" ] && [ $rc -ne 0 ] || { echo "FAIL: killed proxy (pid '$px'): mpiexec exited $rc"; fail=1; }
+  rm -f "$out"
+  no_leftovers
   ;;
 net_timeout)
   run --rc 124 --timeout 20 --match "time limit of 2 s" \

@@ -136,5 +136,24 @@ for sig in TERM INT; do
   fi
 done
 
+# mpiexec killed outright: its ranks die with it, and so do the processes
+# they started (its guardian kills their group)
+"$MPIEXEC" -n 2 sh -c 'sleep 300 & echo "child $!"; wait' >"$T/out" 2>"$T/err" </dev/null &
+mp=$!
+for _ in $(seq 200); do [ "$(grep -c '^child ' "$T/out")" = 2 ] && break; sleep 0.1; done
+kids=$(sed -n 's/^child //p' "$T/out")
+kill -9 $mp
+wait $mp 2>/dev/null
+alive=1
+for _ in $(seq 100); do
+  alive=0; for p in $kids; do kill -0 "$p" 2>/dev/null && alive=1; done
+  [ $alive = 0 ] && break; sleep 0.1
+done
+if [ "$(echo $kids | wc -w)" = 2 ] && [ $alive = 0 ]; then
+  ok "SIGKILL of mpiexec: no process of the ranks left"
+else
+  fail "SIGKILL of mpiexec: children '$kids' of the ranks still alive=$alive"; kill -9 $kids 2>/dev/null
+fi
+
 echo "$fails failure(s)"
 [ $fails = 0 ]
