@@ -16,7 +16,10 @@ pid_t fy_guard_start(const pid_t *pgids, int n) {
     sigprocmask(SIG_SETMASK, &old, NULL);
     return pid < 0 ? -1 : pid;
   }
-  close_range(0, ~0u, 0);
+  /* (no fd of the parent's: a pipe or connection it holds must end with
+   * it; kernels before 5.9 have no close_range) */
+  if (close_range(0, ~0u, 0) != 0)
+    for (long fd = 0, max = sysconf(_SC_OPEN_MAX); fd < max; fd++) close((int)fd);
   setpgid(0, 0); /* (out of the groups it guards and of the terminal's) */
   prctl(PR_SET_NAME, "fy-guard");
   prctl(PR_SET_PDEATHSIG, SIGTERM);
