@@ -272,6 +272,12 @@ fork_opts)
   # client fails instead of waiting.
   run --rc 1 --timeout 30 --match 'refused a PMI connection: pmiid is not a remote rank' \
       -- $mpiexec -launcher fork -pmi-host 127.0.0.1 -hosts fyfake -n 1 sh -c "PMI_ID=5 exec $pmi_hosts"
+  # A connection that says it is a proxy of an srun step (one srun for all
+  # nodes) with a cookie not the job's: told why, and mpiexec says so.
+  run --timeout 30 --match '^cmd=fy-proxy-refused reason=not a proxy of this job \(wrong cookie\)$' \
+      --match "refused a proxy's connection from node fyn: not a proxy of this job" \
+      -- $mpiexec -launcher fork -pmi-host 127.0.0.1 -hosts fyfake -n 1 bash -c \
+         'exec 3<>/dev/tcp/${PMI_PORT%:*}/${PMI_PORT##*:}; echo "cmd=fy-proxy cookie=0 node=fyn" >&3; read -r l <&3; echo "$l"'
   ;;
 *) echo "hosts.sh: unknown case $case"; exit 2 ;;
 esac
