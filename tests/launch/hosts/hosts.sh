@@ -17,9 +17,7 @@ run() { $job "$@" || fail=1; }
 case $case in
 net_*)
   [ -n "${FY_NETNS_HOSTS:-}" ] || { echo "hosts.sh: $case needs fy_netns.sh"; exit 2; }
-  IFS=, read -r H1 H2 H3 <<EOT
-$FY_NETNS_HOSTS
-EOT
+  . "$here/../netns/fy_netns_vars.sh"
   M="$mpiexec -launcher-exec $FY_NETNS_EXEC -pmi-host $FY_NETNS_GW"
   ;;
 esac

@@ -30,12 +30,7 @@ done
 found=0
 for f in /usr/lib/*/slurm-wlm/mpi_pmi2.so /usr/lib*/slurm*/mpi_pmi2.so; do [ -e "$f" ] && found=1; done
 [ $found = 1 ] || { echo "SKIP: Slurm's mpi_pmi2 plugin not found"; exit 77; }
-IFS=, read -r H1 H2 <<EOT
-$FY_NETNS_HOSTS
-EOT
-IFS=, read -r A1 A2 <<EOT
-$FY_NETNS_ADDRS
-EOT
+. "$here/../netns/fy_netns_vars.sh"
 
 D=$(mktemp -d /tmp/fyslurm.XXXXXX) || exit 1
 chmod 700 "$D"

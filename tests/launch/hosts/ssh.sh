@@ -22,12 +22,7 @@ run() { $job "$@" || fail=1; }
 [ -n "${FY_NETNS_HOSTS:-}" ] || { echo "ssh.sh: needs fy_netns.sh"; exit 2; }
 [ -x /usr/sbin/sshd ] && command -v ssh >/dev/null 2>&1 ||
   { echo "SKIP: sshd or ssh not installed (Debian: openssh-server)"; exit 77; }
-IFS=, read -r H1 H2 <<EOT
-$FY_NETNS_HOSTS
-EOT
-IFS=, read -r A1 A2 <<EOT
-$FY_NETNS_ADDRS
-EOT
+. "$here/../netns/fy_netns_vars.sh"
 D=$(mktemp -d /tmp/fyssh.XXXXXX) || exit 1
 stop() {
   for h in $H1 $H2; do [ -f "$D/pid.$h" ] && kill "$(cat "$D/pid.$h")" 2>/dev/null; done

@@ -38,9 +38,7 @@
 set -u
 case=$1 mpiexec=$2 bin=$3
 [ -n "${FY_NETNS_HOSTS:-}" ] || { echo "hosts.sh: needs fy_netns.sh"; exit 2; }
-IFS=, read -r H1 H2 H3 <<EOT
-$FY_NETNS_HOSTS
-EOT
+. "$(dirname "$0")/../../launch/netns/fy_netns_vars.sh"
 # -bind-to none: the test hosts share this machine's cores (each would pin
 # its first rank to core 0)
 M="$mpiexec -launcher-exec $FY_NETNS_EXEC -pmi-host $FY_NETNS_GW -timeout 100 -bind-to none"
