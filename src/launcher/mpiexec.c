@@ -546,6 +546,18 @@ static int exec_error(int xp) {
   return n == (ssize_t)sizeof err ? err : 0;
 }
 
+/* Host h's proxy is on its way, started by launcher pid: counted with its
+ * ranks (their ends come from it), its stream's start marker queued. */
+static void proxy_started(int h, pid_t pid) {
+  proxy_t *x = &job.px[h];
+  x->pid = pid;
+  job.npx_alive++;
+  fy_outbuf_init(&x->raw_out, 1, "");
+  fy_outbuf_init(&x->raw_err, 2, "");
+  ctl_send(x, -1, 0, FY_FRAME_MAGIC, FY_FRAME_MAGIC_LEN);
+  for (int i = 0; i < job.np; i++) job.nalive += job.r[i].remote && proxy_of(i) == h;
+}
+
 /* The launcher of remote host h: its stdin a pipe that stays open while
  * mpiexec lives (the control channel), its stdout the proxy's frames. */
 static int launch_host(int h, const fy_launch_opts_t *o) {
@@ -574,30 +586,18 @@ static int launch_host(int h, const fy_launch_opts_t *o) {
   set_nonblock(x->ctl_fd);
   set_nonblock(x->out_fd);
   set_nonblock(x->err_fd);
-  fy_outbuf_init(&x->raw_out, 1, "");
-  fy_outbuf_init(&x->raw_err, 2, "");
   if (pid < 0) {
     fprintf(stderr, "mpiexec: cannot fork the launcher for host %s: %s\n", job.hosts.h[h].name, strerror(errno));
     close(xp[0]);
     return -1;
   }
-  x->pid = pid;
-  job.npx_alive++;
-  ctl_send(x, -1, 0, FY_FRAME_MAGIC, FY_FRAME_MAGIC_LEN);
-  for (int i = 0; i < job.np; i++) job.nalive += job.r[i].remote && proxy_of(i) == h; /* (their ends come from it) */
+  proxy_started(h, pid);
   int err = exec_error(xp[0]);
   if (err) {
     fprintf(stderr, "mpiexec: cannot execute the launcher \"%s\" for host %s: %s\n",
             lch.nwords ? lch.words[0] : lch.self, job.hosts.h[h].name, strerror(err));
     return -2;
   }
-  return 0;
-}
-
-/* Does remote host h's launcher run ranks (h is their node's entry)? */
-static int runs_ranks(int h) {
-  for (int i = 0; i < job.np; i++)
-    if (job.r[i].remote && proxy_of(i) == h) return 1;
   return 0;
 }
 
@@ -614,10 +614,10 @@ static int launch_group(const fy_launch_opts_t *o) {
     goto out;
   }
   for (size_t j = 0; j < sizeof rnd; j++) snprintf(job.cookie + 2 * j, 3, "%02x", rnd[j]);
-  for (int h = 0; h < job.hosts.n; h++) {
-    proxy_t *x = &job.px[h];
-    if (!runs_ranks(h)) continue;
-    if (!(x->spec = host_spec(h, o))) goto out;
+  for (int i = 0; i < job.np; i++) { /* (each remote rank's node, once: as launch() does) */
+    int h = proxy_of(i);
+    if (!job.r[i].remote || job.px[h].spec) continue;
+    if (!(job.px[h].spec = host_spec(h, o))) goto out;
     if (k++) fy_buf_put(&nodes, ",", 1);
     if (fy_buf_put(&nodes, job.hosts.h[h].name, strlen(job.hosts.h[h].name) + 1) == 0)
       nodes.len--; /* (kept NUL-terminated) */
@@ -654,17 +654,11 @@ static int launch_group(const fy_launch_opts_t *o) {
   job.group = 1;
   g->pid = pid;
   job.npx_alive++;
-  for (int h = 0; h < job.hosts.n; h++) {
-    proxy_t *x = &job.px[h];
-    if (!x->spec) continue;
-    x->pid = pid;
-    x->waiting = 1;
-    job.npx_alive++;
-    fy_outbuf_init(&x->raw_out, 1, "");
-    fy_outbuf_init(&x->raw_err, 2, "");
-    ctl_send(x, -1, 0, FY_FRAME_MAGIC, FY_FRAME_MAGIC_LEN); /* (queued until it connects) */
-    for (int i = 0; i < job.np; i++) job.nalive += job.r[i].remote && proxy_of(i) == h;
-  }
+  for (int h = 0; h < job.hosts.n; h++)
+    if (job.px[h].spec) {
+      job.px[h].waiting = 1; /* (its frames queue until it connects) */
+      proxy_started(h, pid);
+    }
   int err = exec_error(xp[0]);
   xp[0] = -1;
   rc = 0;
