@@ -831,18 +831,29 @@ static int port_range(int *lo, int *hi) {
   return 0;
 }
 
-/* fd bound to every address of its family at a port of [lo, hi] (from a
- * place that depends on the pid, so that mpiexecs started together try
- * different ones first), or any port when lo is 0; 0 or -1. */
-static int bind_in_range(int fd, int family, int lo, int hi) {
+/* A listening socket on every address of its family at a port of [lo, hi]
+ * (from a place that depends on the pid, so that mpiexecs started together
+ * try different ones first), or at any port when lo is 0; -1 with errno.
+ * SO_REUSEADDR, so that the connections of an earlier job on the port
+ * (TIME_WAIT) do not keep it; then two sockets may bind one port before
+ * either listens, and the second one's listen fails: it takes the next
+ * port. */
+static int listen_in_range(int family, int lo, int hi, int backlog) {
   int span = lo ? hi - lo + 1 : 1;
   for (int k = 0; k < span; k++) {
     int port = lo ? lo + (int)(((long)getpid() + k) % span) : 0;
+    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, off = 0;
+    if (fd < 0) return -1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
     struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT, .sin6_port = htons((uint16_t)port)};
     struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY), .sin_port = htons((uint16_t)port)};
     int rc = family == AF_INET6 ? bind(fd, (struct sockaddr *)&a6, sizeof a6) : bind(fd, (struct sockaddr *)&a4, sizeof a4);
-    if (rc == 0) return 0;
-    if (errno != EADDRINUSE) return -1;
+    if (rc == 0 && listen(fd, backlog) == 0) return fd;
+    int e = errno;
+    close(fd);
+    errno = e;
+    if (e != EADDRINUSE) return -1;
   }
   return -1;
 }
@@ -852,19 +863,10 @@ static int open_listener(const fy_launch_opts_t *o) {
   int lo, hi;
   if (pick_pmi_host(o, host, sizeof host) < 0 || port_range(&lo, &hi) < 0) return -1;
   /* Every address (dual stack when possible): the chosen one may be any. */
-  int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd >= 0) {
-    int off = 0;
-    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
-    if (bind_in_range(fd, AF_INET6, lo, hi) != 0) {
-      close(fd);
-      fd = -1;
-    }
-  }
-  if (fd < 0) {
-    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0 || bind_in_range(fd, AF_INET, lo, hi) != 0) goto fail;
-  }
+  int backlog = job.np < 128 ? 128 : job.np;
+  int fd = listen_in_range(AF_INET6, lo, hi, backlog);
+  if (fd < 0 && !(lo && errno == EADDRINUSE)) fd = listen_in_range(AF_INET, lo, hi, backlog);
+  if (fd < 0) goto fail;
   if (lo) {
     /* the ranks' fabric ports in the same range, unless set apart */
     static const char *const v[] = {"FI_NET_PORT_LOW_RANGE", "FI_NET_PORT_HIGH_RANGE", "FI_TCP_PORT_LOW_RANGE",
@@ -874,7 +876,6 @@ static int open_listener(const fy_launch_opts_t *o) {
     snprintf(num[1], sizeof num[1], "%d", hi);
     for (int k = 0; k < 4; k++) setenv(v[k], num[k % 2], 0);
   }
-  if (listen(fd, job.np < 128 ? 128 : job.np) != 0) goto fail;
   struct sockaddr_storage ss;
   socklen_t sl = sizeof ss;
   char port[16];

@@ -565,6 +565,19 @@ out:
  * makes no progress (computing outside MPI with no agent, mode none),
  * which also delays its connection: after connect_timeout seconds the
  * rank aborts all the same, hence minutes. */
+/* What to add to a failure to bind the endpoint's listener: the socket
+ * providers take their ports from a range when one is set, and a full
+ * range reads as a bare EADDRNOTAVAIL or EADDRINUSE. */
+static const char *port_hint(int rc) {
+  static const char *const v[] = {"FI_NET_PORT_LOW_RANGE", "FI_TCP_PORT_LOW_RANGE"};
+  if (rc != -FI_EADDRINUSE && rc != -FI_EADDRNOTAVAIL) return "";
+  for (int k = 0; k < 2; k++)
+    if (getenv(v[k]))
+      return "; is every port of FI_NET_/FI_TCP_PORT_LOW_RANGE.._HIGH_RANGE (set by mpiexec from "
+             "MPIEXEC_PORT_RANGE) taken? The range needs a port per rank of a host";
+  return "";
+}
+
 #define PROBE_S 5.0
 static void connecting(int dst) {
   fy_ofi_stats.eagain_connect++;
@@ -1438,17 +1451,42 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   }
   struct fi_av_attr ava = {.type = FI_AV_TABLE, .count = (size_t)nranks};
   CHECK(fi_av_open(domain, &ava, &av, NULL), "fi_av_open");
-  CHECK(fi_endpoint(domain, info, &ep, NULL), "fi_endpoint");
-  CHECK(fi_ep_bind(ep, &av->fid, 0), "fi_ep_bind(av)");
-  CHECK(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind(cq)");
-  /* (the provider's caps list FI_MULTI_RECV unasked where it has it; one
-   * that will not take the minimum keeps a buffer per message) */
   size_t bsz = (sizeof(pfx_t) + msg_max + 63) & ~(size_t)63, one = sizeof(pfx_t) + msg_max;
-  multi = b->multi_recv && (info->caps & FI_MULTI_RECV) && multi_ok(prov_name) &&
-          fi_setopt(&ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &one, sizeof one) == 0;
+  /* A port range (FI_NET_/FI_TCP_PORT_*_RANGE, which mpiexec derives from
+   * MPIEXEC_PORT_RANGE) makes the socket providers bind their listener
+   * there, and two ranks of a host can bind the same port before either
+   * listens (SO_REUSEADDR): the second's fi_enable then fails with
+   * EADDRINUSE (libfabric 1.17's net, seen in CI with 2 ranks and 20
+   * ports). A new endpoint tries another port. */
+  enum { ENABLE_TRIES = 50 };
+  for (int tries = 0;; tries++) {
+    int rc = fi_endpoint(domain, info, &ep, NULL);
+    if (rc) {
+      ep = NULL;
+      seterr("fi_endpoint failed: %s (provider %s)%s", fi_strerror(-rc), prov_name, port_hint(rc));
+      goto fail;
+    }
+    CHECK(fi_ep_bind(ep, &av->fid, 0), "fi_ep_bind(av)");
+    CHECK(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind(cq)");
+    /* (the provider's caps list FI_MULTI_RECV unasked where it has it; one
+     * that will not take the minimum keeps a buffer per message) */
+    multi = b->multi_recv && (info->caps & FI_MULTI_RECV) && multi_ok(prov_name) &&
+            fi_setopt(&ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &one, sizeof one) == 0;
+    rc = fi_enable(ep);
+    if (rc == -FI_EADDRINUSE && tries < ENABLE_TRIES) {
+      fi_close(&ep->fid);
+      ep = NULL;
+      usleep(1000 + (useconds_t)(((unsigned)getpid() * 7919u + (unsigned)tries * 104729u) % 4000u));
+      continue;
+    }
+    if (rc) {
+      seterr("fi_enable failed: %s (provider %s)%s", fi_strerror(-rc), prov_name, port_hint(rc));
+      goto fail;
+    }
+    break;
+  }
   nrbufs = multi ? NMULTI : NRECV;
   rbsz = multi ? MULTI_MSGS * bsz : one;
-  CHECK(fi_enable(ep), "fi_enable");
 
   /* buffers: receives and the send pool, each one registered slab */
   size_t rstride = multi ? rbsz : bsz, rtotal = nrbufs * rstride;
