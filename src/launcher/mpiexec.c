@@ -68,6 +68,7 @@ typedef struct proxy {
   int waiting;         /* connecting back: not connected yet (frames queue) */
   int sock;            /* out_fd and ctl_fd are one connection (dup'ed) */
   char *spec;          /* connecting back: its spec word, sent at connection */
+  int first;           /* its first rank, the next ones through job.px_next (-1: none) */
   fy_buf_t q;          /* frames not yet written to ctl_fd */
   int broken;          /* its stream was garbled: the rest is ignored */
   fy_frame_rx_t rx;
@@ -88,6 +89,8 @@ static struct {
   int group;           /* the proxies connect back, started by one step */
   char cookie[40];     /* ... and say this, so that no one else takes their place */
   int *node_px;        /* per node id: its first host entry, whose launcher runs its ranks */
+  int *px_next;        /* per rank: the next rank of the same launcher entry, or -1 (a
+                        * walk of one host's ranks, not of all ranks per host) */
   int npx_alive;
   double px_deadline;  /* every rank ended: launchers still running go then */
   int px_killed;       /* ... and were sent SIGKILL */
@@ -392,13 +395,12 @@ static char *host_spec(int h, const fy_launch_opts_t *o) {
     for (apps[a].nargs = 0; app->argv[apps[a].nargs];) apps[a].nargs++;
     apps[a].argv = (const char **)app->argv;
   }
-  for (int i = 0; i < job.np; i++)
-    if (proxy_of(i) == h) {
-      ints[nr] = i;
-      ints[job.np + nr] = job.hosts.local_rank[i];
-      ints[2 * job.np + nr] = fy_launch_app_of(o, i);
-      nr++;
-    }
+  for (int i = job.px[h].first; i >= 0; i = job.px_next[i]) {
+    ints[nr] = i;
+    ints[job.np + nr] = job.hosts.local_rank[i];
+    ints[2 * job.np + nr] = fy_launch_app_of(o, i);
+    nr++;
+  }
   fy_proxy_spec_t sp = {.pmi_port = job.pmi_port, .kvsname = job.kvsname, .host = host->name, .size = job.np,
                         .local_size = host->nranks, .bind = job.bind, .kill_timeout = fy_config.kill_timeout,
                         .stdin_rank = job.in_px == h ? 0 : -1,
@@ -555,7 +557,7 @@ static void proxy_started(int h, pid_t pid) {
   fy_outbuf_init(&x->raw_out, 1, "");
   fy_outbuf_init(&x->raw_err, 2, "");
   ctl_send(x, -1, 0, FY_FRAME_MAGIC, FY_FRAME_MAGIC_LEN);
-  for (int i = 0; i < job.np; i++) job.nalive += job.r[i].remote && proxy_of(i) == h;
+  for (int i = x->first; i >= 0; i = job.px_next[i]) job.nalive += job.r[i].remote;
 }
 
 /* The launcher of remote host h: its stdin a pipe that stays open while
@@ -1209,9 +1211,9 @@ static void on_proxy_exit(int h, int status) {
   ctl_close(x);
   /* Ranks it did not report: its connection or the proxy itself failed
    * (ssh's 255), or it was killed at the end of a teardown. */
-  for (int i = 0; i < job.np; i++) {
+  for (int i = x->first; i >= 0; i = job.px_next[i]) {
     rank_t *r = &job.r[i];
-    if (!r->remote || r->reaped || proxy_of(i) != h) continue;
+    if (!r->remote || r->reaped) continue;
     r->lost = 1;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
       job_failed(1, "the %s of host %s ended without reporting the end of %s", x->sock || x->waiting ? "proxy" : "launcher",
@@ -1532,16 +1534,23 @@ int main(int argc, char **argv) {
   job.r = calloc((size_t)job.np, sizeof *job.r);
   job.px = calloc((size_t)job.hosts.n + 1, sizeof *job.px);
   job.node_px = malloc(((size_t)job.hosts.n + 1) * sizeof *job.node_px); /* (node ids < entries) */
+  job.px_next = malloc((size_t)job.np * sizeof *job.px_next);
   job.pmi = fy_pmi_server_create(job.np, job.kvsname);
-  if (!job.r || !job.px || !job.node_px || !job.pmi) {
+  if (!job.r || !job.px || !job.node_px || !job.px_next || !job.pmi) {
     fprintf(stderr, "mpiexec: out of memory for %d ranks\n", job.np);
     return 1;
   }
   for (int h = 0; h <= job.hosts.n; h++) {
     job.px[h].out_fd = job.px[h].err_fd = job.px[h].ctl_fd = -1;
+    job.px[h].first = -1;
     job.node_px[h] = -1;
   }
   for (int h = job.hosts.n - 1; h >= 0; h--) job.node_px[job.hosts.h[h].node] = h;
+  for (int i = job.np - 1; i >= 0; i--) { /* (each list in rank order) */
+    proxy_t *x = &job.px[proxy_of(i)];
+    job.px_next[i] = x->first;
+    x->first = i;
+  }
   for (int i = 0; i < job.np; i++) {
     job.r[i].out_fd = job.r[i].err_fd = -1;
     fy_pmi_server_set_appnum(job.pmi, i, fy_launch_app_of(&o, i));
@@ -1629,6 +1638,7 @@ int main(int argc, char **argv) {
   }
   free(job.px);
   free(job.node_px);
+  free(job.px_next);
   for (int k = 0; k < nofiles; k++) {
     close(ofiles[k].fd);
     free(ofiles[k].name);
