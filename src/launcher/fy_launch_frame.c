@@ -45,7 +45,7 @@ int fy_frame_int(const char *p, size_t n, int32_t *v) {
   return 0;
 }
 
-static int known(int t) { return t && strchr("oepxasi", t) != NULL; }
+static int known(int t) { return t && strchr("oepxasim", t) != NULL; }
 
 int fy_frame_feed(fy_frame_rx_t *rx, const char *p, size_t n, fy_frame_raw_fn raw, fy_frame_fn frame, void *ctx,
                   const char **why) {

@@ -14,6 +14,11 @@
  *   payloads). A rank's output frames come before its FY_FRAME_EXIT, except
  *   for what a process it left behind writes later. FY_FRAME_ACK: bytes of
  *   the rank's stdin handed to it (or dropped: it closed its stdin), int32.
+ * - FY_FRAME_PMI, both ways: bytes of the rank's PMI-1 connection, which
+ *   the proxy relays between the rank's socket (its PMI_FD) and mpiexec's
+ *   PMI server; from the proxy, an empty one says the rank closed it. A
+ *   rank's PMI frames come before its FY_FRAME_EXIT (an abort is known
+ *   before the end it causes).
  * - mpiexec to the proxy, the same format: FY_FRAME_SIG, a signal (int32)
  *   to forward to every rank; FY_FRAME_IN, bytes of the rank's stdin, an
  *   empty one its end. mpiexec keeps at most a window of stdin bytes not
@@ -43,7 +48,7 @@
 
 enum {
   FY_FRAME_OUT = 'o', FY_FRAME_ERR = 'e', FY_FRAME_PID = 'p', FY_FRAME_EXIT = 'x', FY_FRAME_ACK = 'a',
-  FY_FRAME_SIG = 's', FY_FRAME_IN = 'i'
+  FY_FRAME_SIG = 's', FY_FRAME_IN = 'i', FY_FRAME_PMI = 'm'
 };
 
 typedef struct fy_frame_rx {

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SPEC_TAG "fy4"
+#define SPEC_TAG "fy5"
 
 /* ---- encoding: NUL-separated strings, as hex ------------------------------ */
 
@@ -42,7 +42,6 @@ static void put_int(fy_buf_t *b, long v) {
 char *fy_proxy_encode(const fy_proxy_spec_t *s) {
   fy_buf_t b = {0};
   put_str(&b, SPEC_TAG);
-  put_str(&b, s->pmi_port);
   put_str(&b, s->kvsname);
   put_str(&b, s->host);
   put_int(&b, s->size);
@@ -154,6 +153,8 @@ typedef struct prank {
   int rank, local, app;
   pid_t pid;
   int out, err; /* read ends, -1 at EOF */
+  int pmi;      /* its PMI connection (the proxy's end), -1 once closed */
+  fy_buf_t pmiq; /* the PMI server's answers not yet written to it */
   int done;
   int in;       /* the stdin rank: write end of its stdin, -1 closed */
   int in_eof;   /* mpiexec's stdin ended: close in once inq is out */
@@ -180,9 +181,48 @@ static void forward(prank_t *r, int *fd, int type) {
   while ((n = fy_read_ready(fd, buf, sizeof buf)) > 0) send_frame(type, r->rank, buf, (size_t)n);
 }
 
+/* What the rank said on its PMI connection, relayed; its end says so
+ * (an empty frame) and closes it. */
+static void forward_pmi(prank_t *r) {
+  char buf[65536];
+  ssize_t n;
+  if (r->pmi < 0) return;
+  for (;;) {
+    n = read(r->pmi, buf, sizeof buf);
+    if (n > 0) send_frame(FY_FRAME_PMI, r->rank, buf, (size_t)n);
+    else if (n == 0 || errno != EINTR) break;
+  }
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+  send_frame(FY_FRAME_PMI, r->rank, NULL, 0); /* (closed, or reset by a dying rank) */
+  close(r->pmi);
+  r->pmi = -1;
+  r->pmiq.len = 0;
+}
+
+/* The PMI server's queued answers, as far as the rank's socket takes
+ * them (a rank that stopped reading must not stall the proxy). */
+static void feed_pmi(prank_t *r) {
+  while (r->pmi >= 0 && r->pmiq.len > 0) {
+    ssize_t n = send(r->pmi, r->pmiq.p, r->pmiq.len, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n < 0) { /* (gone: its end comes through forward_pmi) */
+      r->pmiq.len = 0;
+      return;
+    }
+    fy_buf_drop(&r->pmiq, (size_t)n);
+  }
+}
+
 static void ended(prank_t *r, int status) {
   forward(r, &r->out, FY_FRAME_OUT); /* (its output before its end) */
   forward(r, &r->err, FY_FRAME_ERR);
+  forward_pmi(r); /* (an abort before the end it causes) */
+  if (r->pmi >= 0) { /* (held open by a process it left behind: its end all the same) */
+    send_frame(FY_FRAME_PMI, r->rank, NULL, 0);
+    close(r->pmi);
+    r->pmi = -1;
+  }
   if (!px.gone && fy_frame_put_int(1, FY_FRAME_EXIT, r->rank, status) != 0) px.gone = 1;
   r->done = 1;
   px.ndone++;
@@ -238,10 +278,11 @@ static void on_signal(int sig) {
 /* Starts rank r of the program argv in directory cwd; its end is
  * reported at once when it cannot be executed. */
 static void start(prank_t *r, const fy_proxy_spec_t *s, char *const *argv, int devnull) {
-  int op[2] = {-1, -1}, ep[2] = {-1, -1}, xp[2] = {-1, -1}, ip[2] = {-1, -1};
+  int op[2] = {-1, -1}, ep[2] = {-1, -1}, xp[2] = {-1, -1}, ip[2] = {-1, -1}, sp[2] = {-1, -1};
   const fy_proxy_app_t *app = &s->apps[r->app];
-  r->out = r->err = r->in = -1;
+  r->out = r->err = r->in = r->pmi = -1;
   if (pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0 || pipe2(xp, O_CLOEXEC) < 0 ||
+      socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0 ||
       (r->rank == s->stdin_rank && pipe2(ip, O_CLOEXEC) < 0))
     goto fail;
   pid_t pid = fork();
@@ -255,8 +296,10 @@ static void start(prank_t *r, const fy_proxy_spec_t *s, char *const *argv, int d
     signal(SIGPIPE, SIG_DFL);
     if (dup2(ip[0] >= 0 ? ip[0] : devnull, 0) < 0 || dup2(op[1], 1) < 0 || dup2(ep[1], 2) < 0) _exit(127);
     char num[32];
+    fcntl(sp[1], F_SETFD, 0); /* (its PMI connection: the one fd it inherits) */
+    snprintf(num, sizeof num, "%d", sp[1]);
+    setenv("PMI_FD", num, 1);
     snprintf(num, sizeof num, "%d", r->rank);
-    setenv("PMI_ID", num, 1);
     setenv("PMI_RANK", num, 1);
     snprintf(num, sizeof num, "%d", r->local);
     setenv("MPI_LOCALRANKID", num, 1);
@@ -284,6 +327,9 @@ static void start(prank_t *r, const fy_proxy_spec_t *s, char *const *argv, int d
   close(op[1]);
   close(ep[1]);
   close(xp[1]);
+  close(sp[1]);
+  r->pmi = sp[0];
+  fcntl(r->pmi, F_SETFL, O_NONBLOCK);
   if (ip[0] >= 0) {
     close(ip[0]);
     r->in = ip[1];
@@ -314,8 +360,9 @@ fail:
     if (ep[k] >= 0) close(ep[k]);
     if (xp[k] >= 0) close(xp[k]);
     if (ip[k] >= 0) close(ip[k]);
+    if (sp[k] >= 0) close(sp[k]);
   }
-  r->out = r->err = r->in = -1;
+  r->out = r->err = r->in = r->pmi = -1;
   ended(r, 127 << 8);
 }
 
@@ -330,10 +377,14 @@ static int on_ctl(void *ctx, int type, int rank, const char *p, size_t n) {
     on_signal(v);
     return 0;
   }
-  if (type != FY_FRAME_IN) return -1;
+  if (type != FY_FRAME_IN && type != FY_FRAME_PMI) return -1;
   for (int i = 0; i < px.n; i++) {
     prank_t *r = &px.r[i];
     if (r->rank != rank) continue;
+    if (type == FY_FRAME_PMI) { /* (to a rank whose connection is gone: dropped) */
+      if (r->pmi >= 0 && fy_buf_put(&r->pmiq, p, n) == 0) feed_pmi(r);
+      return 0;
+    }
     if (r->in < 0) { /* (gone, or never had a pipe: dropped) */
       ack(r, n);
       return 0;
@@ -361,7 +412,6 @@ int fy_proxy_main(const char *word) {
                     "this host?)\n");
     goto out;
   }
-  s.pmi_port = next_str(&c);
   s.kvsname = next_str(&c);
   s.host = next_str(&c);
   s.size = next_int(&c, 1, 1 << 30);
@@ -419,13 +469,13 @@ out:
 /* The proxy proper, on the decoded specification. */
 static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
   char num[32];
-  setenv("PMI_PORT", s->pmi_port, 1);
   snprintf(num, sizeof num, "%d", s->size);
   setenv("PMI_SIZE", num, 1);
   setenv("PMI_SPAWNED", "0", 1);
   snprintf(num, sizeof num, "%d", s->local_size);
   setenv("MPI_LOCALNRANKS", num, 1);
-  unsetenv("PMI_FD");
+  unsetenv("PMI_PORT"); /* (an outer process manager's: the ranks get PMI_FD) */
+  unsetenv("PMI_ID");
 
   static const int fwd[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
   sigset_t set;
@@ -439,8 +489,8 @@ static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
   px.r = calloc((size_t)s->nranks, sizeof *px.r);
   px.n = s->nranks;
   px.kill_timeout = s->kill_timeout;
-  struct pollfd *p = calloc((size_t)(2 + 3 * s->nranks), sizeof *p);
-  prank_t **who = calloc((size_t)(2 + 3 * s->nranks), sizeof *who);
+  struct pollfd *p = calloc((size_t)(2 + 4 * s->nranks), sizeof *p);
+  prank_t **who = calloc((size_t)(2 + 4 * s->nranks), sizeof *who);
   if (sfd < 0 || devnull < 0 || !px.r || !p || !who) {
     fprintf(stderr, "mpiexec: the proxy on host %s: setup failed: %s\n", s->host, strerror(errno));
     return 127;
@@ -485,6 +535,10 @@ static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
         p[n] = (struct pollfd){px.r[i].in, POLLOUT, 0};
         who[n++] = &px.r[i];
       }
+      if (px.r[i].pmi >= 0) {
+        p[n] = (struct pollfd){px.r[i].pmi, (short)(POLLIN | (px.r[i].pmiq.len ? POLLOUT : 0)), 0};
+        who[n++] = &px.r[i];
+      }
     }
     int timeout = -1;
     if (px.terminating && !px.killed) {
@@ -504,6 +558,10 @@ static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
         if (p[k].fd == r->out) forward(r, &r->out, FY_FRAME_OUT);
         else if (p[k].fd == r->err) forward(r, &r->err, FY_FRAME_ERR);
         else if (p[k].fd == r->in) feed_stdin(r);
+        else if (p[k].fd == r->pmi) {
+          if (p[k].revents & POLLOUT) feed_pmi(r);
+          if (p[k].revents & (POLLIN | POLLHUP | POLLERR)) forward_pmi(r);
+        }
       }
     if (stdin_open && p[1].revents) {
       char buf[65536];
@@ -541,7 +599,9 @@ static int proxy_run(fy_proxy_spec_t *s, char ***argvs) {
     if (px.r[i].out >= 0) close(px.r[i].out);
     if (px.r[i].err >= 0) close(px.r[i].err);
     if (px.r[i].in >= 0) close(px.r[i].in);
+    if (px.r[i].pmi >= 0) close(px.r[i].pmi);
     fy_buf_free(&px.r[i].inq);
+    fy_buf_free(&px.r[i].pmiq);
   }
   fy_frame_rx_free(&ctl);
   if (px.failed) fy_launch_cleanup_shm(s->kvsname); /* mpiexec cleans only its own host */

@@ -3,7 +3,7 @@
  * command: one launcher per host, not per rank, as Hydra's proxies).
  *
  * Contract
- * - fy_proxy_spec_t holds what the host's ranks need: PMI_PORT, the job's
+ * - fy_proxy_spec_t holds what the host's ranks need: the job's
  *   size and kvsname, the host's name (for messages) and rank count,
  *   binding (fy_launch_place.h), kill timeout, the environment every rank gets,
  *   the programs (working directory, their own variables over the common
@@ -12,13 +12,16 @@
  *   unchanged through ssh's remote shell and through exec-style wrappers
  *   (no quoting). NULL when out of memory.
  * - fy_proxy_main(spec_word) decodes it and forks every rank with the PMI
- *   environment (PMI_PORT, PMI_ID = PMI_RANK, ...) and stdin from
+ *   environment (PMI_FD, PMI_RANK, PMI_SIZE, ...) and stdin from
  *   /dev/null, except stdin_rank, whose stdin is a pipe fed from mpiexec's;
  *   each rank's stdout and stderr come back to mpiexec as frames on the
  *   proxy's stdout (fy_launch_frame.h), with its pid and its wait status.
+ *   Its PMI connection is a socket to the proxy, relayed to mpiexec's PMI
+ *   server in frames too, as Hydra's proxies do: the ranks need no route
+ *   to mpiexec, and mpiexec holds one connection per host, not per rank.
  *   The proxy's stdin is the control channel, frames too: signals to
- *   forward to every rank (its process group), and stdin_rank's input,
- *   acknowledged as the rank takes it; EOF (mpiexec gone, the connection
+ *   forward to every rank (its process group), stdin_rank's input,
+ *   acknowledged as the rank takes it, and the PMI server's answers; EOF (mpiexec gone, the connection
  *   closed) ends the ranks. A terminating signal, forwarded or
  *   received, is followed by SIGKILL after the kill timeout. When a rank
  *   fails it removes the job's /dev/shm/fy-<kvsname>-* on its host (mpiexec
@@ -49,7 +52,7 @@ typedef struct fy_proxy_app {
 } fy_proxy_app_t;
 
 typedef struct fy_proxy_spec {
-  const char *pmi_port, *kvsname, *host;
+  const char *kvsname, *host;
   int size, local_size;
   const char *bind; /* the binding (fy_launch_place.h), resolved on the host */
   long kill_timeout;

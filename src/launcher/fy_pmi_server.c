@@ -14,6 +14,8 @@ typedef struct kvtab { kv_t *v; size_t n, cap; } kvtab_t;
 
 typedef struct conn {
   fy_pmi_rank_state_t st;
+  fy_pmi_write_fn relay; /* st.fd is FY_PMI_RELAYED: its answers go here */
+  void *relay_ctx;
   int in_barrier;
   int appnum; /* its application on an MPMD command line */
   fy_pmi_reader_t rd;
@@ -72,6 +74,20 @@ void fy_pmi_server_set_appnum(fy_pmi_server_t *s, int rank, int appnum) {
 
 void fy_pmi_server_attach(fy_pmi_server_t *s, int rank, int fd) { s->c[rank].st.fd = fd; }
 
+void fy_pmi_server_relay(fy_pmi_server_t *s, int rank, fy_pmi_write_fn fn, void *ctx) {
+  s->c[rank].st.fd = FY_PMI_RELAYED;
+  s->c[rank].relay = fn;
+  s->c[rank].relay_ctx = ctx;
+}
+
+/* The rank's connection ends (its fd closed, or a relayed one marked so). */
+static void conn_close(conn_t *c) {
+  if (c->st.fd >= 0) close(c->st.fd);
+  c->st.fd = -1;
+}
+
+void fy_pmi_server_close(fy_pmi_server_t *s, int rank) { conn_close(&s->c[rank]); }
+
 const fy_pmi_rank_state_t *fy_pmi_server_rank(const fy_pmi_server_t *s, int rank) {
   return &s->c[rank].st;
 }
@@ -116,6 +132,11 @@ static int reply_line(fy_pmi_server_t *s, int rank, ...) {
   if (len < 0) return fail(s, rank, "cannot format a response");
   int fd = s->c[rank].st.fd;
   const char *p = buf;
+  if (fd == FY_PMI_RELAYED) {
+    s->c[rank].relay(s->c[rank].relay_ctx, rank, buf, (size_t)len);
+    return 0;
+  }
+  if (fd < 0) return 0;
   while (len > 0) {
     ssize_t w = send(fd, p, (size_t)len, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR) continue;
@@ -271,7 +292,7 @@ static int handle_cmd(fy_pmi_server_t *s, int rank) {
     s->barrier_count = 0;
     for (int r = 0; r < s->size; r++) {
       s->c[r].in_barrier = 0;
-      if (s->c[r].st.fd >= 0 && REPLY(s, r, "cmd", "barrier_out") < 0) return -1;
+      if (s->c[r].st.fd != -1 && REPLY(s, r, "cmd", "barrier_out") < 0) return -1;
     }
     return 0;
   }
@@ -312,8 +333,7 @@ static int process(fy_pmi_server_t *s, int rank) {
     else if (handle_cmd(s, rank) < 0)
       rc = -1;
     if (rc < 0) {
-      close(c->st.fd);
-      c->st.fd = -1;
+      conn_close(c);
       return -1;
     }
   }
@@ -325,8 +345,7 @@ int fy_pmi_server_feed(fy_pmi_server_t *s, int rank, const char *data, size_t n)
     size_t avail;
     char *p = fy_pmi_reader_space(&c->rd, &avail);
     if (avail == 0) {
-      close(c->st.fd);
-      c->st.fd = -1;
+      conn_close(c);
       return fail(s, rank, "command line longer than %d bytes", FY_PMI_LINE_MAX);
     }
     size_t k = n < avail ? n : avail;
@@ -341,7 +360,7 @@ int fy_pmi_server_feed(fy_pmi_server_t *s, int rank, const char *data, size_t n)
 
 int fy_pmi_server_handle(fy_pmi_server_t *s, int rank) {
   conn_t *c = &s->c[rank];
-  if (c->st.fd < 0) return 1;
+  if (c->st.fd < 0) return 1; /* (closed, or relayed: fed, never read here) */
   size_t avail;
   char *p = fy_pmi_reader_space(&c->rd, &avail);
   ssize_t n;

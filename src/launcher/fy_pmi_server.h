@@ -14,15 +14,22 @@
  *   (barrier_out to all once every rank entered), finalize, abort
  *   (exitcode=N). Anything else gets rc=-1. get_appnum answers what
  *   fy_pmi_server_set_appnum() set for the rank (default 0).
- * - State per rank is read with fy_pmi_server_rank(). */
+ * - State per rank is read with fy_pmi_server_rank().
+ * - A relayed rank (fy_pmi_server_relay: a remote rank whose host's proxy
+ *   carries its connection) has no fd here: its bytes come through
+ *   fy_pmi_server_feed(), its answers go to the write function given, and
+ *   fy_pmi_server_close() says its connection ended. */
 #ifndef FY_PMI_SERVER_H
 #define FY_PMI_SERVER_H
 #include <stddef.h>
 
 typedef struct fy_pmi_server fy_pmi_server_t;
 
+/* the fd of a rank whose connection is relayed (open) */
+#define FY_PMI_RELAYED (-2)
+
 typedef struct fy_pmi_rank_state {
-  int fd;            /* -1 once closed */
+  int fd;            /* -1 once closed; FY_PMI_RELAYED while relayed */
   int inited;        /* sent init */
   int finalized;     /* sent finalize */
   int aborted;       /* sent abort */
@@ -32,6 +39,9 @@ typedef struct fy_pmi_rank_state {
 fy_pmi_server_t *fy_pmi_server_create(int size, const char *kvsname);
 void fy_pmi_server_destroy(fy_pmi_server_t *s);
 void fy_pmi_server_attach(fy_pmi_server_t *s, int rank, int fd);
+typedef void (*fy_pmi_write_fn)(void *ctx, int rank, const char *p, size_t n);
+void fy_pmi_server_relay(fy_pmi_server_t *s, int rank, fy_pmi_write_fn fn, void *ctx);
+void fy_pmi_server_close(fy_pmi_server_t *s, int rank);
 void fy_pmi_server_set_appnum(fy_pmi_server_t *s, int rank, int appnum);
 int fy_pmi_server_handle(fy_pmi_server_t *s, int rank);
 /* Bytes already read from rank's connection (by whoever accepted it):

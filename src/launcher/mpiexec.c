@@ -2,8 +2,8 @@
  * rank, PMI_FD), forwards stdio and signals, and tears the job down when one
  * rank fails. Ranks placed on other hosts (-hosts, -f) are started through a
  * launcher command (ssh, -launcher-exec, or -launcher fork) running
- * "mpiexec --fy-proxy" there; they reach the same PMI server over TCP
- * (PMI_PORT/PMI_ID). One poll() loop; signals arrive through a signalfd so
+ * "mpiexec --fy-proxy" there, which relays their PMI connections to the
+ * same server in frames (fy_launch_frame.h). One poll() loop; signals arrive through a signalfd so
  * the loop never races with a handler. */
 #include "launcher/fy_launch_hosts.h"
 #include "launcher/fy_launch_slurm.h"
@@ -48,7 +48,6 @@ typedef struct rank {
   fy_outbuf_t out, err;
   int remote;          /* started by its host's proxy on another host */
   pid_t rpid;          /* remote: its pid there (0 until the proxy says) */
-  int pmi_seen;        /* remote: its PMI connection arrived */
   int lost;            /* remote: its launcher ended without reporting it */
   int out_dst, err_dst; /* where its stdout and stderr go (1, 2, or a file) */
 } rank_t;
@@ -125,7 +124,7 @@ static struct {
     char buf[512];     /* what arrived before the first line was complete */
   } *pend;
   int npend, cappend;
-  char pmi_port[300];  /* host:port given to remote ranks */
+  char pmi_port[300];  /* host:port of the listener the step's proxies connect to */
 } job;
 
 /* "rank 2 (pid 1234)", plus " on host b" when hosts were named. */
@@ -401,7 +400,7 @@ static char *host_spec(int h, const fy_launch_opts_t *o) {
     ints[2 * job.np + nr] = fy_launch_app_of(o, i);
     nr++;
   }
-  fy_proxy_spec_t sp = {.pmi_port = job.pmi_port, .kvsname = job.kvsname, .host = host->name, .size = job.np,
+  fy_proxy_spec_t sp = {.kvsname = job.kvsname, .host = host->name, .size = job.np,
                         .local_size = host->nranks, .bind = job.bind, .kill_timeout = fy_config.kill_timeout,
                         .stdin_rank = job.in_px == h ? 0 : -1,
                         .nenv = k, .env = env, .napps = na, .apps = apps, .nranks = nr, .rank = ints,
@@ -548,6 +547,9 @@ static int exec_error(int xp) {
   return n == (ssize_t)sizeof err ? err : 0;
 }
 
+/* The PMI server's answer to a remote rank, to the proxy that relays it. */
+static void pmi_to_proxy(void *ctx, int rank, const char *p, size_t n) { ctl_send(ctx, FY_FRAME_PMI, rank, p, n); }
+
 /* Host h's proxy is on its way, started by launcher pid: counted with its
  * ranks (their ends come from it), its stream's start marker queued. */
 static void proxy_started(int h, pid_t pid) {
@@ -557,7 +559,11 @@ static void proxy_started(int h, pid_t pid) {
   fy_outbuf_init(&x->raw_out, 1, "");
   fy_outbuf_init(&x->raw_err, 2, "");
   ctl_send(x, -1, 0, FY_FRAME_MAGIC, FY_FRAME_MAGIC_LEN);
-  for (int i = x->first; i >= 0; i = job.px_next[i]) job.nalive += job.r[i].remote;
+  for (int i = x->first; i >= 0; i = job.px_next[i])
+    if (job.r[i].remote) {
+      job.nalive++;
+      fy_pmi_server_relay(job.pmi, i, pmi_to_proxy, x);
+    }
 }
 
 /* The launcher of remote host h: its stdin a pipe that stays open while
@@ -860,6 +866,24 @@ static int listen_in_range(int family, int lo, int hi, int backlog) {
   return -1;
 }
 
+/* MPIEXEC_PORT_RANGE for the ranks' fabric ports too, unless set apart:
+ * 0, or -1 with a message for a malformed range. */
+static int fabric_ports(void) {
+  int lo, hi;
+  if (port_range(&lo, &hi) < 0) return -1;
+  if (lo) {
+    static const char *const v[] = {"FI_NET_PORT_LOW_RANGE", "FI_NET_PORT_HIGH_RANGE", "FI_TCP_PORT_LOW_RANGE",
+                                    "FI_TCP_PORT_HIGH_RANGE"};
+    char num[2][16];
+    snprintf(num[0], sizeof num[0], "%d", lo);
+    snprintf(num[1], sizeof num[1], "%d", hi);
+    for (int k = 0; k < 4; k++) setenv(v[k], num[k % 2], 0);
+  }
+  return 0;
+}
+
+/* The listener the proxies of a launcher step connect back to (the only
+ * connections mpiexec takes: ranks speak PMI through their proxy). */
 static int open_listener(const fy_launch_opts_t *o) {
   char host[256];
   int lo, hi;
@@ -869,15 +893,6 @@ static int open_listener(const fy_launch_opts_t *o) {
   int fd = listen_in_range(AF_INET6, lo, hi, backlog);
   if (fd < 0 && !(lo && errno == EADDRINUSE)) fd = listen_in_range(AF_INET, lo, hi, backlog);
   if (fd < 0) goto fail;
-  if (lo) {
-    /* the ranks' fabric ports in the same range, unless set apart */
-    static const char *const v[] = {"FI_NET_PORT_LOW_RANGE", "FI_NET_PORT_HIGH_RANGE", "FI_TCP_PORT_LOW_RANGE",
-                                    "FI_TCP_PORT_HIGH_RANGE"};
-    char num[2][16];
-    snprintf(num[0], sizeof num[0], "%d", lo);
-    snprintf(num[1], sizeof num[1], "%d", hi);
-    for (int k = 0; k < 4; k++) setenv(v[k], num[k % 2], 0);
-  }
   struct sockaddr_storage ss;
   socklen_t sl = sizeof ss;
   char port[16];
@@ -889,7 +904,7 @@ static int open_listener(const fy_launch_opts_t *o) {
   snprintf(job.pmi_port, sizeof job.pmi_port, "%s:%s", host, port);
   return 0;
 fail:
-  fprintf(stderr, "mpiexec: cannot open the PMI listener for remote ranks: %s%s\n", strerror(errno),
+  fprintf(stderr, "mpiexec: cannot open the listener for the launcher step's proxies: %s%s\n", strerror(errno),
           lo ? " (every port of MPIEXEC_PORT_RANGE taken?)" : "");
   if (fd >= 0) close(fd);
   return -1;
@@ -915,8 +930,6 @@ static void accept_all(void) {
     job.pend[job.npend++].len = 0;
   }
 }
-
-static void check_pmi(int i, int rc);
 
 /* A proxy of the launcher step connecting back ("cmd=fy-proxy cookie=C
  * node=NAME", fy_proxy_connect_main): the entry of the host of that name
@@ -961,10 +974,10 @@ static void proxy_hello(int fd, const fy_pmi_msg_t *m) {
   ctl_flush(x);
 }
 
-/* A new connection's first line must be "cmd=initack pmiid=N" for a remote
- * rank N without a connection yet; then the connection and the bytes read
- * so far go to the PMI server as rank N's. Returns 1 when the connection
- * was settled (tied or closed), 0 while its first line is incomplete. */
+/* A new connection's first line must be a proxy's hello (proxy_hello):
+ * only the proxies of a launcher step connect here, and they relay their
+ * ranks' PMI. Returns 1 when the connection was settled (taken or
+ * closed), 0 while its first line is incomplete. */
 static int identify(struct pend *pc) {
   ssize_t n;
   do n = read(pc->fd, pc->buf + pc->len, sizeof pc->buf - 1 - pc->len); while (n < 0 && errno == EINTR);
@@ -979,32 +992,17 @@ static int identify(struct pend *pc) {
       why = "first line too long";
     } else {
       fy_pmi_msg_t *m = malloc(sizeof *m);
-      long id = -1;
-      why = "first command is not initack with a pmiid";
+      why = "not a proxy's hello (the ranks of this job speak PMI through their host's proxy)";
       const char *cmd = m && fy_pmi_msg_parse(m, pc->buf, (size_t)(nl - pc->buf)) == 0 ? fy_pmi_msg_get(m, "cmd") : NULL;
       if (cmd && !strcmp(cmd, "fy-proxy")) {
         proxy_hello(pc->fd, m);
         free(m);
         return 1;
       }
-      if (cmd && !strcmp(cmd, "initack") && fy_pmi_msg_get_int(m, "pmiid", &id) == 0) {
-        if (id < 0 || id >= job.np || !job.r[id].remote)
-          why = "pmiid is not a remote rank of this job";
-        else if (job.r[id].pmi_seen)
-          why = "that rank is already connected";
-        else
-          why = NULL;
-      }
       free(m);
-      if (!why) {
-        job.r[id].pmi_seen = 1;
-        fy_pmi_server_attach(job.pmi, (int)id, pc->fd);
-        check_pmi((int)id, fy_pmi_server_feed(job.pmi, (int)id, pc->buf, pc->len));
-        return 1;
-      }
     }
   }
-  fprintf(stderr, "mpiexec: refused a PMI connection: %s\n", why);
+  fprintf(stderr, "mpiexec: refused a connection: %s\n", why);
   close(pc->fd);
   return 1;
 }
@@ -1046,19 +1044,9 @@ static void on_exit_of(int i, int status) {
   r->status = status;
   job.nalive--;
   /* Read what the rank left behind first: an abort message may be there. */
+  /* (a remote rank's PMI words came before its end, in its proxy's stream) */
   const fy_pmi_rank_state_t *st = fy_pmi_server_rank(job.pmi, i);
-  if (r->remote && !r->lost && job.lfd >= 0) {
-    /* Over a network the rank's last PMI words (abort) and the end of its
-     * connection may come after its launcher ended: wait for them a little. */
-    accept_all();
-    serve_pending();
-    double until = now() + 0.5;
-    while (st->fd >= 0 && now() < until) {
-      struct pollfd p = {st->fd, POLLIN, 0};
-      if (poll(&p, 1, 50) <= 0) continue;
-      check_pmi(i, fy_pmi_server_handle(job.pmi, i));
-    }
-  }
+  if (r->remote) fy_pmi_server_close(job.pmi, i);
   while (st->fd >= 0) {
     int rc = fy_pmi_server_handle(job.pmi, i);
     check_pmi(i, rc);
@@ -1167,6 +1155,10 @@ static int px_frame(void *ctx, int type, int i, const char *p, size_t n) {
     case FY_FRAME_EXIT:
       if (fy_frame_int(p, n, &v) != 0) return -1;
       if (!r->reaped) on_exit_of(i, (int)v);
+      return 0;
+    case FY_FRAME_PMI:
+      if (!n) fy_pmi_server_close(job.pmi, i);
+      else if (fy_pmi_server_rank(job.pmi, i)->fd == FY_PMI_RELAYED) check_pmi(i, fy_pmi_server_feed(job.pmi, i, p, n));
       return 0;
     default:
       return -1;
@@ -1562,7 +1554,8 @@ int main(int argc, char **argv) {
     if (fy_hosts_mapping(&job.hosts, map, sizeof map) == 0) fy_pmi_server_set_mapping_string(job.pmi, map);
     else fy_pmi_server_set_mapping(job.pmi, 0);
   }
-  if (job.hosts.any_remote && (setup_launcher(&o) < 0 || open_listener(&o) < 0)) return 1;
+  if (job.hosts.any_remote && (setup_launcher(&o) < 0 || fabric_ports() < 0 || (lch.group && open_listener(&o) < 0)))
+    return 1;
 
   /* Stdin goes to rank 0, unless it is a terminal we do not own (a
    * background job would be stopped by SIGTTIN). */

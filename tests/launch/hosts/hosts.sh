@@ -2,8 +2,8 @@
 # Multi-host launch tests: hosts.sh CASE MPIEXEC HELLO ABORT PMI_HOSTS APPNUM
 # Cases named net_* run inside fy_netns.sh (test hosts as network
 # namespaces, FY_NETNS_* set); fork_* need nothing (-launcher fork starts
-# the "remote" ranks as local processes through the same proxy and TCP PMI
-# path). Each case judges the job with ../basic/job.sh (exit status, output,
+# the "remote" ranks as local processes through the same proxy, which
+# relays their PMI). Each case judges the job with ../basic/job.sh (exit status, output,
 # time limit, no /dev/shm/fy-* left). Exit 0 pass, 1 fail, 77 skip.
 set -u
 case=$1 mpiexec=$2 hello=$3 abort=$4 pmi_hosts=$5 appnum=$6
@@ -93,11 +93,13 @@ net_pmi)
       -- $M -hosts "$H1:2,$H2:2,$H3" -n 5 "$pmi_hosts"
   run --timeout 60 --count '^pmi_hosts rank [0-9] of 4 on .*: 2 local ok$' 4 \
       -- $M -hosts "$H1,$H2" -n 4 "$pmi_hosts"
-  # MPIEXEC_PORT_RANGE (Hydra's, for firewalls): the PMI listener's port,
-  # and the fabric's range for the ranks; a malformed one is refused
-  run --timeout 60 --count '^port 4100[0-9] 41000-41009$' 2 \
+  # A remote rank's PMI is a socket to its host's proxy (PMI_FD), which
+  # relays it: no PMI_PORT, no connection to mpiexec. MPIEXEC_PORT_RANGE
+  # (Hydra's, for firewalls) gives the ranks' fabric their range; a
+  # malformed one is refused
+  run --timeout 60 --count '^pmi fd=set port=none 41000-41009$' 2 \
       -- env MPIEXEC_PORT_RANGE=41000:41009 $M -hosts "$H1,$H2" -n 2 \
-         sh -c 'echo port ${PMI_PORT##*:} $FI_NET_PORT_LOW_RANGE-$FI_NET_PORT_HIGH_RANGE'
+         sh -c 'echo pmi fd=${PMI_FD:+set} port=${PMI_PORT:-none} $FI_NET_PORT_LOW_RANGE-$FI_NET_PORT_HIGH_RANGE'
   run --rc 1 --timeout 30 --match 'MPIEXEC_PORT_RANGE=41000 is not LOW:HIGH' \
       -- env MPIEXEC_PORT_RANGE=41000 $M -hosts "$H1,$H2" -n 2 true
   ;;
@@ -271,16 +273,24 @@ fork_opts)
   run --rc 2 --timeout 10 --match 'cannot open host file' -- $mpiexec -f /no/such/file -n 1 true
   run --rc 2 --timeout 10 --match '-ppn needs -hosts' -- $mpiexec -ppn 2 -n 1 true
   run --rc 1 --timeout 30 --match 'exited with code 1' -- $mpiexec -launcher-exec false -hosts fyfake -n 1 true
-  # A PMI connection claiming a rank that is not remote is refused; the
-  # client fails instead of waiting.
-  run --rc 1 --timeout 30 --match 'refused a PMI connection: pmiid is not a remote rank' \
-      -- $mpiexec -launcher fork -pmi-host 127.0.0.1 -hosts fyfake -n 1 sh -c "PMI_ID=5 exec $pmi_hosts"
-  # A connection that says it is a proxy of an srun step (one srun for all
-  # nodes) with a cookie not the job's: told why, and mpiexec says so.
-  run --timeout 30 --match '^cmd=fy-proxy-refused reason=not a proxy of this job \(wrong cookie\)$' \
+  # The listener of an srun step (one srun for all nodes; here an srun
+  # that, instead of starting the proxies, connects to the address it was
+  # given) takes only the step's proxies: a PMI client is refused, and so
+  # is a proxy with a cookie not the job's, told why; mpiexec says so.
+  fake=$(mktemp -d)
+  cat >"$fake/srun" <<'EOS'
+#!/bin/bash
+while [ $# -gt 0 ] && [ "$1" != --fy-proxy-connect ]; do shift; done
+a=$2
+exec 3<>"/dev/tcp/${a%:*}/${a##*:}"; echo "cmd=initack pmiid=0" >&3; read -r l <&3; exec 3<&-
+exec 3<>"/dev/tcp/${a%:*}/${a##*:}"; echo "cmd=fy-proxy cookie=0 node=fyn" >&3; read -r l <&3; echo "srun: $l"
+EOS
+  chmod +x "$fake/srun"
+  run --rc 1 --timeout 30 --match '^srun: cmd=fy-proxy-refused reason=not a proxy of this job \(wrong cookie\)$' \
+      --match "refused a connection: not a proxy's hello" \
       --match "refused a proxy's connection from node fyn: not a proxy of this job" \
-      -- $mpiexec -launcher fork -pmi-host 127.0.0.1 -hosts fyfake -n 1 bash -c \
-         'exec 3<>/dev/tcp/${PMI_PORT%:*}/${PMI_PORT##*:}; echo "cmd=fy-proxy cookie=0 node=fyn" >&3; read -r l <&3; echo "$l"'
+      -- env PATH="$fake:$PATH" $mpiexec -launcher slurm -pmi-host 127.0.0.1 -hosts fyfake -n 1 true
+  rm -rf "$fake"
   ;;
 *) echo "hosts.sh: unknown case $case"; exit 2 ;;
 esac

@@ -213,7 +213,7 @@ int main(void) {
     const char *argv[] = {"prog", "a b", "", "c$d"};
     fy_proxy_app_t app = {.cwd = "/tmp", .nenv = 1, .env = env + 1, .nargs = 4, .argv = argv};
     int rank[] = {3, 1}, local[] = {1, 0}, appof[] = {0, 0};
-    fy_proxy_spec_t s = {.pmi_port = "10.0.0.1:5", .kvsname = "kvs_1", .host = "h", .size = 4,
+    fy_proxy_spec_t s = {.kvsname = "kvs_1", .host = "h", .size = 4,
                          .local_size = 2, .bind = "auto", .kill_timeout = 3, .nenv = 1, .env = env,
                          .napps = 1, .apps = &app, .nranks = 2, .rank = rank, .local_rank = local,
                          .app = appof};

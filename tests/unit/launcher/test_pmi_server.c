@@ -39,6 +39,30 @@ static int recv_msg(int r) {
   }
 }
 
+/* What the server wrote to a relayed rank, and the next message of it. */
+static struct {
+  char buf[4096];
+  size_t len, at;
+  int rank;
+} relayed;
+
+static void relay_out(void *ctx, int rank, const char *p, size_t n) {
+  (void)ctx;
+  relayed.rank = rank;
+  if (relayed.len + n > sizeof relayed.buf) abort();
+  memcpy(relayed.buf + relayed.len, p, n);
+  relayed.len += n;
+}
+
+static int relayed_msg(void) {
+  char *nl = memchr(relayed.buf + relayed.at, '\n', relayed.len - relayed.at);
+  if (!nl) return 0;
+  size_t len = (size_t)(nl - (relayed.buf + relayed.at));
+  int ok = fy_pmi_msg_parse(&m, relayed.buf + relayed.at, len) == 0;
+  relayed.at += len + 1;
+  return ok;
+}
+
 static int is(const char *k, const char *v) {
   const char *x = fy_pmi_msg_get(&m, k);
   return x && !strcmp(x, v);
@@ -127,6 +151,35 @@ int main(void) {
   EXPECT(fy_pmi_server_handle(srv, 0) == 1 && fy_pmi_server_rank(srv, 0)->fd == -1);
 
   fy_pmi_server_destroy(srv);
+
+  /* A relayed rank (its proxy carries its connection): bytes fed, answers
+   * through the write function; a barrier with a rank on a socket
+   * releases both; its close is the proxy's word. */
+  srv = fy_pmi_server_create(2, "kvs_relay");
+  int sp[2];
+  socketpair(AF_UNIX, SOCK_STREAM, 0, sp);
+  fcntl(sp[0], F_SETFL, O_NONBLOCK);
+  fy_pmi_server_attach(srv, 0, sp[0]);
+  cli[0] = sp[1];
+  fy_pmi_reader_init(&rd[0]);
+  fy_pmi_server_relay(srv, 1, relay_out, &relayed);
+  EXPECT(fy_pmi_server_rank(srv, 1)->fd == FY_PMI_RELAYED);
+  const char *init = "cmd=init pmi_version=1 pmi_subversion=1\ncmd=get_my_";
+  EXPECT(fy_pmi_server_feed(srv, 1, init, strlen(init)) == 0);
+  EXPECT(fy_pmi_server_feed(srv, 1, "kvsname\n", 8) == 0);
+  EXPECT(relayed_msg() && is("cmd", "response_to_init") && is("rc", "0") && relayed.rank == 1);
+  EXPECT(relayed_msg() && is("cmd", "my_kvsname") && is("kvsname", "kvs_relay"));
+  EXPECT(fy_pmi_server_feed(srv, 1, "cmd=barrier_in\n", 15) == 0);
+  EXPECT(!relayed_msg());
+  send_str(0, "cmd=barrier_in\n");
+  EXPECT(recv_msg(0) && is("cmd", "barrier_out"));
+  EXPECT(relayed_msg() && is("cmd", "barrier_out"));
+  EXPECT(fy_pmi_server_feed(srv, 1, "cmd=abort exitcode=7\n", 21) == 0);
+  EXPECT(fy_pmi_server_rank(srv, 1)->aborted && fy_pmi_server_rank(srv, 1)->abort_code == 7);
+  fy_pmi_server_close(srv, 1);
+  EXPECT(fy_pmi_server_rank(srv, 1)->fd == -1);
+  fy_pmi_server_destroy(srv);
+  close(cli[0]);
   if (failures) return 1;
   printf("test_pmi_server: ok\n");
   return 0;
