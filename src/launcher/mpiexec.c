@@ -3,8 +3,8 @@
  * rank fails. Ranks placed on other hosts (-hosts, -f) are started through a
  * launcher command (ssh, -launcher-exec, or -launcher fork) running
  * "mpiexec --fy-proxy" there, which relays their PMI connections to the
- * same server in frames (fy_launch_frame.h). One poll() loop; signals arrive through a signalfd so
- * the loop never races with a handler. */
+ * same server in frames (fy_launch_frame.h). One poll() loop; signals
+ * arrive through a signalfd so the loop never races with a handler. */
 #include "launcher/fy_launch_hosts.h"
 #include "launcher/fy_launch_slurm.h"
 #include "launcher/fy_launch_io.h"
@@ -1043,8 +1043,8 @@ static void on_exit_of(int i, int status) {
   r->reaped = 1;
   r->status = status;
   job.nalive--;
-  /* Read what the rank left behind first: an abort message may be there. */
-  /* (a remote rank's PMI words came before its end, in its proxy's stream) */
+  /* Read what the rank left behind first: an abort message may be there
+   * (a remote rank's came before its end, in its proxy's stream). */
   const fy_pmi_rank_state_t *st = fy_pmi_server_rank(job.pmi, i);
   if (r->remote) fy_pmi_server_close(job.pmi, i);
   while (st->fd >= 0) {

@@ -555,16 +555,6 @@ out:
   return rc;
 }
 
-/* The provider still refuses the first message to dst: it is connecting.
- * The socket providers retry a refused connection for ever (libfabric
- * 1.17's net: connect, ECONNREFUSED, again at the next send), so a peer
- * published at an address this host cannot reach, or at one every host
- * has (a container's bridge), would hang the job at its first message.
- * After PROBE_S seconds the rank tries the peer's address itself: refused
- * or unreachable, it says so and aborts. A peer that answers there only
- * makes no progress (computing outside MPI with no agent, mode none),
- * which also delays its connection: after connect_timeout seconds the
- * rank aborts all the same, hence minutes. */
 /* What to add to a failure to bind the endpoint's listener: the socket
  * providers take their ports from a range when one is set, and a full
  * range reads as a bare EADDRNOTAVAIL or EADDRINUSE. */
@@ -578,6 +568,16 @@ static const char *port_hint(int rc) {
   return "";
 }
 
+/* The provider still refuses the first message to dst: it is connecting.
+ * The socket providers retry a refused connection for ever (libfabric
+ * 1.17's net: connect, ECONNREFUSED, again at the next send), so a peer
+ * published at an address this host cannot reach, or at one every host
+ * has (a container's bridge), would hang the job at its first message.
+ * After PROBE_S seconds the rank tries the peer's address itself: refused
+ * or unreachable, it says so and aborts. A peer that answers there only
+ * makes no progress (computing outside MPI with no agent, mode none),
+ * which also delays its connection: after connect_timeout seconds the
+ * rank aborts all the same, hence minutes. */
 #define PROBE_S 5.0
 static void connecting(int dst) {
   fy_ofi_stats.eagain_connect++;
