@@ -181,22 +181,23 @@ static void forward(prank_t *r, int *fd, int type) {
   while ((n = fy_read_ready(fd, buf, sizeof buf)) > 0) send_frame(type, r->rank, buf, (size_t)n);
 }
 
-/* What the rank said on its PMI connection, relayed; its end says so
- * (an empty frame) and closes it. */
+/* The end of the rank's PMI connection: an empty frame says so, and the
+ * answers still queued for it are dropped. */
+static void close_pmi(prank_t *r) {
+  send_frame(FY_FRAME_PMI, r->rank, NULL, 0);
+  if (r->pmi >= 0) close(r->pmi);
+  r->pmi = -1;
+  r->pmiq.len = 0;
+}
+
+/* What the rank said on its PMI connection, relayed; at its end (closed,
+ * or reset by a dying rank) close_pmi. */
 static void forward_pmi(prank_t *r) {
   char buf[65536];
   ssize_t n;
   if (r->pmi < 0) return;
-  for (;;) {
-    n = read(r->pmi, buf, sizeof buf);
-    if (n > 0) send_frame(FY_FRAME_PMI, r->rank, buf, (size_t)n);
-    else if (n == 0 || errno != EINTR) break;
-  }
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-  send_frame(FY_FRAME_PMI, r->rank, NULL, 0); /* (closed, or reset by a dying rank) */
-  close(r->pmi);
-  r->pmi = -1;
-  r->pmiq.len = 0;
+  while ((n = fy_read_ready(&r->pmi, buf, sizeof buf)) > 0) send_frame(FY_FRAME_PMI, r->rank, buf, (size_t)n);
+  if (n < 0) close_pmi(r);
 }
 
 /* The PMI server's queued answers, as far as the rank's socket takes
@@ -218,11 +219,7 @@ static void ended(prank_t *r, int status) {
   forward(r, &r->out, FY_FRAME_OUT); /* (its output before its end) */
   forward(r, &r->err, FY_FRAME_ERR);
   forward_pmi(r); /* (an abort before the end it causes) */
-  if (r->pmi >= 0) { /* (held open by a process it left behind: its end all the same) */
-    send_frame(FY_FRAME_PMI, r->rank, NULL, 0);
-    close(r->pmi);
-    r->pmi = -1;
-  }
+  if (r->pmi >= 0) close_pmi(r); /* (held open by a process it left behind: its end all the same) */
   if (!px.gone && fy_frame_put_int(1, FY_FRAME_EXIT, r->rank, status) != 0) px.gone = 1;
   r->done = 1;
   px.ndone++;

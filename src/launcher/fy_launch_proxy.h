@@ -31,7 +31,7 @@
  * - fy_proxy_connect_main(addr, cookie): the proxy of a launcher that runs
  *   many hosts' proxies in one step and merges their output (one srun for
  *   a Slurm job's nodes, fy_launch_slurm.h): it connects to mpiexec at
- *   addr ("host:port", its PMI listener), says
+ *   addr ("host:port", the listener it opens for the step's proxies), says
  *   "cmd=fy-proxy cookie=COOKIE node=NAME" (NAME: SLURMD_NODENAME, else
  *   the host name), reads "cmd=fy-proxy-spec len=N" and the N bytes of
  *   its host's spec word, then runs fy_proxy_main on it with the

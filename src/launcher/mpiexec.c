@@ -117,7 +117,7 @@ static struct {
   fy_hosts_t hosts;
   int named_hosts;     /* -hosts or -f given (or a Slurm job's nodes): messages name the host */
   int slurm;           /* the hosts are a Slurm job's (fy_launch_slurm.h) */
-  int lfd;             /* PMI listener for remote ranks, -1 if none */
+  int lfd;             /* the listener of an srun step's proxies, -1 if none */
   struct pend {        /* accepted connections not yet tied to a rank */
     int fd;
     size_t len;
@@ -610,7 +610,7 @@ static int launch_host(int h, const fy_launch_opts_t *o) {
 }
 
 /* Every remote host's proxy in one launcher step (srun on their nodes),
- * each connecting back to the PMI listener for its spec (proxy_hello). */
+ * each connecting back to mpiexec's listener for its spec (proxy_hello). */
 static int launch_group(const fy_launch_opts_t *o) {
   proxy_t *g = &job.px[job.hosts.n];
   int k = 0, w = 0, rc = -1, ep[2] = {-1, -1}, xp[2] = {-1, -1}, devnull = -1;
@@ -866,11 +866,9 @@ static int listen_in_range(int family, int lo, int hi, int backlog) {
   return -1;
 }
 
-/* MPIEXEC_PORT_RANGE for the ranks' fabric ports too, unless set apart:
- * 0, or -1 with a message for a malformed range. */
-static int fabric_ports(void) {
-  int lo, hi;
-  if (port_range(&lo, &hi) < 0) return -1;
+/* MPIEXEC_PORT_RANGE [lo, hi] (lo 0: none) for the ranks' fabric ports
+ * too, unless set apart. */
+static void fabric_ports(int lo, int hi) {
   if (lo) {
     static const char *const v[] = {"FI_NET_PORT_LOW_RANGE", "FI_NET_PORT_HIGH_RANGE", "FI_TCP_PORT_LOW_RANGE",
                                     "FI_TCP_PORT_HIGH_RANGE"};
@@ -879,15 +877,14 @@ static int fabric_ports(void) {
     snprintf(num[1], sizeof num[1], "%d", hi);
     for (int k = 0; k < 4; k++) setenv(v[k], num[k % 2], 0);
   }
-  return 0;
 }
 
 /* The listener the proxies of a launcher step connect back to (the only
- * connections mpiexec takes: ranks speak PMI through their proxy). */
-static int open_listener(const fy_launch_opts_t *o) {
+ * connections mpiexec takes: ranks speak PMI through their proxy), at a
+ * port of MPIEXEC_PORT_RANGE [lo, hi] when one is given. */
+static int open_listener(const fy_launch_opts_t *o, int lo, int hi) {
   char host[256];
-  int lo, hi;
-  if (pick_pmi_host(o, host, sizeof host) < 0 || port_range(&lo, &hi) < 0) return -1;
+  if (pick_pmi_host(o, host, sizeof host) < 0) return -1;
   /* Every address (dual stack when possible): the chosen one may be any. */
   int backlog = job.np < 128 ? 128 : job.np;
   int fd = listen_in_range(AF_INET6, lo, hi, backlog);
@@ -1554,8 +1551,12 @@ int main(int argc, char **argv) {
     if (fy_hosts_mapping(&job.hosts, map, sizeof map) == 0) fy_pmi_server_set_mapping_string(job.pmi, map);
     else fy_pmi_server_set_mapping(job.pmi, 0);
   }
-  if (job.hosts.any_remote && (setup_launcher(&o) < 0 || fabric_ports() < 0 || (lch.group && open_listener(&o) < 0)))
-    return 1;
+  if (job.hosts.any_remote) {
+    int lo, hi;
+    if (setup_launcher(&o) < 0 || port_range(&lo, &hi) < 0) return 1;
+    fabric_ports(lo, hi);
+    if (lch.group && open_listener(&o, lo, hi) < 0) return 1;
+  }
 
   /* Stdin goes to rank 0, unless it is a terminal we do not own (a
    * background job would be stopped by SIGTTIN). */
