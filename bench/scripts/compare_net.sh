@@ -3,6 +3,7 @@
 # TCP, interleaved, medians and ratios.
 #
 #   bench/scripts/compare_net.sh [--runs N] [--quick] [--netns] [--configs "..."]
+#                                [--benches "pingpong late both"] [--max BYTES]
 #
 # Configs (2 ranks):
 #   ferry-net   Ferry with FERRY_NOLOCAL=1 and its default provider (net on
@@ -34,6 +35,8 @@
 # ranks compute 300 us between posting and waiting, as in a halo exchange:
 # the time of one exchange per side, where CPU an agent takes from the
 # computing peer shows; with 2 ranks on 2 cores no library can overlap it).
+# --benches runs only those of the three, --max caps pingpong's sizes (a
+# focused look at small messages takes a minute instead of ten).
 # Every round runs every config once (interleaved, each round starting at
 # the next config: common.sh's rotated); the table gives the
 # median over rounds and the ratio Ferry / best peer. Output:
@@ -46,12 +49,16 @@ runs=3
 quick=0
 netns=0
 configs="ferry-net mpich-tcp mpich-ofi ompi-tcp"
+benches="pingpong late both"
+maxb=4194304
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift ;;
     --quick) quick=1 ;;
     --netns) netns=1 ;;
     --configs) configs=$2; shift ;;
+    --benches) benches=$2; shift ;;
+    --max) maxb=$2; shift ;;
     --inside-netns) netns=2 ;;  # internal: re-run under fy_netns.sh
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -60,7 +67,7 @@ while [ $# -gt 0 ]; do
 done
 
 if [ $netns = 1 ]; then
-  args=(--runs "$runs" --configs "$configs" --inside-netns)
+  args=(--runs "$runs" --configs "$configs" --benches "$benches" --max "$maxb" --inside-netns)
   [ $quick = 1 ] && args+=(--quick)
   exec sh "$FY_ROOT/tests/launch/netns/fy_netns.sh" -c 2 -- bash "$0" "${args[@]}"
 fi
@@ -84,9 +91,9 @@ stamp=$(date +%Y%m%d-%H%M%S)
 csv=$outdir/net-$stamp.csv
 log=$outdir/net-$stamp.log
 : >"$log"
-if [ $quick = 1 ]; then ppargs=(-q -m 4194304); lateargs=(-n 15 -s 64K,1M,4M -d 50)
+if [ $quick = 1 ]; then ppargs=(-q -m "$maxb"); lateargs=(-n 15 -s 64K,1M,4M -d 50)
   bothargs=(-t eq3 -o rf -c 300 -n 60 -s 64K,256K,1M)
-else ppargs=(-t 0.1 -m 4194304); lateargs=(-n 40 -s 64K,256K,1M,4M -d 50)
+else ppargs=(-t 0.1 -m "$maxb"); lateargs=(-n 40 -s 64K,256K,1M,4M -d 50)
   bothargs=(-t eq3 -o rf -c 300 -n 200 -s 64K,256K,1M,4M); fi
 
 # launch CONFIG WHERE EXE ARGS...
@@ -144,9 +151,14 @@ for run in $(seq "$runs"); do
       latex=$(build "$impl" late "$FY_BENCH/overlap/late.c") || continue
       ovx=$(build "$impl" overlap "$FY_BENCH/overlap/overlap.c") || continue
       fy_note "run $run/$runs: $cfg $where"
-      run_one "$cfg" "$where" "$run" pingpong "$ppx" "${ppargs[@]}"
-      run_one "$cfg" "$where" "$run" late "$latex" "${lateargs[@]}"
-      run_one "$cfg" "$where" "$run" both "$ovx" "${bothargs[@]}"
+      for b in $benches; do
+        case $b in
+          pingpong) run_one "$cfg" "$where" "$run" pingpong "$ppx" "${ppargs[@]}" ;;
+          late) run_one "$cfg" "$where" "$run" late "$latex" "${lateargs[@]}" ;;
+          both) run_one "$cfg" "$where" "$run" both "$ovx" "${bothargs[@]}" ;;
+          *) fy_note "unknown bench $b" ;;
+        esac
+      done
     done
   done
 done
