@@ -212,6 +212,7 @@ void fy_progress_wait(int (*done)(void *), void *arg) {
     int n = fy_progress_poll();
     if (done(arg)) break;
     if (n > 0) {
+      if (lent < 0 && fy_pt2pt_net_queued_only()) lent = fy_lend_begin();
       idle = 0;
       continue;
     }

@@ -48,6 +48,7 @@ int fy_pt2pt_net_wait_fd(void);
 int fy_pt2pt_net_busy(void);   /* fabric transfers in progress */
 int fy_pt2pt_net_busy_in(void); /* ... of which receives */
 int fy_pt2pt_net_paced(void);  /* unattended bulk fabric transfers moving (FERRY_OFI_PACE_*) */
+int fy_pt2pt_net_queued_only(void); /* the last fabric pass counted as work only for sends the provider refused */
 /* Ranks of the job on this machine (same kernel), counted over the fabric's
  * address exchange; 0 without the fabric. */
 int fy_pt2pt_net_machine_ranks(void);

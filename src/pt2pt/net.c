@@ -608,6 +608,12 @@ int fy_net_progress(void) {
   return ++queued_idle <= QUEUED_SPIN;
 }
 
+/* Such a pass keeps a blocking wait polling, but its CPU only waits for
+ * the peer to read: a computing rank's agent may borrow it (fy_lend.h).
+ * A late sender of 4 MiB whose wait lent only after QUEUED_SPIN passes
+ * left the receiver's agent no CPU but its own computation's. */
+int fy_pt2pt_net_queued_only(void) { return fy_net_on && queued_idle > 0 && queued_idle <= QUEUED_SPIN; }
+
 /* FERRY_OFI_RGET_MIN: a size, or auto. Over the TCP providers RMA is
  * software: an RGET receiver sends its NFIN_S (a system call, which on
  * loopback also runs the peer's TCP receive path) after the last byte and

@@ -49,6 +49,9 @@ int fy_lend_cpu(void);
 /* This rank's agent borrows (before its start): fy_lend_want works. */
 void fy_lend_borrow(void);
 void fy_lend_want(int on);
+/* The agent itself, for one turn it would take on no CPU but a lent one
+ * (agent_thread.c: place); a lender wakes it as for fy_lend_want. */
+void fy_lend_want_turn(int on);
 /* This rank's slot's futex word (NULL when off). */
 _Atomic uint32_t *fy_lend_word(void);
 

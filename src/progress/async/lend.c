@@ -26,7 +26,7 @@ typedef struct {
 
 typedef struct {
   _Atomic int32_t cpu1;  /* the CPU this rank lends, plus one; 0: none */
-  _Atomic uint32_t want; /* its agent would borrow one */
+  _Atomic uint32_t want; /* its agent would borrow one: WANT_WATCH | WANT_TURN */
   _Atomic uint32_t word; /* its agents' futex (fy_lend_word) */
   char pad[52];
 } lend_slot_t;
@@ -100,17 +100,22 @@ _Atomic uint32_t *fy_lend_word(void) { return me >= 0 ? &slots[me].word : NULL; 
 
 void fy_lend_borrow(void) { borrower = 1; }
 
-void fy_lend_want(int on) {
+enum { WANT_WATCH = 1, WANT_TURN = 2 }; /* (the watch list's reason, the agent's) */
+
+static void want_bit(uint32_t bit, int on) {
   if (me < 0 || !borrower) return;
   if (on) {
-    if (!atomic_exchange(&slots[me].want, 1)) atomic_fetch_add(&hdr->wanting, 1);
+    if (!atomic_fetch_or(&slots[me].want, bit)) atomic_fetch_add(&hdr->wanting, 1);
     /* (before the caller looks for a lender: a rank that lends after this
      * sees want set, one that lent before is seen) */
     atomic_thread_fence(memory_order_seq_cst);
-  } else if (atomic_exchange(&slots[me].want, 0)) {
+  } else if (atomic_fetch_and(&slots[me].want, ~bit) == bit) {
     atomic_fetch_sub(&hdr->wanting, 1);
   }
 }
+
+void fy_lend_want(int on) { want_bit(WANT_WATCH, on); }
+void fy_lend_want_turn(int on) { want_bit(WANT_TURN, on); }
 
 int fy_lend_begin(void) {
   if (me < 0) return 0;
