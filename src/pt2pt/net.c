@@ -609,9 +609,11 @@ int fy_net_progress(void) {
 }
 
 /* Such a pass keeps a blocking wait polling, but its CPU only waits for
- * the peer to read: a computing rank's agent may borrow it (fy_lend.h).
- * A late sender of 4 MiB whose wait lent only after QUEUED_SPIN passes
- * left the receiver's agent no CPU but its own computation's. */
+ * the peer to read: a computing rank's agent may borrow it (fy_lend.h),
+ * and the peer that does not read is often that rank. Counted as work
+ * for lending too, a late sender of 4 MiB lent its CPU only after up to
+ * QUEUED_SPIN passes, while the receiver's agent waited for one
+ * (agent_thread.c: await_lend). */
 int fy_pt2pt_net_queued_only(void) { return fy_net_on && queued_idle > 0 && queued_idle <= QUEUED_SPIN; }
 
 /* FERRY_OFI_RGET_MIN: a size, or auto. Over the TCP providers RMA is

@@ -194,10 +194,10 @@ static void place(int borrow) {
  * the sender's CPU, the receiver's agent took each 1 MiB message in on
  * it while the sender computed: the sender's side took 788 us (median
  * of 8 rounds, 2 test hosts) against 487 us waiting, where the turn
- * comes when the sender's wait lends. Going home instead (the computing thread's
- * CPU, where the rank is bound to one) made a late sender's message wait
- * behind that computation: 36-61 % overlap at 1 MiB, 2-28 % at 4 MiB,
- * against 94-99 % on the sender's CPU. */
+ * comes when the sender's wait lends. Going home instead (the computing
+ * thread's CPU, where the rank is bound to one) made a late sender's
+ * message wait behind that computation: 36-61 % overlap at 1 MiB, 2-28 %
+ * at 4 MiB, against 94-99 % on the sender's CPU. */
 static void await_lend(void) {
   int was = atomic_load(&lent_cpu);
   if (!net_lend || was < 0 || fy_lend_cpu() >= 0) return;

@@ -22,11 +22,14 @@
  *   publishes the CPU the thread is on and wakes the agents that asked for
  *   one (fy_lend_want). Cheap when nobody asks: two atomics and a load.
  * - Borrower (the fabric agent): fy_lend_want(1) while its rank has a
- *   nonblocking fabric receive of an eager size pending (set and cleared by the watch list, under the
- *   progress lock); fy_lend_cpu() gives a CPU another rank lends now (-1:
- *   none). The process's agents park on fy_lend_word() (a futex in the
- *   shared board, so no FUTEX_PRIVATE_FLAG), which a lender bumps and wakes
- *   when it finds want set.
+ *   nonblocking fabric receive of an eager size pending or a rendezvous
+ *   receive in flight (set and cleared under the progress lock), and
+ *   fy_lend_want_turn(1) from the agent itself while it holds a turn
+ *   back for a lend (the two are separate bits of the slot's want);
+ *   fy_lend_cpu() gives a CPU another rank lends now (-1: none). The
+ *   process's agents park on fy_lend_word() (a futex in the shared board,
+ *   so no FUTEX_PRIVATE_FLAG), which a lender bumps and wakes when it
+ *   finds want set.
  * - Off (every call a no-op, fy_lend_cpu() -1) when FERRY_OFI_LEND=0, the
  *   board cannot be made, or this rank alone runs on this machine. */
 #ifndef FY_LEND_H
@@ -49,8 +52,6 @@ int fy_lend_cpu(void);
 /* This rank's agent borrows (before its start): fy_lend_want works. */
 void fy_lend_borrow(void);
 void fy_lend_want(int on);
-/* The agent itself, for one turn it would take on no CPU but a lent one
- * (agent_thread.c: place); a lender wakes it as for fy_lend_want. */
 void fy_lend_want_turn(int on);
 /* This rank's slot's futex word (NULL when off). */
 _Atomic uint32_t *fy_lend_word(void);
