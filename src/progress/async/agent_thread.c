@@ -204,7 +204,10 @@ static void await_lend(void) {
   atomic_uint *w = park_word;
   unsigned v = atomic_load(w);
   fy_lend_want_turn(1);
-  if (fy_lend_cpu() < 0) word_wait(w, v, (fy_config.ofi_pace_us > 0 ? fy_config.ofi_pace_us : 500) * 1000L);
+  if (fy_lend_cpu() < 0) {
+    FY_CTR_ADD(held, 1);
+    word_wait(w, v, (fy_config.ofi_pace_us > 0 ? fy_config.ofi_pace_us : 500) * 1000L);
+  }
   fy_lend_want_turn(0);
 }
 

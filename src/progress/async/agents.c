@@ -177,13 +177,14 @@ void fy_async_stats(FILE *f) {
   fprintf(f,
           "ferry-stats rank=%d async: mode=%s watched=%llu turns=%llu hits=%llu misses=%llu kicked=%llu "
           "kicks_sent=%llu capped=%llu wakeups=%llu futile=%llu deferred=%llu pef_inside=%llu time_us=%.1f "
-          "lent=%llu lend_wakes=%llu borrowed=%llu\n",
+          "lent=%llu lend_wakes=%llu borrowed=%llu held=%llu\n",
           fy_state.world_rank, fy_async_mode_name(fy_async_mode), (unsigned long long)c->watched,
           (unsigned long long)c->turns, (unsigned long long)c->hits, (unsigned long long)c->misses,
           (unsigned long long)c->kicked, (unsigned long long)fy_shm_kicks_sent(),
           (unsigned long long)c->capped, (unsigned long long)c->wakeups, (unsigned long long)c->futile,
           (unsigned long long)c->deferred, (unsigned long long)c->pef_inside, (double)c->time_ns / 1e3,
-          (unsigned long long)c->lent, (unsigned long long)c->lend_wakes, (unsigned long long)c->borrowed);
+          (unsigned long long)c->lent, (unsigned long long)c->lend_wakes, (unsigned long long)c->borrowed,
+          (unsigned long long)c->held);
 }
 
 void fy_async_sched_started(void) {

@@ -41,6 +41,7 @@ typedef struct fy_async_counters {
   uint64_t lent;          /* blocking waits that lent their CPU (fy_lend.h) */
   uint64_t lend_wakes;    /* agents of other ranks those woke */
   uint64_t borrowed;      /* fabric agent turns on a CPU another rank lent */
+  uint64_t held;          /* fabric agent turns held back for a lend (await_lend) */
 } fy_async_counters_t;
 
 extern fy_async_counters_t fy_async_ctr;
