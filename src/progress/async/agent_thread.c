@@ -185,6 +185,10 @@ static void place(int borrow) {
   atomic_store(&lent_cpu, c);
 }
 
+/* The agent's period where it must look again however pacing is set:
+ * FERRY_OFI_PACE_US, or 500 us where that is 0 (pacing off). */
+static long period_us(void) { return fy_config.ofi_pace_us > 0 ? (long)fy_config.ofi_pace_us : 500; }
+
 /* (agent) Woken by the fd on a CPU that was lent and is not now (it
  * parks where it last ran): its rank may compute again. Before a turn
  * there, which copies whatever the socket holds, wait up to
@@ -199,14 +203,13 @@ static void place(int borrow) {
  * message wait behind that computation: 36-61 % overlap at 1 MiB, 2-28 %
  * at 4 MiB, against 94-99 % on the sender's CPU. */
 static void await_lend(void) {
-  int was = atomic_load(&lent_cpu);
-  if (!net_lend || was < 0 || fy_lend_cpu() >= 0) return;
+  if (!net_lend || atomic_load(&lent_cpu) < 0 || fy_lend_cpu() >= 0) return;
   atomic_uint *w = park_word;
   unsigned v = atomic_load(w);
   fy_lend_want_turn(1);
   if (fy_lend_cpu() < 0) {
     FY_CTR_ADD(held, 1);
-    word_wait(w, v, (fy_config.ofi_pace_us > 0 ? fy_config.ofi_pace_us : 500) * 1000L);
+    word_wait(w, v, period_us() * 1000L);
   }
   fy_lend_want_turn(0);
 }
@@ -467,7 +470,7 @@ static void *net_main(void *arg) {
        * while there is work or the application is quiet and listening,
        * else a window's target that computes outside MPI never served
        * its origins. */
-      fy_sleep_us(fy_config.ofi_pace_us > 0 ? fy_config.ofi_pace_us : 500);
+      fy_sleep_us(period_us());
       if (!atomic_load(&net_running)) break;
       relay_ring(agent_turn(NULL));
       continue;
