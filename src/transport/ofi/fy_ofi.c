@@ -190,8 +190,20 @@ typedef struct ctxh { struct fi_context2 fc; int kind; } ctxh_t;
  * caller's bytes. FI_ORDER_SAS orders the matching of messages, not their
  * completions: a provider that moves a long message by its own rendezvous
  * (ofi_rxm above its eager size) completes a later short one first. The
- * receiver delivers by sequence number and holds early arrivals. */
+ * receiver delivers by sequence number and holds early arrivals.
+ *
+ * With multi-receive buffers the provider puts each message right after
+ * the one before, and the packet headers are read in place: a message of a
+ * length that is not a multiple of 8 left every later one in that buffer
+ * at an odd address, each copied whole to an aligned buffer before use
+ * (pingpong across the test hosts: 16 % of the messages up to 16 KiB, a
+ * second copy of the data on the receive path). So a sender with
+ * multi-receive buffers pads each message to a multiple of 8 bytes, and
+ * src's top bits say how many bytes of padding follow (src_pad). */
 typedef struct pfx { uint32_t src, seq; } pfx_t;
+#define PAD_SHIFT 29 /* ranks below 2^29 */
+#define PAD_MAX 7
+static const char zeros[PAD_MAX + 1]; /* the padding */
 typedef struct early { struct early *next; uint32_t seq; size_t len; char data[]; } early_t;
 
 typedef struct rbuf {
@@ -216,7 +228,8 @@ typedef struct sbuf {
   const void *ref;
   size_t rlen;
   void *rctx;
-  struct iovec iov[2]; /* of a send by reference: kept until it completes (FI_ASYNC_IOV) */
+  size_t pad;          /* of a send by reference: the bytes of padding after ref */
+  struct iovec iov[3]; /* of a send by reference: kept until it completes (FI_ASYNC_IOV) */
   /* a tagged send (fy_ofi_tsend, kind C_TSEND): only ref/rlen/rctx, its
    * own allocation, no prefix (matched by tag, outside the sequence) */
   uint64_t tag;
@@ -634,7 +647,8 @@ static int post_send(sbuf_t *s) {
   } else if (s->ref) {
     s->iov[0] = (struct iovec){s->buf, s->len};
     s->iov[1] = (struct iovec){(void *)s->ref, s->rlen};
-    rc = fi_sendv(ep, s->iov, NULL, 2, addrs[s->dst], &s->c.fc);
+    s->iov[2] = (struct iovec){(void *)zeros, s->pad};
+    rc = fi_sendv(ep, s->iov, NULL, s->pad ? 3 : 2, addrs[s->dst], &s->c.fc);
   } else {
     rc = fi_send(ep, s->buf, s->len, local_mr ? fi_mr_desc(sslab_mr) : NULL, addrs[s->dst], &s->c.fc);
   }
@@ -665,7 +679,7 @@ static sbuf_t *take_sbuf(size_t len) {
   }
   s->c.kind = C_SEND;
   s->ref = NULL;
-  s->rlen = 0;
+  s->rlen = s->pad = 0;
   s->rctx = NULL;
   return s;
 }
@@ -694,10 +708,17 @@ static void submit(sbuf_t *s) {
   enqueue(s);
 }
 
+/* The prefix of the next message to dst, of len bytes with it; *pad: the
+ * bytes of padding that must follow it (pfx_t). */
+static pfx_t prefix(int dst, size_t len, size_t *pad) {
+  *pad = multi ? -len & PAD_MAX : 0;
+  return (pfx_t){.src = (uint32_t)myrank | (uint32_t)*pad << PAD_SHIFT, .seq = tx_seq[dst]++};
+}
 int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen) {
-  size_t len = sizeof(pfx_t) + hlen + dlen;
   if (hlen + dlen > msg_max) fatal("send (message larger than the packet size)", FI_EMSGSIZE);
-  pfx_t p = {.src = (uint32_t)myrank, .seq = tx_seq[dst]++};
+  size_t pad, n = sizeof(pfx_t) + hlen + dlen;
+  pfx_t p = prefix(dst, n, &pad);
+  size_t len = n + pad;
   /* Small messages: fi_inject (no completion to reap). fy_ofi_flush()
    * later sends a tracked message behind them, whose completion says they
    * have left too (same pair, in order). */
@@ -706,6 +727,7 @@ int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t 
     memcpy(tmp, &p, sizeof p);
     if (hlen) memcpy(tmp + sizeof p, hdr, hlen);
     if (dlen) memcpy(tmp + sizeof p + hlen, data, dlen);
+    memset(tmp + n, 0, pad);
     ssize_t rc = refused() ? -FI_EAGAIN : fi_inject(ep, tmp, len, addrs[dst]);
     if (rc == 0) {
       fy_ofi_stats.injected++;
@@ -719,6 +741,7 @@ int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t 
   injected[dst] = 0; /* this one is tracked, and follows them */
   sbuf_t *s = framed(dst, &p, hdr, hlen, len);
   if (dlen) memcpy(s->buf + sizeof p + hlen, data, dlen);
+  memset(s->buf + n, 0, pad);
   submit(s);
   return 0;
 }
@@ -727,11 +750,13 @@ int fy_ofi_send_ref(int dst, const void *hdr, size_t hlen, const void *data, siz
   /* the data goes out of the caller's buffer: a provider that wants local
    * buffers registered would need a registration per send */
   if (local_mr || !cbs.on_sent || hlen + dlen > msg_max) return -1;
-  pfx_t p = {.src = (uint32_t)myrank, .seq = tx_seq[dst]++};
+  size_t pad;
+  pfx_t p = prefix(dst, sizeof(pfx_t) + hlen + dlen, &pad);
   injected[dst] = 0;
   sbuf_t *s = framed(dst, &p, hdr, hlen, sizeof p + hlen);
   s->ref = data;
   s->rlen = dlen;
+  s->pad = pad;
   s->rctx = ctx;
   submit(s);
   return 0;
@@ -990,8 +1015,11 @@ static void completed(struct fi_cq_data_entry *e) {
       pfx_t p;
       memcpy(&p, m, sizeof p);
       fy_ofi_stats.recvd++;
+      size_t pad = p.src >> PAD_SHIFT;
+      p.src &= (1u << PAD_SHIFT) - 1;
       if (p.src >= (uint32_t)nranks) fatal("receive (message from an unknown rank)", FI_EOTHER);
-      size_t len = e->len - sizeof p;
+      if (e->len < sizeof p + pad) fatal("receive (a message shorter than its padding)", FI_EOTHER);
+      size_t len = e->len - sizeof p - pad;
       if (p.seq != rx_seq[p.src]) { /* early: keep a copy until its turn */
         early_t *x = malloc(sizeof *x + len), **pp = &early[p.src];
         if (!x) fatal("receive (out of memory holding an early message)", FI_ENOMEM);
@@ -1433,9 +1461,13 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   key_high = b->emu_key64 && info->domain_attr->mr_key_size >= 8 ? (uint64_t)0xfe57a11c << 32 : 0;
   emu_calls = 0;
   msg_max = b->msg_max;
-  if (sizeof(pfx_t) + msg_max > prov_max) {
+  if (sizeof(pfx_t) + msg_max + PAD_MAX > prov_max) {
     seterr("provider %s carries messages of at most %zu bytes, %zu needed", prov_name, prov_max,
-           sizeof(pfx_t) + msg_max);
+           sizeof(pfx_t) + msg_max + PAD_MAX);
+    goto out;
+  }
+  if (nranks > 1 << PAD_SHIFT) {
+    seterr("%d ranks: the fabric transport numbers at most %d", nranks, 1 << PAD_SHIFT);
     goto out;
   }
   CHECK(fi_fabric(info->fabric_attr, &fabric, NULL), "fi_fabric");
@@ -1451,7 +1483,8 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
   }
   struct fi_av_attr ava = {.type = FI_AV_TABLE, .count = (size_t)nranks};
   CHECK(fi_av_open(domain, &ava, &av, NULL), "fi_av_open");
-  size_t bsz = (sizeof(pfx_t) + msg_max + 63) & ~(size_t)63, one = sizeof(pfx_t) + msg_max;
+  /* (one: the longest message, with its padding) */
+  size_t one = sizeof(pfx_t) + msg_max + PAD_MAX, bsz = (one + 63) & ~(size_t)63;
   /* A port range (FI_NET_/FI_TCP_PORT_*_RANGE, which mpiexec derives from
    * MPIEXEC_PORT_RANGE) makes the socket providers bind their listener
    * there, and two ranks of a host can bind the same port before either
@@ -1541,7 +1574,8 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
     b->agree(prov_name, extra, sizeof extra);
   else
     snprintf(extra, sizeof extra, "msg_max=%zu", msg_max);
-  snprintf(sig, sizeof sig, "provider=%s%s %s", prov_name, local_mr ? " FI_MR_LOCAL" : "", extra);
+  /* (pad8: the messages' format since their padding, pfx_t) */
+  snprintf(sig, sizeof sig, "provider=%s%s pad8 %s", prov_name, local_mr ? " FI_MR_LOCAL" : "", extra);
   hex((const unsigned char *)sig, strlen(sig), sighex);
   if (strlen(val) + strlen(mine ? mine : "") + strlen(sighex) + 3 > sizeof val) {
     seterr("the endpoint address and settings do not fit a PMI value");
