@@ -39,7 +39,10 @@
 # focused look at small messages takes a minute instead of ten).
 # Every round runs every config once (interleaved, each round starting at
 # the next config: common.sh's rotated); the table gives the
-# median over rounds and the ratio Ferry / best peer. Output:
+# median over rounds and Ferry / best peer two ways: the ratio of the
+# medians, and the median of each round's ratio ("paired", marked * where
+# the machine changed speed during the runs: bench/scripts/net_table.py).
+# Output:
 # bench/results/net/net-<stamp>.csv and .txt. Note the load average printed
 # at the top: on a shared machine the figures are noisy.
 set -uo pipefail
