@@ -36,7 +36,7 @@
 # the time of one exchange per side, where CPU an agent takes from the
 # computing peer shows; with 2 ranks on 2 cores no library can overlap it).
 # --benches runs only those of the three, --max caps pingpong's sizes (a
-# focused look at small messages takes a minute instead of ten).
+# focused look at small messages takes about a minute a round).
 # Every round runs every config once (interleaved, each round starting at
 # the next config: common.sh's rotated); the table gives the
 # median over rounds and Ferry / best peer two ways: the ratio of the
