@@ -199,7 +199,7 @@ typedef struct ctxh { struct fi_context2 fc; int kind; } ctxh_t;
  * (pingpong across the test hosts: 16 % of the messages up to 16 KiB, a
  * second copy of the data on the receive path). So a sender with
  * multi-receive buffers pads each message to a multiple of 8 bytes, and
- * src's top bits say how many bytes of padding follow (src_pad). */
+ * src's top bits say how many bytes of padding follow (prefix, completed). */
 typedef struct pfx { uint32_t src, seq; } pfx_t;
 #define PAD_SHIFT 29 /* ranks below 2^29 */
 #define PAD_MAX 7
@@ -714,6 +714,7 @@ static pfx_t prefix(int dst, size_t len, size_t *pad) {
   *pad = multi ? -len & PAD_MAX : 0;
   return (pfx_t){.src = (uint32_t)myrank | (uint32_t)*pad << PAD_SHIFT, .seq = tx_seq[dst]++};
 }
+
 int fy_ofi_send(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen) {
   if (hlen + dlen > msg_max) fatal("send (message larger than the packet size)", FI_EMSGSIZE);
   size_t pad, n = sizeof(pfx_t) + hlen + dlen;
