@@ -21,13 +21,12 @@
 #                                  provider is 1.17's net, renamed)
 #   ompi                           Open MPI, ob1 + tcp BTL (bound to cores on one host)
 #   mpich                          MPICH (Debian's, ch4:ucx) with UCX_TLS=tcp,self
-#   fi[+VAR=val...]                libfabric's own ping-pong, fi_pingpong
-#                                  (libfabric-bin) over its net provider
-#                                  (FI_PROVIDER given after '+' chooses
-#                                  another), an RDM endpoint, no MPI: what
-#                                  the provider alone costs. Its one figure,
-#                                  the mean time per transfer, fills the
-#                                  median and minimum columns; no bandwidth.
+#   fi[+VAR=val...]                a ping-pong over libfabric's net provider
+#                                  alone, no MPI (bench/net/fipp.c; FI_PROVIDER
+#                                  given after '+' chooses another), an RDM
+#                                  endpoint, timed and summarised as netlat
+#                                  does (median of every round trip): what
+#                                  the provider alone costs. No bandwidth.
 #                                  Server on the first test host (or core
 #                                  0), client on the second (core 1).
 #   mpich-ofi[@PREFIX][+VAR=val...] MPICH's ch4:ofi device over libfabric's
@@ -95,28 +94,23 @@ exe_for() { # INSTALL-or-impl -> binary (built once per library)
 bytes_of() { # 16K, 1M, 100 -> bytes
   case $1 in *K) echo $((${1%K} << 10)) ;; *M) echo $((${1%M} << 20)) ;; *) echo "$1" ;; esac
 }
-fi_rows() { # ENV... -> netlat's rows from fi_pingpong, one run per size
-  local s b it prov=net e hs ha hb aa ab srv=() cli=() line
+fi_rows() { # ENV... -> netlat's rows from fipp, the provider alone, all sizes in one run
+  local prov=net e ha hb hs bind=() srv=() cli=() exe=$out/build-fipp/fipp ad=$out/fipp-names
   for e in "$@"; do case $e in FI_PROVIDER=*) prov=${e#FI_PROVIDER=} ;; esac; done
+  mkdir -p "$out/build-fipp"
+  [ -x "$exe" ] || cc -O2 -o "$exe" "$here/fipp.c" -lfabric >&2 || return 1
   if [ $netns = 1 ]; then
     IFS=, read -r ha hb hs <<<"$FY_NETNS_HOSTS"
-    IFS=, read -r aa ab hs <<<"$FY_NETNS_ADDRS"
     srv=("$FY_NETNS_EXEC" "$ha") cli=("$FY_NETNS_EXEC" "$hb")
   else
-    aa=127.0.0.1 srv=(taskset -c 0) cli=(taskset -c 1)
+    bind=(-a 127.0.0.1) srv=(taskset -c 0) cli=(taskset -c 1)
   fi
-  for s in ${sizes//,/ }; do
-    b=$(bytes_of "$s")
-    it=${n#-n }; it=${it%% *}
-    [ -n "$it" ] || { it=20000; [ "$b" -ge $((1 << 20)) ] && it=500; }
-    env "$@" timeout $limit "${srv[@]}" fi_pingpong -p "$prov" -e rdm -I "$it" -S "$b" >/dev/null 2>&1 &
-    sleep 0.5 # (the server listens before the client connects)
-    line=$(env "$@" timeout $limit "${cli[@]}" fi_pingpong -p "$prov" -e rdm -I "$it" -S "$b" "$aa" 2>&1 |
-           awk 'NF >= 8 && $1 ~ /^[0-9]/ {print $7}')
-    wait
-    [ -n "$line" ] || return 1
-    echo "$b,$it,$line,$line,0,$line,$line"
-  done
+  rm -rf "$ad" && mkdir -p "$ad"
+  env "$@" timeout $limit "${srv[@]}" "$exe" -r server -d "$ad" -p "$prov" "${bind[@]}" -s "$sizes" $n >/dev/null &
+  env "$@" timeout $limit "${cli[@]}" "$exe" -r client -d "$ad" -p "$prov" "${bind[@]}" -s "$sizes" $n
+  local rc=$?
+  wait
+  return $rc
 }
 run() { # CONFIG -> CSV rows on stdout
   local cfg=$1 inst envs=() exe pl

@@ -1,0 +1,230 @@
+/*
+ * fipp: a ping-pong over a libfabric provider alone, no MPI, timed and
+ * printed as netlat times and prints it (every round trip timed; median,
+ * minimum, 10th and 90th percentile of the half round trip, the same
+ * iterations and warm-up), so that bench/net/ab.sh can set the provider's
+ * own floor beside MPI libraries with the same statistic. libfabric's
+ * fi_pingpong prints a mean over its iterations, which a few slow trips
+ * pull up: not comparable with a median.
+ *
+ *   fipp -r server|client -d DIR [-p PROVIDER] [-a ADDR] [-s 0,16K] [-n ITERS]
+ *
+ * The two sides exchange endpoint names through files in DIR (a directory
+ * both can read: test hosts that are network namespaces of one machine
+ * share the file system). -a binds to a local address (127.0.0.1 on one
+ * host); without it the provider takes its first interface. The endpoint
+ * is FI_EP_RDM with FI_MSG, completions polled (FI_WAIT_NONE, as
+ * fi_pingpong), a receive posted before each send, sends at or below the
+ * provider's inject size injected, larger ones sent and their completion
+ * reaped. The client prints netlat's CSV (bandwidth 0).
+ */
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct fid_cq *cq;
+
+/* netlat's size syntax (bench_util.h, which needs mpi.h): 16K, 1M, 100 */
+static long parse_size(const char *s)
+{
+    char *e;
+    long v = strtol(s, &e, 10);
+    return *e == 'K' || *e == 'k' ? v << 10 : *e == 'M' || *e == 'm' ? v << 20 : v;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static struct fid_ep *ep;
+
+static void die(const char *what, long rc)
+{
+    fprintf(stderr, "fipp: %s: %s\n", what, rc ? fi_strerror((int)-rc) : "failed");
+    exit(1);
+}
+
+static double now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+/* Reap n completions, spinning. */
+static void reap(int n)
+{
+    struct fi_cq_entry e[4];
+    while (n > 0) {
+        ssize_t k = fi_cq_read(cq, e, n < 4 ? n : 4);
+        if (k > 0) {
+            n -= (int)k;
+        } else if (k == -FI_EAVAIL) {
+            struct fi_cq_err_entry err = {0};
+            fi_cq_readerr(cq, &err, 0);
+            die("completion error", -err.err);
+        } else if (k != -FI_EAGAIN) {
+            die("fi_cq_read", k);
+        }
+    }
+}
+
+/* A post that the provider may refuse for now (connecting): retry, progressing. */
+#define POST(call, what)                                                                           \
+    do {                                                                                           \
+        ssize_t rc_;                                                                               \
+        while ((rc_ = (call)) == -FI_EAGAIN) {                                                     \
+            struct fi_cq_entry e_;                                                                 \
+            ssize_t k_ = fi_cq_read(cq, &e_, 1);                                                   \
+            if (k_ > 0)                                                                            \
+                pending--;                                                                         \
+        }                                                                                          \
+        if (rc_)                                                                                   \
+            die(what, rc_);                                                                        \
+    } while (0)
+
+/* Write our name to DIR/ROLE.addr (atomically), read the peer's. */
+static size_t swap_names(const char *dir, const char *role, const char *peer, const void *mine, size_t mlen,
+                         void *theirs, size_t tlen)
+{
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/%s.addr", dir, role);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f || fwrite(mine, 1, mlen, f) != mlen || fclose(f) != 0 || rename(tmp, path) != 0)
+        die("writing the endpoint name", 0);
+    snprintf(path, sizeof path, "%s/%s.addr", dir, peer);
+    for (int ms = 0; ms < 60000; ms++) {
+        f = fopen(path, "rb");
+        if (f) {
+            size_t n = fread(theirs, 1, tlen, f);
+            fclose(f);
+            if (n > 0)
+                return n;
+        }
+        usleep(1000);
+    }
+    die("no peer name within 60 s", 0);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *sizes = "0,8,1K,16K,64K,1M,4M", *dir = NULL, *role = NULL, *prov = "net", *addr = NULL;
+    long niter = 0;
+    int opt;
+    while ((opt = getopt(argc, argv, "r:d:p:a:s:n:")) != -1) {
+        switch (opt) {
+        case 'r': role = optarg; break;
+        case 'd': dir = optarg; break;
+        case 'p': prov = optarg; break;
+        case 'a': addr = optarg; break;
+        case 's': sizes = optarg; break;
+        case 'n': niter = atol(optarg); break;
+        default: role = NULL; optind = argc; break;
+        }
+    }
+    if (!dir || !role || (strcmp(role, "server") && strcmp(role, "client"))) {
+        fprintf(stderr, "usage: fipp -r server|client -d DIR [-p PROVIDER] [-a ADDR] [-s sizes] [-n iters]\n");
+        return 2;
+    }
+    int client = !strcmp(role, "client");
+
+    struct fi_info *hints = fi_allocinfo(), *info = NULL;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->caps = FI_MSG;
+    hints->mode = FI_CONTEXT;
+    hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    hints->fabric_attr->prov_name = strdup(prov);
+    int rc = fi_getinfo(FI_VERSION(1, 9), addr, addr ? "0" : NULL, addr ? FI_SOURCE : 0, hints, &info);
+    if (rc)
+        die("fi_getinfo (provider not offered?)", rc);
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    if ((rc = fi_fabric(info->fabric_attr, &fabric, NULL)) || (rc = fi_domain(fabric, info, &domain, NULL)))
+        die("opening the domain", rc);
+    struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE};
+    struct fi_av_attr ava = {.type = FI_AV_TABLE};
+    if ((rc = fi_cq_open(domain, &cqa, &cq, NULL)) || (rc = fi_av_open(domain, &ava, &av, NULL)) ||
+        (rc = fi_endpoint(domain, info, &ep, NULL)) || (rc = fi_ep_bind(ep, &cq->fid, FI_SEND | FI_RECV)) ||
+        (rc = fi_ep_bind(ep, &av->fid, 0)) || (rc = fi_enable(ep)))
+        die("opening the endpoint", rc);
+    char mine[256], theirs[256];
+    size_t mlen = sizeof mine;
+    if ((rc = fi_getname(&ep->fid, mine, &mlen)))
+        die("fi_getname", rc);
+    swap_names(dir, role, client ? "server" : "client", mine, mlen, theirs, sizeof theirs);
+    fi_addr_t peer;
+    if (fi_av_insert(av, theirs, 1, &peer, 0, NULL) != 1)
+        die("fi_av_insert", 0);
+    size_t inject = info->tx_attr->inject_size;
+
+    long maxb = 1;
+    char *list = strdup(sizes);
+    for (char *t = strtok(list, ","); t; t = strtok(NULL, ","))
+        if (parse_size(t) > maxb)
+            maxb = parse_size(t);
+    free(list);
+    char *sbuf = malloc(maxb), *rbuf = malloc(maxb);
+    memset(sbuf, client ? 'c' : 's', maxb);
+    struct fi_context sctx, rctx;
+    int pending = 0; /* (POST's retries count completions they reap) */
+    if (client)
+        printf("bytes,iters,lat_med_us,lat_min_us,bw_GBps,lat_p10_us,lat_p90_us\n");
+    list = strdup(sizes);
+    for (char *t = strtok(list, ","); t; t = strtok(NULL, ",")) {
+        size_t size = (size_t)parse_size(t);
+        long n = niter ? niter : size < 65536 ? 2000 : size < (1 << 20) ? 400 : 100;
+        long warm = n / 10 + 1;
+        double *d = malloc(sizeof *d * n);
+        for (long i = -warm; i < n; i++) {
+            double a = now_us();
+            pending = 1;
+            POST(fi_recv(ep, rbuf, size, NULL, peer, &rctx), "fi_recv");
+            if (!client) {
+                reap(pending);
+                pending = 0;
+            }
+            if (size <= inject) {
+                POST(fi_inject(ep, sbuf, size, peer), "fi_inject");
+            } else {
+                pending++;
+                POST(fi_send(ep, sbuf, size, NULL, peer, &sctx), "fi_send");
+            }
+            if (pending > 0)
+                reap(pending);
+            if (i >= 0)
+                d[i] = (now_us() - a) / 2;
+        }
+        qsort(d, n, sizeof *d, cmp_double);
+        if (client) {
+            printf("%zu,%ld,%.3f,%.3f,0,%.3f,%.3f\n", size, n, d[n / 2], d[0], d[n / 10], d[n - 1 - n / 10]);
+            fflush(stdout);
+        }
+        free(d);
+    }
+    /* The server's last answer may still be queued in its provider: let
+     * the client take it before the endpoint closes. */
+    if (!client)
+        usleep(200000);
+    free(list);
+    free(sbuf);
+    free(rbuf);
+    fi_close(&ep->fid);
+    fi_close(&av->fid);
+    fi_close(&cq->fid);
+    fi_close(&domain->fid);
+    fi_close(&fabric->fid);
+    fi_freeinfo(info);
+    fi_freeinfo(hints);
+    return 0;
+}
