@@ -95,7 +95,8 @@ bytes_of() { # 16K, 1M, 100 -> bytes
   case $1 in *K) echo $((${1%K} << 10)) ;; *M) echo $((${1%M} << 20)) ;; *) echo "$1" ;; esac
 }
 fi_rows() { # ENV... -> netlat's rows from fipp, the provider alone, all sizes in one run
-  local prov=net e ha hb hs bind=() srv=() cli=() exe=$out/build-fipp/fipp ad=$out/fipp-names
+  local prov=net e ha hb hs bind=() srv=() cli=() exe=$out/build-fipp/fipp ad=$out/fipp-names it=()
+  [[ $n == -n* ]] && it=(-n "$(set -- $n; echo "$2")") # (not -B: no bandwidth here)
   for e in "$@"; do case $e in FI_PROVIDER=*) prov=${e#FI_PROVIDER=} ;; esac; done
   mkdir -p "$out/build-fipp"
   [ -x "$exe" ] || cc -O2 -o "$exe" "$here/fipp.c" -lfabric >&2 || return 1
@@ -106,8 +107,8 @@ fi_rows() { # ENV... -> netlat's rows from fipp, the provider alone, all sizes i
     bind=(-a 127.0.0.1) srv=(taskset -c 0) cli=(taskset -c 1)
   fi
   rm -rf "$ad" && mkdir -p "$ad"
-  env "$@" timeout $limit "${srv[@]}" "$exe" -r server -d "$ad" -p "$prov" "${bind[@]}" -s "$sizes" $n >/dev/null &
-  env "$@" timeout $limit "${cli[@]}" "$exe" -r client -d "$ad" -p "$prov" "${bind[@]}" -s "$sizes" $n
+  env "$@" timeout $limit "${srv[@]}" "$exe" -r server -d "$ad" -p "$prov" "${bind[@]}" -s "$sizes" "${it[@]}" >/dev/null &
+  env "$@" timeout $limit "${cli[@]}" "$exe" -r client -d "$ad" -p "$prov" "${bind[@]}" -s "$sizes" "${it[@]}"
   local rc=$?
   wait
   return $rc
