@@ -25,8 +25,9 @@
 #                                  alone, no MPI (bench/net/fipp.c; FI_PROVIDER
 #                                  given after '+' chooses another), an RDM
 #                                  endpoint, timed and summarised as netlat
-#                                  does (median of every round trip): what
-#                                  the provider alone costs. No bandwidth.
+#                                  does (median of every round trip; with -b
+#                                  a window of 64 sends as netlat -b): what
+#                                  the provider alone costs.
 #                                  Server on the first test host (or core
 #                                  0), client on the second (core 1).
 #   mpich-ofi[@PREFIX][+VAR=val...] MPICH's ch4:ofi device over libfabric's
@@ -95,8 +96,7 @@ bytes_of() { # 16K, 1M, 100 -> bytes
   case $1 in *K) echo $((${1%K} << 10)) ;; *M) echo $((${1%M} << 20)) ;; *) echo "$1" ;; esac
 }
 fi_rows() { # ENV... -> netlat's rows from fipp, the provider alone, all sizes in one run
-  local prov=net e ha hb hs bind=() srv=() cli=() exe=$out/build-fipp/fipp ad=$out/fipp-names it=()
-  [[ $n == -n* ]] && it=(-n "$(set -- $n; echo "$2")") # (not -B: no bandwidth here)
+  local prov=net e ha hb hs bind=() srv=() cli=() exe=$out/build-fipp/fipp ad=$out/fipp-names
   for e in "$@"; do case $e in FI_PROVIDER=*) prov=${e#FI_PROVIDER=} ;; esac; done
   mkdir -p "$out/build-fipp"
   [ -x "$exe" ] || cc -O2 -o "$exe" "$here/fipp.c" -lfabric >&2 || return 1
@@ -107,8 +107,8 @@ fi_rows() { # ENV... -> netlat's rows from fipp, the provider alone, all sizes i
     bind=(-a 127.0.0.1) srv=(taskset -c 0) cli=(taskset -c 1)
   fi
   rm -rf "$ad" && mkdir -p "$ad"
-  env "$@" timeout $limit "${srv[@]}" "$exe" -r server -d "$ad" -p "$prov" "${bind[@]}" -s "$sizes" "${it[@]}" >/dev/null &
-  env "$@" timeout $limit "${cli[@]}" "$exe" -r client -d "$ad" -p "$prov" "${bind[@]}" -s "$sizes" "${it[@]}"
+  env "$@" timeout $limit "${srv[@]}" "$exe" -r server -d "$ad" -p "$prov" "${bind[@]}" -s "$sizes" $n $bw >/dev/null &
+  env "$@" timeout $limit "${cli[@]}" "$exe" -r client -d "$ad" -p "$prov" "${bind[@]}" -s "$sizes" $n $bw
   local rc=$?
   wait
   return $rc

@@ -8,6 +8,7 @@
  * pull up: not comparable with a median.
  *
  *   fipp -r server|client -d DIR [-p PROVIDER] [-a ADDR] [-s 0,16K] [-n ITERS]
+ *        [-b] [-B WINDOWS]
  *
  * The two sides exchange endpoint names through files in DIR (a directory
  * both can read: test hosts that are network namespaces of one machine
@@ -16,7 +17,12 @@
  * is FI_EP_RDM with FI_MSG, completions polled (FI_WAIT_NONE, as
  * fi_pingpong), a receive posted before each send, sends at or below the
  * provider's inject size injected, larger ones sent and their completion
- * reaped. The client prints netlat's CSV (bandwidth 0).
+ * reaped. The client prints netlat's CSV. -b: also streaming bandwidth as
+ * netlat -b measures it (the client keeps 64 sends in flight, injected up
+ * to the inject size as in the ping-pong, the server
+ * has 64 receives posted for each window and answers it with an empty
+ * message; -B windows, netlat's defaults, after one to warm up); without
+ * it the bandwidth column is 0.
  */
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
@@ -119,9 +125,10 @@ static size_t swap_names(const char *dir, const char *role, const char *peer, co
 int main(int argc, char **argv)
 {
     const char *sizes = "0,8,1K,16K,64K,1M,4M", *dir = NULL, *role = NULL, *prov = "net", *addr = NULL;
-    long niter = 0;
-    int opt;
-    while ((opt = getopt(argc, argv, "r:d:p:a:s:n:")) != -1) {
+    long niter = 0, nwin = 0;
+    int opt, bw = 0;
+    enum { WINDOW = 64 }; /* netlat's default */
+    while ((opt = getopt(argc, argv, "r:d:p:a:s:n:bB:")) != -1) {
         switch (opt) {
         case 'r': role = optarg; break;
         case 'd': dir = optarg; break;
@@ -129,11 +136,13 @@ int main(int argc, char **argv)
         case 'a': addr = optarg; break;
         case 's': sizes = optarg; break;
         case 'n': niter = atol(optarg); break;
+        case 'b': bw = 1; break;
+        case 'B': nwin = atol(optarg); break;
         default: role = NULL; optind = argc; break;
         }
     }
     if (!dir || !role || (strcmp(role, "server") && strcmp(role, "client"))) {
-        fprintf(stderr, "usage: fipp -r server|client -d DIR [-p PROVIDER] [-a ADDR] [-s sizes] [-n iters]\n");
+        fprintf(stderr, "usage: fipp -r server|client -d DIR [-p PROVIDER] [-a ADDR] [-s sizes] [-n iters] [-b] [-B windows]\n");
         return 2;
     }
     int client = !strcmp(role, "client");
@@ -176,7 +185,7 @@ int main(int argc, char **argv)
     free(list);
     char *sbuf = malloc(maxb), *rbuf = malloc(maxb);
     memset(sbuf, client ? 'c' : 's', maxb);
-    struct fi_context sctx, rctx;
+    struct fi_context sctx, rctx, wctx[WINDOW];
     int pending = 0; /* (POST's retries count completions they reap) */
     if (client)
         printf("bytes,iters,lat_med_us,lat_min_us,bw_GBps,lat_p10_us,lat_p90_us\n");
@@ -206,8 +215,41 @@ int main(int argc, char **argv)
                 d[i] = (now_us() - a) / 2;
         }
         qsort(d, n, sizeof *d, cmp_double);
+        double gbs = 0;
+        if (bw) {
+            long nb = nwin > 0 ? nwin : size < 65536 ? 50 : size < (1 << 20) ? 10 : 3;
+            double t0 = 0;
+            for (long i = -1; i < nb; i++) {
+                if (i == 0)
+                    t0 = now_us();
+                if (client) {
+                    pending = 1;
+                    POST(fi_recv(ep, rbuf, 0, NULL, peer, &rctx), "fi_recv");
+                    for (int w = 0; w < WINDOW; w++) {
+                        if (size <= inject) {
+                            POST(fi_inject(ep, sbuf, size, peer), "fi_inject");
+                            continue;
+                        }
+                        pending++;
+                        POST(fi_send(ep, sbuf, size, NULL, peer, &wctx[w]), "fi_send");
+                    }
+                    reap(pending);
+                } else {
+                    pending = 0;
+                    for (int w = 0; w < WINDOW; w++) {
+                        pending++;
+                        POST(fi_recv(ep, rbuf, size, NULL, peer, &wctx[w]), "fi_recv");
+                    }
+                    reap(pending);
+                    pending = 0;
+                    POST(fi_inject(ep, sbuf, 0, peer), "fi_inject");
+                }
+            }
+            gbs = (double)size * WINDOW * nb / (now_us() - t0) / 1e3;
+        }
         if (client) {
-            printf("%zu,%ld,%.3f,%.3f,0,%.3f,%.3f\n", size, n, d[n / 2], d[0], d[n / 10], d[n - 1 - n / 10]);
+            printf("%zu,%ld,%.3f,%.3f,%.4f,%.3f,%.3f\n", size, n, d[n / 2], d[0], gbs, d[n / 10],
+                   d[n - 1 - n / 10]);
             fflush(stdout);
         }
         free(d);
