@@ -70,6 +70,7 @@ fi
 place() { # IMPL -> launcher options, one per line (on one host: the peers bound
   # to a core each, as Ferry's mpiexec binds ranks that fit by default)
   local impl=${1%-ofi} # mpich-ofi: Hydra too
+  [ "$impl" = fi ] && return 0 # fi_rows places its own
   if [ $netns = 1 ]; then sh "$root/tests/launch/netns/fy_netns_args.sh" "$impl" 2
   elif [ "$impl" = ompi ]; then printf '%s\n' --bind-to core
   elif [ "$impl" = mpich ]; then printf '%s\n' -bind-to core; fi
