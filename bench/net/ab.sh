@@ -93,9 +93,6 @@ exe_for() { # INSTALL-or-impl -> binary (built once per library)
   [ -x "$dir/netlat" ] || "$cc" -O2 -o "$dir/netlat" "$here/netlat.c" >&2 || return 1
   echo "$dir/netlat"
 }
-bytes_of() { # 16K, 1M, 100 -> bytes
-  case $1 in *K) echo $((${1%K} << 10)) ;; *M) echo $((${1%M} << 20)) ;; *) echo "$1" ;; esac
-}
 fi_rows() { # ENV... -> netlat's rows from fipp, the provider alone, all sizes in one run
   local prov=net e ha hb hs bind=() srv=() cli=() exe=$out/build-fipp/fipp ad=$out/fipp-names
   for e in "$@"; do case $e in FI_PROVIDER=*) prov=${e#FI_PROVIDER=} ;; esac; done
