@@ -50,6 +50,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$root/bench/scripts/common.sh" # FY_MPICH_OFI and how it runs
+. "$here/net_lib.sh" # spec_of, exe_for, fipp_exe, fipp_prov, FY_NET_MPICH_ENV
 rounds=5 sizes=0,16K,1M n="" bw="" netns=0 fixed=0
 limit=300 # seconds a run may take
 usage() { sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2; }
@@ -75,29 +76,11 @@ place() { # IMPL -> launcher options, one per line (on one host: the peers bound
   elif [ "$impl" = ompi ]; then printf '%s\n' --bind-to core
   elif [ "$impl" = mpich ]; then printf '%s\n' -bind-to core; fi
 }
-spec_of() { # CONFIG DEFAULT-INSTALL: sets inst (after '@') and envs (after each '+')
-  local spec=${1#"${1%%[@+]*}"}
-  inst=$2 envs=()
-  if [[ $spec == @* ]]; then inst=${spec#@}; inst=${inst%%+*}; fi
-  [[ $spec == *+* ]] && IFS=+ read -r -a envs <<<"${spec#*+}"
-  return 0
-}
 out=$(mktemp -d)
-exe_for() { # INSTALL-or-impl -> binary (built once per library)
-  local key=$1 cc dir
-  case $key in
-    ompi) cc=mpicc.openmpi ;; mpich) cc=mpicc.mpich ;; *) cc=$key/bin/mpicc ;;
-  esac
-  dir=$out/build-$(echo "$key" | tr '/' '_')
-  mkdir -p "$dir"
-  [ -x "$dir/netlat" ] || "$cc" -O2 -o "$dir/netlat" "$here/netlat.c" >&2 || return 1
-  echo "$dir/netlat"
-}
 fi_rows() { # ENV... -> netlat's rows from fipp, the provider alone, all sizes in one run
-  local prov=net e ha hb hs bind=() srv=() cli=() exe=$out/build-fipp/fipp ad=$out/fipp-names
-  for e in "$@"; do case $e in FI_PROVIDER=*) prov=${e#FI_PROVIDER=} ;; esac; done
-  mkdir -p "$out/build-fipp"
-  [ -x "$exe" ] || cc -O2 -o "$exe" "$here/fipp.c" -lfabric >&2 || return 1
+  local prov ha hb hs bind=() srv=() cli=() exe ad=$out/fipp-names
+  prov=$(fipp_prov "$@")
+  exe=$(fipp_exe) || return 1
   if [ $netns = 1 ]; then
     IFS=, read -r ha hb hs <<<"$FY_NETNS_HOSTS"
     srv=("$FY_NETNS_EXEC" "$ha") cli=("$FY_NETNS_EXEC" "$hb")
@@ -121,7 +104,7 @@ run() { # CONFIG -> CSV rows on stdout
         mpirun.openmpi --mca pml ob1 --mca btl tcp,self "${pl[@]}" -n 2 "$exe" -s "$sizes" $n $bw ;;
     mpich)
       exe=$(exe_for mpich) || return 1
-      env UCX_TLS=tcp,self MPIR_CVAR_ODD_EVEN_CLIQUES=1 timeout $limit \
+      env "${FY_NET_MPICH_ENV[@]}" timeout $limit \
         mpiexec.hydra "${pl[@]}" -n 2 "$exe" -s "$sizes" $n $bw ;;
     fi|fi+*)
       spec_of "$cfg" ""

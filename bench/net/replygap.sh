@@ -34,15 +34,9 @@ shift $((OPTIND - 1))
 command -v perf >/dev/null || { echo "replygap.sh: perf not found (scripts/deps.sh --pkg=linux-perf)" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+. "$here/net_lib.sh" # spec_of, exe_for, fipp_exe, fipp_prov, FY_NET_MPICH_ENV
 iters=3000000 # (the run is killed once traced; netlat keeps one double a round trip)
 
-netlat_for() { # INSTALL-or-mpich -> netlat built with that library's wrapper
-  local cc=$1/bin/mpicc dir=$out/build-${1//\//_}
-  [ "$1" = mpich ] && cc=mpicc.mpich
-  mkdir -p "$dir"
-  [ -x "$dir/netlat" ] || "$cc" -O2 -o "$dir/netlat" "$here/netlat.c" >&2 || return 1
-  echo "$dir/netlat"
-}
 answerer() { # EXE-PATTERN -> the pid of the answering side (rank 1, or fipp's server)
   local p
   for p in $(pgrep -f "$1"); do
@@ -54,27 +48,22 @@ answerer() { # EXE-PATTERN -> the pid of the answering side (rank 1, or fipp's s
   return 1
 }
 one() { # CONFIG -> trace file of the answering thread
-  local cfg=$1 spec envs=() inst exe pat pid
-  spec=${cfg#"${cfg%%[@+]*}"}
-  inst=$root/install
-  [[ $spec == @* ]] && { inst=${spec#@}; inst=${inst%%+*}; }
-  [[ $spec == *+* ]] && IFS=+ read -r -a envs <<<"${spec#*+}"
+  local cfg=$1 inst envs exe pat pid prov
+  spec_of "$cfg" "$root/install"
   case ${cfg%%[@+]*} in
     ferry)
-      exe=$(netlat_for "$inst") || return 1
+      exe=$(exe_for "$inst") || return 1
       env -u FI_PROVIDER FERRY_NOLOCAL=1 LD_LIBRARY_PATH="$inst/lib" "${envs[@]}" \
         "$inst/bin/mpiexec" -n 2 "$exe" -s "$size" -n $iters >/dev/null 2>&1 &
       pat="^$exe" ;;
     mpich)
-      exe=$(netlat_for mpich) || return 1
-      env UCX_TLS=tcp,self MPIR_CVAR_ODD_EVEN_CLIQUES=1 "${envs[@]}" \
+      exe=$(exe_for mpich) || return 1
+      env "${FY_NET_MPICH_ENV[@]}" "${envs[@]}" \
         mpiexec.hydra -bind-to core -n 2 "$exe" -s "$size" -n $iters >/dev/null 2>&1 &
       pat="^$exe" ;;
     fi)
-      exe=$out/fipp
-      [ -x "$exe" ] || cc -O2 -o "$exe" "$here/fipp.c" -lfabric >&2 || return 1
-      local prov=net e
-      for e in "${envs[@]}"; do case $e in FI_PROVIDER=*) prov=${e#FI_PROVIDER=} ;; esac; done
+      exe=$(fipp_exe) || return 1
+      prov=$(fipp_prov "${envs[@]}")
       rm -rf "$out/names" && mkdir "$out/names"
       env "${envs[@]}" taskset -c 0 "$exe" -r server -d "$out/names" -p "$prov" -a 127.0.0.1 -s "$size" -n $iters >/dev/null 2>&1 &
       env "${envs[@]}" taskset -c 1 "$exe" -r client -d "$out/names" -p "$prov" -a 127.0.0.1 -s "$size" -n $iters >/dev/null 2>&1 &
