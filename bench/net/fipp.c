@@ -15,7 +15,9 @@
  * share the file system). -a binds to a local address (127.0.0.1 on one
  * host); without it the provider takes its first interface. The endpoint
  * is FI_EP_RDM with FI_MSG, completions polled (FI_WAIT_NONE, as
- * fi_pingpong), a receive posted before each send, sends at or below the
+ * fi_pingpong; with FIPP_CQ_WAIT=fd in the environment the completion
+ * queue has a file descriptor to sleep on, as Ferry's has, still polled:
+ * what that costs the provider's completions), a receive posted before each send, sends at or below the
  * provider's inject size injected, larger ones sent and their completion
  * reaped. The client prints netlat's CSV. -b: also streaming bandwidth as
  * netlat -b measures it (the client keeps 64 sends in flight, injected up
@@ -161,7 +163,9 @@ int main(int argc, char **argv)
     struct fid_av *av;
     if ((rc = fi_fabric(info->fabric_attr, &fabric, NULL)) || (rc = fi_domain(fabric, info, &domain, NULL)))
         die("opening the domain", rc);
-    struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE};
+    const char *wait = getenv("FIPP_CQ_WAIT");
+    struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_CONTEXT,
+                             .wait_obj = wait && !strcmp(wait, "fd") ? FI_WAIT_FD : FI_WAIT_NONE};
     struct fi_av_attr ava = {.type = FI_AV_TABLE};
     if ((rc = fi_cq_open(domain, &cqa, &cq, NULL)) || (rc = fi_av_open(domain, &ava, &av, NULL)) ||
         (rc = fi_endpoint(domain, info, &ep, NULL)) || (rc = fi_ep_bind(ep, &cq->fid, FI_SEND | FI_RECV)) ||

@@ -11,16 +11,21 @@
 # BYTES (default 8) with its two sides bound to cores 0 and 1; after 2 s
 # `perf record -e raw_syscalls:sys_enter,raw_syscalls:sys_exit` follows
 # the answering thread for SECONDS (default 1), and the gap from each
-# read that returned data to the next send is summarised: minimum, 10th
-# percentile, median, 90th percentile, in microseconds, over all rounds.
-# The tracepoints add to every gap, the same for every library, so the
-# differences between configs are what to read. Within a run the gaps
-# are tight (10th percentile to median within 0.1 us) but some runs of
-# the machine put a mode about 1 us slower beside it, for any library;
-# ROUNDS (default 3) repeats the configs interleaved, and the medians
-# over 4 rounds moved by less than 0.1 us (2026-12-07: fi 1.31, Ferry
-# 1.78, MPICH over UCX 1.31 at 8 bytes), where latency runs on this VM
-# resolve 5 %. Needs root (perf on tracepoints) and linux-perf.
+# read that returned data to the next send is summarised over all rounds:
+# minimum, 1st and 10th percentiles, median, 90th percentile, in
+# microseconds, then each run's median. The tracepoints add to every gap,
+# the same for every library, so the differences between configs are what
+# to read. Within a run the gaps are tight (10th percentile to median
+# within 0.1 us), but the machine has spells, minutes long, in which every
+# library's gaps move 0.6-1 us up, for part of a run or all of it (runs
+# of the same build on 2026-12-07, evening: Ferry's run medians
+# 1.67-1.84 us in some sets, 2.1-3.1 in others; the provider alone's
+# 1.28-2.11): the overall median then says which config met more of them.
+# The 1st percentile stayed within 0.03 us from set to set (8 bytes:
+# Ferry 1.65-1.68, the provider alone and MPICH over UCX 1.27; at 1 KiB
+# 1.81, 1.31, 1.31): read it ("p1 - first config's"), and the run
+# medians for the spells. ROUNDS (default 3) repeats the configs
+# interleaved. Needs root (perf on tracepoints) and linux-perf.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -85,7 +90,7 @@ for r in $(seq "$rounds"); do
   for k in $(seq 0 $(($# - 1))); do
     i=$(((k + r - 1) % $#))
     one "${cfgs[$i]}" >"$out/trace" || continue
-    python3 - "$out/trace" "$i" >>"$out/gaps" <<'EOF'
+    python3 - "$out/trace" "$i" "$r" >>"$out/gaps" <<'EOF'
 import re, sys
 RECV = {0, 17, 19, 45, 47}   # read pread64 readv recvfrom recvmsg
 SEND = {1, 18, 20, 44, 46}   # write pwrite64 writev sendto sendmsg
@@ -98,7 +103,7 @@ for l in open(sys.argv[1]):
     if kind == 'exit' and nr in RECV and m.group(4) and int(m.group(4)) > 0:
         t0 = t
     elif kind == 'enter' and nr in SEND and t0 is not None:
-        print(sys.argv[2], round((t - t0) * 1e6, 3))
+        print(sys.argv[2], sys.argv[3], round((t - t0) * 1e6, 3))
         t0 = None
 EOF
   done
@@ -106,10 +111,11 @@ done
 python3 - "$out/gaps" "$@" <<'EOF'
 import sys, statistics as S
 cfgs = sys.argv[2:]
-g = {}
+g, runs = {}, {}
 for l in open(sys.argv[1]):
-    i, v = l.split()
+    i, r, v = l.split()
     g.setdefault(int(i), []).append(float(v))
+    runs.setdefault(int(i), {}).setdefault(int(r), []).append(float(v))
 base = None
 for i, c in enumerate(cfgs):
     v = sorted(g.get(i, []))
@@ -119,7 +125,8 @@ for i, c in enumerate(cfgs):
     n = len(v)
     med = v[n // 2]
     if base is None:
-        base = med
-    print(f"  {c:40s} n={n:7d}  min {v[0]:.2f}  p10 {v[n // 10]:.2f}  median {med:.2f}  p90 {v[9 * n // 10]:.2f} us"
-          f"  median - first config's {med - base:+.2f}")
+        base = v[n // 100]
+    rm = " ".join(f"{S.median(runs[i][r]):.2f}" for r in sorted(runs[i]))
+    print(f"  {c:40s} n={n:7d}  min {v[0]:.2f}  p1 {v[n // 100]:.2f}  p10 {v[n // 10]:.2f}  median {med:.2f}"
+          f"  p90 {v[9 * n // 10]:.2f} us  p1 - first config's {v[n // 100] - base:+.2f}  run medians [{rm}]")
 EOF
