@@ -25,9 +25,31 @@
 
 /* Set at MPI_Init when no other thread can run the engine (see progress.c). */
 extern int fy_plock_elide;
-void fy_plock(void);
-void fy_punlock(void);
 int fy_ptrylock(void);
+void fy_plock_slow(void);
+/* The lock's state (progress.c): owner thread id and depth. Taking and
+ * releasing it is inline, as every call takes it a few times: the
+ * uncontended first take is one compare-and-swap; a recursive take, a
+ * thread that has not taken it yet and a busy lock go through
+ * fy_plock_slow. */
+extern atomic_uintptr_t fy_plock_owner;
+extern int fy_plock_depth;
+extern __thread uintptr_t fy_plock_self __attribute__((tls_model("initial-exec")));
+static inline void fy_plock(void) {
+  if (fy_plock_elide) return;
+  uintptr_t expect = 0, self = fy_plock_self;
+  if (__builtin_expect(self != 0, 1) &&
+      atomic_compare_exchange_strong_explicit(&fy_plock_owner, &expect, self, memory_order_acquire,
+                                              memory_order_relaxed)) {
+    fy_plock_depth = 1;
+    return;
+  }
+  fy_plock_slow();
+}
+static inline void fy_punlock(void) {
+  if (fy_plock_elide) return;
+  if (--fy_plock_depth == 0) atomic_store_explicit(&fy_plock_owner, 0, memory_order_release);
+}
 
 /* Sleep us microseconds (any length: a second or more is split into
  * seconds, which nanosleep requires). For the naps of waits and agents. */

@@ -20,15 +20,15 @@ void fy_sleep_us(long us) {
 
 fy_progress_counters_t fy_progress_stats;
 
-/* Recursive progress lock: owner thread id + depth. */
-static atomic_uintptr_t lock_owner;
-static int lock_depth;
+/* Recursive progress lock: owner thread id + depth (fy_progress.h). */
+atomic_uintptr_t fy_plock_owner;
+int fy_plock_depth;
 __thread int fy_progress_agent;
-static __thread uintptr_t self_id;
+__thread uintptr_t fy_plock_self;
 
 static inline uintptr_t me(void) {
-  if (!self_id) self_id = (uintptr_t)pthread_self();
-  return self_id;
+  if (!fy_plock_self) fy_plock_self = (uintptr_t)pthread_self();
+  return fy_plock_self;
 }
 
 /* Without an agent thread or MPI_THREAD_MULTIPLE only the application
@@ -40,21 +40,20 @@ int fy_plock_elide;
 int fy_ptrylock(void) {
   if (fy_plock_elide) return 1;
   uintptr_t self = me();
-  if (atomic_load_explicit(&lock_owner, memory_order_relaxed) == self) {
-    lock_depth++;
+  if (atomic_load_explicit(&fy_plock_owner, memory_order_relaxed) == self) {
+    fy_plock_depth++;
     return 1;
   }
   uintptr_t expect = 0;
-  if (atomic_compare_exchange_strong_explicit(&lock_owner, &expect, self,
+  if (atomic_compare_exchange_strong_explicit(&fy_plock_owner, &expect, self,
                                               memory_order_acquire, memory_order_relaxed)) {
-    lock_depth = 1;
+    fy_plock_depth = 1;
     return 1;
   }
   return 0;
 }
 
-void fy_plock(void) {
-  if (fy_plock_elide) return;
+void fy_plock_slow(void) {
   int n = 0;
   while (!fy_ptrylock()) {
     if (++n > 100) {
@@ -64,11 +63,6 @@ void fy_plock(void) {
       __builtin_ia32_pause();
     }
   }
-}
-
-void fy_punlock(void) {
-  if (fy_plock_elide) return;
-  if (--lock_depth == 0) atomic_store_explicit(&lock_owner, 0, memory_order_release);
 }
 
 

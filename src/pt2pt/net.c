@@ -537,16 +537,25 @@ static void on_rma(void *ctx) {
 }
 
 static void on_msg(int src, const void *data, size_t len) {
-  fy_pkt_t h = {0};
   if (len < FY_PKT_TINY) fy_abort(MPI_ERR_INTERN, "short packet from the fabric");
-  memcpy(&h, data, len < sizeof h ? len : sizeof h);
-  if (h.flags & FY_PKF_FIN_DONE) { /* the answer to our data ahead rode on this packet */
-    h.flags &= (uint8_t)~FY_PKF_FIN_DONE;
-    ((fy_pkt_t *)(uintptr_t)data)->flags = h.flags; /* (our receive buffer: the shared path sees it) */
+  /* (the header is read in place: the transport hands it 8-byte aligned) */
+  fy_pkt_t *in = (fy_pkt_t *)(uintptr_t)data;
+  if (in->flags & FY_PKF_FIN_DONE) { /* the answer to our data ahead rode on this packet */
+    in->flags &= (uint8_t)~FY_PKF_FIN_DONE; /* (our receive buffer: the shared path sees it) */
     xfer_t *x = ahead_out ? ahead_out[src] : NULL;
     if (!x) fy_abort(MPI_ERR_INTERN, "a peer on the fabric answered data ahead that was not sent to it");
     on_fin_s(x);
   }
+  /* Messages (the shared arrival path reads their header itself) go
+   * straight on; the fabric's own packets are read from a whole copy,
+   * zeroed beyond a short one's end. */
+  if (in->type != FY_PKT_NCTS && in->type != FY_PKT_NFIN_S && in->type != FY_PKT_NFIN_R &&
+      !(in->type == FY_PKT_RTS && len >= offsetof(fy_pkt_t, rreq) + sizeof in->rreq && in->rreq)) {
+    fy_pt2pt_on_packet(fy_net_peer(src), data, len);
+    return;
+  }
+  fy_pkt_t h = {0};
+  memcpy(&h, data, len < sizeof h ? len : sizeof h);
   switch (h.type) {
     case FY_PKT_NCTS: { /* sender: write into the receiver's buffer */
       xfer_t *x = (xfer_t *)(uintptr_t)h.sreq;

@@ -109,7 +109,10 @@ static void want_bit(uint32_t bit, int on) {
     /* (before the caller looks for a lender: a rank that lends after this
      * sees want set, one that lent before is seen) */
     atomic_thread_fence(memory_order_seq_cst);
-  } else if (atomic_fetch_and(&slots[me].want, ~bit) == bit) {
+  } else if ((atomic_load_explicit(&slots[me].want, memory_order_relaxed) & bit) &&
+             atomic_fetch_and(&slots[me].want, ~bit) == bit) {
+    /* (a bit already clear, as at every blocking wait's start and end,
+     * costs no locked operation on the shared line) */
     atomic_fetch_sub(&hdr->wanting, 1);
   }
 }
@@ -137,7 +140,11 @@ int fy_lend_begin(void) {
 }
 
 void fy_lend_end(void) {
-  if (atomic_fetch_sub(&lending, 1) == 1 && me >= 0) atomic_store(&slots[me].cpu1, 0);
+  /* (release is enough: a borrower that still reads the CPU as lent moves
+   * there and finds no lender, which it handles as it handles a lend
+   * that ended while it moved) */
+  if (atomic_fetch_sub(&lending, 1) == 1 && me >= 0)
+    atomic_store_explicit(&slots[me].cpu1, 0, memory_order_release);
 }
 
 int fy_lend_cpu(void) {
