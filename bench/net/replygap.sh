@@ -21,10 +21,11 @@
 # of the same build on 2026-12-07, evening: Ferry's run medians
 # 1.67-1.84 us in some sets, 2.1-3.1 in others; the provider alone's
 # 1.28-2.11): the overall median then says which config met more of them.
-# The 1st percentile stayed within 0.05 us from set to set (8 bytes:
-# Ferry 1.65-1.70, the provider alone and MPICH over UCX 1.27; at 1 KiB
-# 1.81, 1.31, 1.31): read it ("p1 - first config's"), and the run
-# medians for the spells. ROUNDS (default 3) repeats the configs
+# The 1st percentile moved less, and with every config of a set alike
+# (8 bytes, five sets: Ferry 1.65-1.74, the provider alone 1.27-1.32,
+# MPICH over UCX 1.27; at 1 KiB 1.81, 1.31, 1.31): read it within a set
+# ("p1 - first config's", resolving about 0.03 us), and the run medians
+# for the spells. ROUNDS (default 3) repeats the configs
 # interleaved. Needs root (perf on tracepoints) and linux-perf.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
