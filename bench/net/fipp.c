@@ -17,9 +17,9 @@
  * is FI_EP_RDM with FI_MSG, completions polled (FI_WAIT_NONE, as
  * fi_pingpong; with FIPP_CQ_WAIT=fd in the environment the completion
  * queue has a file descriptor to sleep on, as Ferry's has, still polled:
- * what that costs the provider's completions), a receive posted before each send, sends at or below the
- * provider's inject size injected, larger ones sent and their completion
- * reaped. The client prints netlat's CSV. -b: also streaming bandwidth as
+ * what that costs the provider's completions), a receive posted before
+ * each send, sends at or below the provider's inject size injected,
+ * larger ones sent and their completion reaped. The client prints netlat's CSV. -b: also streaming bandwidth as
  * netlat -b measures it (the client keeps 64 sends in flight, injected up
  * to the inject size as in the ping-pong, the server
  * has 64 receives posted for each window and answers it with an empty
