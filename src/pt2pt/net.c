@@ -546,14 +546,19 @@ static void on_msg(int src, const void *data, size_t len) {
     if (!x) fy_abort(MPI_ERR_INTERN, "a peer on the fabric answered data ahead that was not sent to it");
     on_fin_s(x);
   }
-  /* Messages (the shared arrival path reads their header itself) go
-   * straight on; the fabric's own packets are read from a whole copy,
-   * zeroed beyond a short one's end. */
-  if (in->type != FY_PKT_NCTS && in->type != FY_PKT_NFIN_S && in->type != FY_PKT_NFIN_R &&
-      !(in->type == FY_PKT_RTS && len >= offsetof(fy_pkt_t, rreq) + sizeof in->rreq && in->rreq)) {
-    fy_pt2pt_on_packet(fy_net_peer(src), data, len);
-    return;
+  switch (in->type) {
+    case FY_PKT_NCTS:
+    case FY_PKT_NFIN_S:
+    case FY_PKT_NFIN_R:
+    case FY_PKT_RTS:
+      break;
+    default: /* a message: the shared arrival path (the same layout as a
+              * ring cell) reads its header itself */
+      fy_pt2pt_on_packet(fy_net_peer(src), data, len);
+      return;
   }
+  /* The fabric's own packets and rendezvous starts: read from a whole
+   * copy, zeroed beyond a short one's end. */
   fy_pkt_t h = {0};
   memcpy(&h, data, len < sizeof h ? len : sizeof h);
   switch (h.type) {
@@ -570,13 +575,9 @@ static void on_msg(int src, const void *data, size_t len) {
     case FY_PKT_NFIN_S: on_fin_s((xfer_t *)(uintptr_t)h.sreq); break;
     case FY_PKT_NFIN_R: xfer_done((xfer_t *)(uintptr_t)h.rreq); break;
     case FY_PKT_RTS:
-      if (h.rreq) {
-        ahead_arrive(src, &h);
-        break;
-      }
-      /* fall through */
-    default: /* the same layout as a ring cell: the shared arrival path */
-      fy_pt2pt_on_packet(fy_net_peer(src), data, len);
+      if (h.rreq) ahead_arrive(src, &h);
+      else fy_pt2pt_on_packet(fy_net_peer(src), data, len); /* (no data ahead: the shared path) */
+      break;
   }
 }
 
