@@ -32,6 +32,18 @@ fipp_exe() { # -> fipp, the provider alone (built once; needs libfabric-dev)
   echo "$dir/fipp"
 }
 
+fipp_places() { # NETNS (0 or 1): sets fipp_srv and fipp_cli (what each side runs
+  # under: the first and second test host, or cores 0 and 1 of this one)
+  # and fipp_at (fipp's address option: loopback on one host)
+  if [ "$1" = 1 ]; then
+    local ha hb hs
+    IFS=, read -r ha hb hs <<<"$FY_NETNS_HOSTS"
+    fipp_srv=("$FY_NETNS_EXEC" "$ha") fipp_cli=("$FY_NETNS_EXEC" "$hb") fipp_at=()
+  else
+    fipp_srv=(taskset -c 0) fipp_cli=(taskset -c 1) fipp_at=(-a 127.0.0.1)
+  fi
+}
+
 fipp_prov() { # ENV... -> the provider fipp takes: FI_PROVIDER's among them, else net
   local e prov=net
   for e in "$@"; do case $e in FI_PROVIDER=*) prov=${e#FI_PROVIDER=} ;; esac; done
