@@ -54,10 +54,16 @@ __attribute__((weak)) void fy_async_kick_resume(void) {}
 
 void fy_api_exit_slow(void) {
   /* A signal that comes during the deferred turn itself (which runs as
-   * library code) is deferred again: take it too, or it would be lost. */
-  while (fy_tls.pef_pending) {
-    fy_tls.pef_pending = 0;
-    fy_async_on_api_exit();
-  }
-  if (fy_tls.kick_paused) fy_async_kick_resume();
+   * library code) is deferred again: take it too, or it would be lost.
+   * So is a kick that lands while the registration for kicks is renewed
+   * (it runs as library code too, and a sender may kick as soon as it
+   * sees it): taken here as well, or a sender that kicked once for its
+   * full ring waits for ever on a receiver that computes. */
+  do {
+    while (fy_tls.pef_pending) {
+      fy_tls.pef_pending = 0;
+      fy_async_on_api_exit();
+    }
+    if (fy_tls.kick_paused) fy_async_kick_resume();
+  } while (fy_tls.pef_pending);
 }
