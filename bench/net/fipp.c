@@ -8,7 +8,7 @@
  * pull up: not comparable with a median.
  *
  *   fipp -r server|client -d DIR [-p PROVIDER] [-a ADDR] [-s 0,16K] [-n ITERS]
- *        [-b] [-B WINDOWS]
+ *        [-b] [-B WINDOWS] [-U]
  *
  * The two sides exchange endpoint names through files in DIR (a directory
  * both can read: test hosts that are network namespaces of one machine
@@ -19,7 +19,12 @@
  * queue has a file descriptor to sleep on, as Ferry's has, still polled:
  * what that costs the provider's completions), a receive posted before
  * each send, sends at or below the provider's inject size injected,
- * larger ones sent and their completion reaped. The client prints netlat's CSV. -b: also streaming bandwidth as
+ * larger ones sent and their completion reaped; with FIPP_TAGGED=1 the
+ * endpoint is FI_TAGGED and every message goes tagged (fi_tinject,
+ * fi_tsend, fi_trecv with one tag), to measure what the provider's own
+ * matching costs against its untagged path. -U: no ping-pong; a probe of
+ * how the provider treats tagged messages that no posted receive matches
+ * (see unexpected_probe). The client prints netlat's CSV. -b: also streaming bandwidth as
  * netlat -b measures it (the client keeps 64 sends in flight, injected up
  * to the inject size as in the ping-pong, the server
  * has 64 receives posted for each window and answers it with an empty
@@ -31,6 +36,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +44,7 @@
 #include <unistd.h>
 
 static struct fid_cq *cq;
+static struct fid_ep *ep;
 
 /* netlat's size syntax (bench_util.h, which needs mpi.h): 16K, 1M, 100 */
 static long parse_size(const char *s)
@@ -52,7 +59,6 @@ static int cmp_double(const void *a, const void *b)
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
-static struct fid_ep *ep;
 
 static void die(const char *what, long rc)
 {
@@ -85,6 +91,21 @@ static void reap(int n)
     }
 }
 
+static int tagged; /* FIPP_TAGGED=1 */
+enum { TAG = 0x5a };
+static ssize_t post_recv(void *buf, size_t len, fi_addr_t from, void *ctx)
+{
+    return tagged ? fi_trecv(ep, buf, len, NULL, from, TAG, 0, ctx) : fi_recv(ep, buf, len, NULL, from, ctx);
+}
+static ssize_t post_inject(const void *buf, size_t len, fi_addr_t to)
+{
+    return tagged ? fi_tinject(ep, buf, len, to, TAG) : fi_inject(ep, buf, len, to);
+}
+static ssize_t post_send(const void *buf, size_t len, fi_addr_t to, void *ctx)
+{
+    return tagged ? fi_tsend(ep, buf, len, NULL, to, TAG, ctx) : fi_send(ep, buf, len, NULL, to, ctx);
+}
+
 /* A post that the provider may refuse for now (connecting): retry, progressing. */
 #define POST(call, what)                                                                           \
     do {                                                                                           \
@@ -98,6 +119,98 @@ static void reap(int n)
         if (rc_)                                                                                   \
             die(what, rc_);                                                                        \
     } while (0)
+
+/* Post, retrying while the provider says again (progressing it). */
+#define POSTRC(call, what)                                                                         \
+    do {                                                                                           \
+        ssize_t rc_;                                                                               \
+        while ((rc_ = (call)) == -FI_EAGAIN)                                                       \
+            fi_cq_read(cq, NULL, 0);                                                               \
+        if (rc_)                                                                                   \
+            die(what, rc_);                                                                        \
+    } while (0)
+
+/* Poll until the completions of want[0..nwant) are in (got[i] set for
+ * each) or ms have passed; other completions are dropped. */
+static void poll_for(struct fi_context *want, int nwant, double ms, int *got)
+{
+    double end = now_us() + ms * 1e3;
+    while (now_us() < end) {
+        struct fi_cq_entry e;
+        ssize_t k = fi_cq_read(cq, &e, 1);
+        if (k == -FI_EAVAIL) {
+            struct fi_cq_err_entry err = {0};
+            fi_cq_readerr(cq, &err, 0);
+            die("completion error", -err.err);
+        }
+        if (k <= 0)
+            continue;
+        int all = 1;
+        for (int i = 0; i < nwant; i++) {
+            if (e.op_context == &want[i])
+                got[i] = 1;
+            all &= got[i];
+        }
+        if (all)
+            return;
+    }
+}
+
+/* -U: for each size S, the client sends a tagged message of S bytes (tag
+ * A) and right behind it one of 8 bytes (tag B), both before the server
+ * has a receive for either; the server, 50 ms later, posts a receive for
+ * B alone and polls for up to 500 ms, then posts one for A. It prints
+ * whether B arrived while A was unmatched (a provider that holds
+ * unexpected tagged messages for later lets it through; one that stops
+ * reading the connection at A does not) and how long A and B took once
+ * their receives were posted. An untagged message from the server starts
+ * each size. */
+static void unexpected_probe(int client, fi_addr_t peer, const char *sizes, size_t inject)
+{
+    enum { TAG_A = 1, TAG_B = 2 };
+    char *list = strdup(sizes);
+    if (!client)
+        printf("bytes,later_msg_passed_unmatched,first_done_ms,later_done_ms\n");
+    for (char *t = strtok(list, ","); t; t = strtok(NULL, ",")) {
+        size_t size = (size_t)parse_size(t);
+        char *a = calloc(1, size + 1), b[8] = {0}, go = 0;
+        struct fi_context c[3];
+        int got[3] = {0, 0, 0};
+        if (client) {
+            POSTRC(fi_recv(ep, &go, 1, NULL, peer, &c[2]), "fi_recv");
+            poll_for(&c[2], 1, 60000, &got[2]);
+            if (!got[2])
+                die("no word from the server within 60 s", 0);
+            if (size <= inject)
+                POSTRC(fi_tinject(ep, a, size, peer, TAG_A), "fi_tinject");
+            else
+                POSTRC(fi_tsend(ep, a, size, NULL, peer, TAG_A, &c[0]), "fi_tsend");
+            POSTRC(fi_tinject(ep, b, sizeof b, peer, TAG_B), "fi_tinject");
+            if (size > inject) /* (a is sent from until its completion) */
+                poll_for(&c[0], 1, 60000, &got[0]);
+            if (size > inject && !got[0])
+                die("the tagged send did not complete within 60 s", 0);
+        } else {
+            POSTRC(fi_inject(ep, &go, 1, peer), "fi_inject");
+            usleep(50000);
+            POSTRC(fi_trecv(ep, b, sizeof b, NULL, peer, TAG_B, 0, &c[1]), "fi_trecv");
+            double t0 = now_us();
+            poll_for(&c[1], 1, 500, &got[1]);
+            int passed = got[1];
+            double tb = passed ? (now_us() - t0) / 1e3 : -1;
+            POSTRC(fi_trecv(ep, a, size, NULL, peer, TAG_A, 0, &c[0]), "fi_trecv");
+            t0 = now_us();
+            poll_for(c, 2, 5000, got);
+            double ta = got[0] ? (now_us() - t0) / 1e3 : -1;
+            if (!passed && got[1])
+                tb = (now_us() - t0) / 1e3;
+            printf("%zu,%s,%.3f,%.3f\n", size, passed ? "yes" : "no", ta, got[1] ? tb : -1.0);
+            fflush(stdout);
+        }
+        free(a);
+    }
+    free(list);
+}
 
 /* Write our name to DIR/ROLE.addr (atomically), read the peer's. */
 static size_t swap_names(const char *dir, const char *role, const char *peer, const void *mine, size_t mlen,
@@ -128,9 +241,9 @@ int main(int argc, char **argv)
 {
     const char *sizes = "0,8,1K,16K,64K,1M,4M", *dir = NULL, *role = NULL, *prov = "net", *addr = NULL;
     long niter = 0, nwin = 0;
-    int opt, bw = 0;
+    int opt, bw = 0, probe = 0;
     enum { WINDOW = 64 }; /* netlat's default */
-    while ((opt = getopt(argc, argv, "r:d:p:a:s:n:bB:")) != -1) {
+    while ((opt = getopt(argc, argv, "r:d:p:a:s:n:bB:U")) != -1) {
         switch (opt) {
         case 'r': role = optarg; break;
         case 'd': dir = optarg; break;
@@ -140,18 +253,21 @@ int main(int argc, char **argv)
         case 'n': niter = atol(optarg); break;
         case 'b': bw = 1; break;
         case 'B': nwin = atol(optarg); break;
+        case 'U': probe = 1; break;
         default: role = NULL; optind = argc; break;
         }
     }
     if (!dir || !role || (strcmp(role, "server") && strcmp(role, "client"))) {
-        fprintf(stderr, "usage: fipp -r server|client -d DIR [-p PROVIDER] [-a ADDR] [-s sizes] [-n iters] [-b] [-B windows]\n");
+        fprintf(stderr, "usage: fipp -r server|client -d DIR [-p PROVIDER] [-a ADDR] [-s sizes] [-n iters] [-b] [-B windows] [-U]\n");
         return 2;
     }
     int client = !strcmp(role, "client");
 
     struct fi_info *hints = fi_allocinfo(), *info = NULL;
     hints->ep_attr->type = FI_EP_RDM;
-    hints->caps = FI_MSG;
+    const char *tg = getenv("FIPP_TAGGED");
+    tagged = tg && !strcmp(tg, "1");
+    hints->caps = probe ? FI_MSG | FI_TAGGED : tagged ? FI_TAGGED : FI_MSG;
     hints->mode = FI_CONTEXT;
     hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
     hints->fabric_attr->prov_name = strdup(prov);
@@ -180,6 +296,12 @@ int main(int argc, char **argv)
     if (fi_av_insert(av, theirs, 1, &peer, 0, NULL) != 1)
         die("fi_av_insert", 0);
     size_t inject = info->tx_attr->inject_size;
+    if (probe) {
+        unexpected_probe(client, peer, sizes, inject);
+        if (!client)
+            usleep(200000);
+        goto out;
+    }
 
     long maxb = 1;
     char *list = strdup(sizes);
@@ -202,16 +324,16 @@ int main(int argc, char **argv)
         for (long i = -warm; i < n; i++) {
             double a = now_us();
             pending = 1;
-            POST(fi_recv(ep, rbuf, size, NULL, peer, &rctx), "fi_recv");
+            POST(post_recv(rbuf, size, peer, &rctx), "fi_recv");
             if (!client) {
                 reap(pending);
                 pending = 0;
             }
             if (size <= inject) {
-                POST(fi_inject(ep, sbuf, size, peer), "fi_inject");
+                POST(post_inject(sbuf, size, peer), "fi_inject");
             } else {
                 pending++;
-                POST(fi_send(ep, sbuf, size, NULL, peer, &sctx), "fi_send");
+                POST(post_send(sbuf, size, peer, &sctx), "fi_send");
             }
             if (pending > 0)
                 reap(pending);
@@ -228,25 +350,25 @@ int main(int argc, char **argv)
                     t0 = now_us();
                 if (client) {
                     pending = 1;
-                    POST(fi_recv(ep, rbuf, 0, NULL, peer, &rctx), "fi_recv");
+                    POST(post_recv(rbuf, 0, peer, &rctx), "fi_recv");
                     for (int w = 0; w < WINDOW; w++) {
                         if (size <= inject) {
-                            POST(fi_inject(ep, sbuf, size, peer), "fi_inject");
+                            POST(post_inject(sbuf, size, peer), "fi_inject");
                             continue;
                         }
                         pending++;
-                        POST(fi_send(ep, sbuf, size, NULL, peer, &wctx[w]), "fi_send");
+                        POST(post_send(sbuf, size, peer, &wctx[w]), "fi_send");
                     }
                     reap(pending);
                 } else {
                     pending = 0;
                     for (int w = 0; w < WINDOW; w++) {
                         pending++;
-                        POST(fi_recv(ep, rbuf, size, NULL, peer, &wctx[w]), "fi_recv");
+                        POST(post_recv(rbuf, size, peer, &wctx[w]), "fi_recv");
                     }
                     reap(pending);
                     pending = 0;
-                    POST(fi_inject(ep, sbuf, 0, peer), "fi_inject");
+                    POST(post_inject(sbuf, 0, peer), "fi_inject");
                 }
             }
             gbs = (double)size * WINDOW * nb / (now_us() - t0) / 1e3;
@@ -265,6 +387,7 @@ int main(int argc, char **argv)
     free(list);
     free(sbuf);
     free(rbuf);
+out:
     fi_close(&ep->fid);
     fi_close(&av->fid);
     fi_close(&cq->fid);
