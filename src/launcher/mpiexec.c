@@ -1472,18 +1472,20 @@ int main(int argc, char **argv) {
   job.lfd = -1;
   job.named_hosts = o.hosts || o.hostfile;
   if ((o.hosts && fy_hosts_add_list(&job.hosts, o.hosts, stderr) < 0) ||
-      (o.hostfile && fy_hosts_add_file(&job.hosts, o.hostfile, stderr) < 0))
-    return 2;
+      (o.hostfile && fy_hosts_add_file(&job.hosts, o.hostfile, stderr) < 0)) {
+    rc = 2;
+    goto fail;
+  }
   if (!job.named_hosts && fy_config.slurm_alloc) {
     /* In a Slurm job (batch script, salloc) with no host named: its nodes,
      * as Hydra does, rather than every rank on the batch host. */
     char *sl = NULL;
     int in = fy_slurm_hosts(&sl, stderr);
-    if (in < 0) return 2;
+    if (in < 0) { rc = 2; goto fail; }
     if (in > 0) {
       int bad = fy_hosts_add_list(&job.hosts, sl, stderr) < 0;
       free(sl);
-      if (bad) return 2;
+      if (bad) { rc = 2; goto fail; }
       job.named_hosts = job.slurm = 1;
     }
   }
@@ -1492,25 +1494,27 @@ int main(int argc, char **argv) {
     int njob = job.hosts.n, *anp = calloc((size_t)o.napps, 3 * sizeof *anp);
     if (!anp) {
       fprintf(stderr, "mpiexec: out of memory\n");
-      return 1;
+      rc = 1;
+      goto fail;
     }
-    int *first = anp + o.napps, *count = anp + 2 * o.napps, rc = 0;
-    for (int a = 0; a < o.napps && !rc; a++) {
+    int *first = anp + o.napps, *count = anp + 2 * o.napps, bad = 0;
+    for (int a = 0; a < o.napps && !bad; a++) {
       anp[a] = o.apps[a].np;
       first[a] = job.hosts.n;
       if (o.apps[a].hosts) {
-        rc = fy_hosts_add_list(&job.hosts, o.apps[a].hosts, stderr);
+        bad = fy_hosts_add_list(&job.hosts, o.apps[a].hosts, stderr);
         job.named_hosts = 1;
       }
       count[a] = job.hosts.n - first[a];
     }
-    if (!rc) rc = fy_hosts_place_apps(&job.hosts, njob, o.napps, anp, first, count, o.ppn, stderr);
+    if (!bad) bad = fy_hosts_place_apps(&job.hosts, njob, o.napps, anp, first, count, o.ppn, stderr);
     free(anp);
-    if (rc < 0) return 2;
+    if (bad < 0) { rc = 2; goto fail; }
   }
   if (o.ppn && !job.named_hosts) {
     fprintf(stderr, "mpiexec: -ppn needs -hosts or -f\n");
-    return 2;
+    rc = 2;
+    goto fail;
   }
   job.bind = binding(&o);
   if (raised) {
@@ -1527,7 +1531,8 @@ int main(int argc, char **argv) {
   job.pmi = fy_pmi_server_create(job.np, job.kvsname);
   if (!job.r || !job.px || !job.node_px || !job.px_next || !job.pmi) {
     fprintf(stderr, "mpiexec: out of memory for %d ranks\n", job.np);
-    return 1;
+    rc = 1;
+    goto fail;
   }
   for (int h = 0; h <= job.hosts.n; h++) {
     job.px[h].out_fd = job.px[h].err_fd = job.px[h].ctl_fd = -1;
@@ -1544,7 +1549,7 @@ int main(int argc, char **argv) {
     job.r[i].out_fd = job.r[i].err_fd = -1;
     fy_pmi_server_set_appnum(job.pmi, i, fy_launch_app_of(&o, i));
   }
-  if (check_wdirs(&o) < 0 || open_outputs(&o) < 0) return 2;
+  if (check_wdirs(&o) < 0 || open_outputs(&o) < 0) { rc = 2; goto fail; }
   if (job.named_hosts) {
     char map[FY_PMI_VAL_MAX];
     /* Too many hosts for one value: no mapping, the clients compare host names. */
@@ -1553,9 +1558,9 @@ int main(int argc, char **argv) {
   }
   if (job.hosts.any_remote) {
     int lo, hi;
-    if (setup_launcher(&o) < 0 || port_range(&lo, &hi) < 0) return 1;
+    if (setup_launcher(&o) < 0 || port_range(&lo, &hi) < 0) { rc = 1; goto fail; }
     fabric_ports(lo, hi);
-    if (lch.group && open_listener(&o, lo, hi) < 0) return 1;
+    if (lch.group && open_listener(&o, lo, hi) < 0) { rc = 1; goto fail; }
   }
 
   /* Stdin goes to rank 0, unless it is a terminal we do not own (a
@@ -1580,7 +1585,8 @@ int main(int argc, char **argv) {
   job.sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
   if (job.sfd < 0) {
     fprintf(stderr, "mpiexec: signalfd failed: %s\n", strerror(errno));
-    return 1;
+    rc = 1;
+    goto fail;
   }
 
   job.limit_s = o.timeout >= 0 ? o.timeout : fy_config.job_timeout;
@@ -1648,4 +1654,21 @@ int main(int argc, char **argv) {
   free(job.r);
   fy_launch_opts_free(&o);
   return job.exit_code < 0 ? 0 : job.exit_code;
+
+fail: /* before any rank started: what the set-up allocated so far */
+  free(job.r);
+  free(job.px);
+  free(job.node_px);
+  free(job.px_next);
+  fy_pmi_server_destroy(job.pmi);
+  for (int k = 0; k < nofiles; k++) {
+    close(ofiles[k].fd);
+    free(ofiles[k].name);
+  }
+  free(ofiles);
+  if (job.lfd >= 0) close(job.lfd);
+  fy_hosts_free(&job.hosts);
+  free(lch.words);
+  fy_launch_opts_free(&o);
+  return rc;
 }
