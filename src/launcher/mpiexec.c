@@ -1636,6 +1636,9 @@ int main(int argc, char **argv) {
     fy_frame_rx_free(&x->rx);
     fy_buf_free(&x->q);
   }
+  rc = job.exit_code < 0 ? 0 : job.exit_code;
+
+fail: /* (straight here before any rank started: what was allocated so far) */
   free(job.px);
   free(job.node_px);
   free(job.px_next);
@@ -1644,7 +1647,7 @@ int main(int argc, char **argv) {
     free(ofiles[k].name);
   }
   free(ofiles);
-  fy_launch_cleanup_shm(job.kvsname);
+  if (job.kvsname[0]) fy_launch_cleanup_shm(job.kvsname);
   fy_pmi_server_destroy(job.pmi);
   for (int k = 0; k < job.npend; k++) close(job.pend[k].fd);
   free(job.pend);
@@ -1652,23 +1655,6 @@ int main(int argc, char **argv) {
   fy_hosts_free(&job.hosts);
   free(lch.words);
   free(job.r);
-  fy_launch_opts_free(&o);
-  return job.exit_code < 0 ? 0 : job.exit_code;
-
-fail: /* before any rank started: what the set-up allocated so far */
-  free(job.r);
-  free(job.px);
-  free(job.node_px);
-  free(job.px_next);
-  fy_pmi_server_destroy(job.pmi);
-  for (int k = 0; k < nofiles; k++) {
-    close(ofiles[k].fd);
-    free(ofiles[k].name);
-  }
-  free(ofiles);
-  if (job.lfd >= 0) close(job.lfd);
-  fy_hosts_free(&job.hosts);
-  free(lch.words);
   fy_launch_opts_free(&o);
   return rc;
 }
