@@ -18,7 +18,7 @@ function(fy_scaled_timeout var secs)
 endfunction()
 function(fy_add_unit_test name)
   cmake_parse_arguments(A "" "" "SOURCES;LIBS" ${ARGN})
-  add_executable(${name} ${A_SOURCES})
+  add_executable(${name} ${A_SOURCES} ${FY_TEST_EXTRA_SOURCES})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src
                              ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
   target_compile_definitions(${name} PRIVATE _GNU_SOURCE)

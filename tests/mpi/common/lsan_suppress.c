@@ -1,6 +1,6 @@
-/* LeakSanitizer suppressions for the MPI test programs of a sanitizer
- * build (linked in only then, see FY_TEST_EXTRA_SOURCES in the top
- * CMakeLists.txt). LSan asks the program for this hook; a definition in
+/* LeakSanitizer suppressions for the MPI test programs and the unit tests
+ * of a sanitizer build (linked in only then, see FY_TEST_EXTRA_SOURCES in
+ * the top CMakeLists.txt). LSan asks the program for this hook; a definition in
  * the executable wins over the runtime's empty default.
  *
  * libfabric 1.17's net provider keeps fi_dupinfo copies and connection
