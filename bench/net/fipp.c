@@ -120,7 +120,8 @@ static ssize_t post_send(const void *buf, size_t len, fi_addr_t to, void *ctx)
             die(what, rc_);                                                                        \
     } while (0)
 
-/* Post, retrying while the provider says again (progressing it). */
+/* Post, retrying while the provider says again (progressing it without
+ * reaping: unlike POST, the probe waits for particular completions). */
 #define POSTRC(call, what)                                                                         \
     do {                                                                                           \
         ssize_t rc_;                                                                               \

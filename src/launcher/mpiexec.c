@@ -1474,18 +1474,18 @@ int main(int argc, char **argv) {
   if ((o.hosts && fy_hosts_add_list(&job.hosts, o.hosts, stderr) < 0) ||
       (o.hostfile && fy_hosts_add_file(&job.hosts, o.hostfile, stderr) < 0)) {
     rc = 2;
-    goto fail;
+    goto out;
   }
   if (!job.named_hosts && fy_config.slurm_alloc) {
     /* In a Slurm job (batch script, salloc) with no host named: its nodes,
      * as Hydra does, rather than every rank on the batch host. */
     char *sl = NULL;
     int in = fy_slurm_hosts(&sl, stderr);
-    if (in < 0) { rc = 2; goto fail; }
+    if (in < 0) { rc = 2; goto out; }
     if (in > 0) {
       int bad = fy_hosts_add_list(&job.hosts, sl, stderr) < 0;
       free(sl);
-      if (bad) { rc = 2; goto fail; }
+      if (bad) { rc = 2; goto out; }
       job.named_hosts = job.slurm = 1;
     }
   }
@@ -1495,7 +1495,7 @@ int main(int argc, char **argv) {
     if (!anp) {
       fprintf(stderr, "mpiexec: out of memory\n");
       rc = 1;
-      goto fail;
+      goto out;
     }
     int *first = anp + o.napps, *count = anp + 2 * o.napps, bad = 0;
     for (int a = 0; a < o.napps && !bad; a++) {
@@ -1509,12 +1509,12 @@ int main(int argc, char **argv) {
     }
     if (!bad) bad = fy_hosts_place_apps(&job.hosts, njob, o.napps, anp, first, count, o.ppn, stderr);
     free(anp);
-    if (bad < 0) { rc = 2; goto fail; }
+    if (bad < 0) { rc = 2; goto out; }
   }
   if (o.ppn && !job.named_hosts) {
     fprintf(stderr, "mpiexec: -ppn needs -hosts or -f\n");
     rc = 2;
-    goto fail;
+    goto out;
   }
   job.bind = binding(&o);
   if (raised) {
@@ -1532,7 +1532,7 @@ int main(int argc, char **argv) {
   if (!job.r || !job.px || !job.node_px || !job.px_next || !job.pmi) {
     fprintf(stderr, "mpiexec: out of memory for %d ranks\n", job.np);
     rc = 1;
-    goto fail;
+    goto out;
   }
   for (int h = 0; h <= job.hosts.n; h++) {
     job.px[h].out_fd = job.px[h].err_fd = job.px[h].ctl_fd = -1;
@@ -1549,7 +1549,7 @@ int main(int argc, char **argv) {
     job.r[i].out_fd = job.r[i].err_fd = -1;
     fy_pmi_server_set_appnum(job.pmi, i, fy_launch_app_of(&o, i));
   }
-  if (check_wdirs(&o) < 0 || open_outputs(&o) < 0) { rc = 2; goto fail; }
+  if (check_wdirs(&o) < 0 || open_outputs(&o) < 0) { rc = 2; goto out; }
   if (job.named_hosts) {
     char map[FY_PMI_VAL_MAX];
     /* Too many hosts for one value: no mapping, the clients compare host names. */
@@ -1558,9 +1558,9 @@ int main(int argc, char **argv) {
   }
   if (job.hosts.any_remote) {
     int lo, hi;
-    if (setup_launcher(&o) < 0 || port_range(&lo, &hi) < 0) { rc = 1; goto fail; }
+    if (setup_launcher(&o) < 0 || port_range(&lo, &hi) < 0) { rc = 1; goto out; }
     fabric_ports(lo, hi);
-    if (lch.group && open_listener(&o, lo, hi) < 0) { rc = 1; goto fail; }
+    if (lch.group && open_listener(&o, lo, hi) < 0) { rc = 1; goto out; }
   }
 
   /* Stdin goes to rank 0, unless it is a terminal we do not own (a
@@ -1586,7 +1586,7 @@ int main(int argc, char **argv) {
   if (job.sfd < 0) {
     fprintf(stderr, "mpiexec: signalfd failed: %s\n", strerror(errno));
     rc = 1;
-    goto fail;
+    goto out;
   }
 
   job.limit_s = o.timeout >= 0 ? o.timeout : fy_config.job_timeout;
@@ -1638,7 +1638,7 @@ int main(int argc, char **argv) {
   }
   rc = job.exit_code < 0 ? 0 : job.exit_code;
 
-fail: /* (straight here before any rank started: what was allocated so far) */
+out: /* the end of a job, or straight here from a refusal before any rank started */
   free(job.px);
   free(job.node_px);
   free(job.px_next);
