@@ -50,7 +50,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$root/bench/scripts/common.sh" # FY_MPICH_OFI and how it runs
-. "$here/net_lib.sh" # spec_of, exe_for, fipp_exe, fipp_places, fipp_prov, FY_NET_MPICH_ENV
+. "$here/net_lib.sh" # spec_of, exe_for, fipp_exe, fipp_places, fipp_cmd, FY_NET_MPICH_ENV
 rounds=5 sizes=0,16K,1M n="" bw="" netns=0 fixed=0
 limit=300 # seconds a run may take
 usage() { sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2; }
@@ -78,13 +78,14 @@ place() { # IMPL -> launcher options, one per line (on one host: the peers bound
 }
 out=$(mktemp -d)
 fi_rows() { # ENV... -> netlat's rows from fipp, the provider alone, all sizes in one run
-  local prov exe ad=$out/fipp-names fipp_srv fipp_cli fipp_at
-  prov=$(fipp_prov "$@")
+  local exe ad=$out/fipp-names fipp_srv fipp_cli fipp_at fipp_run
   exe=$(fipp_exe) || return 1
   fipp_places $netns
   rm -rf "$ad" && mkdir -p "$ad"
-  env "$@" timeout $limit "${fipp_srv[@]}" "$exe" -r server -d "$ad" -p "$prov" "${fipp_at[@]}" -s "$sizes" $n $bw >/dev/null &
-  env "$@" timeout $limit "${fipp_cli[@]}" "$exe" -r client -d "$ad" -p "$prov" "${fipp_at[@]}" -s "$sizes" $n $bw
+  fipp_cmd server "$ad" "$exe" "$@"
+  timeout $limit "${fipp_run[@]}" -s "$sizes" $n $bw >/dev/null &
+  fipp_cmd client "$ad" "$exe" "$@"
+  timeout $limit "${fipp_run[@]}" -s "$sizes" $n $bw
   local rc=$?
   wait
   return $rc

@@ -1,4 +1,5 @@
-# Shared by the bench/net drivers (ab.sh, replygap.sh): sourced, not run.
+# Shared by the bench/net drivers (ab.sh, replygap.sh, unexpected.sh):
+# sourced, not run.
 # The caller sets out (a scratch directory, built binaries go there) and
 # here (bench/net).
 
@@ -48,4 +49,14 @@ fipp_prov() { # ENV... -> the provider fipp takes: FI_PROVIDER's among them, els
   local e prov=net
   for e in "$@"; do case $e in FI_PROVIDER=*) prov=${e#FI_PROVIDER=} ;; esac; done
   echo "$prov"
+}
+
+fipp_cmd() { # SIDE DIR EXE ENV... : sets fipp_run, the command that runs fipp's
+  # SIDE (server or client) with the environment ENV, placed as fipp_places
+  # said (call it first), exchanging its address through directory DIR; the
+  # caller adds the options of the measurement, a timeout and redirections
+  local side=$1 dir=$2 exe=$3 place
+  shift 3
+  if [ "$side" = server ]; then place=("${fipp_srv[@]}"); else place=("${fipp_cli[@]}"); fi
+  fipp_run=(env "$@" "${place[@]}" "$exe" -r "$side" -d "$dir" -p "$(fipp_prov "$@")" "${fipp_at[@]}")
 }

@@ -40,7 +40,7 @@ shift $((OPTIND - 1))
 command -v perf >/dev/null || { echo "replygap.sh: perf not found (scripts/deps.sh --pkg=linux-perf)" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-. "$here/net_lib.sh" # spec_of, exe_for, fipp_exe, fipp_places, fipp_prov, FY_NET_MPICH_ENV
+. "$here/net_lib.sh" # spec_of, exe_for, fipp_exe, fipp_places, fipp_cmd, FY_NET_MPICH_ENV
 iters=3000000 # (the run is killed once traced; netlat keeps one double a round trip)
 
 answerer() { # EXE-PATTERN -> the pid of the answering side (rank 1, or fipp's server)
@@ -54,7 +54,7 @@ answerer() { # EXE-PATTERN -> the pid of the answering side (rank 1, or fipp's s
   return 1
 }
 one() { # CONFIG -> trace file of the answering thread
-  local cfg=$1 inst envs exe pat pid prov fipp_srv fipp_cli fipp_at
+  local cfg=$1 inst envs exe pat pid fipp_srv fipp_cli fipp_at fipp_run
   spec_of "$cfg" "$root/install"
   case ${cfg%%[@+]*} in
     ferry)
@@ -69,11 +69,12 @@ one() { # CONFIG -> trace file of the answering thread
       pat="^$exe" ;;
     fi)
       exe=$(fipp_exe) || return 1
-      prov=$(fipp_prov "${envs[@]}")
       fipp_places 0
       rm -rf "$out/names" && mkdir "$out/names"
-      env "${envs[@]}" "${fipp_srv[@]}" "$exe" -r server -d "$out/names" -p "$prov" "${fipp_at[@]}" -s "$size" -n $iters >/dev/null 2>&1 &
-      env "${envs[@]}" "${fipp_cli[@]}" "$exe" -r client -d "$out/names" -p "$prov" "${fipp_at[@]}" -s "$size" -n $iters >/dev/null 2>&1 &
+      fipp_cmd server "$out/names" "$exe" "${envs[@]}"
+      "${fipp_run[@]}" -s "$size" -n $iters >/dev/null 2>&1 &
+      fipp_cmd client "$out/names" "$exe" "${envs[@]}"
+      "${fipp_run[@]}" -s "$size" -n $iters >/dev/null 2>&1 &
       pat="^$exe -r server" ;;
     *) echo "replygap.sh: unknown config $cfg" >&2; return 1 ;;
   esac

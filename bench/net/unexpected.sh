@@ -20,7 +20,7 @@
 # each took once its receive was posted (ms; -1: not within 5 s).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/net_lib.sh" # fipp_exe, fipp_places, fipp_prov, spec_of
+. "$here/net_lib.sh" # fipp_exe, fipp_places, fipp_cmd, fipp_prov, spec_of
 sizes=0,64,128,129,256,1K,16K,64K,1M
 usage() { sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2; }
 while getopts "s:" o; do
@@ -36,14 +36,13 @@ status=0
 for cfg in "$@"; do
   [[ $cfg == fi || $cfg == fi+* ]] || { echo "unexpected.sh: $cfg: only fi[+VAR=val] configs" >&2; exit 2; }
   spec_of "$cfg" ""
-  prov=$(fipp_prov "${envs[@]}")
   dir=$out/names && rm -rf "$dir" && mkdir -p "$dir"
-  echo "== $cfg (provider $prov)"
-  env "${envs[@]}" "${fipp_srv[@]}" "$fipp" -r server -d "$dir" -p "$prov" "${fipp_at[@]}" -U -s "$sizes" \
-    >"$out/server.out" 2>&1 &
+  echo "== $cfg (provider $(fipp_prov "${envs[@]}"))"
+  fipp_cmd server "$dir" "$fipp" "${envs[@]}"
+  "${fipp_run[@]}" -U -s "$sizes" >"$out/server.out" 2>&1 &
   srv=$!
-  if ! timeout 120 env "${envs[@]}" "${fipp_cli[@]}" "$fipp" -r client -d "$dir" -p "$prov" "${fipp_at[@]}" \
-    -U -s "$sizes" >"$out/client.out" 2>&1; then
+  fipp_cmd client "$dir" "$fipp" "${envs[@]}"
+  if ! timeout 120 "${fipp_run[@]}" -U -s "$sizes" >"$out/client.out" 2>&1; then
     echo "client failed:" && cat "$out/client.out"
     status=1
   fi
