@@ -64,7 +64,9 @@ if [ ! -x "$WORK/venv/bin/python" ] || ! "$WORK/venv/bin/python" -c "import mpi4
   "$WORK/venv/bin/pip" install -q "mpi4py==$M4P_VERSION" numpy || exit 1
 fi
 if [ ! -d "$WORK/mpi4py-$M4P_VERSION/test" ]; then
-  "$WORK/venv/bin/pip" download -q --no-deps --no-binary :all: "mpi4py==$M4P_VERSION" -d "$WORK" || exit 1
+  # (mpi4py alone from source: --no-binary :all: would build its build
+  # dependencies from source too, Cython among them, for many minutes)
+  "$WORK/venv/bin/pip" download -q --no-deps --no-binary mpi4py "mpi4py==$M4P_VERSION" -d "$WORK" || exit 1
   tar -xzf "$WORK/mpi4py-$M4P_VERSION.tar.gz" -C "$WORK"
 fi
 mkdir -p "$WORK/mpichlib"
