@@ -128,6 +128,14 @@ const char *fy_ofi_provider(void);
 const char *fy_ofi_domain(void);
 size_t fy_ofi_msg_max(void);
 size_t fy_ofi_inject_size(void);
+/* The largest message (the caller's bytes, as fy_ofi_send takes them) that
+ * provider prov (named as fy_ofi_provider() names it) moves whole, at once:
+ * above it ofi_rxm segments a message or runs a rendezvous of its own
+ * (above its bounce buffers, FI_OFI_RXM_BUFFER_SIZE, 16 KiB by default),
+ * slower than the caller's rendezvous. SIZE_MAX where no such limit is
+ * known. Depends only on prov and the environment, so every rank that
+ * chose prov gets the same. */
+size_t fy_ofi_whole_max(const char *prov);
 /* Ranks of the job (this one included) that published boot->machine equal
  * to ours; 0 without one. */
 int fy_ofi_machine_ranks(void);
