@@ -132,9 +132,11 @@ if [ -n "$mpiexec" ]; then
   echo through-the-step | $job --timeout 90 --count '^through-the-step$' 1 \
     -- salloc -N 2 -n 4 "$mpiexec" -pmi-host "$FY_NETNS_GW" -n 2 sh -c '[ "$PMI_RANK" = 0 ] && cat; true' || fail=1
   # proxies that cannot reach mpiexec (their own loopback): the job ends
-  # with their message, not waiting for ranks that never start
-  $job --timeout 60 --rc nonzero --match "proxy on host $H1 cannot connect to mpiexec at 127.0.0.1:" \
-    --match "rank 0 on host $H1 exited with code 127" \
+  # with their message, not waiting for ranks that never start. The step's
+  # first task to end is rank 0's, with the proxy's 127, unless H2's proxy
+  # failed first: then srun's --kill-on-bad-exit ended H1's (143)
+  $job --timeout 60 --rc nonzero --match "proxy on host ($H1|$H2) cannot connect to mpiexec at 127.0.0.1:" \
+    --match "rank 0 on host $H1 exited with code (127|143)" \
     -- salloc -N 2 -n 4 "$mpiexec" -pmi-host 127.0.0.1 -n 4 "$hello" 4 || fail=1
   # signals to mpiexec reach the ranks over the proxies' connections (an
   # allocation held apart, so that the signal goes to mpiexec itself)
