@@ -8,7 +8,10 @@
 #include <string.h>
 
 #define RING 256
-#define MSGLEN 320
+/* (with the class's text before it, what MPI_Error_string gives must fit
+ * MPI_MAX_ERROR_STRING: a mismatch of fabric settings names both ranks'
+ * settings, 360 characters and more) */
+#define MSGLEN (MPI_MAX_ERROR_STRING - 32)
 
 typedef struct {
   unsigned serial;
