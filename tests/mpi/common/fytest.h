@@ -73,6 +73,38 @@ static inline void fy_fail_cond(const char *file, int line, const char *cond, co
         }                                                                      \
     } while (0)
 
+/* A Ferry counter (an MPI_T performance variable of class COUNTER, by
+ * name), counted from fy_counter_start (a started handle counts: MPI 4.1,
+ * 15.3.7). Call MPI_T_init_thread first. fy_counter_start returns 0, and
+ * starts nothing, where the library has no such counter. */
+typedef struct {
+    MPI_T_pvar_session ses;
+    MPI_T_pvar_handle h;
+} fy_counter_t;
+static inline int fy_counter_start(fy_counter_t *c, const char *name)
+{
+    int idx = -1, count = 0;
+    if (MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx) != MPI_SUCCESS) return 0;
+    CHECK_OK(MPI_T_pvar_session_create(&c->ses));
+    CHECK_OK(MPI_T_pvar_handle_alloc(c->ses, idx, NULL, &c->h, &count));
+    CHECK_OK(MPI_T_pvar_start(c->ses, c->h));
+    return 1;
+}
+static inline unsigned long long fy_counter_read(fy_counter_t *c)
+{
+    unsigned long long v = 0;
+    CHECK_OK(MPI_T_pvar_read(c->ses, c->h, &v));
+    return v;
+}
+/* The last value; the handle and its session are freed. */
+static inline unsigned long long fy_counter_end(fy_counter_t *c)
+{
+    unsigned long long v = fy_counter_read(c);
+    CHECK_OK(MPI_T_pvar_handle_free(c->ses, &c->h));
+    CHECK_OK(MPI_T_pvar_session_free(&c->ses));
+    return v;
+}
+
 /* CHECK_CLASS(rc, MPI_ERR_x): rc must be an error code of that class. */
 #define CHECK_CLASS(rc, cls)                                                   \
     do {                                                                       \

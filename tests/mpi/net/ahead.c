@@ -229,40 +229,14 @@ static void any_source(int rank, int size, char *buf) {
   }
 }
 
-/* A Ferry counter (MPI_T), counted from count_start (a counter handle
- * counts while started). */
-typedef struct {
-  MPI_T_pvar_session ses;
-  MPI_T_pvar_handle h;
-} counter_t;
-static int count_start(counter_t *c, const char *name) {
-  int idx = -1, count = 0;
-  if (MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx) != MPI_SUCCESS) return 0;
-  CHECK_OK(MPI_T_pvar_session_create(&c->ses));
-  CHECK_OK(MPI_T_pvar_handle_alloc(c->ses, idx, NULL, &c->h, &count));
-  CHECK_OK(MPI_T_pvar_start(c->ses, c->h));
-  return 1;
-}
-static unsigned long long count_read(counter_t *c) {
-  unsigned long long v = 0;
-  CHECK_OK(MPI_T_pvar_read(c->ses, c->h, &v));
-  return v;
-}
-static unsigned long long count_end(counter_t *c) {
-  unsigned long long v = count_read(c);
-  MPI_T_pvar_handle_free(c->ses, &c->h);
-  MPI_T_pvar_session_free(&c->ses);
-  return v;
-}
-
-static void pingpong(int rank, char *buf, counter_t *ahead) {
+static void pingpong(int rank, char *buf, fy_counter_t *ahead) {
   enum { N = 12, LEN = 200 * KB + 9 };
   if (rank > 1) return;
   int ferry = fy_is_ferry();
   const char *want = getenv("FYTEST_EXPECT_AHEAD"), *ride = getenv("FYTEST_EXPECT_RIDE");
-  counter_t rode;
-  int counting_ride = ferry && ride && atoi(ride) && count_start(&rode, "ferry_net_fin_rode");
-  unsigned long long before = ahead ? count_read(ahead) : 0;
+  fy_counter_t rode;
+  int counting_ride = ferry && ride && atoi(ride) && fy_counter_start(&rode, "ferry_net_fin_rode");
+  unsigned long long before = ahead ? fy_counter_read(ahead) : 0;
   char *s = malloc(LEN);
   for (int i = 0; i < N; i++) {
     int me = rank == i % 2;
@@ -277,11 +251,11 @@ static void pingpong(int rank, char *buf, counter_t *ahead) {
   }
   free(s);
   if (ahead && want && atoi(want)) {
-    unsigned long long went = count_read(ahead) - before;
+    unsigned long long went = fy_counter_read(ahead) - before;
     CHECK(went == N / 2, "pingpong: %llu of rank 0's %d messages went ahead", went, N / 2);
   }
   if (counting_ride) {
-    unsigned long long r = count_end(&rode);
+    unsigned long long r = fy_counter_end(&rode);
     CHECK(r > 0, "pingpong: no answer to data ahead rode on a reply");
   }
 }
@@ -294,8 +268,8 @@ int main(int argc, char **argv) {
   int rank = fy_rank_, size = fy_size_;
   char *buf = malloc(4 * MB);
   const char *want = getenv("FYTEST_EXPECT_AHEAD");
-  counter_t ahead;
-  int counting = rank == 0 && want && atoi(want) && fy_is_ferry() && count_start(&ahead, "ferry_net_ahead");
+  fy_counter_t ahead;
+  int counting = rank == 0 && want && atoi(want) && fy_is_ferry() && fy_counter_start(&ahead, "ferry_net_ahead");
   if (size >= 2) {
     unexpected(rank, buf);
     truncation(rank, buf);
@@ -306,7 +280,7 @@ int main(int argc, char **argv) {
     any_source(rank, size, buf);
     pingpong(rank, buf, counting ? &ahead : NULL);
   }
-  if (counting) CHECK(count_end(&ahead) > 0, "no message sent its data ahead (FERRY_OFI_AHEAD)");
+  if (counting) CHECK(fy_counter_end(&ahead) > 0, "no message sent its data ahead (FERRY_OFI_AHEAD)");
   MPI_Barrier(MPI_COMM_WORLD);
   free(buf);
   MPI_T_finalize();

@@ -22,27 +22,14 @@
 enum { RELAYED, RELAYS, NAPS, NCOUNT };
 static const char *names[NCOUNT] = {"ferry_net_relayed", "ferry_net_relays", "ferry_net_naps"};
 
-/* MPI_T counters count from when their handle starts (MPI 4.1, 15.3.7). */
-static MPI_T_pvar_session ses = MPI_T_PVAR_SESSION_NULL;
-static MPI_T_pvar_handle ph[NCOUNT];
+static fy_counter_t counter[NCOUNT];
 
 static void counters_start(void) {
-  CHECK_OK(MPI_T_pvar_session_create(&ses));
-  for (int i = 0; i < NCOUNT; i++) {
-    int idx, cnt;
-    CHECK_OK(MPI_T_pvar_get_index(names[i], MPI_T_PVAR_CLASS_COUNTER, &idx));
-    CHECK_OK(MPI_T_pvar_handle_alloc(ses, idx, NULL, &ph[i], &cnt));
-    CHECK_OK(MPI_T_pvar_start(ses, ph[i]));
-  }
+  for (int i = 0; i < NCOUNT; i++) CHECK(fy_counter_start(&counter[i], names[i]), "no MPI_T counter %s", names[i]);
 }
 
 static void counters_read(unsigned long long *v) {
-  for (int i = 0; i < NCOUNT; i++) {
-    v[i] = 0;
-    CHECK_OK(MPI_T_pvar_read(ses, ph[i], &v[i]));
-    CHECK_OK(MPI_T_pvar_handle_free(ses, &ph[i]));
-  }
-  CHECK_OK(MPI_T_pvar_session_free(&ses));
+  for (int i = 0; i < NCOUNT; i++) v[i] = fy_counter_end(&counter[i]);
 }
 
 int main(int argc, char **argv) {
