@@ -606,16 +606,20 @@ static int wake_fd = -1;
 static size_t watch_above;
 
 static uint64_t net_events; /* events our polls handled (fy_pt2pt_sleep's futile count) */
-static int queued_idle;     /* passes in a row with sends queued and no event */
+/* passes in a row with sends queued and no event (written under the
+ * progress lock, read unlocked by fy_pt2pt_net_queued_only) */
+static int queued_idle;
 int fy_net_progress(void) {
   int n = fy_ofi_poll();
   if (n == 0 && nowed) fin_flush(); /* (nothing went to those peers meanwhile) */
   if (n > 0) __atomic_store_n(&net_events, net_events + (uint64_t)n, __ATOMIC_RELAXED); /* (read unlocked) */
   if (n > 0 || !fy_ofi_queued()) {
-    queued_idle = 0;
+    __atomic_store_n(&queued_idle, 0, __ATOMIC_RELAXED);
     return n;
   }
-  return ++queued_idle <= QUEUED_SPIN;
+  int q = __atomic_load_n(&queued_idle, __ATOMIC_RELAXED) + 1;
+  __atomic_store_n(&queued_idle, q, __ATOMIC_RELAXED);
+  return q <= QUEUED_SPIN;
 }
 
 /* Such a pass keeps a blocking wait polling, but its CPU only waits for
@@ -624,7 +628,10 @@ int fy_net_progress(void) {
  * for lending too, a late sender of 4 MiB lent its CPU only after up to
  * QUEUED_SPIN passes, while the receiver's agent waited for one
  * (agent_thread.c: await_lend). */
-int fy_pt2pt_net_queued_only(void) { return fy_net_on && queued_idle > 0 && queued_idle <= QUEUED_SPIN; }
+int fy_pt2pt_net_queued_only(void) {
+  int q = __atomic_load_n(&queued_idle, __ATOMIC_RELAXED);
+  return fy_net_on && q > 0 && q <= QUEUED_SPIN;
+}
 
 /* FERRY_OFI_RGET_MIN: a size, or auto. Over the TCP providers RMA is
  * software: an RGET receiver sends its NFIN_S (a system call, which on
@@ -894,6 +901,7 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
   long nap = us < fy_config.ofi_mixed_sleep_us ? us : fy_config.ofi_mixed_sleep_us;
   int busy = fy_ofi_busy(), ok = fy_ofi_trywait(), stalled = busy && fy_ofi_connect_stalled();
   fy_punlock();
+  /* (from here unlocked, as other threads' waits: counters count atomically) */
   if (fy_state.local_size > 1 || fy_ofi_wait_fd() < 0) {
     /* Shared-memory peers ring a futex, the fabric an fd: no one call
      * sleeps on both. The fabric agent, where one runs, watches the fd and
@@ -903,7 +911,7 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
      * in MPI_Recv for a peer on another host used 94-108 ms of CPU
      * napping, 12-17 ms relayed (bench/net/waitcpu.c -r). */
     if (stalled) { /* (see below; counted as busy, not as a nap) */
-      fy_net_stats.busy++;
+      __atomic_fetch_add(&fy_net_stats.busy, 1, __ATOMIC_RELAXED);
       return fy_shm_doorbell_sleep(v, nap);
     }
     if (busy) { /* a transfer only moves while we poll (manual progress) */
@@ -915,7 +923,7 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
        * as busy, not as a nap: which of the two a wait meets depends on
        * timing, a nap on whether anyone watches the fd (the test of the
        * relay asserts none in modes with a fabric agent). */
-      fy_net_stats.busy++;
+      __atomic_fetch_add(&fy_net_stats.busy, 1, __ATOMIC_RELAXED);
       return fy_shm_doorbell_sleep(v, nap);
     }
     if (fy_net_agent_relay_begin()) {
@@ -923,19 +931,19 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
       fy_net_agent_relay_end();
       return rc;
     }
-    fy_net_stats.naps++;
+    __atomic_fetch_add(&fy_net_stats.naps, 1, __ATOMIC_RELAXED);
     return fy_shm_doorbell_sleep(v, nap);
   }
   if (!ok && stalled) {
     /* The queue waits for a connection, which the peer's progress makes:
      * polling for it took a whole core (20 million polls while a peer
      * slept 8 s after MPI_Init), and on a shared core the peer's. */
-    fy_net_stats.busy++;
+    __atomic_fetch_add(&fy_net_stats.busy, 1, __ATOMIC_RELAXED);
     fy_sleep_us(nap);
     return -1;
   }
   if (!ok) {
-    fy_net_stats.busy++;
+    __atomic_fetch_add(&fy_net_stats.busy, 1, __ATOMIC_RELAXED);
     return -1;
   }
   /* The wait fd can stay readable with nothing to take: fi_trywait says
@@ -961,11 +969,11 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
   seen = ev;
   int live = __atomic_load_n(&nlive, __ATOMIC_RELAXED);
   if (futile > (live ? FUTILE_XFER_MAX : FUTILE_MAX) && !busy) {
-    fy_net_stats.naps++;
+    __atomic_fetch_add(&fy_net_stats.naps, 1, __ATOMIC_RELAXED);
     fy_sleep_us(nap);
     return -1;
   }
-  fy_net_stats.sleeps++;
+  __atomic_fetch_add(&fy_net_stats.sleeps, 1, __ATOMIC_RELAXED);
   struct pollfd p[2] = {{.fd = fy_ofi_wait_fd(), .events = POLLIN}, {.fd = wake_fd, .events = POLLIN}};
   int rc = poll_us(p, wake_fd >= 0 ? 2 : 1, us);
   if (rc > 0 && wake_fd >= 0 && (p[1].revents & POLLIN)) {
@@ -974,10 +982,10 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
     (void)got;
   }
   if (rc > 0) {
-    fy_net_stats.woken++;
+    __atomic_fetch_add(&fy_net_stats.woken, 1, __ATOMIC_RELAXED);
     woke = 1;
   } else {
-    fy_net_stats.timeouts++;
+    __atomic_fetch_add(&fy_net_stats.timeouts, 1, __ATOMIC_RELAXED);
   }
   return rc > 0 ? 0 : -1;
 }
