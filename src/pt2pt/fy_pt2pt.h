@@ -168,6 +168,9 @@ typedef struct fy_net_stats {
       relayed, relays;
 } fy_net_stats_t;
 extern fy_net_stats_t fy_net_stats;
+/* A count made outside the progress lock (waits, the agent's relay):
+ * atomic, as other threads count too (the rest count under the lock). */
+#define FY_NET_STAT_ADD(field) __atomic_fetch_add(&fy_net_stats.field, 1, __ATOMIC_RELAXED)
 struct fy_mq;
 extern struct fy_mq *fy_mq;
 #endif

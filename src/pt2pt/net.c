@@ -867,7 +867,7 @@ void fy_pt2pt_net_wake_init(void) {
 void fy_pt2pt_net_wake_waiters(void) {
   uint64_t one = 1;
   if (wake_fd >= 0 && write(wake_fd, &one, sizeof one) == sizeof one)
-    __atomic_fetch_add(&fy_net_stats.relays, 1, __ATOMIC_RELAXED);
+    FY_NET_STAT_ADD(relays);
 }
 
 /* poll for us microseconds exactly: poll's whole milliseconds rounded a
@@ -911,7 +911,7 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
      * in MPI_Recv for a peer on another host used 94-108 ms of CPU
      * napping, 12-17 ms relayed (bench/net/waitcpu.c -r). */
     if (stalled) { /* (see below; counted as busy, not as a nap) */
-      __atomic_fetch_add(&fy_net_stats.busy, 1, __ATOMIC_RELAXED);
+      FY_NET_STAT_ADD(busy);
       return fy_shm_doorbell_sleep(v, nap);
     }
     if (busy) { /* a transfer only moves while we poll (manual progress) */
@@ -923,7 +923,7 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
        * as busy, not as a nap: which of the two a wait meets depends on
        * timing, a nap on whether anyone watches the fd (the test of the
        * relay asserts none in modes with a fabric agent). */
-      __atomic_fetch_add(&fy_net_stats.busy, 1, __ATOMIC_RELAXED);
+      FY_NET_STAT_ADD(busy);
       return fy_shm_doorbell_sleep(v, nap);
     }
     if (fy_net_agent_relay_begin()) {
@@ -931,19 +931,19 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
       fy_net_agent_relay_end();
       return rc;
     }
-    __atomic_fetch_add(&fy_net_stats.naps, 1, __ATOMIC_RELAXED);
+    FY_NET_STAT_ADD(naps);
     return fy_shm_doorbell_sleep(v, nap);
   }
   if (!ok && stalled) {
     /* The queue waits for a connection, which the peer's progress makes:
      * polling for it took a whole core (20 million polls while a peer
      * slept 8 s after MPI_Init), and on a shared core the peer's. */
-    __atomic_fetch_add(&fy_net_stats.busy, 1, __ATOMIC_RELAXED);
+    FY_NET_STAT_ADD(busy);
     fy_sleep_us(nap);
     return -1;
   }
   if (!ok) {
-    __atomic_fetch_add(&fy_net_stats.busy, 1, __ATOMIC_RELAXED);
+    FY_NET_STAT_ADD(busy);
     return -1;
   }
   /* The wait fd can stay readable with nothing to take: fi_trywait says
@@ -969,11 +969,11 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
   seen = ev;
   int live = __atomic_load_n(&nlive, __ATOMIC_RELAXED);
   if (futile > (live ? FUTILE_XFER_MAX : FUTILE_MAX) && !busy) {
-    __atomic_fetch_add(&fy_net_stats.naps, 1, __ATOMIC_RELAXED);
+    FY_NET_STAT_ADD(naps);
     fy_sleep_us(nap);
     return -1;
   }
-  __atomic_fetch_add(&fy_net_stats.sleeps, 1, __ATOMIC_RELAXED);
+  FY_NET_STAT_ADD(sleeps);
   struct pollfd p[2] = {{.fd = fy_ofi_wait_fd(), .events = POLLIN}, {.fd = wake_fd, .events = POLLIN}};
   int rc = poll_us(p, wake_fd >= 0 ? 2 : 1, us);
   if (rc > 0 && wake_fd >= 0 && (p[1].revents & POLLIN)) {
@@ -982,10 +982,10 @@ int fy_pt2pt_sleep(uint32_t v, long us) {
     (void)got;
   }
   if (rc > 0) {
-    __atomic_fetch_add(&fy_net_stats.woken, 1, __ATOMIC_RELAXED);
+    FY_NET_STAT_ADD(woken);
     woke = 1;
   } else {
-    __atomic_fetch_add(&fy_net_stats.timeouts, 1, __ATOMIC_RELAXED);
+    FY_NET_STAT_ADD(timeouts);
   }
   return rc > 0 ? 0 : -1;
 }

@@ -290,7 +290,7 @@ int fy_net_agent_relay_begin(void) {
   /* (the agent parks while a wait polls the fabric itself) */
   atomic_fetch_add(park_word, 1);
   if (atomic_load(&parked)) wake_parked();
-  __atomic_fetch_add(&fy_net_stats.relayed, 1, __ATOMIC_RELAXED);
+  FY_NET_STAT_ADD(relayed);
   return 1;
 }
 
@@ -307,7 +307,7 @@ static void relay_ring(int news) {
   atomic_thread_fence(memory_order_seq_cst);
   if (atomic_load(&fy_progress_waiting)) fy_pt2pt_net_wake_waiters();
   if (atomic_load(&relay_sleepers) == 0) return;
-  __atomic_fetch_add(&fy_net_stats.relays, 1, __ATOMIC_RELAXED);
+  FY_NET_STAT_ADD(relays);
   fy_shm_doorbell_ring_kinds(fy_shm_local_rank(), 1u << FY_SHM_WAIT_ANY);
 }
 
