@@ -1650,7 +1650,7 @@ int fy_ofi_init(const fy_ofi_boot_t *b, const fy_ofi_cb_t *cb) {
       free(vals);
       seterr("rank %d runs the fabric with %s, rank %d with %s: every host must offer one provider "
              "(FERRY_OFI_PROVIDER) and set FERRY_OFI_* alike%s", r, other, myrank, sig,
-             strstr(prov_name, "ofi_rxm") ? ", and over ofi_rxm FI_OFI_RXM_BUFFER_SIZE" : "");
+             fy_ofi_whole_max(prov_name) != SIZE_MAX ? ", and over ofi_rxm FI_OFI_RXM_BUFFER_SIZE" : "");
       goto fail;
     }
     if (mine && m && !strcmp(m, mine)) {
